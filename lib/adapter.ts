@@ -1,0 +1,138 @@
+// The adapter interface: what every `adapters/<agent>/` folder exports (its index.ts), and the
+// cursor that makes capture incremental. The registry of adapters lives in `adapters/index.ts`
+// so that imports flow one way: bin/ → adapters/ → lib/.
+import type { Level, SpEvent } from './event.js';
+
+/** One native session an adapter found. */
+export interface SessionRef {
+  agent: string;
+  native_id: string;
+  /** The transcript file (or database) that holds it. */
+  path: string;
+  cwd?: string;
+  title?: string;
+  /** The first user prompt, cut to 120 characters. */
+  first_prompt?: string;
+  /** Epoch seconds of the first and last record. */
+  first_ts?: number;
+  last_ts?: number;
+  messages?: number;
+  tool_calls?: number;
+  /** File modification time, epoch seconds. */
+  mtime?: number;
+  /** Native id of the session this one was forked from or spawned by (subagents, compression children). */
+  parent_native_id?: string;
+  [extra: string]: unknown;
+}
+
+export interface DiscoverOptions {
+  /** The agent's home (e.g. ~/.claude); the adapter's default when absent. */
+  home?: string;
+  /** Only sessions whose cwd is this directory. */
+  cwd?: string;
+  /** Compute counts, prompts and timestamps (reads every file); `--list` wants them. */
+  details?: boolean;
+  onDiagnostic?: Diagnose;
+}
+
+/** Reports a problem that capture survived: `where` is file:line, `what` says what was wrong. */
+export type Diagnose = (where: string, what: string) => void;
+
+/** How far a capture read one source (a file, or a database table). */
+export interface SourcePosition {
+  /** Byte offset just past the last consumed line. */
+  offset: number;
+  /** Number of the last consumed line (1-based; 0 before the first). */
+  line: number;
+  /** Byte offset where the last consumed line starts, and the SHA-256 of its bytes: detects rewrites. */
+  last_line_start?: number;
+  last_line_sha256?: string;
+  /** For databases: the last row id consumed. */
+  rowid?: number;
+  [extra: string]: unknown;
+}
+
+/** Stored between incremental captures (`--cursor FILE`). */
+export interface Cursor {
+  version: 1;
+  agent: string;
+  native_id: string;
+  sources: Record<string, SourcePosition>;
+  /** Per canonical session: the next seq to assign and the chain tail to continue from. */
+  sessions: Record<string, { next_seq: number; checksum?: string }>;
+  /** Adapter-specific state needed to continue (e.g. native uuid → seq for parent links). */
+  state?: unknown;
+}
+
+export interface CaptureOptions {
+  /** Also carry each record's native line(s) verbatim in `origin.raw`. */
+  raw?: boolean;
+  /** Store images as content-addressed files here and reference them by hash. */
+  artifactsDir?: string;
+  /** Continue after this cursor: only what was appended since is emitted. */
+  cursor?: Cursor;
+  /** Receives the cursor to store after the capture finished (checksums are filled in by the caller). */
+  onCursor?: (cursor: Cursor) => void;
+  onDiagnostic?: Diagnose;
+}
+
+export interface MaterializeOptions {
+  /** The target agent's home; the adapter's default when absent. */
+  home?: string;
+  /** The project directory the new session belongs to; default: the captured session's cwd. */
+  cwd?: string;
+  /** Keep the native session id and records (same-agent move, L2); refuse if the target exists. */
+  sameId?: boolean;
+  /** Compute everything, write nothing. */
+  dryRun?: boolean;
+  /** Each change the writer made to carry the session over (stubbed, dropped, transformed). */
+  onLoss?: (entry: LossEntry) => void;
+}
+
+export interface LossEntry {
+  /** dropped: not written; stubbed: something added so the target accepts it; transformed: written differently. */
+  action: 'dropped' | 'stubbed' | 'transformed';
+  /** The canonical event concerned (its seq and type), when there is one. */
+  seq?: number;
+  type?: string;
+  reason: string;
+}
+
+export interface MaterializeResult {
+  agent: string;
+  session_id: string;
+  path: string;
+  cwd: string;
+  /** A shell command that resumes the new session with the real client. */
+  resume: string;
+  /** Records (lines, rows) written. */
+  records: number;
+  dry_run?: boolean;
+  [extra: string]: unknown;
+}
+
+/** What one event type keeps through this adapter, per fidelity level (DESIGN §3). */
+export interface Fidelity {
+  level: Level;
+  capture: string;
+  materialize: string;
+}
+export type FidelityTable = Record<string, Fidelity>;
+
+export interface Adapter {
+  /** The agent's name on the command line: `claude`, `codex`, `pi`, `hermes`. */
+  id: string;
+  displayName: string;
+  /** The environment variable that overrides the home, and the home it names by default. */
+  homeEnv: string;
+  defaultHome(): string;
+  /** Sessions found under the home, newest first. */
+  discover(options: DiscoverOptions): AsyncIterable<SessionRef>;
+  /** The session a native file (or database) holds, wherever it lies. */
+  open(path: string, options?: DiscoverOptions): Promise<SessionRef>;
+  /** Canonical events of one native session, unchained (the caller chains them). */
+  capture(ref: SessionRef, options?: CaptureOptions): AsyncIterable<SpEvent>;
+  /** Writes a new native session from canonical events; absent for read-only adapters. */
+  materialize?(events: AsyncIterable<SpEvent>, options?: MaterializeOptions): Promise<MaterializeResult>;
+  fidelity: FidelityTable;
+}

@@ -1,0 +1,94 @@
+// The shared command-line layer: every sp binary is `runCli({...})` over a handler.
+// yargs gives --help with examples and argument checking; it is imported lazily so that
+// `--version` (and nothing else) starts as fast as plain node.
+import { readFileSync } from 'node:fs';
+import type { Argv } from 'yargs';
+import { EXIT_USAGE, UserError, setProgramName, warn } from './diagnostics.js';
+
+export interface CliSpec<A> {
+  name: string;
+  /** One line: what the binary does. */
+  summary: string;
+  /** The usage line after the name, e.g. `[FILE..]`. */
+  usage: string;
+  examples: Array<[command: string, description: string]>;
+  /** Adds options and positionals. */
+  options: (y: Argv) => Argv<A>;
+  /** Does the work; resolves to the exit code. */
+  run: (args: A) => Promise<number> | number;
+  epilogue?: string;
+}
+
+let cachedVersion: string | undefined;
+export function packageVersion(): string {
+  if (cachedVersion) return cachedVersion;
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  cachedVersion = pkg.version;
+  return cachedVersion;
+}
+
+export async function runCli<A>(spec: CliSpec<A>, argv: string[] = process.argv.slice(2)): Promise<never> {
+  setProgramName(spec.name);
+  if (argv.length === 1 && argv[0] === '--version') {
+    process.stdout.write(`${packageVersion()}\n`);
+    process.exit(0);
+  }
+  let code: number;
+  try {
+    const args = await parse(spec, argv);
+    code = args === undefined ? 0 : await spec.run(args);
+  } catch (err) {
+    code = reportError(err);
+  }
+  await drainStdout();
+  process.exit(code);
+}
+
+async function parse<A>(spec: CliSpec<A>, argv: string[]): Promise<A | undefined> {
+  const { default: yargs } = await import('yargs');
+  let usageError: string | undefined;
+  let helpShown = false;
+  const y = yargs(argv)
+    .scriptName(spec.name)
+    .usage(`${spec.name} ${spec.usage}\n\n${spec.summary}`)
+    .version(packageVersion())
+    .help()
+    .alias('h', 'help')
+    .strict()
+    .wrap(Math.min(110, process.stdout.columns || 100))
+    .exitProcess(false)
+    .fail((msg, err) => {
+      if (err) throw err;
+      usageError = msg;
+    });
+  for (const [command, description] of spec.examples) y.example(command, description);
+  y.epilogue(
+    (spec.epilogue ? `${spec.epilogue}\n\n` : '') +
+      'Exit status: 0 ok, 1 a check failed, 2 usage error or unreadable input. Diagnostics go to stderr.',
+  );
+  const configured = spec.options(y);
+  const args = (await configured.parseAsync()) as A & { help?: boolean; version?: boolean };
+  if (usageError !== undefined) throw new UserError(`${usageError} (see --help)`, undefined, EXIT_USAGE);
+  helpShown = Boolean(args.help) || Boolean(args.version);
+  return helpShown ? undefined : args;
+}
+
+/** Prints an error as one diagnostic line and returns its exit code. */
+export function reportError(err: unknown): number {
+  if (err instanceof UserError) {
+    warn(err.where, err.message);
+    return err.exitCode;
+  }
+  const e = err as NodeJS.ErrnoException;
+  if (e && e.code === 'EPIPE') return 0;
+  warn('internal error', `${e?.message ?? String(err)}${process.env.SP_DEBUG ? `\n${e?.stack ?? ''}` : ' (SP_DEBUG=1 shows the stack)'}`);
+  return EXIT_USAGE;
+}
+
+function drainStdout(): Promise<void> {
+  return new Promise((resolve) => {
+    if (process.stdout.writableLength === 0) return resolve();
+    process.stdout.once('drain', () => resolve());
+    process.stdout.once('error', () => resolve());
+  });
+}

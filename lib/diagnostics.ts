@@ -1,0 +1,38 @@
+// Diagnostics on stderr as `sp-<name>: <where>: <what>` (DESIGN §6), and the exit codes:
+// 0 ok, 1 a check failed, 2 usage error or unreadable input.
+
+export const EXIT_OK = 0;
+export const EXIT_CHECK_FAILED = 1;
+export const EXIT_USAGE = 2;
+
+let programName = 'sp';
+
+export function setProgramName(name: string): void {
+  programName = name;
+}
+
+export function getProgramName(): string {
+  return programName;
+}
+
+/** An error caused by the user's input or arguments: printed as one line, never as a stack trace. */
+export class UserError extends Error {
+  constructor(
+    message: string,
+    readonly where?: string,
+    readonly exitCode: number = EXIT_USAGE,
+  ) {
+    super(message);
+  }
+}
+
+/** Writes one diagnostic line to stderr. `where` is a file:line, a seq, or a subject. */
+export function warn(where: string | undefined, what: string): void {
+  process.stderr.write(`${programName}: ${where ? `${where}: ` : ''}${what}\n`);
+}
+
+/** Cuts a line for a diagnostic so one huge line cannot flood the terminal. */
+export function excerpt(text: string, max = 200): string {
+  const flat = text.replace(/[\r\n]+/g, ' ');
+  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
+}

@@ -1,0 +1,96 @@
+// RFC 8785 JSON Canonicalization Scheme (JCS).
+//
+// JCS is JSON.stringify's output for numbers and strings (ECMAScript Number-to-String and the
+// JSON string escapes), with object members sorted by their UTF-16 code units. So when every
+// object in a value already has sorted keys — which is how sp writes its own lines — the
+// canonical form is exactly JSON.stringify(value), and we take that native fast path.
+
+export class CanonicalizeError extends Error {}
+
+/** The canonical JSON text of `value` (RFC 8785). Throws on values JSON cannot hold. */
+export function canonicalize(value: unknown): string {
+  return isSortedDeep(value) ? JSON.stringify(value) : serialize(value);
+}
+
+/** True when every object inside `value` has its keys in JCS order and holds only JSON values. */
+function isSortedDeep(value: unknown): boolean {
+  if (value === null) return true;
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      if (!Number.isFinite(value)) throw new CanonicalizeError(`cannot canonicalize the number ${value}`);
+      return true;
+    case 'object': {
+      if (Array.isArray(value)) {
+        for (const item of value) if (!isSortedDeep(item)) return false;
+        return true;
+      }
+      if (!isPlainObject(value)) return false;
+      let previous: string | undefined;
+      for (const key in value) {
+        if (previous !== undefined && !(previous < key)) return false;
+        const member = (value as Record<string, unknown>)[key];
+        if (member === undefined) return false; // JSON.stringify would drop it silently; serialize decides
+        if (!isSortedDeep(member)) return false;
+        previous = key;
+      }
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+function isPlainObject(value: object): boolean {
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+function serialize(value: unknown): string {
+  if (value === null) return 'null';
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value);
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'number':
+      if (!Number.isFinite(value)) throw new CanonicalizeError(`cannot canonicalize the number ${value}`);
+      return JSON.stringify(value);
+    case 'object': {
+      if (Array.isArray(value)) {
+        // Like JSON.stringify: undefined (or a function) inside an array becomes null.
+        return '[' + value.map((item) => (item === undefined || typeof item === 'function' ? 'null' : serialize(item))).join(',') + ']';
+      }
+      const maybeJson = value as { toJSON?: () => unknown };
+      if (!isPlainObject(value) && typeof maybeJson.toJSON === 'function') return serialize(maybeJson.toJSON());
+      const record = value as Record<string, unknown>;
+      const parts: string[] = [];
+      // Default sort compares UTF-16 code units, which is what RFC 8785 §3.2.3 asks for.
+      for (const key of Object.keys(record).sort()) {
+        const member = record[key];
+        if (member === undefined || typeof member === 'function' || typeof member === 'symbol') continue;
+        parts.push(JSON.stringify(key) + ':' + serialize(member));
+      }
+      return '{' + parts.join(',') + '}';
+    }
+    case 'bigint':
+      throw new CanonicalizeError('cannot canonicalize a bigint');
+    default:
+      throw new CanonicalizeError(`cannot canonicalize a ${typeof value}`);
+  }
+}
+
+/** A deep copy of `value` whose objects have their keys in JCS order (so JSON.stringify is canonical). */
+export function sortKeysDeep<T>(value: T): T {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((item) => sortKeysDeep(item)) as T;
+  const record = value as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(record).sort()) {
+    const member = record[key];
+    if (member !== undefined) out[key] = sortKeysDeep(member);
+  }
+  return out as T;
+}

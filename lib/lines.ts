@@ -1,0 +1,77 @@
+// A streaming line splitter over bytes. It keeps byte offsets (for cursors into agents' files),
+// tells whether the last line had its newline (a torn write), strips one CR before LF and a
+// UTF-8 BOM at the very start, and holds only one line plus one chunk in memory.
+import { createReadStream } from 'node:fs';
+import type { Readable } from 'node:stream';
+
+export interface Line {
+  /** The line's text without its line ending. */
+  text: string;
+  /** 1-based line number in the source. */
+  number: number;
+  /** Byte offset of the line's first byte. */
+  start: number;
+  /** Byte offset just past the line's newline (or past its last byte when unterminated). */
+  end: number;
+  /** False only for a last line that has no newline: possibly a write still in progress. */
+  terminated: boolean;
+}
+
+const LF = 0x0a;
+const CR = 0x0d;
+
+export async function* splitLines(source: AsyncIterable<Buffer | string>, firstLineNumber = 1, startOffset = 0): AsyncGenerator<Line> {
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  let number = firstLineNumber;
+  let offset = startOffset;
+  let atStart = startOffset === 0;
+
+  const emit = (bytes: Buffer, terminated: boolean): Line => {
+    let body = bytes;
+    let skip = 0;
+    if (atStart) {
+      atStart = false;
+      if (body.length >= 3 && body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf) skip = 3;
+    }
+    let stop = body.length - (terminated ? 1 : 0);
+    if (stop > skip && body[stop - 1] === CR) stop -= 1;
+    const line: Line = { text: body.toString('utf8', skip, stop), number, start: offset, end: offset + body.length, terminated };
+    number += 1;
+    offset += body.length;
+    return line;
+  };
+
+  for await (const chunk of source) {
+    const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    let from = 0;
+    for (;;) {
+      const at = buf.indexOf(LF, from);
+      if (at === -1) break;
+      const piece = buf.subarray(from, at + 1);
+      if (pendingBytes > 0) {
+        pending.push(piece);
+        const whole = Buffer.concat(pending, pendingBytes + piece.length);
+        pending = [];
+        pendingBytes = 0;
+        yield emit(whole, true);
+      } else {
+        yield emit(piece, true);
+      }
+      from = at + 1;
+    }
+    if (from < buf.length) {
+      // Copy: the stream may reuse its chunk buffers.
+      const rest = Buffer.from(buf.subarray(from));
+      pending.push(rest);
+      pendingBytes += rest.length;
+    }
+  }
+  if (pendingBytes > 0) yield emit(Buffer.concat(pending, pendingBytes), false);
+}
+
+/** A file's lines from a byte offset on. The stream is opened read-only. */
+export function fileLines(path: string, options: { start?: number; firstLineNumber?: number } = {}): AsyncGenerator<Line> {
+  const stream: Readable = createReadStream(path, { start: options.start ?? 0, highWaterMark: 1 << 20, flags: 'r' });
+  return splitLines(stream, options.firstLineNumber ?? 1, options.start ?? 0);
+}

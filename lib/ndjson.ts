@@ -1,0 +1,144 @@
+// Streaming NDJSON in and out. A bad line is named as `source:LINE` with the offending text cut
+// to 200 characters; strict mode stops (exit 2), lenient mode reports, counts and goes on.
+import { createReadStream, statSync } from 'node:fs';
+import { once } from 'node:events';
+import type { Writable } from 'node:stream';
+import { splitLines, type Line } from './lines.js';
+import { UserError, excerpt, warn } from './diagnostics.js';
+import { canonicalize } from './jcs.js';
+
+export interface Input {
+  /** How diagnostics name it: a path, or `stdin`. */
+  name: string;
+  open(): AsyncIterable<Buffer | string>;
+}
+
+/** Inputs from command-line file arguments; none or `-` means stdin. Missing files are a usage error. */
+export function inputsFrom(paths: readonly string[] | undefined): Input[] {
+  const list = paths && paths.length > 0 ? paths : ['-'];
+  return list.map((path) => {
+    if (path === '-') return { name: 'stdin', open: () => process.stdin };
+    let isDir = false;
+    try {
+      isDir = statSync(path).isDirectory();
+    } catch (err) {
+      throw new UserError(`cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, path);
+    }
+    if (isDir) throw new UserError('is a directory, not an NDJSON file', path);
+    return { name: path, open: () => createReadStream(path, { highWaterMark: 1 << 20 }) };
+  });
+}
+
+export interface ParsedLine<T = unknown> {
+  value: T;
+  line: Line;
+  source: string;
+}
+
+export interface BadLine {
+  source: string;
+  line: Line;
+  reason: string;
+}
+
+export interface ReadOptions {
+  /** Stop at the first bad line with a UserError (exit 2). Default: report and skip. */
+  strict?: boolean;
+  /** Called for each bad line instead of the default stderr report (lenient mode). */
+  onBadLine?: (bad: BadLine) => void;
+}
+
+/** The reason a line is not a JSON object, or undefined when it is one. */
+function parseObject(text: string): { value?: Record<string, unknown>; reason?: string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    return { reason: `invalid JSON (${(err as Error).message})` };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { reason: 'not a JSON object' };
+  return { value: value as Record<string, unknown> };
+}
+
+export function describeBadLine(bad: BadLine): string {
+  const torn = bad.line.terminated ? '' : ' (last line has no newline: truncated?)';
+  return `${bad.reason}${torn}: ${excerpt(bad.line.text)}`;
+}
+
+/**
+ * Reads JSON objects, one per line, from each input in turn. Blank lines are skipped; CRLF and a
+ * leading BOM are accepted.
+ */
+export async function* readObjects<T = Record<string, unknown>>(inputs: Input[], options: ReadOptions = {}): AsyncGenerator<ParsedLine<T>> {
+  for (const input of inputs) {
+    let stream: AsyncIterable<Buffer | string>;
+    try {
+      stream = input.open();
+    } catch (err) {
+      throw new UserError(`cannot read: ${(err as Error).message}`, input.name);
+    }
+    try {
+      for await (const line of splitLines(stream)) {
+        if (line.text.trim() === '') continue;
+        const parsed = parseObject(line.text);
+        if (parsed.value) {
+          yield { value: parsed.value as T, line, source: input.name };
+          continue;
+        }
+        const bad: BadLine = { source: input.name, line, reason: parsed.reason! };
+        if (options.strict) throw new UserError(describeBadLine(bad), `${input.name}:${line.number}`);
+        if (options.onBadLine) options.onBadLine(bad);
+        else warn(`${input.name}:${line.number}`, describeBadLine(bad));
+      }
+    } catch (err) {
+      if (err instanceof UserError) throw err;
+      const code = (err as NodeJS.ErrnoException).code;
+      throw new UserError(`cannot read: ${code ?? (err as Error).message}`, input.name);
+    }
+  }
+}
+
+/**
+ * Writes NDJSON with backpressure, batching small writes. Lines are canonical JSON (RFC 8785), so
+ * a stream written by sp is byte-stable and verifies on the fast path.
+ */
+export class NdjsonWriter {
+  private buffer = '';
+  private closed = false;
+
+  constructor(
+    private readonly out: Writable = process.stdout,
+    private readonly batchBytes = 1 << 16,
+  ) {
+    // A closed pipe (`| head`) is not an error for a stream producer: stop quietly.
+    out.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EPIPE') {
+        this.closed = true;
+        process.exit(0);
+      }
+      throw err;
+    });
+  }
+
+  async write(value: unknown): Promise<void> {
+    this.buffer += canonicalize(value) + '\n';
+    if (this.buffer.length >= this.batchBytes) await this.flush();
+  }
+
+  /** Writes a line that is already serialized (without its newline). */
+  async writeLine(text: string): Promise<void> {
+    this.buffer += text + '\n';
+    if (this.buffer.length >= this.batchBytes) await this.flush();
+  }
+
+  async flush(): Promise<void> {
+    if (this.buffer === '' || this.closed) return;
+    const chunk = this.buffer;
+    this.buffer = '';
+    if (!this.out.write(chunk)) await once(this.out, 'drain');
+  }
+
+  async end(): Promise<void> {
+    await this.flush();
+  }
+}
