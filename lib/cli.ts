@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import type { Argv } from 'yargs';
 import { EXIT_USAGE, UserError, setProgramName, warn } from './diagnostics.js';
+import { packageRoot } from './paths.js';
 
 export interface CliSpec<A> {
   name: string;
@@ -22,7 +23,7 @@ export interface CliSpec<A> {
 let cachedVersion: string | undefined;
 export function packageVersion(): string {
   if (cachedVersion) return cachedVersion;
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  const pkg = JSON.parse(readFileSync(new URL('package.json', packageRoot()), 'utf8')) as { version: string };
   cachedVersion = pkg.version;
   return cachedVersion;
 }

@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
+import { Chainer, chainBody, computeChecksum, rechain, CHECKSUM_PATTERN } from '../lib/chain.js';
+import { canonicalize } from '../lib/jcs.js';
+import { syntheticEvents } from '../lib/synthetic.js';
+import type { SpEvent } from '../lib/event.js';
+
+const event = (seq: number, session = 'sess_a', text = `hello ${seq}`): SpEvent => ({
+  session,
+  seq,
+  ts: 1790000000 + seq,
+  agent: 'claude',
+  type: 'message.user',
+  payload: { content: [{ type: 'text', text }] },
+});
+
+describe('hash chain', () => {
+  it('is SHA-256 over the previous checksum, then the JCS text of the event without its checksum', () => {
+    const e = event(0);
+    const expected = 'sha256:' + createHash('sha256').update('').update(canonicalize(e)).digest('hex');
+    expect(computeChecksum('', e)).toBe(expected);
+    const chained = new Chainer().chain(e);
+    expect(chained.checksum).toBe(expected);
+    expect(chainBody(chained)).toBe(canonicalize(e));
+    expect(chained.checksum).toMatch(CHECKSUM_PATTERN);
+  });
+
+  it('links each event to the previous one of the same session, sessions independent', () => {
+    const chainer = new Chainer();
+    const a0 = chainer.chain(event(0, 'sess_a'));
+    const b0 = chainer.chain(event(0, 'sess_b'));
+    const a1 = chainer.chain(event(1, 'sess_a'));
+    expect(a1.checksum).toBe(computeChecksum(a0.checksum!, event(1, 'sess_a')));
+    expect(b0.checksum).toBe(computeChecksum('', event(0, 'sess_b')));
+  });
+
+  it('does not depend on key order or on a stale checksum', () => {
+    const e = event(0);
+    const shuffled = { payload: e.payload, type: e.type, ts: e.ts, seq: e.seq, session: e.session, agent: e.agent, checksum: 'sha256:stale' } as SpEvent;
+    expect(new Chainer().chain(shuffled).checksum).toBe(computeChecksum('', e));
+  });
+
+  it('re-chains a changed stream so that it verifies again', async () => {
+    const original = [...syntheticEvents({ events: 50 })];
+    const chainer = new Chainer();
+    const chained = original.map((e) => chainer.chain(e));
+    const changed = chained.map((e) => (e.seq === 10 ? { ...e, payload: { ...e.payload, note: 'edited' } } : e));
+    const out: SpEvent[] = [];
+    for await (const e of rechain(changed)) out.push(e);
+    let previous = '';
+    for (const e of out) {
+      expect(e.checksum).toBe(computeChecksum(previous, e));
+      previous = e.checksum!;
+    }
+    expect(out[9].checksum).toBe(chained[9].checksum);
+    expect(out[10].checksum).not.toBe(chained[10].checksum);
+  });
+
+  it('continues a stored chain from its tail when seeded', () => {
+    const first = new Chainer();
+    const a0 = first.chain(event(0));
+    const second = new Chainer();
+    second.seed('sess_a', a0.checksum!);
+    const a1 = second.chain(event(1));
+    expect(a1.checksum).toBe(computeChecksum(a0.checksum!, event(1)));
+  });
+});
