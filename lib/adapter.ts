@@ -85,6 +85,14 @@ export interface MaterializeOptions {
   sameId?: boolean;
   /** Compute everything, write nothing. */
   dryRun?: boolean;
+  /** Create the cwd when it does not exist (some clients refuse to resume into a missing folder). */
+  mkcwd?: boolean;
+  /** `all` keeps every branch of a tree (default); `active` writes only the path to the active leaf. */
+  branch?: 'all' | 'active';
+  /** The model the target should continue with (e.g. when the source is another agent). */
+  model?: string;
+  /** Materialize this canonical session of a stream that holds several (default: the first). */
+  session?: string;
   /** Each change the writer made to carry the session over (stubbed, dropped, transformed). */
   onLoss?: (entry: LossEntry) => void;
 }
