@@ -17,8 +17,8 @@ interface Args {
 await runCli<Args>({
   name: 'sp-verify',
   summary:
-    'Verifies canonical event streams: every line is a JSON event that matches the schema, seq runs 0,1,2… per session\n' +
-    'without gaps or duplicates, and the hash chain is intact. Names the first damaged line of each session and the kind\n' +
+    'Verifies canonical event streams: every line is a JSON event that matches the schema, seq runs 0,1,2… per session ' +
+    'without gaps or duplicates, and the hash chain is intact. Names the first damaged line of each session and the kind ' +
     'of damage (modified, inserted, deleted, reordered, truncated). Sessions may be interleaved in one stream.',
   usage: '[FILE..]',
   examples: [

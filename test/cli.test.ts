@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { root, runBin } from './support/streams.js';
+
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string; bin: Record<string, string> };
+
+describe('every sp binary', () => {
+  const names = Object.keys(pkg.bin);
+
+  it('is declared in package.json and compiled to the path it names', () => {
+    expect(names.sort()).toEqual(['sp-capture', 'sp-compile', 'sp-materialize', 'sp-redact', 'sp-sync', 'sp-verify']);
+    for (const [name, path] of Object.entries(pkg.bin)) {
+      expect(readFileSync(join(root, path), 'utf8').startsWith('#!/usr/bin/env node'), name).toBe(true);
+    }
+  });
+
+  it.each(Object.keys(pkg.bin))('%s prints its version', (name) => {
+    const r = runBin(name, ['--version']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(`${pkg.version}\n`);
+  });
+
+  it.each(Object.keys(pkg.bin))('%s has --help naming itself, with exit codes', (name) => {
+    const r = runBin(name, ['--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(name);
+    expect(r.stdout).toContain('Exit status: 0 ok, 1 a check failed, 2 usage error');
+  });
+});
