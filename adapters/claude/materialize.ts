@@ -1,0 +1,920 @@
+// `sp-materialize claude`: canonical events → a NEW Claude Code transcript that the real client
+// resumes (formats/claude-code.md §5–§7). What the client needs, and what this writer guarantees:
+//   * <home>/projects/<slug(realpath(cwd))>/<uuid>.jsonl, created atomically, never overwritten;
+//   * one line per content block, lines of one API message sharing `message.id`, every assistant
+//     line with `message.model` (the client hangs without it) and `content` as an array;
+//   * a linear `parentUuid` chain with increasing timestamps, each tool_result in its own user line
+//     right after the tool_use (the client's own §2.4 layout for parallel calls);
+//   * a resume-safety pass: no orphaned tool_use or tool_result (the client silently drops them),
+//     tool ids in [A-Za-z0-9_-], no foreign reasoning as signed `thinking`, no empty messages.
+// Every change is reported through `onLoss`, so nothing is lost silently (DESIGN §3).
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { LossEntry, MaterializeOptions, MaterializeResult } from '../../lib/adapter.js';
+import { createFileAtomic } from '../../lib/atomic.js';
+import { UserError } from '../../lib/diagnostics.js';
+import { artifactPath } from '../../lib/artifacts.js';
+import type { SpEvent } from '../../lib/event.js';
+import { projectSlug, resolveCwd } from './slug.js';
+
+/** The client version this writer was verified against (written as `version` for foreign sessions). */
+export const CLIENT_VERSION = '2.1.197';
+/** `message.model` for assistant messages that name none, when the session names none either. */
+export const DEFAULT_MODEL = 'claude-sonnet-4-5';
+/** The tool_result written for a tool_use that never got one. */
+export const STUB_RESULT = 'interrupted: no result was recorded';
+
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** The Messages API accepts tool ids of these characters only. */
+const SAFE_TOOL_ID = /^[A-Za-z0-9_-]+$/;
+/** Fields of a native line that tie it to its old session and place; rebuilt for the new file. */
+const ENVELOPE_KEYS = new Set([
+  'parentUuid', 'logicalParentUuid', 'isSidechain', 'uuid', 'timestamp', 'sessionId', 'cwd', 'version', 'gitBranch',
+  'userType', 'entrypoint', 'slug', 'requestId', 'promptId', 'agentId',
+]);
+/** Native records that form the conversation chain (they carry uuid/parentUuid). */
+const TRANSCRIPT_TYPES = new Set(['user', 'assistant', 'attachment', 'system']);
+/** Content block types of Claude's own messages that are written back unchanged. */
+const CLAUDE_PASSTHROUGH_BLOCKS = new Set([
+  'document', 'search_result', 'server_tool_use', 'web_search_tool_result', 'web_fetch_tool_result',
+  'code_execution_tool_result', 'mcp_tool_use', 'mcp_tool_result', 'container_upload', 'redacted_thinking',
+]);
+const ZERO_USAGE = { input_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 };
+
+type Json = Record<string, unknown>;
+
+/**
+ * Besides the generic options: `session` may also be a native id; `model` is the model to continue
+ * with (put into the resume command) and the `message.model` of messages that name none.
+ */
+export interface ClaudeMaterializeOptions extends MaterializeOptions {
+  /** Where `--artifacts` captures stored images (content-addressed), to inline them again. */
+  artifactsDir?: string;
+  /** The resume-safety pass (default on). Off: ids, thinking and unpaired tools are written as they are. */
+  safety?: boolean;
+  /** Receives every line in file order (for `--dry-run` previews); called in dry runs too. */
+  onLine?: (line: string) => void;
+}
+
+/** A loss entry with a short code that groups entries in summaries (`stub-result`, `orphan-result` …). */
+export interface ClaudeLossEntry extends LossEntry {
+  code: string;
+}
+
+export interface ClaudeMaterializeResult extends MaterializeResult {
+  /** `raw`: the captured native lines verbatim (byte-identical); `rebuilt`: written from the events. */
+  written_as: 'raw' | 'rebuilt';
+  /** The canonical session that was written. */
+  source_session: string;
+  changes: { dropped: number; stubbed: number; transformed: number };
+}
+
+/** `$CLAUDE_CONFIG_DIR`, else `~/.claude`. */
+export function defaultClaudeHome(): string {
+  return process.env.CLAUDE_CONFIG_DIR || join(homedir(), '.claude');
+}
+
+/** The transcript path the client looks up for a session id in a cwd (already resolved). */
+export function transcriptPath(home: string, cwd: string, sessionId: string): string {
+  return join(home, 'projects', projectSlug(cwd), `${sessionId}.jsonl`);
+}
+
+/** Quotes a word for a POSIX shell when it needs quoting. */
+export function shellQuote(word: string): string {
+  return /^[A-Za-z0-9_\/.,:@%+=-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+// ---- helpers over loosely typed payloads --------------------------------------------------------
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+function str(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+function payloadOf(event: SpEvent): Json {
+  return isObject(event.payload) ? event.payload : {};
+}
+/** A meta event's native record: `payload.raw` as an object (or JSON text), else its line from `origin.raw`. */
+function rawRecord(event: SpEvent): Json | undefined {
+  const candidates: unknown[] = [payloadOf(event).raw];
+  if (event.origin?.raw?.length === 1) candidates.push(event.origin.raw[0]);
+  for (const c of candidates) {
+    if (isObject(c)) return c;
+    if (typeof c === 'string') {
+      try {
+        const parsed: unknown = JSON.parse(c);
+        if (isObject(parsed)) return parsed;
+      } catch {
+        // not JSON: no usable record
+      }
+    }
+  }
+  return undefined;
+}
+function nativeIdOf(start: SpEvent | undefined): string | undefined {
+  return start ? str(payloadOf(start).native_id) : undefined;
+}
+function isDerived(event: SpEvent): boolean {
+  return event.derived_from !== undefined && event.derived_from !== null;
+}
+function fromClaude(event: SpEvent): boolean {
+  return (event.origin?.agent ?? event.agent) === 'claude';
+}
+function messageId(event: SpEvent): string | undefined {
+  return str(payloadOf(event).message_id);
+}
+function randomToken(length: number): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+  const bytes = randomBytes(length);
+  let out = '';
+  for (const b of bytes) out += alphabet[b % alphabet.length];
+  return out;
+}
+
+// ---- reading the stream -------------------------------------------------------------------------
+
+interface Selected {
+  start?: SpEvent;
+  events: SpEvent[];
+  session: string;
+  /** Other sessions in the stream (subagents …): canonical id → event count and native id. */
+  others: Map<string, { count: number; nativeId?: string }>;
+}
+
+async function selectSession(events: AsyncIterable<SpEvent>, selector?: string): Promise<Selected> {
+  const bySession = new Map<string, SpEvent[]>();
+  const starts = new Map<string, SpEvent>();
+  let firstStart: string | undefined;
+  let firstSession: string | undefined;
+  for await (const event of events) {
+    const session = String(event.session ?? '');
+    firstSession ??= session;
+    let list = bySession.get(session);
+    if (!list) bySession.set(session, (list = []));
+    list.push(event);
+    if (event.type === 'session.start' && !starts.has(session)) {
+      starts.set(session, event);
+      firstStart ??= session;
+    }
+  }
+  if (firstSession === undefined) throw new UserError('no events in the input');
+  let session: string | undefined;
+  if (selector !== undefined) {
+    for (const id of bySession.keys()) {
+      if (id === selector || nativeIdOf(starts.get(id)) === selector) session = id;
+    }
+    if (session === undefined) throw new UserError(`no session ${selector} in the input (give a canonical or native session id)`);
+  } else {
+    session = firstStart ?? firstSession;
+  }
+  // Seq order is the stream's order; a stable sort only repairs streams that were interleaved.
+  const list = bySession.get(session)!;
+  const ordered = list.every((e) => typeof e.seq === 'number') ? [...list].sort((a, b) => a.seq - b.seq) : list;
+  const others = new Map<string, { count: number; nativeId?: string }>();
+  for (const [id, evs] of bySession) {
+    if (id !== session) others.set(id, { count: evs.length, nativeId: nativeIdOf(starts.get(id)) });
+  }
+  return { start: starts.get(session), events: ordered, session, others };
+}
+
+/**
+ * The native lines of a `--raw` capture in file order, or undefined when some line is missing
+ * (then the file cannot be byte-identical and is rebuilt from the events instead).
+ */
+function capturedRawLines(events: SpEvent[]): string[] | undefined {
+  // Only lines of the transcript itself: side files (tasks/, subagents/) have their own paths.
+  const paths = new Map<string, number>();
+  for (const e of events) if (e.origin?.raw && e.origin.path) paths.set(e.origin.path, (paths.get(e.origin.path) ?? 0) + 1);
+  const main = [...paths.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
+  const byLine = new Map<number, string>();
+  const seen = new Set<number>();
+  for (const e of events) {
+    const origin = e.origin;
+    if (main !== undefined && origin?.path !== undefined && origin.path !== main) continue;
+    const raw = origin?.raw;
+    const at = origin?.native_seq;
+    if (raw && raw.length > 0) {
+      if (typeof at !== 'number') return undefined;
+      raw.forEach((line, k) => byLine.set(at + k, line));
+    }
+    if (typeof at === 'number') seen.add(at);
+    else if (!raw && !isDerived(e) && !['session.start', 'session.end', 'session.fork'].includes(e.type)) return undefined;
+  }
+  if (byLine.size === 0) return undefined;
+  for (const at of seen) if (!byLine.has(at)) return undefined;
+  return [...byLine.entries()].sort((a, b) => a[0] - b[0]).map(([, line]) => line);
+}
+
+// ---- the writer ---------------------------------------------------------------------------------
+
+interface Envelope {
+  sessionId: string;
+  cwd: string;
+  version: string;
+  gitBranch: string;
+}
+
+/** Builds the lines of one transcript: uuids, the parent chain, increasing timestamps, the envelope. */
+class TranscriptLines {
+  readonly lines: string[] = [];
+  /** The uuid of the last transcript line: the parent of the next one and the final leaf. */
+  last: string | null = null;
+  private lastMs = 0;
+  private readonly usedUuids = new Set<string>();
+
+  constructor(private readonly envelope: Envelope) {}
+
+  get sessionId(): string {
+    return this.envelope.sessionId;
+  }
+
+  /** An ISO time for a line: the event's own time, moved just past the previous line if it is not later. */
+  private time(ts: number | undefined): string {
+    let ms = typeof ts === 'number' && Number.isFinite(ts) ? Math.round(ts * 1000) : this.lastMs + 1;
+    if (this.lastMs === 0 && !(typeof ts === 'number' && Number.isFinite(ts))) ms = Date.now();
+    if (ms <= this.lastMs) ms = this.lastMs + 1;
+    this.lastMs = ms;
+    return new Date(ms).toISOString();
+  }
+
+  /** A uuid for a line: the wanted one (same-id moves keep native uuids) when unused, else a fresh one. */
+  private uuid(wanted?: string): string {
+    const id = wanted && !this.usedUuids.has(wanted) ? wanted : randomUUID();
+    this.usedUuids.add(id);
+    return id;
+  }
+
+  /** Adds a transcript line (user/assistant/attachment/system) and returns its uuid. */
+  transcript(body: Json, at: { ts?: number; parent?: string | null; uuid?: string; logicalParent?: string | null; tail?: Json } = {}): string {
+    const uuid = this.uuid(at.uuid);
+    const parentUuid = at.parent === undefined ? this.last : at.parent;
+    const line: Json = { parentUuid };
+    if (at.logicalParent !== undefined) line.logicalParentUuid = at.logicalParent;
+    Object.assign(line, { isSidechain: false }, body, { uuid, timestamp: this.time(at.ts) }, at.tail ?? {}, {
+      userType: 'external',
+      entrypoint: 'cli',
+      cwd: this.envelope.cwd,
+      sessionId: this.envelope.sessionId,
+      version: this.envelope.version,
+      gitBranch: this.envelope.gitBranch,
+    });
+    this.lines.push(JSON.stringify(line));
+    this.last = uuid;
+    return uuid;
+  }
+
+  /** Adds a metadata line (no uuid, not part of the chain). */
+  metadata(record: Json): void {
+    this.lines.push(JSON.stringify(record));
+  }
+}
+
+interface Call {
+  index: number;
+  /** The id written for both the tool_use and its tool_result. */
+  id: string;
+  resultIndex?: number;
+}
+
+interface OpenMessage {
+  id?: string;
+  parts: number[];
+  /** A result of one of its calls came by: an id-less assistant event after it starts a new message. */
+  sawResult: boolean;
+}
+
+interface Block {
+  block: Json;
+  index: number;
+  call?: Call;
+}
+
+interface Pending {
+  /** Indices of the events the compaction kept (its preserved segment). */
+  preserved: number[];
+}
+
+class ClaudeWriter {
+  readonly out: TranscriptLines;
+  private readonly calls = new Map<number, Call>();
+  private readonly resultOwner = new Map<number, Call>();
+  private readonly skippedResults = new Map<number, 'orphan' | 'duplicate'>();
+  private readonly usedMessageIds = new Set<string>();
+  private readonly usedToolIds = new Set<string>();
+  private readonly sessionModel?: string;
+  private lastModel?: string;
+  private lastPrompt?: string;
+  private wroteTitle = false;
+  private pendingCompaction?: Pending;
+  /** True while re-writing a compaction's preserved segment: fresh ids, no second report. */
+  private copying = false;
+
+  constructor(
+    private readonly events: SpEvent[],
+    envelope: Envelope,
+    private readonly options: {
+      safety: boolean;
+      sameId: boolean;
+      defaultModel: string;
+      artifactsDir?: string;
+      start?: SpEvent;
+      onLoss: (entry: ClaudeLossEntry) => void;
+    },
+  ) {
+    this.out = new TranscriptLines(envelope);
+    this.sessionModel = options.start ? str(payloadOf(options.start).model) : undefined;
+  }
+
+  private loss(action: LossEntry['action'], code: string, reason: string, event?: SpEvent): void {
+    if (this.copying) return;
+    const entry: ClaudeLossEntry = { action, code, reason };
+    if (event) {
+      entry.seq = event.seq;
+      entry.type = event.type;
+    }
+    this.options.onLoss(entry);
+  }
+
+  /** Keeps native uuids on same-id moves; a rebuilt copy always gets fresh ones. */
+  private nativeUuid(event: SpEvent): string | undefined {
+    return this.options.sameId && !this.copying ? str(event.origin?.native_uuid) : undefined;
+  }
+
+  run(): void {
+    this.pair();
+    this.layout(this.events.map((_, i) => i));
+    this.finish();
+  }
+
+  // Pass 1: tool ids and call/result pairs, before anything is written, so that results can be
+  // placed right after their call wherever they appear in the stream.
+  private pair(): void {
+    const open = new Map<string, Call[]>();
+    const answered = new Set<string>();
+    this.events.forEach((event, index) => {
+      if (isDerived(event)) return;
+      const p = payloadOf(event);
+      if (event.type === 'tool.call') {
+        const original = typeof p.call_id === 'string' ? p.call_id : '';
+        const call: Call = { index, id: this.toolId(original, event) };
+        this.calls.set(index, call);
+        let queue = open.get(original);
+        if (!queue) open.set(original, (queue = []));
+        queue.push(call);
+      } else if (event.type === 'tool.result') {
+        const original = typeof p.call_id === 'string' ? p.call_id : '';
+        const call = open.get(original)?.shift();
+        if (call) {
+          call.resultIndex = index;
+          this.resultOwner.set(index, call);
+          answered.add(original);
+        } else {
+          this.skippedResults.set(index, answered.has(original) ? 'duplicate' : 'orphan');
+        }
+      }
+    });
+  }
+
+  /** The id written for a tool call: made [A-Za-z0-9_-] and unique in the file (safety on). */
+  private toolId(original: string, event: SpEvent): string {
+    if (!this.options.safety) return original;
+    let id = original.replace(/[^A-Za-z0-9_-]/g, '_');
+    if (id === '' || !SAFE_TOOL_ID.test(id)) id = `toolu_sp${randomToken(20)}`;
+    if (this.usedToolIds.has(id)) {
+      let n = 2;
+      while (this.usedToolIds.has(`${id}_${n}`)) n += 1;
+      id = `${id}_${n}`;
+    }
+    this.usedToolIds.add(id);
+    if (id !== original) {
+      const why = original === '' ? 'the call had no id' : this.usedToolIds.has(original) && SAFE_TOOL_ID.test(original)
+        ? 'the id was used by an earlier call' : 'the API accepts only [A-Za-z0-9_-]';
+      this.loss('transformed', 'tool-id', `tool id ${JSON.stringify(original)} written as ${JSON.stringify(id)} (${why}), for the call and its result`, event);
+    }
+    return id;
+  }
+
+  // Pass 2: walk the events in order and write lines.
+  private layout(indices: number[]): void {
+    let message: OpenMessage | null = null;
+    const flush = (): void => {
+      if (message) this.writeAssistant(message);
+      message = null;
+    };
+    for (const index of indices) {
+      const event = this.events[index];
+      if (isDerived(event)) continue;
+      const p = payloadOf(event);
+      switch (event.type) {
+        case 'message.thinking':
+        case 'message.assistant':
+        case 'tool.call': {
+          const id = messageId(event);
+          const m = message as OpenMessage | null;
+          const continues = m !== null && (id !== undefined ? id === m.id : m.id === undefined && !m.sawResult);
+          if (m && continues) {
+            m.parts.push(index);
+          } else {
+            flush();
+            this.writePreservedCopy();
+            message = { id, parts: [index], sawResult: false };
+          }
+          break;
+        }
+        case 'tool.result': {
+          const owner = this.resultOwner.get(index);
+          const m = message as OpenMessage | null;
+          if (owner) {
+            if (m && m.parts.includes(owner.index)) m.sawResult = true;
+            break; // written right after its call
+          }
+          if (this.copying) break;
+          const why = this.skippedResults.get(index) === 'duplicate' ? 'a second result for a call that already has one' : 'no tool_use with this id precedes it';
+          if (this.options.safety) {
+            this.loss('dropped', 'orphan-result', `tool_result ${JSON.stringify(String(p.call_id ?? ''))} dropped: ${why} (the client would drop it silently)`, event);
+          } else {
+            flush();
+            this.writeResult(event, String(p.call_id ?? ''), this.out.last);
+          }
+          break;
+        }
+        case 'message.user':
+          flush();
+          this.writeUser(event);
+          break;
+        case 'context.compiled':
+          // A compiled handoff context (sp-compile) becomes the opening user message.
+          flush();
+          this.writeUser(event, [{ type: 'text', text: String(p.text ?? '') }]);
+          break;
+        case 'meta':
+          if (this.copying) break;
+          this.writeMeta(event, flush);
+          break;
+        case 'session.start':
+        case 'session.end':
+        case 'session.fork':
+          break; // the envelope and the result say these; child sessions are reported as a whole
+        default:
+          if (this.copying) break;
+          this.loss('dropped', 'no-claude-record', `${event.type} has no Claude Code record; not written`, event);
+      }
+    }
+    flush();
+  }
+
+  /**
+   * After a compact boundary the client sends the summary and then the boundary's preserved
+   * segment. Fresh uuids cannot point back into the old segment, so it is written again here:
+   * after the summary when the summary comes next, else right after the boundary.
+   */
+  private writePreservedCopy(): void {
+    const pending = this.pendingCompaction;
+    if (!pending || this.copying) return;
+    this.pendingCompaction = undefined;
+    if (pending.preserved.length === 0) return;
+    this.copying = true;
+    try {
+      this.layout(pending.preserved);
+    } finally {
+      this.copying = false;
+    }
+  }
+
+  private writeAssistant(message: OpenMessage): void {
+    const blocks: Block[] = [];
+    let model: string | undefined;
+    let stopReason: unknown;
+    let stopSequence: unknown = null;
+    let usage: unknown;
+    for (const index of message.parts) {
+      const event = this.events[index];
+      const p = payloadOf(event);
+      model ??= str(p.model);
+      if (p.stop_reason !== undefined && p.stop_reason !== null) stopReason = p.stop_reason;
+      if (p.stop_sequence !== undefined) stopSequence = p.stop_sequence;
+      if (isObject(p.usage)) usage = p.usage;
+      if (event.type === 'message.thinking') {
+        const block = this.thinkingBlock(event);
+        if (block) blocks.push({ block, index });
+      } else if (event.type === 'tool.call') {
+        const call = this.calls.get(index)!;
+        blocks.push({ block: { type: 'tool_use', id: call.id, name: String(p.name ?? 'unknown'), input: p.input ?? {} }, index, call });
+      } else {
+        for (const block of this.assistantBlocks(event)) blocks.push({ block, index });
+      }
+    }
+    const first = this.events[message.parts[0]];
+    if (blocks.length === 0) {
+      this.loss('dropped', 'empty-message', 'assistant message with no content left to write: skipped (the API rejects empty messages)', first);
+      return;
+    }
+    if (model) {
+      this.lastModel = model;
+    } else {
+      model = this.lastModel ?? this.sessionModel ?? this.options.defaultModel;
+      const source = this.lastModel ? 'the previous message' : this.sessionModel ? 'the session' : 'the default';
+      this.loss('stubbed', 'model', `assistant message had no model: wrote ${JSON.stringify(model)} from ${source} (the client hangs without one)`, first);
+    }
+    const hasToolUse = blocks.some((b) => b.call);
+    const msg = {
+      id: this.messageIdFor(message.id),
+      type: 'message',
+      role: 'assistant',
+      model,
+      stop_reason: stopReason ?? (hasToolUse ? 'tool_use' : 'end_turn'),
+      stop_sequence: stopSequence ?? null,
+      usage: usage ?? ZERO_USAGE,
+    };
+    const toolLines: Array<{ call: Call; uuid: string }> = [];
+    for (const { block, index, call } of blocks) {
+      const event = this.events[index];
+      // Key order as the client writes it: content sits between model and stop_reason.
+      const { stop_reason, stop_sequence, usage: u, ...head } = msg;
+      const uuid = this.out.transcript(
+        { type: 'assistant', message: { ...head, content: [block], stop_reason, stop_sequence, usage: u } },
+        { ts: event.ts, uuid: this.nativeUuid(event) },
+      );
+      if (call) toolLines.push({ call, uuid });
+    }
+    // §2.4: each result's parent is its own tool_use line; the next line follows the last result.
+    let last = this.out.last;
+    for (const { call, uuid } of toolLines) {
+      if (call.resultIndex !== undefined) {
+        last = this.writeResult(this.events[call.resultIndex], call.id, uuid);
+      } else if (this.options.safety) {
+        const callEvent = this.events[call.index];
+        this.loss('stubbed', 'stub-result', `tool_use ${call.id} (${String(payloadOf(callEvent).name ?? '?')}) had no result: wrote "${STUB_RESULT}"`, callEvent);
+        last = this.out.transcript(
+          { type: 'user', message: { role: 'user', content: [{ tool_use_id: call.id, type: 'tool_result', content: STUB_RESULT, is_error: true }] } },
+          { ts: callEvent.ts, parent: uuid, tail: { sourceToolAssistantUUID: uuid } },
+        );
+      }
+    }
+    this.out.last = last;
+  }
+
+  /** A unique `message.id`: the client merges lines that share one, so two messages must never. */
+  private messageIdFor(wanted: string | undefined): string {
+    let id = wanted && !this.copying ? wanted : `msg_01${randomToken(22)}`;
+    if (this.usedMessageIds.has(id)) {
+      let n = 2;
+      while (this.usedMessageIds.has(`${id}_${n}`)) n += 1;
+      id = `${id}_${n}`;
+    }
+    this.usedMessageIds.add(id);
+    return id;
+  }
+
+  private thinkingBlock(event: SpEvent): Json | undefined {
+    const p = payloadOf(event);
+    const text = typeof p.text === 'string' ? p.text : '';
+    const provider = str(p.provider) ?? (fromClaude(event) ? 'anthropic' : undefined);
+    const signature = str(p.signature);
+    const anthropic = provider === 'anthropic';
+    if (!this.options.safety) return { type: 'thinking', thinking: text, signature: signature ?? '' };
+    if (anthropic && p.visibility === 'redacted' && str(p.opaque)) return { type: 'redacted_thinking', data: p.opaque };
+    if (anthropic && signature) return { type: 'thinking', thinking: text, signature };
+    const whose = anthropic ? 'Anthropic reasoning without a signature' : `reasoning from ${provider ?? event.agent ?? 'another provider'}`;
+    if (text.trim() === '') {
+      this.loss('dropped', 'foreign-thinking', `${whose} has no readable text (${String(p.visibility ?? 'encrypted')}): dropped`, event);
+      return undefined;
+    }
+    this.loss('transformed', 'foreign-thinking', `${whose} written as a text block (a thinking block needs a valid Anthropic signature)`, event);
+    return { type: 'text', text: `[reasoning]\n${text}` };
+  }
+
+  private assistantBlocks(event: SpEvent): Json[] {
+    const p = payloadOf(event);
+    const content = Array.isArray(p.content) ? p.content : typeof p.content === 'string' ? [{ type: 'text', text: p.content }] : [];
+    const out: Json[] = [];
+    for (const block of content) {
+      if (!isObject(block)) continue;
+      if (block.type === 'text') {
+        const text = typeof block.text === 'string' ? block.text : '';
+        if (this.options.safety && text.trim() === '') {
+          this.loss('dropped', 'empty-text', 'empty text block dropped (the API rejects blank text blocks)', event);
+          continue;
+        }
+        out.push({ type: 'text', text });
+      } else if (block.type === 'tool_use' || block.type === 'tool_result') {
+        // Pointers to the tool.call / tool.result events, which carry the calls themselves.
+      } else if (block.type === 'thinking') {
+        const b = this.thinkingBlock({ ...event, payload: { ...block, message_id: p.message_id } });
+        if (b) out.push(b);
+      } else if (fromClaude(event) && typeof block.type === 'string' && CLAUDE_PASSTHROUGH_BLOCKS.has(block.type)) {
+        out.push(block);
+      } else {
+        this.loss('dropped', 'unsupported-block', `assistant ${String(block.type)} block has no Claude equivalent: dropped`, event);
+      }
+    }
+    return out;
+  }
+
+  /** User or tool-result content blocks in Anthropic shape; images resolved, pointers skipped. */
+  private userBlocks(event: SpEvent, content: unknown, where: string): Json[] {
+    const list = Array.isArray(content) ? content : typeof content === 'string' ? [{ type: 'text', text: content }] : [];
+    const out: Json[] = [];
+    for (const block of list) {
+      if (!isObject(block)) continue;
+      switch (block.type) {
+        case 'text': {
+          const text = typeof block.text === 'string' ? block.text : '';
+          if (this.options.safety && text.trim() === '' && where === 'user message') {
+            this.loss('dropped', 'empty-text', 'empty text block dropped (the API rejects blank text blocks)', event);
+            continue;
+          }
+          out.push({ type: 'text', text });
+          break;
+        }
+        case 'image': {
+          const image = this.imageBlock(block, event);
+          if (image) out.push(image);
+          break;
+        }
+        case 'tool_use':
+        case 'tool_result':
+          break; // pointers to tool events
+        default:
+          if (fromClaude(event) && typeof block.type === 'string' && CLAUDE_PASSTHROUGH_BLOCKS.has(block.type)) {
+            out.push(block);
+          } else {
+            this.loss('transformed', 'unsupported-block', `${String(block.type)} block in a ${where} written as JSON text`, event);
+            out.push({ type: 'text', text: JSON.stringify(block) });
+          }
+      }
+    }
+    return out;
+  }
+
+  private imageBlock(block: Json, event: SpEvent): Json | undefined {
+    const mediaType = str(block.media_type) ?? 'image/png';
+    if (str(block.data)) return { type: 'image', source: { type: 'base64', media_type: mediaType, data: block.data } };
+    const artifact = str(block.artifact);
+    if (artifact && this.options.artifactsDir) {
+      const path = artifactPath(this.options.artifactsDir, artifact);
+      if (existsSync(path)) {
+        return { type: 'image', source: { type: 'base64', media_type: mediaType, data: readFileSync(path).toString('base64') } };
+      }
+    }
+    if (str(block.url)) return { type: 'image', source: { type: 'url', url: block.url } };
+    const why = artifact ? `artifact ${artifact} not found${this.options.artifactsDir ? ` in ${this.options.artifactsDir}` : ' (pass --artifacts DIR)'}` : 'no image data';
+    this.loss('transformed', 'image', `image (${mediaType}) written as a text placeholder: ${why}`, event);
+    return { type: 'text', text: `[image ${mediaType} not available: ${artifact ?? 'no data'}]` };
+  }
+
+  private writeUser(event: SpEvent, content?: Json[]): void {
+    const p = payloadOf(event);
+    const isSummary = p.compact_summary === true;
+    if (!isSummary) this.writePreservedCopy();
+    const blocks = content ?? this.userBlocks(event, p.content, 'user message');
+    if (blocks.length === 0 || blocks.every((b) => b.type === 'text' && String(b.text).trim() === '')) {
+      if (this.options.safety) {
+        this.loss('dropped', 'empty-message', 'user message with no content: skipped (the API rejects empty messages)', event);
+        if (isSummary) this.writePreservedCopy();
+        return;
+      }
+    }
+    const onlyText = blocks.length === 1 && blocks[0].type === 'text';
+    const body: Json = { type: 'user', message: { role: 'user', content: onlyText ? blocks[0].text : blocks } };
+    if (p.is_meta === true) body.isMeta = true;
+    if (isSummary) {
+      body.isCompactSummary = true;
+      body.isVisibleInTranscriptOnly = true;
+    }
+    this.out.transcript(body, { ts: event.ts, uuid: this.nativeUuid(event) });
+    if (!this.copying && p.is_meta !== true && !isSummary) {
+      const text = blocks.filter((b) => b.type === 'text').map((b) => String(b.text)).join('\n');
+      if (text.trim() !== '') this.lastPrompt = text;
+    }
+    if (isSummary) this.writePreservedCopy();
+  }
+
+  private writeResult(event: SpEvent, id: string, parent: string | null): string {
+    const p = payloadOf(event);
+    const content = typeof p.content === 'string' ? p.content : this.userBlocks(event, p.content, 'tool result');
+    const block: Json = { tool_use_id: id, type: 'tool_result', content };
+    if (p.is_error === true) block.is_error = true;
+    const tail: Json = {};
+    if (p.structured !== undefined) {
+      // toolUseResult feeds the client's UI only; another agent's structure would not fit it.
+      if (fromClaude(event)) tail.toolUseResult = p.structured;
+      else this.loss('dropped', 'structured-result', `structured ${event.agent} tool result (UI data, never sent to the model) not written`, event);
+    }
+    if (parent) tail.sourceToolAssistantUUID = parent;
+    return this.out.transcript({ type: 'user', message: { role: 'user', content: [block] } }, { ts: event.ts, parent, uuid: this.nativeUuid(event), tail });
+  }
+
+  private writeMeta(event: SpEvent, flush: () => void): void {
+    const p = payloadOf(event);
+    const key = String(p.key ?? '');
+    const raw = rawRecord(event);
+    const claude = fromClaude(event);
+    const rawType = claude && raw ? str(raw.type) : undefined;
+
+    if (rawType === 'ai-title' || rawType === 'custom-title' || key === 'claude.ai-title' || key === 'claude.custom-title') {
+      const custom = rawType === 'custom-title' || key === 'claude.custom-title';
+      const title = str(raw?.[custom ? 'customTitle' : 'aiTitle']) ?? str(p.value);
+      if (title) {
+        this.out.metadata(custom
+          ? { type: 'custom-title', customTitle: title, sessionId: this.out.sessionId }
+          : { type: 'ai-title', aiTitle: title, sessionId: this.out.sessionId });
+        this.wroteTitle = true;
+        return;
+      }
+    }
+    if (rawType === 'system' && raw?.subtype === 'compact_boundary') {
+      flush();
+      this.writeBoundary(event, raw);
+      return;
+    }
+    if (raw && rawType && TRANSCRIPT_TYPES.has(rawType) && rawType !== 'user' && rawType !== 'assistant') {
+      // The client's own attachment/system lines (listings, file attachments …): the same records,
+      // re-linked into the new chain.
+      flush();
+      const body: Json = {};
+      for (const [k, v] of Object.entries(raw)) if (!ENVELOPE_KEYS.has(k)) body[k] = v;
+      if (raw.isSidechain === true) {
+        this.loss('dropped', 'sidechain', `sidechain ${rawType} line not written into the main chain`, event);
+        return;
+      }
+      this.out.transcript(body, { ts: event.ts, uuid: this.nativeUuid(event) });
+      return;
+    }
+    if (raw && rawType && !TRANSCRIPT_TYPES.has(rawType) && this.options.sameId && rawType !== 'last-prompt') {
+      // Same-id move: the session's own metadata records stay valid as they are.
+      this.out.metadata(raw);
+      return;
+    }
+    if (claude && raw && rawType) {
+      const why = rawType === 'last-prompt' ? 'a new one is written for the new chain'
+        : rawType === 'file-history-snapshot' ? 'it points at backups of the old session'
+        : 'bookkeeping of the old session, not needed to resume';
+      this.loss('dropped', rawType, `${rawType} record not written: ${why}`, event);
+      return;
+    }
+    if (rawType === 'user' || rawType === 'assistant') {
+      this.loss('dropped', 'raw-message', `${rawType} line kept only as meta (${key || 'no key'}): not written`, event);
+      return;
+    }
+    this.loss('dropped', claude ? 'meta' : 'foreign-meta', `meta ${key || '(no key)'} from ${event.agent} has no Claude Code record: not written`, event);
+  }
+
+  private writeBoundary(event: SpEvent, raw: Json): void {
+    const metadata = isObject(raw.compactMetadata) ? raw.compactMetadata : {};
+    const preserved = this.preservedIndices(metadata, event);
+    // The preserved-segment uuids name old lines; the copy written after the summary replaces them.
+    const { preservedSegment: _s, preservedMessages: _m, ...kept } = metadata;
+    const body: Json = {
+      type: 'system',
+      subtype: 'compact_boundary',
+      content: typeof raw.content === 'string' ? raw.content : 'Conversation compacted',
+      isMeta: false,
+    };
+    const logical = this.out.last;
+    this.out.transcript(body, { ts: event.ts, parent: null, logicalParent: logical, uuid: this.nativeUuid(event), tail: { level: raw.level ?? 'info', compactMetadata: kept } });
+    this.pendingCompaction = { preserved };
+    if (preserved.length > 0) {
+      this.loss('transformed', 'compaction', `compact boundary written with fresh uuids; its preserved segment (${preserved.length} event(s)) is written again after the summary so the client still sends it`, event);
+    }
+  }
+
+  /** Indices of the events a compact boundary preserved (by native uuid), in stream order. */
+  private preservedIndices(metadata: Json, boundary: SpEvent): number[] {
+    const messages = isObject(metadata.preservedMessages) ? metadata.preservedMessages : undefined;
+    const segment = isObject(metadata.preservedSegment) ? metadata.preservedSegment : undefined;
+    const listed = Array.isArray(messages?.allUuids) ? messages.allUuids : Array.isArray(messages?.uuids) ? messages.uuids : undefined;
+    const conversational = (e: SpEvent): boolean => !isDerived(e) && /^(message\.(user|assistant|thinking)|tool\.(call|result))$/.test(e.type);
+    const before = this.events.filter((e) => e.seq < boundary.seq || boundary.seq === undefined);
+    const indexOf = new Map<SpEvent, number>(this.events.map((e, i) => [e, i]));
+    if (listed) {
+      const wanted = new Set(listed.filter((u): u is string => typeof u === 'string'));
+      return before.filter((e) => conversational(e) && wanted.has(String(e.origin?.native_uuid))).map((e) => indexOf.get(e)!);
+    }
+    const head = str(segment?.headUuid);
+    const tail = str(segment?.tailUuid);
+    if (!head || !tail) return [];
+    const from = before.findIndex((e) => e.origin?.native_uuid === head);
+    let to = -1;
+    before.forEach((e, i) => {
+      if (e.origin?.native_uuid === tail) to = i;
+    });
+    if (from < 0 || to < from) return [];
+    return before.slice(from, to + 1).filter(conversational).map((e) => indexOf.get(e)!);
+  }
+
+  private finish(): void {
+    this.writePreservedCopy();
+    const start = this.options.start;
+    const title = start ? str(payloadOf(start).title) : undefined;
+    if (!this.wroteTitle && title) this.out.metadata({ type: 'ai-title', aiTitle: title, sessionId: this.out.sessionId });
+    if (this.out.last === null) return;
+    const record: Json = { type: 'last-prompt' };
+    if (this.lastPrompt !== undefined) record.lastPrompt = this.lastPrompt;
+    Object.assign(record, { leafUuid: this.out.last, sessionId: this.out.sessionId });
+    this.out.metadata(record);
+  }
+}
+
+// ---- entry point --------------------------------------------------------------------------------
+
+/** Writes the (first, or `session`-selected) session of `events` as a new Claude Code transcript. */
+export async function materializeClaude(events: AsyncIterable<SpEvent>, options: ClaudeMaterializeOptions = {}): Promise<ClaudeMaterializeResult> {
+  const selected = await selectSession(events, options.session);
+  const start = selected.start;
+  const sp = start ? payloadOf(start) : {};
+  const nativeId = str(sp.native_id);
+  const sessionCwd = str(options.cwd) ?? str(sp.cwd);
+  if (!sessionCwd) throw new UserError('the session names no cwd: pass --cwd DIR (the project folder the client will resume it from)');
+  if (options.mkcwd && !options.dryRun) mkdirSync(resolve(sessionCwd), { recursive: true });
+  const cwd = resolveCwd(sessionCwd);
+  const home = options.home ?? defaultClaudeHome();
+  const onLoss = (entry: ClaudeLossEntry): void => options.onLoss?.(entry);
+
+  let sessionId: string;
+  if (options.sameId) {
+    const agent = start?.agent ?? selected.events[0]?.agent;
+    if (agent !== 'claude') throw new UserError(`--same-id keeps a Claude Code session's own id; this session comes from ${agent ?? 'an unknown agent'} (drop --same-id to write it under a new id)`);
+    if (!nativeId || !UUID_PATTERN.test(nativeId)) throw new UserError(`--same-id needs the native session id (a UUID); the session has ${nativeId ? JSON.stringify(nativeId) : 'none'}`);
+    sessionId = nativeId;
+  } else {
+    sessionId = randomUUID();
+  }
+  const path = transcriptPath(home, cwd, sessionId);
+  if (options.sameId && existsSync(path)) {
+    throw new UserError('exists already: --same-id never overwrites a session (move it away, or drop --same-id to write a copy under a new id)', path);
+  }
+
+  const counts = { dropped: 0, stubbed: 0, transformed: 0 };
+  const report = (entry: ClaudeLossEntry): void => {
+    counts[entry.action] += 1;
+    onLoss(entry);
+  };
+  for (const [id, other] of selected.others) {
+    report({
+      action: 'dropped',
+      code: 'child-session',
+      reason: `session ${id}${other.nativeId ? ` (native ${other.nativeId})` : ''}, ${other.count} event(s), is a separate (subagent) session: not written; the main transcript keeps the call that started it and its result`,
+    });
+  }
+
+  let lines: string[];
+  let writtenAs: 'raw' | 'rebuilt';
+  const raw = options.sameId ? capturedRawLines(selected.events) : undefined;
+  if (raw) {
+    lines = raw;
+    writtenAs = 'raw';
+  } else {
+    const envelope: Envelope = {
+      sessionId,
+      cwd,
+      version: start && fromClaude(start) && str(sp.version) ? String(sp.version) : CLIENT_VERSION,
+      gitBranch: str(sp.git_branch) ?? '',
+    };
+    const writer = new ClaudeWriter(selected.events, envelope, {
+      safety: options.safety !== false,
+      sameId: Boolean(options.sameId),
+      defaultModel: options.model ?? DEFAULT_MODEL,
+      artifactsDir: options.artifactsDir,
+      start,
+      onLoss: report,
+    });
+    writer.run();
+    lines = writer.out.lines;
+    writtenAs = 'rebuilt';
+    if (writer.out.last === null) throw new UserError('nothing to write: the session has no messages');
+  }
+
+  if (options.onLine) for (const line of lines) options.onLine(line);
+  if (!options.dryRun) createFileAtomic(path, chunked(lines), 0o600);
+
+  const result: ClaudeMaterializeResult = {
+    agent: 'claude',
+    session_id: sessionId,
+    path,
+    cwd,
+    resume: `cd ${shellQuote(cwd)} && claude --resume ${sessionId}${options.model ? ` --model ${shellQuote(options.model)}` : ''}`,
+    records: lines.length,
+    written_as: writtenAs,
+    source_session: selected.session,
+    changes: counts,
+  };
+  if (options.dryRun) result.dry_run = true;
+  return result;
+}
+
+/** Lines joined into ~64 KiB chunks: few writes, and no second copy of a whole large file. */
+function* chunked(lines: string[]): Generator<string> {
+  let buffer = '';
+  for (const line of lines) {
+    buffer += line + '\n';
+    if (buffer.length >= 1 << 16) {
+      yield buffer;
+      buffer = '';
+    }
+  }
+  if (buffer) yield buffer;
+}
