@@ -138,6 +138,10 @@ export interface Adapter {
   discover(options: DiscoverOptions): AsyncIterable<SessionRef>;
   /** The session a native file (or database) holds, wherever it lies. */
   open(path: string, options?: DiscoverOptions): Promise<SessionRef>;
+  /** A session by native id (or a unique prefix of one); absent: the CLI searches `discover`. */
+  find?(id: string, options?: DiscoverOptions): Promise<SessionRef>;
+  /** Files and folders `--follow` watches for a session (side files too); absent: `ref.path`. */
+  watchPaths?(ref: SessionRef): string[];
   /** Canonical events of one native session, unchained (the caller chains them). */
   capture(ref: SessionRef, options?: CaptureOptions): AsyncIterable<SpEvent>;
   /** Writes a new native session from canonical events; absent for read-only adapters. */
