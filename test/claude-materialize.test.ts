@@ -220,6 +220,76 @@ describe('sp-materialize claude: layout', () => {
   });
 });
 
+describe('sp-materialize claude: branches', () => {
+  // u1 → a1 → u2 → a2 (abandoned), then a rewind: u3 follows a1 → a3 (the active leaf).
+  function branched(): { b: SessionBuilder; abandoned: SpEvent[] } {
+    const b = new SessionBuilder('pi', 'sess_b', { model: 'claude-sonnet-4-5' });
+    b.user('u1');
+    const a1 = b.assistant('a1', 'm1');
+    const u2 = b.user('u2 abandoned');
+    const a2 = b.assistant('a2 abandoned', 'm2');
+    b.add('message.user', { content: [{ type: 'text', text: 'u3' }] }, { parent_seq: a1.seq });
+    b.assistant('a3', 'm3');
+    return { b, abandoned: [u2, a2] };
+  }
+
+  it('keeps every branch as a tree whose last line is the active leaf (default)', async () => {
+    const { b } = branched();
+    const { result, lines } = await write(b.events);
+    ok(lines, result);
+    expect(result.branches).toBe(1);
+    const byText = new Map(lines.filter((l) => l.message).map((l) => [blocksOf(l)[0].text, l]));
+    expect(byText.get('u3')!.parentUuid).toBe(byText.get('a1')!.uuid);
+    expect(byText.get('u2 abandoned')!.parentUuid).toBe(byText.get('a1')!.uuid);
+    // The client walks up from the last line: u1, a1, u3, a3.
+    const path: string[] = [];
+    const byUuid = new Map(lines.filter((l) => l.uuid).map((l) => [l.uuid, l]));
+    for (let l = lines.filter((x) => x.uuid).at(-1); l; l = byUuid.get(l.parentUuid)) path.unshift(blocksOf(l)[0].text);
+    expect(path).toEqual(['u1', 'a1', 'u3', 'a3']);
+  });
+
+  it('--branch active writes only the path to the active leaf and reports the rest', async () => {
+    const { b, abandoned } = branched();
+    const { result, lines, losses } = await write(b.events, { branch: 'active' });
+    ok(lines, result);
+    expect(conversationItems(lines)).toEqual(['user:text:u1', 'assistant:text:a1', 'user:text:u3', 'assistant:text:a3']);
+    expect(losses.map((l) => [l.code, l.seq])).toEqual(abandoned.map((e) => ['branch', e.seq]));
+    expect(result.branches).toBeUndefined();
+  });
+});
+
+describe('sp-materialize claude: native fields', () => {
+  it("restores the line, message and block fields Claude's capture kept, never the old chain or session", async () => {
+    const b = new SessionBuilder();
+    b.user('hi', { extra: { promptId: 'p-1', permissionMode: 'bypassPermissions', sessionId: 'old', parentUuid: 'gone', slug: 'plan-slug', uuid: 'u-old' } });
+    b.call('toolu_1', 'Edit', { file_path: 'a' }, 'm1', {
+      extra: { requestId: 'req_1' },
+      message_extra: { stop_sequence: null, stop_details: null, container: null },
+      block_extra: { caller: { type: 'direct' } },
+    });
+    b.result('toolu_1', 'ok', { block_extra: { cache_note: 1 }, extra: { sourceToolAssistantUUID: 'old-line', promptId: 'p-1' } });
+    const { result, lines } = await write(b.events);
+    ok(lines, result);
+    const [user, use, res] = lines;
+    expect(user).toMatchObject({ promptId: 'p-1', permissionMode: 'bypassPermissions', sessionId: result.session_id });
+    expect(user.slug).toBeUndefined();
+    expect(user.parentUuid).toBeNull();
+    expect(user.uuid).not.toBe('u-old');
+    expect(use.requestId).toBe('req_1');
+    expect(use.message).toMatchObject({ stop_details: null, container: null });
+    expect(use.message.content[0]).toEqual({ caller: { type: 'direct' }, type: 'tool_use', id: 'toolu_1', name: 'Edit', input: { file_path: 'a' } });
+    expect(res.message.content[0]).toMatchObject({ cache_note: 1, tool_use_id: 'toolu_1' });
+    expect(res.sourceToolAssistantUUID).toBe(use.uuid);
+  });
+
+  it("does not carry another agent's extra fields into Claude lines", async () => {
+    const b = new SessionBuilder('codex', 's', { model: 'gpt-5' });
+    b.user('hi', { extra: { turn_id: 't1' } });
+    const { lines } = await write(b.events);
+    expect(lines[0].turn_id).toBeUndefined();
+  });
+});
+
 describe('sp-materialize claude: resume-safety pass', () => {
   it('stubs an unanswered tool_use and drops an orphan or duplicate tool_result, reporting each', async () => {
     const b = new SessionBuilder();
@@ -455,6 +525,16 @@ describe('sp-materialize claude: --same-id, never overwrite, dry run', () => {
     expect(result.session_id).toBe(NATIVE);
     expect(result.written_as).toBe('raw');
     expect(readFileSync(result.path, 'utf8')).toBe(file);
+  });
+
+  it('keeps a missing final newline, and rebuilds when a line is missing from the capture', async () => {
+    const { events, file } = rawSession();
+    events[0].payload.raw_final_newline = false;
+    const result = await materializeClaude(from(events), { ...workDir(), sameId: true });
+    expect(readFileSync(result.path, 'utf8')).toBe(file.slice(0, -1));
+    const gap = rawSession().events.filter((e) => e.seq !== 1); // the title line was not captured
+    const rebuilt = await write(gap, { sameId: true });
+    expect(rebuilt.result.written_as).toBe('rebuilt');
   });
 
   it('rebuilds with the original session id and line uuids when lines are missing from the capture', async () => {

@@ -29,10 +29,17 @@ export const STUB_RESULT = 'interrupted: no result was recorded';
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** The Messages API accepts tool ids of these characters only. */
 const SAFE_TOOL_ID = /^[A-Za-z0-9_-]+$/;
-/** Fields of a native line that tie it to its old session and place; rebuilt for the new file. */
-const ENVELOPE_KEYS = new Set([
+/**
+ * Fields of a native line that tie it to its old file, chain or session: always rebuilt. (`slug`
+ * names the old session's plan; it is kept only on same-id moves.)
+ */
+const RELINK_KEYS = new Set([
   'parentUuid', 'logicalParentUuid', 'isSidechain', 'uuid', 'timestamp', 'sessionId', 'cwd', 'version', 'gitBranch',
-  'userType', 'entrypoint', 'slug', 'requestId', 'promptId', 'agentId',
+  'userType', 'entrypoint', 'agentId',
+]);
+/** Fields the writer sets itself on message lines, besides the envelope. */
+const CHAIN_KEYS = new Set([
+  ...RELINK_KEYS, 'sourceToolAssistantUUID', 'toolUseResult', 'type', 'message', 'isMeta', 'isCompactSummary', 'isVisibleInTranscriptOnly',
 ]);
 /** Native records that form the conversation chain (they carry uuid/parentUuid). */
 const TRANSCRIPT_TYPES = new Set(['user', 'assistant', 'attachment', 'system']);
@@ -182,29 +189,25 @@ async function selectSession(events: AsyncIterable<SpEvent>, selector?: string):
 
 /**
  * The native lines of a `--raw` capture in file order, or undefined when some line is missing
- * (then the file cannot be byte-identical and is rebuilt from the events instead).
+ * (then the file cannot be byte-identical and is rebuilt from the events instead). Lines are the
+ * events' `origin.native_seq`; events without one (session.start, side files such as tasks/,
+ * derived events) are not lines of the transcript.
  */
 function capturedRawLines(events: SpEvent[]): string[] | undefined {
-  // Only lines of the transcript itself: side files (tasks/, subagents/) have their own paths.
-  const paths = new Map<string, number>();
-  for (const e of events) if (e.origin?.raw && e.origin.path) paths.set(e.origin.path, (paths.get(e.origin.path) ?? 0) + 1);
-  const main = [...paths.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
   const byLine = new Map<number, string>();
   const seen = new Set<number>();
   for (const e of events) {
-    const origin = e.origin;
-    if (main !== undefined && origin?.path !== undefined && origin.path !== main) continue;
-    const raw = origin?.raw;
-    const at = origin?.native_seq;
-    if (raw && raw.length > 0) {
-      if (typeof at !== 'number') return undefined;
-      raw.forEach((line, k) => byLine.set(at + k, line));
-    }
-    if (typeof at === 'number') seen.add(at);
-    else if (!raw && !isDerived(e) && !['session.start', 'session.end', 'session.fork'].includes(e.type)) return undefined;
+    const at = e.origin?.native_seq;
+    if (typeof at !== 'number') continue;
+    seen.add(at);
+    e.origin?.raw?.forEach((line, k) => byLine.set(at + k, line));
   }
   if (byLine.size === 0) return undefined;
   for (const at of seen) if (!byLine.has(at)) return undefined;
+  // Every line from the first to the last: a gap is a line the capture did not carry.
+  let last = 0;
+  for (const at of byLine.keys()) if (at > last) last = at;
+  for (let at = 1; at <= last; at += 1) if (!byLine.has(at)) return undefined;
   return [...byLine.entries()].sort((a, b) => a[0] - b[0]).map(([, line]) => line);
 }
 
@@ -215,6 +218,7 @@ interface Envelope {
   cwd: string;
   version: string;
   gitBranch: string;
+  entrypoint: string;
 }
 
 /** Builds the lines of one transcript: uuids, the parent chain, increasing timestamps, the envelope. */
@@ -233,8 +237,8 @@ class TranscriptLines {
 
   /** An ISO time for a line: the event's own time, moved just past the previous line if it is not later. */
   private time(ts: number | undefined): string {
-    let ms = typeof ts === 'number' && Number.isFinite(ts) ? Math.round(ts * 1000) : this.lastMs + 1;
-    if (this.lastMs === 0 && !(typeof ts === 'number' && Number.isFinite(ts))) ms = Date.now();
+    const known = typeof ts === 'number' && Number.isFinite(ts) && ts > 0;
+    let ms = known ? Math.round(ts * 1000) : this.lastMs === 0 ? Date.now() : this.lastMs + 1;
     if (ms <= this.lastMs) ms = this.lastMs + 1;
     this.lastMs = ms;
     return new Date(ms).toISOString();
@@ -255,7 +259,7 @@ class TranscriptLines {
     if (at.logicalParent !== undefined) line.logicalParentUuid = at.logicalParent;
     Object.assign(line, { isSidechain: false }, body, { uuid, timestamp: this.time(at.ts) }, at.tail ?? {}, {
       userType: 'external',
-      entrypoint: 'cli',
+      entrypoint: this.envelope.entrypoint,
       cwd: this.envelope.cwd,
       sessionId: this.envelope.sessionId,
       version: this.envelope.version,
@@ -292,40 +296,68 @@ interface Block {
   call?: Call;
 }
 
-interface Pending {
-  /** Indices of the events the compaction kept (its preserved segment). */
-  preserved: number[];
+interface WriterOptions {
+  safety: boolean;
+  sameId: boolean;
+  branch: 'all' | 'active';
+  defaultModel: string;
+  artifactsDir?: string;
+  start?: SpEvent;
+  onLoss: (entry: ClaudeLossEntry) => void;
+}
+
+const CONVERSATIONAL = /^(message\.(user|assistant|thinking)|tool\.(call|result)|context\.compiled)$/;
+
+function isConversational(event: SpEvent): boolean {
+  return !isDerived(event) && CONVERSATIONAL.test(event.type);
+}
+
+function isCompactBoundary(event: SpEvent): boolean {
+  if (event.type !== 'meta') return false;
+  const raw = rawRecord(event);
+  return raw !== undefined && raw.type === 'system' && raw.subtype === 'compact_boundary';
+}
+
+/** A meta event holding one of Claude's own chain records (attachment, system). */
+function isTranscriptMeta(event: SpEvent): boolean {
+  if (event.type !== 'meta' || !fromClaude(event)) return false;
+  const type = rawRecord(event)?.type;
+  return type === 'attachment' || type === 'system';
 }
 
 class ClaudeWriter {
   readonly out: TranscriptLines;
+  /** How often the chain went back to an earlier line: branches of the source session. */
+  branches = 0;
   private readonly calls = new Map<number, Call>();
   private readonly resultOwner = new Map<number, Call>();
   private readonly skippedResults = new Map<number, 'orphan' | 'duplicate'>();
   private readonly usedMessageIds = new Set<string>();
   private readonly usedToolIds = new Set<string>();
+  private readonly indexOfSeq = new Map<number, number>();
+  /** Event index → the line that what follows the event hangs from (for an assistant message: its last result). */
+  private readonly lineOf = new Map<number, string>();
   private readonly sessionModel?: string;
   private lastModel?: string;
   private lastPrompt?: string;
   private wroteTitle = false;
-  private pendingCompaction?: Pending;
+  /** The preserved segment of the last compact boundary, written again at the next conversation. */
+  private pendingCopy?: number[];
+  /** The event whose line was written last: a compaction's copy hangs from it. */
+  private lastUnit?: number;
   /** True while re-writing a compaction's preserved segment: fresh ids, no second report. */
   private copying = false;
 
   constructor(
     private readonly events: SpEvent[],
     envelope: Envelope,
-    private readonly options: {
-      safety: boolean;
-      sameId: boolean;
-      defaultModel: string;
-      artifactsDir?: string;
-      start?: SpEvent;
-      onLoss: (entry: ClaudeLossEntry) => void;
-    },
+    private readonly options: WriterOptions,
   ) {
     this.out = new TranscriptLines(envelope);
     this.sessionModel = options.start ? str(payloadOf(options.start).model) : undefined;
+    events.forEach((e, i) => {
+      if (typeof e.seq === 'number') this.indexOfSeq.set(e.seq, i);
+    });
   }
 
   private loss(action: LossEntry['action'], code: string, reason: string, event?: SpEvent): void {
@@ -345,9 +377,87 @@ class ClaudeWriter {
 
   run(): void {
     this.pair();
-    this.layout(this.events.map((_, i) => i));
+    const keep = this.options.branch === 'active' ? this.activePath() : undefined;
+    const indices: number[] = [];
+    this.events.forEach((event, index) => {
+      if (!keep || keep.has(index)) indices.push(index);
+      else if (isConversational(event) || isTranscriptMeta(event)) this.loss('dropped', 'branch', 'not on the active branch (--branch active)', event);
+    });
+    this.layout(indices);
     this.finish();
   }
+
+  // ---- the session's tree (parent_seq) ----
+
+  /** The event an event follows: `parent_seq` where capture set it (null: a new root), else the one before. */
+  private parentOf(index: number): number | null {
+    const event = this.events[index];
+    if (event.parent_seq === null) return null;
+    if (typeof event.parent_seq === 'number') {
+      const at = this.indexOfSeq.get(event.parent_seq);
+      if (at !== undefined && at < index) return at;
+    }
+    return index > 0 ? index - 1 : null;
+  }
+
+  /** The line an event hangs from: the nearest ancestor that was written. */
+  private attachPoint(index: number): string | null {
+    for (let p = this.parentOf(index); p !== null; p = this.parentOf(p)) {
+      const line = this.lineOf.get(p);
+      if (line !== undefined) return line;
+    }
+    return null;
+  }
+
+  /**
+   * Before a new unit (message, attachment): when the source says it follows an earlier line than
+   * the last one written (a branch, a rewind), the new line hangs from that line, so the written
+   * file keeps the tree and the client's leaf walk finds the same history.
+   */
+  private attach(index: number): void {
+    if (this.copying) return;
+    const event = this.events[index];
+    const at = event.parent_seq === null ? null : this.attachPoint(index);
+    if (at === null && event.parent_seq !== null) return; // nothing written above it: stay linear
+    if (at !== this.out.last) {
+      if (at !== null) this.branches += 1;
+      this.out.last = at;
+    }
+  }
+
+  /** `--branch active`: the path from the last conversational event up to the root, results of its calls, and all metadata. */
+  private activePath(): Set<number> {
+    const keep = new Set<number>();
+    let leaf = -1;
+    this.events.forEach((e, i) => {
+      if (isConversational(e)) leaf = i;
+    });
+    for (let i: number | null = leaf; i !== null && i >= 0; ) {
+      keep.add(i);
+      let parent = this.parentOf(i);
+      // A compact boundary starts a new root; the history before it continues at its logical parent.
+      if (parent === null && isCompactBoundary(this.events[i])) parent = this.logicalParentOf(i);
+      i = parent;
+    }
+    this.events.forEach((e, i) => {
+      if (keep.has(i)) return;
+      if (e.type === 'tool.result') {
+        const owner = this.resultOwner.get(i);
+        if (owner && keep.has(owner.index)) keep.add(i);
+      } else if (!isConversational(e) && !isTranscriptMeta(e) && !isDerived(e)) {
+        keep.add(i);
+      }
+    });
+    return keep;
+  }
+
+  private logicalParentOf(index: number): number | null {
+    const wanted = str(rawRecord(this.events[index])?.logicalParentUuid);
+    for (let i = index - 1; i >= 0; i -= 1) if (wanted !== undefined && this.events[i].origin?.native_uuid === wanted) return i;
+    return index > 0 ? index - 1 : null;
+  }
+
+  // ---- tool pairing ----
 
   // Pass 1: tool ids and call/result pairs, before anything is written, so that results can be
   // placed right after their call wherever they appear in the stream.
@@ -382,22 +492,23 @@ class ClaudeWriter {
   private toolId(original: string, event: SpEvent): string {
     if (!this.options.safety) return original;
     let id = original.replace(/[^A-Za-z0-9_-]/g, '_');
-    if (id === '' || !SAFE_TOOL_ID.test(id)) id = `toolu_sp${randomToken(20)}`;
-    if (this.usedToolIds.has(id)) {
+    if (id === '') id = `toolu_sp${randomToken(20)}`;
+    const clash = this.usedToolIds.has(id);
+    if (clash) {
       let n = 2;
       while (this.usedToolIds.has(`${id}_${n}`)) n += 1;
       id = `${id}_${n}`;
     }
     this.usedToolIds.add(id);
     if (id !== original) {
-      const why = original === '' ? 'the call had no id' : this.usedToolIds.has(original) && SAFE_TOOL_ID.test(original)
-        ? 'the id was used by an earlier call' : 'the API accepts only [A-Za-z0-9_-]';
+      const why = original === '' ? 'the call had no id' : clash ? 'an earlier call has this id' : 'the API accepts only [A-Za-z0-9_-]';
       this.loss('transformed', 'tool-id', `tool id ${JSON.stringify(original)} written as ${JSON.stringify(id)} (${why}), for the call and its result`, event);
     }
     return id;
   }
 
-  // Pass 2: walk the events in order and write lines.
+  // ---- pass 2: lines in stream order ----
+
   private layout(indices: number[]): void {
     let message: OpenMessage | null = null;
     const flush = (): void => {
@@ -420,6 +531,7 @@ class ClaudeWriter {
           } else {
             flush();
             this.writePreservedCopy();
+            this.attach(index);
             message = { id, parts: [index], sawResult: false };
           }
           break;
@@ -437,22 +549,24 @@ class ClaudeWriter {
             this.loss('dropped', 'orphan-result', `tool_result ${JSON.stringify(String(p.call_id ?? ''))} dropped: ${why} (the client would drop it silently)`, event);
           } else {
             flush();
-            this.writeResult(event, String(p.call_id ?? ''), this.out.last);
+            this.attach(index);
+            this.lineOf.set(index, this.writeResult(event, String(p.call_id ?? ''), this.out.last));
+            this.lastUnit = index;
           }
           break;
         }
         case 'message.user':
           flush();
-          this.writeUser(event);
+          this.writeUser(index);
           break;
         case 'context.compiled':
           // A compiled handoff context (sp-compile) becomes the opening user message.
           flush();
-          this.writeUser(event, [{ type: 'text', text: String(p.text ?? '') }]);
+          this.writeUser(index, [{ type: 'text', text: String(p.text ?? '') }]);
           break;
         case 'meta':
           if (this.copying) break;
-          this.writeMeta(event, flush);
+          this.writeMeta(index, flush);
           break;
         case 'session.start':
         case 'session.end':
@@ -468,41 +582,44 @@ class ClaudeWriter {
 
   /**
    * After a compact boundary the client sends the summary and then the boundary's preserved
-   * segment. Fresh uuids cannot point back into the old segment, so it is written again here:
-   * after the summary when the summary comes next, else right after the boundary.
+   * segment (formats §4). Fresh uuids cannot point back into the old segment, so it is written
+   * again, right after the summary (or after the boundary when no summary follows), and what
+   * followed the summary hangs from the copy.
    */
   private writePreservedCopy(): void {
-    const pending = this.pendingCompaction;
-    if (!pending || this.copying) return;
-    this.pendingCompaction = undefined;
-    if (pending.preserved.length === 0) return;
+    const preserved = this.pendingCopy;
+    if (!preserved || this.copying) return;
+    this.pendingCopy = undefined;
+    if (preserved.length === 0) return;
     this.copying = true;
     try {
-      this.layout(pending.preserved);
+      this.layout(preserved);
     } finally {
       this.copying = false;
     }
+    if (this.lastUnit !== undefined && this.out.last !== null) this.lineOf.set(this.lastUnit, this.out.last);
   }
 
   private writeAssistant(message: OpenMessage): void {
     const blocks: Block[] = [];
     let model: string | undefined;
     let stopReason: unknown;
-    let stopSequence: unknown = null;
     let usage: unknown;
+    let messageExtra: Json | undefined;
     for (const index of message.parts) {
       const event = this.events[index];
       const p = payloadOf(event);
       model ??= str(p.model);
       if (p.stop_reason !== undefined && p.stop_reason !== null) stopReason = p.stop_reason;
-      if (p.stop_sequence !== undefined) stopSequence = p.stop_sequence;
       if (isObject(p.usage)) usage = p.usage;
+      if (fromClaude(event) && isObject(p.message_extra)) messageExtra ??= p.message_extra;
       if (event.type === 'message.thinking') {
         const block = this.thinkingBlock(event);
         if (block) blocks.push({ block, index });
       } else if (event.type === 'tool.call') {
         const call = this.calls.get(index)!;
-        blocks.push({ block: { type: 'tool_use', id: call.id, name: String(p.name ?? 'unknown'), input: p.input ?? {} }, index, call });
+        const block: Json = { type: 'tool_use', id: call.id, name: String(p.name ?? 'unknown'), input: p.input ?? {} };
+        blocks.push({ block: this.withBlockExtra(block, event), index, call });
       } else {
         for (const block of this.assistantBlocks(event)) blocks.push({ block, index });
       }
@@ -520,24 +637,24 @@ class ClaudeWriter {
       this.loss('stubbed', 'model', `assistant message had no model: wrote ${JSON.stringify(model)} from ${source} (the client hangs without one)`, first);
     }
     const hasToolUse = blocks.some((b) => b.call);
-    const msg = {
-      id: this.messageIdFor(message.id),
-      type: 'message',
-      role: 'assistant',
-      model,
-      stop_reason: stopReason ?? (hasToolUse ? 'tool_use' : 'end_turn'),
-      stop_sequence: stopSequence ?? null,
-      usage: usage ?? ZERO_USAGE,
-    };
+    const { type: _t, role: _r, stop_sequence: stopSequence, ...otherExtra } = messageExtra ?? {};
+    const id = this.messageIdFor(message.id);
     const toolLines: Array<{ call: Call; uuid: string }> = [];
     for (const { block, index, call } of blocks) {
       const event = this.events[index];
-      // Key order as the client writes it: content sits between model and stop_reason.
-      const { stop_reason, stop_sequence, usage: u, ...head } = msg;
-      const uuid = this.out.transcript(
-        { type: 'assistant', message: { ...head, content: [block], stop_reason, stop_sequence, usage: u } },
-        { ts: event.ts, uuid: this.nativeUuid(event) },
-      );
+      // Key order as the client writes it; every line carries the message's final stop_reason and usage.
+      const msg = {
+        id,
+        type: 'message',
+        role: 'assistant',
+        model,
+        content: [block],
+        stop_reason: stopReason ?? (hasToolUse ? 'tool_use' : 'end_turn'),
+        stop_sequence: stopSequence ?? null,
+        usage: usage ?? ZERO_USAGE,
+        ...otherExtra,
+      };
+      const uuid = this.out.transcript({ type: 'assistant', message: msg }, { ts: event.ts, uuid: this.nativeUuid(event), tail: this.lineExtras(event) });
       if (call) toolLines.push({ call, uuid });
     }
     // §2.4: each result's parent is its own tool_use line; the next line follows the last result.
@@ -555,6 +672,16 @@ class ClaudeWriter {
       }
     }
     this.out.last = last;
+    if (this.copying) return; // the copy is hung after its anchor as a whole
+    // Whatever follows any part of this message (or one of its results) hangs from its last line.
+    if (last !== null) {
+      for (const index of message.parts) {
+        this.lineOf.set(index, last);
+        const resultIndex = this.calls.get(index)?.resultIndex;
+        if (resultIndex !== undefined) this.lineOf.set(resultIndex, last);
+      }
+    }
+    this.lastUnit = message.parts[message.parts.length - 1];
   }
 
   /** A unique `message.id`: the client merges lines that share one, so two messages must never. */
@@ -569,15 +696,33 @@ class ClaudeWriter {
     return id;
   }
 
+  /** Native line fields capture kept in `extra` (promptId, requestId, permissionMode …), for Claude's own events. */
+  private lineExtras(event: SpEvent): Json {
+    const extra = payloadOf(event).extra;
+    if (!fromClaude(event) || !isObject(extra)) return {};
+    const out: Json = {};
+    for (const [k, v] of Object.entries(extra)) {
+      if (CHAIN_KEYS.has(k) || (k === 'slug' && !this.options.sameId)) continue;
+      out[k] = v;
+    }
+    return out;
+  }
+
+  /** A block's own extra fields (capture's `block_extra`), for Claude's own events. */
+  private withBlockExtra(block: Json, event: SpEvent): Json {
+    const extra = payloadOf(event).block_extra;
+    return fromClaude(event) && isObject(extra) ? { ...extra, ...block } : block;
+  }
+
   private thinkingBlock(event: SpEvent): Json | undefined {
     const p = payloadOf(event);
     const text = typeof p.text === 'string' ? p.text : '';
     const provider = str(p.provider) ?? (fromClaude(event) ? 'anthropic' : undefined);
     const signature = str(p.signature);
     const anthropic = provider === 'anthropic';
-    if (!this.options.safety) return { type: 'thinking', thinking: text, signature: signature ?? '' };
-    if (anthropic && p.visibility === 'redacted' && str(p.opaque)) return { type: 'redacted_thinking', data: p.opaque };
-    if (anthropic && signature) return { type: 'thinking', thinking: text, signature };
+    if (!this.options.safety) return this.withBlockExtra({ type: 'thinking', thinking: text, signature: signature ?? '' }, event);
+    if (anthropic && p.visibility === 'redacted' && str(p.opaque)) return this.withBlockExtra({ type: 'redacted_thinking', data: p.opaque }, event);
+    if (anthropic && signature) return this.withBlockExtra({ type: 'thinking', thinking: text, signature }, event);
     const whose = anthropic ? 'Anthropic reasoning without a signature' : `reasoning from ${provider ?? event.agent ?? 'another provider'}`;
     if (text.trim() === '') {
       this.loss('dropped', 'foreign-thinking', `${whose} has no readable text (${String(p.visibility ?? 'encrypted')}): dropped`, event);
@@ -599,7 +744,8 @@ class ClaudeWriter {
           this.loss('dropped', 'empty-text', 'empty text block dropped (the API rejects blank text blocks)', event);
           continue;
         }
-        out.push({ type: 'text', text });
+        // Claude's own text blocks may carry more (citations …): kept as they were.
+        out.push(fromClaude(event) ? { ...block, text } : { type: 'text', text });
       } else if (block.type === 'tool_use' || block.type === 'tool_result') {
         // Pointers to the tool.call / tool.result events, which carry the calls themselves.
       } else if (block.type === 'thinking') {
@@ -615,7 +761,7 @@ class ClaudeWriter {
   }
 
   /** User or tool-result content blocks in Anthropic shape; images resolved, pointers skipped. */
-  private userBlocks(event: SpEvent, content: unknown, where: string): Json[] {
+  private userBlocks(event: SpEvent, content: unknown, where: 'user message' | 'tool result'): Json[] {
     const list = Array.isArray(content) ? content : typeof content === 'string' ? [{ type: 'text', text: content }] : [];
     const out: Json[] = [];
     for (const block of list) {
@@ -627,7 +773,7 @@ class ClaudeWriter {
             this.loss('dropped', 'empty-text', 'empty text block dropped (the API rejects blank text blocks)', event);
             continue;
           }
-          out.push({ type: 'text', text });
+          out.push(fromClaude(event) ? { ...block, text } : { type: 'text', text });
           break;
         }
         case 'image': {
@@ -666,27 +812,36 @@ class ClaudeWriter {
     return { type: 'text', text: `[image ${mediaType} not available: ${artifact ?? 'no data'}]` };
   }
 
-  private writeUser(event: SpEvent, content?: Json[]): void {
+  private writeUser(index: number, content?: Json[]): void {
+    const event = this.events[index];
     const p = payloadOf(event);
     const isSummary = p.compact_summary === true;
+    // The preserved segment goes right after the summary; any other message comes after it.
     if (!isSummary) this.writePreservedCopy();
     const blocks = content ?? this.userBlocks(event, p.content, 'user message');
-    if (blocks.length === 0 || blocks.every((b) => b.type === 'text' && String(b.text).trim() === '')) {
-      if (this.options.safety) {
-        this.loss('dropped', 'empty-message', 'user message with no content: skipped (the API rejects empty messages)', event);
-        if (isSummary) this.writePreservedCopy();
-        return;
-      }
+    if (this.options.safety && blocks.every((b) => b.type === 'text' && String(b.text).trim() === '')) {
+      this.loss('dropped', 'empty-message', 'user message with no content: skipped (the API rejects empty messages)', event);
+      return;
     }
-    const onlyText = blocks.length === 1 && blocks[0].type === 'text';
-    const body: Json = { type: 'user', message: { role: 'user', content: onlyText ? blocks[0].text : blocks } };
+    this.attach(index);
+    // A prompt is a plain string as the client writes it; Claude's own lines keep the form they had.
+    const plain = blocks.length === 1 && blocks[0].type === 'text' && Object.keys(blocks[0]).length === 2;
+    const asString = plain && (fromClaude(event) ? p.string_content === true : true);
+    const message: Json = { role: 'user', content: asString ? blocks[0].text : blocks };
+    if (fromClaude(event) && isObject(p.message_extra)) Object.assign(message, p.message_extra, { role: 'user', content: message.content });
+    const body: Json = { type: 'user', message };
     if (p.is_meta === true) body.isMeta = true;
     if (isSummary) {
       body.isCompactSummary = true;
+      body.isVisibleInTranscriptOnly = typeof p.visible_in_transcript_only === 'boolean' ? p.visible_in_transcript_only : true;
+    } else if (p.visible_in_transcript_only === true) {
       body.isVisibleInTranscriptOnly = true;
     }
-    this.out.transcript(body, { ts: event.ts, uuid: this.nativeUuid(event) });
-    if (!this.copying && p.is_meta !== true && !isSummary) {
+    const uuid = this.out.transcript(body, { ts: event.ts, uuid: this.nativeUuid(event), tail: this.lineExtras(event) });
+    if (this.copying) return;
+    this.lineOf.set(index, uuid);
+    this.lastUnit = index;
+    if (p.is_meta !== true && !isSummary) {
       const text = blocks.filter((b) => b.type === 'text').map((b) => String(b.text)).join('\n');
       if (text.trim() !== '') this.lastPrompt = text;
     }
@@ -696,7 +851,7 @@ class ClaudeWriter {
   private writeResult(event: SpEvent, id: string, parent: string | null): string {
     const p = payloadOf(event);
     const content = typeof p.content === 'string' ? p.content : this.userBlocks(event, p.content, 'tool result');
-    const block: Json = { tool_use_id: id, type: 'tool_result', content };
+    const block: Json = this.withBlockExtra({ tool_use_id: id, type: 'tool_result', content }, event);
     if (p.is_error === true) block.is_error = true;
     const tail: Json = {};
     if (p.structured !== undefined) {
@@ -705,10 +860,12 @@ class ClaudeWriter {
       else this.loss('dropped', 'structured-result', `structured ${event.agent} tool result (UI data, never sent to the model) not written`, event);
     }
     if (parent) tail.sourceToolAssistantUUID = parent;
+    Object.assign(tail, this.lineExtras(event));
     return this.out.transcript({ type: 'user', message: { role: 'user', content: [block] } }, { ts: event.ts, parent, uuid: this.nativeUuid(event), tail });
   }
 
-  private writeMeta(event: SpEvent, flush: () => void): void {
+  private writeMeta(index: number, flush: () => void): void {
+    const event = this.events[index];
     const p = payloadOf(event);
     const key = String(p.key ?? '');
     const raw = rawRecord(event);
@@ -726,22 +883,26 @@ class ClaudeWriter {
         return;
       }
     }
-    if (rawType === 'system' && raw?.subtype === 'compact_boundary') {
+    if (raw && isCompactBoundary(event)) {
       flush();
-      this.writeBoundary(event, raw);
+      this.writeBoundary(index, raw);
       return;
     }
-    if (raw && rawType && TRANSCRIPT_TYPES.has(rawType) && rawType !== 'user' && rawType !== 'assistant') {
+    if (raw && isTranscriptMeta(event)) {
       // The client's own attachment/system lines (listings, file attachments …): the same records,
       // re-linked into the new chain.
       flush();
-      const body: Json = {};
-      for (const [k, v] of Object.entries(raw)) if (!ENVELOPE_KEYS.has(k)) body[k] = v;
       if (raw.isSidechain === true) {
-        this.loss('dropped', 'sidechain', `sidechain ${rawType} line not written into the main chain`, event);
+        this.loss('dropped', 'sidechain', `sidechain ${String(rawType)} line not written into the main chain`, event);
         return;
       }
-      this.out.transcript(body, { ts: event.ts, uuid: this.nativeUuid(event) });
+      const body: Json = {};
+      for (const [k, v] of Object.entries(raw)) {
+        if (!RELINK_KEYS.has(k) && !(k === 'slug' && !this.options.sameId)) body[k] = v;
+      }
+      this.attach(index);
+      this.lineOf.set(index, this.out.transcript(body, { ts: event.ts, uuid: this.nativeUuid(event) }));
+      this.lastUnit = index;
       return;
     }
     if (raw && rawType && !TRANSCRIPT_TYPES.has(rawType) && this.options.sameId && rawType !== 'last-prompt') {
@@ -749,9 +910,9 @@ class ClaudeWriter {
       this.out.metadata(raw);
       return;
     }
-    if (claude && raw && rawType) {
+    if (claude && raw && rawType && !TRANSCRIPT_TYPES.has(rawType)) {
       const why = rawType === 'last-prompt' ? 'a new one is written for the new chain'
-        : rawType === 'file-history-snapshot' ? 'it points at backups of the old session'
+        : rawType === 'file-history-snapshot' ? 'it points at file backups of the old session'
         : 'bookkeeping of the old session, not needed to resume';
       this.loss('dropped', rawType, `${rawType} record not written: ${why}`, event);
       return;
@@ -760,12 +921,14 @@ class ClaudeWriter {
       this.loss('dropped', 'raw-message', `${rawType} line kept only as meta (${key || 'no key'}): not written`, event);
       return;
     }
-    this.loss('dropped', claude ? 'meta' : 'foreign-meta', `meta ${key || '(no key)'} from ${event.agent} has no Claude Code record: not written`, event);
+    const what = key === 'unparseable' ? 'a line that was not JSON' : key === 'claude.blank-line' ? 'a blank line' : `meta ${key || '(no key)'} from ${event.agent}`;
+    this.loss('dropped', claude ? 'meta' : 'foreign-meta', `${what} has no Claude Code record: not written`, event);
   }
 
-  private writeBoundary(event: SpEvent, raw: Json): void {
+  private writeBoundary(index: number, raw: Json): void {
+    const event = this.events[index];
     const metadata = isObject(raw.compactMetadata) ? raw.compactMetadata : {};
-    const preserved = this.preservedIndices(metadata, event);
+    const preserved = this.preservedIndices(metadata, index);
     // The preserved-segment uuids name old lines; the copy written after the summary replaces them.
     const { preservedSegment: _s, preservedMessages: _m, ...kept } = metadata;
     const body: Json = {
@@ -774,36 +937,37 @@ class ClaudeWriter {
       content: typeof raw.content === 'string' ? raw.content : 'Conversation compacted',
       isMeta: false,
     };
-    const logical = this.out.last;
-    this.out.transcript(body, { ts: event.ts, parent: null, logicalParent: logical, uuid: this.nativeUuid(event), tail: { level: raw.level ?? 'info', compactMetadata: kept } });
-    this.pendingCompaction = { preserved };
+    const tail: Json = { level: raw.level ?? 'info', compactMetadata: kept };
+    if (this.options.sameId && typeof raw.slug === 'string') tail.slug = raw.slug;
+    const uuid = this.out.transcript(body, { ts: event.ts, parent: null, logicalParent: this.out.last, uuid: this.nativeUuid(event), tail });
+    this.lineOf.set(index, uuid);
+    this.lastUnit = index;
+    this.pendingCopy = preserved;
     if (preserved.length > 0) {
       this.loss('transformed', 'compaction', `compact boundary written with fresh uuids; its preserved segment (${preserved.length} event(s)) is written again after the summary so the client still sends it`, event);
     }
   }
 
   /** Indices of the events a compact boundary preserved (by native uuid), in stream order. */
-  private preservedIndices(metadata: Json, boundary: SpEvent): number[] {
+  private preservedIndices(metadata: Json, boundary: number): number[] {
     const messages = isObject(metadata.preservedMessages) ? metadata.preservedMessages : undefined;
     const segment = isObject(metadata.preservedSegment) ? metadata.preservedSegment : undefined;
     const listed = Array.isArray(messages?.allUuids) ? messages.allUuids : Array.isArray(messages?.uuids) ? messages.uuids : undefined;
-    const conversational = (e: SpEvent): boolean => !isDerived(e) && /^(message\.(user|assistant|thinking)|tool\.(call|result))$/.test(e.type);
-    const before = this.events.filter((e) => e.seq < boundary.seq || boundary.seq === undefined);
-    const indexOf = new Map<SpEvent, number>(this.events.map((e, i) => [e, i]));
+    const before = this.events.slice(0, boundary).map((event, index) => ({ event, index }));
     if (listed) {
       const wanted = new Set(listed.filter((u): u is string => typeof u === 'string'));
-      return before.filter((e) => conversational(e) && wanted.has(String(e.origin?.native_uuid))).map((e) => indexOf.get(e)!);
+      return before.filter(({ event }) => isConversational(event) && wanted.has(String(event.origin?.native_uuid))).map(({ index }) => index);
     }
     const head = str(segment?.headUuid);
     const tail = str(segment?.tailUuid);
     if (!head || !tail) return [];
-    const from = before.findIndex((e) => e.origin?.native_uuid === head);
+    const from = before.findIndex(({ event }) => event.origin?.native_uuid === head);
     let to = -1;
-    before.forEach((e, i) => {
-      if (e.origin?.native_uuid === tail) to = i;
+    before.forEach(({ event }, i) => {
+      if (event.origin?.native_uuid === tail) to = i;
     });
     if (from < 0 || to < from) return [];
-    return before.slice(from, to + 1).filter(conversational).map((e) => indexOf.get(e)!);
+    return before.slice(from, to + 1).filter(({ event }) => isConversational(event)).map(({ index }) => index);
   }
 
   private finish(): void {
@@ -832,7 +996,7 @@ export async function materializeClaude(events: AsyncIterable<SpEvent>, options:
   if (options.mkcwd && !options.dryRun) mkdirSync(resolve(sessionCwd), { recursive: true });
   const cwd = resolveCwd(sessionCwd);
   const home = options.home ?? defaultClaudeHome();
-  const onLoss = (entry: ClaudeLossEntry): void => options.onLoss?.(entry);
+  const claudeStart = start !== undefined && fromClaude(start);
 
   let sessionId: string;
   if (options.sameId) {
@@ -851,7 +1015,7 @@ export async function materializeClaude(events: AsyncIterable<SpEvent>, options:
   const counts = { dropped: 0, stubbed: 0, transformed: 0 };
   const report = (entry: ClaudeLossEntry): void => {
     counts[entry.action] += 1;
-    onLoss(entry);
+    options.onLoss?.(entry);
   };
   for (const [id, other] of selected.others) {
     report({
@@ -861,35 +1025,44 @@ export async function materializeClaude(events: AsyncIterable<SpEvent>, options:
     });
   }
 
-  let lines: string[];
+  let text: string[];
+  let records: number;
   let writtenAs: 'raw' | 'rebuilt';
+  let branches = 0;
   const raw = options.sameId ? capturedRawLines(selected.events) : undefined;
   if (raw) {
-    lines = raw;
+    // The capture says whether the file ended with a newline; joined, the lines give it back exactly.
+    const finalNewline = sp.raw_final_newline !== false;
+    text = raw.map((line, i) => (i < raw.length - 1 || finalNewline ? line + '\n' : line));
+    records = raw.length;
     writtenAs = 'raw';
   } else {
     const envelope: Envelope = {
       sessionId,
       cwd,
-      version: start && fromClaude(start) && str(sp.version) ? String(sp.version) : CLIENT_VERSION,
+      version: claudeStart && str(sp.version) ? String(sp.version) : CLIENT_VERSION,
       gitBranch: str(sp.git_branch) ?? '',
+      entrypoint: claudeStart && str(sp.entrypoint) ? String(sp.entrypoint) : 'cli',
     };
     const writer = new ClaudeWriter(selected.events, envelope, {
       safety: options.safety !== false,
       sameId: Boolean(options.sameId),
+      branch: options.branch ?? 'all',
       defaultModel: options.model ?? DEFAULT_MODEL,
       artifactsDir: options.artifactsDir,
       start,
       onLoss: report,
     });
     writer.run();
-    lines = writer.out.lines;
-    writtenAs = 'rebuilt';
     if (writer.out.last === null) throw new UserError('nothing to write: the session has no messages');
+    text = writer.out.lines.map((line) => line + '\n');
+    records = writer.out.lines.length;
+    writtenAs = 'rebuilt';
+    branches = writer.branches;
   }
 
-  if (options.onLine) for (const line of lines) options.onLine(line);
-  if (!options.dryRun) createFileAtomic(path, chunked(lines), 0o600);
+  if (options.onLine) for (const line of text) options.onLine(line.endsWith('\n') ? line.slice(0, -1) : line);
+  if (!options.dryRun) createFileAtomic(path, chunked(text), 0o600);
 
   const result: ClaudeMaterializeResult = {
     agent: 'claude',
@@ -897,20 +1070,21 @@ export async function materializeClaude(events: AsyncIterable<SpEvent>, options:
     path,
     cwd,
     resume: `cd ${shellQuote(cwd)} && claude --resume ${sessionId}${options.model ? ` --model ${shellQuote(options.model)}` : ''}`,
-    records: lines.length,
+    records,
     written_as: writtenAs,
     source_session: selected.session,
     changes: counts,
   };
+  if (branches > 0) result.branches = branches;
   if (options.dryRun) result.dry_run = true;
   return result;
 }
 
-/** Lines joined into ~64 KiB chunks: few writes, and no second copy of a whole large file. */
-function* chunked(lines: string[]): Generator<string> {
+/** Text joined into ~64 KiB chunks: few writes, and no second copy of a whole large file. */
+function* chunked(pieces: string[]): Generator<string> {
   let buffer = '';
-  for (const line of lines) {
-    buffer += line + '\n';
+  for (const piece of pieces) {
+    buffer += piece;
     if (buffer.length >= 1 << 16) {
       yield buffer;
       buffer = '';

@@ -26,8 +26,9 @@ export class SessionBuilder {
     return event;
   }
 
+  /** A prompt; Claude's capture marks prompts that were a plain string in the native line. */
   user(text: string, extra: Record<string, unknown> = {}): SpEvent {
-    return this.add('message.user', { content: [{ type: 'text', text }], ...extra });
+    return this.add('message.user', { content: [{ type: 'text', text }], ...(this.agent === 'claude' ? { string_content: true } : {}), ...extra });
   }
 
   private modelField(): Record<string, unknown> {
