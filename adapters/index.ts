@@ -1,0 +1,19 @@
+// The registry of adapters: the agent names the command line accepts. Adding an agent is one
+// folder under adapters/ and one line here.
+import type { Adapter } from '../lib/adapter.js';
+import { UserError } from '../lib/diagnostics.js';
+import { claude } from './claude/index.js';
+
+export const adapters: Record<string, Adapter> = {
+  claude,
+};
+
+/** The adapter for an agent name; a UserError (exit 2) naming the known agents otherwise. */
+export function getAdapter(id: string): Adapter {
+  const adapter = Object.prototype.hasOwnProperty.call(adapters, id) ? adapters[id] : undefined;
+  if (!adapter) {
+    const known = Object.keys(adapters).sort().join(', ');
+    throw new UserError(`unknown agent "${id}"; known agents: ${known}`);
+  }
+  return adapter;
+}
