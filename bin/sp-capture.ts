@@ -1,0 +1,219 @@
+#!/usr/bin/env node
+// sp-capture: an agent's own session store (read-only) → canonical, hash-chained NDJSON events.
+import { runCli } from '../lib/cli.js';
+import { Chainer } from '../lib/chain.js';
+import { EXIT_OK, EXIT_USAGE, UserError, warn } from '../lib/diagnostics.js';
+import { NdjsonWriter } from '../lib/ndjson.js';
+import { emptyCursor, readCursorFile, writeCursorFile, type CursorFile } from '../lib/cursor.js';
+import { follow, stopOnSignals } from '../lib/follow.js';
+import type { Adapter, Cursor, SessionRef } from '../lib/adapter.js';
+import { adapters, getAdapter } from '../adapters/index.js';
+
+interface Args {
+  agent: string;
+  list: boolean;
+  session?: string;
+  path?: string;
+  latest: boolean;
+  all: boolean;
+  cwd?: string;
+  home?: string;
+  raw: boolean;
+  artifacts?: string;
+  cursor?: string;
+  follow: boolean;
+}
+
+const SELECTORS = ['list', 'session', 'path', 'latest', 'all'] as const;
+
+function selectorsOf(args: Args): string[] {
+  return SELECTORS.filter((name) => (name === 'list' || name === 'latest' || name === 'all' ? args[name] : args[name] !== undefined));
+}
+
+function checkArgs(args: Args): void {
+  const chosen = selectorsOf(args);
+  if (chosen.length === 0) throw new UserError('say which sessions: --list, --session ID, --path FILE, --latest or --all (see --help)');
+  if (chosen.length > 1) throw new UserError(`choose one of --${chosen.join(', --')} (see --help)`);
+  if (args.cwd !== undefined && !(args.list || args.latest || args.all)) throw new UserError('--cwd works with --list, --latest and --all');
+  if (args.list) {
+    for (const flag of ['cursor', 'follow', 'raw', 'artifacts'] as const) {
+      if (args[flag] !== undefined && args[flag] !== false) throw new UserError(`--${flag} has no effect with --list`);
+    }
+  }
+}
+
+/** The session refs a selector names. */
+async function select(adapter: Adapter, args: Args, home: string): Promise<SessionRef[]> {
+  if (args.path !== undefined) return [await adapter.open(args.path, { home })];
+  if (args.session !== undefined) {
+    if (adapter.find) return [await adapter.find(args.session, { home, onDiagnostic: warn })];
+    for await (const ref of adapter.discover({ home, onDiagnostic: warn })) if (ref.native_id === args.session) return [ref];
+    throw new UserError(`no ${adapter.displayName} session "${args.session}" under ${home} (sp-capture ${adapter.id} --list shows the sessions)`);
+  }
+  const refs: SessionRef[] = [];
+  for await (const ref of adapter.discover({ home, cwd: args.cwd, onDiagnostic: warn })) {
+    refs.push(ref);
+    if (args.latest) break;
+  }
+  if (args.latest && refs.length === 0) {
+    throw new UserError(`no ${adapter.displayName} sessions under ${home}${args.cwd !== undefined ? ` for the project ${args.cwd}` : ''}`);
+  }
+  if (refs.length === 0) warn(home, `no ${adapter.displayName} sessions${args.cwd !== undefined ? ` for the project ${args.cwd}` : ''}`);
+  // --all: oldest first, so a store that ingests the stream sees sessions in the order they happened.
+  return refs.reverse();
+}
+
+/** Captures sessions into one chained stream; keeps each session's cursor between runs and steps. */
+class Capturer {
+  private readonly chainer = new Chainer();
+  private readonly writer = new NdjsonWriter(process.stdout);
+  private readonly seeded = new Set<string>();
+
+  constructor(
+    private readonly adapter: Adapter,
+    private readonly args: Args,
+    /** Cursors by native id; undefined for a one-shot capture. */
+    private readonly cursors: Record<string, Cursor> | undefined,
+  ) {}
+
+  async capture(ref: SessionRef): Promise<number> {
+    let cursor: Cursor | undefined;
+    if (this.cursors) {
+      cursor = this.cursors[ref.native_id] ?? emptyCursor(this.adapter.id, ref.native_id);
+      if (!this.seeded.has(ref.native_id)) {
+        // Continue each session's chain where the last run left it.
+        for (const [session, position] of Object.entries(cursor.sessions)) {
+          if (position.checksum !== undefined) this.chainer.seed(session, position.checksum);
+        }
+        this.seeded.add(ref.native_id);
+      }
+    }
+    let next: Cursor | undefined;
+    let count = 0;
+    const events = this.adapter.capture(ref, {
+      raw: this.args.raw,
+      artifactsDir: this.args.artifacts,
+      cursor,
+      onCursor: (c) => (next = c),
+      onDiagnostic: warn,
+    });
+    for await (const event of events) {
+      await this.writer.write(this.chainer.chain(event));
+      count += 1;
+    }
+    if (this.cursors && next) {
+      for (const [session, position] of Object.entries(next.sessions)) {
+        const tail = this.chainer.tail(session);
+        if (tail !== undefined) position.checksum = tail;
+      }
+      this.cursors[ref.native_id] = next;
+    }
+    return count;
+  }
+
+  flush(): Promise<void> {
+    return this.writer.flush();
+  }
+}
+
+await runCli<Args>({
+  name: 'sp-capture',
+  summary:
+    "Reads an agent's own session store (never writing to it) and prints canonical events as NDJSON, one per line,\n" +
+    'hash-chained per session: a session.start, then every native record as a typed event (messages, thinking, tool\n' +
+    'calls and results, derived file.edit / command.run / todo.* pointing at their call) or as a meta event with the\n' +
+    `raw record. Agents: ${Object.keys(adapters).sort().join(', ')}.`,
+  usage: '<agent> (--list | --session ID | --path FILE | --latest | --all) [options]',
+  examples: [
+    ['sp-capture claude --list', "every Claude Code session, newest first: id, path, cwd, first prompt, title, counts"],
+    ['sp-capture claude --list --cwd ~/src/acme-api', "one project's sessions"],
+    ['sp-capture claude --latest --cwd . | sp-verify', "capture this project's newest session and verify the chain"],
+    ['sp-capture claude --session e05d2652 > s.ndjson', 'one session by id (a unique prefix is enough)'],
+    ['sp-capture claude --path ./e05d2652-6a94-447f-8b60-cded66e4199a.jsonl --raw', 'a transcript file anywhere; keep each native line verbatim'],
+    ['sp-capture claude --latest --artifacts ./artifacts', 'images stored as content-addressed files, referenced by sha256'],
+    ['sp-capture claude --all --cursor ~/.sp/claude.cursor | sp-sync ingest', 'only what was appended since the last run'],
+    ["sp-capture claude --latest --follow | jq -c 'select(.type==\"message.assistant\")'", 'keep running; new events as they are written'],
+    ['sp-capture claude --latest | sp-redact | sp-compile --for codex | sp-materialize codex', 'hand a session over to another agent'],
+  ],
+  epilogue:
+    'The home is --home, else the agent\'s variable (CLAUDE_CONFIG_DIR for claude), else its default (~/.claude).\n' +
+    'Bad native lines are reported as "sp-capture: FILE:LINE: what: excerpt" and carried as meta events; capture goes on.\n' +
+    '--cursor FILE stores, per session, the byte offset and the SHA-256 of the last line read, the next seq and the chain\n' +
+    'tail: the next run continues the chain, and a file that was truncated or rewritten since is reported (exit 2).\n' +
+    '--list counts messages as user prompts plus assistant API messages, and tool calls as tool_use blocks.',
+  options: (y) =>
+    y
+      .positional('agent', { type: 'string', describe: `the agent whose sessions to read (${Object.keys(adapters).sort().join(', ')})` })
+      .option('list', { type: 'boolean', default: false, describe: 'print one JSON line per session instead of capturing' })
+      .option('session', { type: 'string', describe: 'capture the session with this native id (or a unique prefix)' })
+      .option('path', { type: 'string', describe: 'capture the session in this native file, wherever it lies' })
+      .option('latest', { type: 'boolean', default: false, describe: 'capture the newest session (by modification time)' })
+      .option('all', { type: 'boolean', default: false, describe: 'capture every session, oldest first' })
+      .option('cwd', { type: 'string', describe: "with --list, --latest, --all: only this project directory's sessions" })
+      .option('home', { type: 'string', describe: "the agent's home (overrides its environment variable)" })
+      .option('raw', { type: 'boolean', default: false, describe: 'carry each native line verbatim in origin.raw (byte-exact round trips)' })
+      .option('artifacts', { type: 'string', describe: 'store images in this folder, content-addressed, and reference them by sha256' })
+      .option('cursor', { type: 'string', describe: 'incremental: emit only what was appended since this cursor file, then update it' })
+      .option('follow', { type: 'boolean', default: false, describe: 'keep running and emit new events as they are written (Ctrl-C stops)' })
+      .command('$0 <agent>', false) as never,
+  run: async (args) => {
+    const adapter = getAdapter(args.agent);
+    checkArgs(args);
+    const home = args.home ?? adapter.defaultHome();
+
+    if (args.list) {
+      const writer = new NdjsonWriter(process.stdout);
+      for await (const ref of adapter.discover({ home, cwd: args.cwd, details: true, onDiagnostic: warn })) await writer.write(ref);
+      await writer.end();
+      return EXIT_OK;
+    }
+
+    const cursorFile: CursorFile | undefined = args.cursor !== undefined ? readCursorFile(args.cursor, adapter.id) : undefined;
+    const cursors = cursorFile?.cursors ?? (args.follow ? {} : undefined);
+    const capturer = new Capturer(adapter, args, cursors);
+    const save = () => {
+      if (cursorFile && args.cursor !== undefined) writeCursorFile(args.cursor, cursorFile);
+    };
+
+    let refs = await select(adapter, args, home);
+    if (!args.follow) {
+      let failed = false;
+      for (const ref of refs) {
+        try {
+          await capturer.capture(ref);
+        } catch (err) {
+          // One unreadable or rewritten session must not keep --all from the others.
+          if (!(err instanceof UserError) || refs.length === 1) throw err;
+          warn(err.where, err.message);
+          failed = true;
+        }
+      }
+      await capturer.flush();
+      save();
+      return failed ? EXIT_USAGE : EXIT_OK;
+    }
+
+    // --follow: capture, then again after every change, until SIGINT/SIGTERM.
+    const signal = stopOnSignals();
+    let lastDiscovery = Date.now();
+    await follow({
+      signal,
+      targets: () => refs.flatMap((ref) => (adapter.watchPaths ? adapter.watchPaths(ref) : [ref.path])),
+      step: async () => {
+        if (args.all && Date.now() - lastDiscovery >= 1000) {
+          // New sessions join an --all follow at the next rescan.
+          lastDiscovery = Date.now();
+          const known = new Set(refs.map((r) => r.path));
+          for (const ref of await select(adapter, args, home)) if (!known.has(ref.path)) refs = [...refs, ref];
+        }
+        let wrote = 0;
+        for (const ref of refs) wrote += await capturer.capture(ref);
+        await capturer.flush();
+        if (wrote > 0) save();
+      },
+    });
+    await capturer.flush();
+    save();
+    return EXIT_OK;
+  },
+});
