@@ -1,0 +1,847 @@
+// `sp-materialize codex`: canonical events → a NEW legacy-style Codex rollout that the real client
+// resumes (formats/codex.md §5–§6). What the client needs, and what this writer guarantees:
+//   * <home>/sessions/YYYY/MM/DD/rollout-<UTC start>-<UUIDv7>.jsonl, created atomically, never
+//     overwritten; session_meta first with id, timestamp, cwd, originator, cli_version, source "cli";
+//   * every line {timestamp: RFC 3339 string, type, payload}; messages with content arrays,
+//     function_call with JSON-string arguments, then its output with the same call_id;
+//   * event_msg user_message / agent_message lines, so `--last`, the picker and the TUI see the turns;
+//   * a resume-safety pass: an unanswered call gets a stub output right after it, an output without
+//     a call before it is dropped, call ids are unique, and reasoning whose encrypted_content was not
+//     made by OpenAI for Codex is carried as text, never as an encrypted item;
+//   * registration in <home>/state_<N>.sqlite when the home has one (state-db.ts).
+// The input is spooled to a temp file (memory stays flat): pass 1 picks the session and learns which
+// calls get an output, pass 2 writes. Every change is reported through `onLoss` (DESIGN §3).
+import { closeSync, createReadStream, existsSync, mkdtempSync, openSync, readFileSync, readSync, readdirSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { LossEntry, MaterializeOptions, MaterializeResult } from '../../lib/adapter.js';
+import { createFileAtomic } from '../../lib/atomic.js';
+import { artifactPath } from '../../lib/artifacts.js';
+import { UserError } from '../../lib/diagnostics.js';
+import { toIso, type SpEvent } from '../../lib/event.js';
+import { splitLines } from '../../lib/lines.js';
+import { AGENT, UUID_PATTERN, defaultHome, parseRolloutName, rolloutRelPath, sessionsDir } from './paths.js';
+import { isImageWrapper } from './rollout.js';
+import { commitRegistration, planRegistration, type Registration } from './state-db.js';
+import { uuidv7 } from './uuid.js';
+
+/** The client version this writer was verified against (written as cli_version for foreign sessions). */
+export const CLIENT_VERSION = '0.171.0';
+/** The output written for a call that never got one (the client itself would send "aborted"). */
+export const STUB_OUTPUT = 'aborted: no output was recorded for this call';
+const DEFAULT_ORIGINATOR = 'codex_cli_rs';
+
+/** Line types the 0.171 client parses; any other line is skipped by it, so it is not written. */
+const LINE_TYPES = new Set([
+  'response_item', 'event_msg', 'turn_context', 'compacted', 'world_state', 'token_usage_record', 'dynamic_tools_updated',
+  'inter_agent_communication', 'inter_agent_communication_metadata', 'security_risk_score', 'realtime_item', 'id_allocation',
+]);
+/** response_item variants the 0.171 client replays (formats/codex.md §3.2); it drops any other silently. */
+const ITEM_TYPES = new Set([
+  'message', 'agent_message', 'reasoning', 'local_shell_call', 'function_call', 'function_call_output', 'custom_tool_call',
+  'custom_tool_call_output', 'tool_search_call', 'tool_search_output', 'web_search_call', 'image_generation_call', 'compaction',
+  'context_compaction', 'additional_tools', 'ghost_snapshot',
+]);
+/** UI echoes of the conversation that this writer makes anew from the messages. */
+const ECHOES = new Set(['user_message', 'agent_message', 'agent_reasoning', 'agent_reasoning_raw_content']);
+
+type Json = Record<string, unknown>;
+
+export interface CodexMaterializeOptions extends MaterializeOptions {
+  /** The session to write when the stream holds several: its canonical id or native id. */
+  session?: string;
+  /** Where `--artifacts` captures stored images and base instructions, to inline them again. */
+  artifactsDir?: string;
+  /** The resume-safety pass (default on). Off: ids, reasoning and unpaired tools are written as they are. */
+  safety?: boolean;
+  /** Receives every line in file order (for `--dry-run` previews); called in dry runs too. */
+  onLine?: (line: string) => void;
+  /** Also accepted from the shared CLI; Codex rollouts name no model per message. */
+  defaultModel?: string;
+}
+
+/** A loss entry with a short code that groups entries in summaries. */
+export interface CodexLossEntry extends LossEntry {
+  code: string;
+}
+
+export interface CodexMaterializeResult extends MaterializeResult {
+  /** `raw`: the captured native lines verbatim (byte-identical); `rebuilt`: written from the events. */
+  written_as: 'raw' | 'rebuilt';
+  source_session: string;
+  changes: { dropped: number; stubbed: number; transformed: number };
+  /** The state db the thread was added to, and the backup made first. */
+  registered?: { db: string; backup?: string; copied_columns: string[] };
+}
+
+export function shellQuote(word: string): string {
+  return /^[A-Za-z0-9_\/.,:@%+=-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+function str(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+function payloadOf(event: SpEvent): Json {
+  return isObject(event.payload) ? event.payload : {};
+}
+function isDerived(event: SpEvent): boolean {
+  return event.derived_from !== undefined && event.derived_from !== null;
+}
+function fromCodex(event: SpEvent): boolean {
+  return (event.origin?.agent ?? event.agent) === AGENT;
+}
+
+// ---- pass 1: spool and index --------------------------------------------------------------------
+
+interface SessionIndex {
+  count: number;
+  start?: SpEvent;
+  /** Per call id: how many outputs came after a call with that id (consumed in pass 2). */
+  answered: Map<string, number>;
+  open: Map<string, number>;
+  firstPrompt?: string;
+  lastModel?: string;
+  /** Whether the --raw lines are complete and in file order. */
+  rawOk: boolean;
+  rawLines: number;
+  nativeLines: number;
+  lastNativeSeq: number;
+}
+
+function newIndex(): SessionIndex {
+  return { count: 0, answered: new Map(), open: new Map(), rawOk: true, rawLines: 0, nativeLines: 0, lastNativeSeq: 0 };
+}
+
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .filter((b) => isObject(b) && b.type === 'text' && typeof b.text === 'string' && !isImageWrapper(b.text))
+    .map((b) => (b as { text: string }).text)
+    .join('\n');
+}
+
+function indexEvent(index: SessionIndex, event: SpEvent): void {
+  index.count += 1;
+  const p = payloadOf(event);
+  if (event.type === 'session.start' && !index.start) index.start = event;
+  const at = event.origin?.native_seq;
+  if (typeof at === 'number' && fromCodex(event)) {
+    if (at !== index.lastNativeSeq) {
+      if (at < index.lastNativeSeq) index.rawOk = false;
+      index.nativeLines += 1;
+      index.lastNativeSeq = at;
+      if (event.origin?.raw?.length) index.rawLines += event.origin.raw.length;
+      else index.rawOk = false;
+    }
+  } else if (!isDerived(event) && event.type !== 'session.start') {
+    index.rawOk = false;
+  }
+  if (isDerived(event)) return;
+  if (event.type === 'tool.call') {
+    const id = String(p.call_id ?? '');
+    index.open.set(id, (index.open.get(id) ?? 0) + 1);
+  } else if (event.type === 'tool.result') {
+    const id = String(p.call_id ?? '');
+    const open = index.open.get(id) ?? 0;
+    if (open > 0) {
+      index.open.set(id, open - 1);
+      index.answered.set(id, (index.answered.get(id) ?? 0) + 1);
+    }
+  } else if (event.type === 'message.user' && index.firstPrompt === undefined && p.is_meta !== true && !p.role) {
+    const text = textOf(p.content).trim();
+    if (text !== '') index.firstPrompt = text;
+  } else if (event.type === 'context.compiled' && index.firstPrompt === undefined) {
+    const text = String(p.text ?? '').trim();
+    if (text !== '') index.firstPrompt = text;
+  } else if (event.type === 'message.assistant' && str(p.model)) {
+    index.lastModel = String(p.model);
+  }
+}
+
+interface Spool {
+  dir: string;
+  file: string;
+  sessions: Map<string, SessionIndex>;
+  order: string[];
+}
+
+async function spoolEvents(events: AsyncIterable<SpEvent>): Promise<Spool> {
+  const dir = mkdtempSync(join(tmpdir(), 'sp-codex-'));
+  const file = join(dir, 'events.ndjson');
+  const fd = openSync(file, 'w', 0o600);
+  const sessions = new Map<string, SessionIndex>();
+  const order: string[] = [];
+  let buffer = '';
+  try {
+    for await (const event of events) {
+      const session = String(event.session ?? '');
+      let index = sessions.get(session);
+      if (!index) {
+        sessions.set(session, (index = newIndex()));
+        order.push(session);
+      }
+      indexEvent(index, event);
+      buffer += JSON.stringify(event) + '\n';
+      if (buffer.length >= 1 << 20) {
+        writeSync(fd, buffer);
+        buffer = '';
+      }
+    }
+    if (buffer) writeSync(fd, buffer);
+  } catch (err) {
+    closeSync(fd);
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
+  closeSync(fd);
+  return { dir, file, sessions, order };
+}
+
+/** The spooled events of one session, in stream order. */
+async function* spooled(spool: Spool, session: string): AsyncGenerator<SpEvent> {
+  for await (const line of splitLines(createReadStream(spool.file, { highWaterMark: 1 << 20 }))) {
+    if (line.text === '') continue;
+    const event = JSON.parse(line.text) as SpEvent;
+    if (String(event.session ?? '') === session) yield event;
+  }
+}
+
+// ---- the writer ---------------------------------------------------------------------------------
+
+interface WrittenCall {
+  id: string;
+  output: 'function_call_output' | 'custom_tool_call_output';
+}
+
+interface WriterOptions {
+  safety: boolean;
+  sameId: boolean;
+  artifactsDir?: string;
+  onLoss: (entry: CodexLossEntry) => void;
+  write: (line: string) => void;
+}
+
+class RolloutWriter {
+  records = 0;
+  userEvents = 0;
+  private readonly pending = new Map<string, WrittenCall[]>();
+  private readonly usedCallIds = new Set<string>();
+  private lastTs = 0;
+
+  constructor(
+    private readonly answered: Map<string, number>,
+    private readonly options: WriterOptions,
+  ) {}
+
+  private loss(action: LossEntry['action'], code: string, reason: string, event?: SpEvent): void {
+    const entry: CodexLossEntry = { action, code, reason };
+    if (event) {
+      entry.seq = event.seq;
+      entry.type = event.type;
+    }
+    this.options.onLoss(entry);
+  }
+
+  /** An RFC 3339 time for a line: the event's own, or (when it has none) the previous line's. */
+  private time(event: SpEvent | undefined): string {
+    const extra = event ? payloadOf(event).envelope_extra : undefined;
+    // A Codex line whose timestamp string was not ISO (the client accepts any string) keeps it.
+    if (event && fromCodex(event) && isObject(extra) && typeof extra.timestamp === 'string') return extra.timestamp;
+    const ts = event && typeof event.ts === 'number' && Number.isFinite(event.ts) ? event.ts : this.lastTs || Date.now() / 1000;
+    this.lastTs = ts;
+    return toIso(ts);
+  }
+
+  line(type: string, payload: Json, event?: SpEvent, timestamp?: string): void {
+    this.options.write(JSON.stringify({ timestamp: timestamp ?? this.time(event), type, payload }));
+    this.records += 1;
+  }
+
+  write(event: SpEvent): void {
+    if (isDerived(event)) return; // re-derivable from the call it points at
+    const p = payloadOf(event);
+    switch (event.type) {
+      case 'session.start':
+      case 'session.end':
+      case 'session.fork':
+        return; // the new session_meta and the result say these
+      case 'message.user':
+        return this.user(event, p.content);
+      case 'context.compiled':
+        // A compiled handoff context (sp-compile) becomes the opening user message.
+        return this.user(event, [{ type: 'text', text: String(p.text ?? '') }]);
+      case 'message.assistant':
+        return this.assistant(event);
+      case 'message.thinking':
+        return this.thinking(event);
+      case 'tool.call':
+        return this.call(event);
+      case 'tool.result':
+        return this.result(event);
+      case 'checkpoint':
+        return this.checkpoint(event);
+      case 'meta':
+        return this.meta(event);
+      default:
+        this.loss('dropped', 'no-codex-record', `${event.type} has no Codex rollout record; not written`, event);
+    }
+  }
+
+  // ---- messages ---------------------------------------------------------------------------------
+
+  private image(block: Json, event: SpEvent): Json | undefined {
+    const mediaType = str(block.media_type) ?? 'image/png';
+    const keep: Json = {};
+    if (block.detail !== undefined) keep.detail = block.detail;
+    if (str(block.data)) return { type: 'input_image', image_url: `data:${mediaType};base64,${block.data}`, ...keep };
+    const artifact = str(block.artifact);
+    if (artifact && this.options.artifactsDir) {
+      const path = artifactPath(this.options.artifactsDir, artifact);
+      if (existsSync(path)) return { type: 'input_image', image_url: `data:${mediaType};base64,${readFileSync(path).toString('base64')}`, ...keep };
+    }
+    if (str(block.url)) return { type: 'input_image', image_url: block.url, ...keep };
+    if (fromCodex(event) && block.url === null) return { type: 'input_image', image_url: null, ...keep };
+    const why = artifact ? `artifact ${artifact} not found${this.options.artifactsDir ? ` in ${this.options.artifactsDir}` : ' (pass --artifacts DIR)'}` : 'no image data';
+    this.loss('transformed', 'image', `image (${mediaType}) written as a text placeholder: ${why}`, event);
+    return undefined;
+  }
+
+  /** Canonical content blocks → Responses content parts of `textType`; pointers skipped. */
+  private parts(event: SpEvent, content: unknown, textType: 'input_text' | 'output_text'): Json[] {
+    const list = Array.isArray(content) ? content : typeof content === 'string' ? [{ type: 'text', text: content }] : [];
+    const codex = fromCodex(event);
+    const out: Json[] = [];
+    for (const block of list) {
+      if (!isObject(block)) continue;
+      if (block.type === 'text') {
+        const text = typeof block.text === 'string' ? block.text : '';
+        if (this.options.safety && text.trim() === '' && !codex) {
+          this.loss('dropped', 'empty-text', 'empty text block dropped', event);
+          continue;
+        }
+        const { type: _t, text: _x, native_type, annotations, ...other } = block;
+        const type = codex && typeof native_type === 'string' ? native_type : textType;
+        const part: Json = { type, text };
+        if (type === 'output_text') part.annotations = Array.isArray(annotations) ? annotations : [];
+        if (codex) Object.assign(part, other);
+        out.push(part);
+      } else if (block.type === 'image') {
+        const image = this.image(block, event);
+        out.push(image ?? { type: textType, text: `[image ${String(block.media_type ?? '')} not available]` });
+      } else if (block.type === 'tool_use' || block.type === 'tool_result') {
+        // Pointers to the tool.call / tool.result events, which carry the calls themselves.
+      } else if (codex) {
+        out.push(block); // a Codex part this writer does not know: as captured
+      } else if (block.type === 'thinking' && typeof block.text === 'string') {
+        this.loss('transformed', 'foreign-thinking', 'thinking block inside a message written as "[reasoning]" text', event);
+        out.push({ type: textType, text: `[reasoning]\n${block.text}`, ...(textType === 'output_text' ? { annotations: [] } : {}) });
+      } else {
+        this.loss('transformed', 'unsupported-block', `${String(block.type)} block written as JSON text`, event);
+        out.push({ type: textType, text: JSON.stringify(block), ...(textType === 'output_text' ? { annotations: [] } : {}) });
+      }
+    }
+    return out;
+  }
+
+  private user(event: SpEvent, content: unknown): void {
+    const p = payloadOf(event);
+    const role = str(p.role) ?? 'user';
+    const parts = this.parts(event, content, 'input_text');
+    if (parts.length === 0 && !(fromCodex(event) && Array.isArray(p.content))) {
+      const onlyPointers = Array.isArray(content) && content.length > 0 && content.every((b) => isObject(b) && (b.type === 'tool_result' || b.type === 'tool_use'));
+      if (!onlyPointers) this.loss('dropped', 'empty-message', 'user message with no content: not written', event);
+      return;
+    }
+    const item: Json = { type: 'message' };
+    if (fromCodex(event) && str(p.message_id)) item.id = p.message_id;
+    item.role = role;
+    item.content = fromCodex(event) && p.native_content !== undefined ? p.native_content : parts;
+    if (fromCodex(event)) {
+      if (p.phase !== undefined) item.phase = p.phase;
+      if (isObject(p.extra)) Object.assign(item, p.extra);
+    }
+    this.line('response_item', item, event);
+    const text = parts.filter((x) => x.type === 'input_text' && !isImageWrapper(String(x.text))).map((x) => String(x.text)).join('\n');
+    if (role === 'user' && p.is_meta !== true && p.compact_summary !== true && text.trim() !== '') {
+      this.line('event_msg', { type: 'user_message', message: text, images: [], local_images: [], text_elements: [] }, event);
+      this.userEvents += 1;
+    }
+  }
+
+  private assistant(event: SpEvent): void {
+    const p = payloadOf(event);
+    const parts = this.parts(event, p.content, 'output_text');
+    if (parts.length === 0 && !fromCodex(event)) {
+      const onlyPointers = Array.isArray(p.content) && p.content.every((b) => isObject(b) && (b.type === 'tool_use' || b.type === 'tool_result'));
+      if (!onlyPointers) this.loss('dropped', 'empty-message', 'assistant message with no content: not written', event);
+      return;
+    }
+    this.agentMessage(event, parts, p.phase);
+    const item: Json = { type: 'message' };
+    if (fromCodex(event) && str(p.message_id)) item.id = p.message_id;
+    item.role = 'assistant';
+    item.content = fromCodex(event) && p.native_content !== undefined ? p.native_content : parts;
+    if (fromCodex(event)) {
+      if (p.phase !== undefined) item.phase = p.phase;
+      if (isObject(p.extra)) Object.assign(item, p.extra);
+    }
+    this.line('response_item', item, event);
+  }
+
+  private agentMessage(event: SpEvent, parts: Json[], phase: unknown): void {
+    const text = parts.filter((x) => typeof x.text === 'string').map((x) => String(x.text)).join('\n');
+    if (text.trim() === '') return;
+    const msg: Json = { type: 'agent_message', message: text };
+    if (phase !== undefined) msg.phase = phase;
+    this.line('event_msg', msg, event);
+  }
+
+  private thinking(event: SpEvent): void {
+    const p = payloadOf(event);
+    const text = typeof p.text === 'string' ? p.text : '';
+    const openai = fromCodex(event) && (p.provider === undefined || p.provider === 'openai');
+    if (openai || !this.options.safety) {
+      const summary = Array.isArray(p.summary) ? p.summary : text && p.visibility !== 'visible' ? [{ type: 'summary_text', text }] : [];
+      const item: Json = { type: 'reasoning' };
+      if (str(p.message_id) && openai) item.id = p.message_id;
+      item.summary = summary;
+      if (p.native_content !== undefined) item.content = p.native_content;
+      else if (p.visibility === 'visible' && text) item.content = [{ type: 'reasoning_text', text }];
+      if (str(p.opaque)) item.encrypted_content = p.opaque;
+      else if (p.opaque_native !== undefined) item.encrypted_content = p.opaque_native;
+      if (openai && isObject(p.extra)) Object.assign(item, p.extra);
+      for (const s of summary) {
+        if (isObject(s) && typeof s.text === 'string' && s.text !== '') this.line('event_msg', { type: 'agent_reasoning', text: s.text }, event);
+      }
+      this.line('response_item', item, event);
+      return;
+    }
+    const whose = `reasoning from ${str(p.provider) ?? event.agent ?? 'another provider'}`;
+    if (text.trim() === '') {
+      this.loss('dropped', 'foreign-thinking', `${whose} has no readable text (${String(p.visibility ?? 'encrypted')}): dropped`, event);
+      return;
+    }
+    // Another provider's reasoning (and its signature) cannot be replayed as an OpenAI reasoning item.
+    this.loss('transformed', 'foreign-thinking', `${whose} written as "[reasoning]" text in an assistant message (an encrypted reasoning item must come from OpenAI)`, event);
+    this.line('response_item', { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: `[reasoning]\n${text}`, annotations: [] }] }, event);
+  }
+
+  // ---- tools ------------------------------------------------------------------------------------
+
+  /** The call id written: unique in the file, never empty (safety on). */
+  private callId(original: string, event: SpEvent): string {
+    if (!this.options.safety) return original;
+    let id = original === '' ? `call_sp${randomBytes(12).toString('hex')}` : original;
+    if (this.usedCallIds.has(id)) {
+      let n = 2;
+      while (this.usedCallIds.has(`${id}_${n}`)) n += 1;
+      id = `${id}_${n}`;
+    }
+    if (id !== original) {
+      const why = original === '' ? 'the call had no id' : 'an earlier call used the same id';
+      this.loss('transformed', 'call-id', `call id ${JSON.stringify(original)} written as ${JSON.stringify(id)} (${why}), for the call and its output`, event);
+    }
+    this.usedCallIds.add(id);
+    return id;
+  }
+
+  private call(event: SpEvent): void {
+    const p = payloadOf(event);
+    const original = String(p.call_id ?? '');
+    const id = this.callId(original, event);
+    const codex = fromCodex(event);
+    const kind = codex ? str(p.tool_kind) ?? 'function_call' : 'function_call';
+    const name = str(p.name) ?? 'unknown';
+    const item: Json = { type: kind };
+    if (codex && str(p.item_id)) item.id = p.item_id;
+    let output: WrittenCall['output'] = 'function_call_output';
+    if (kind === 'custom_tool_call') {
+      Object.assign(item, { call_id: id, name, input: typeof p.input === 'string' ? p.input : JSON.stringify(p.input ?? '') });
+      output = 'custom_tool_call_output';
+    } else if (kind === 'local_shell_call') {
+      Object.assign(item, { call_id: id, action: p.input ?? null });
+    } else {
+      let args: unknown;
+      if (codex && 'arguments' in p) args = p.arguments;
+      else args = typeof p.input === 'string' ? p.input : JSON.stringify(p.input ?? {});
+      if (typeof args !== 'string' && this.options.safety) {
+        args = JSON.stringify(args ?? {});
+        this.loss('transformed', 'arguments', 'function_call arguments written as a JSON string (the client needs a string)', event);
+      }
+      Object.assign(item, { name, arguments: args, call_id: id });
+    }
+    if (codex && isObject(p.extra)) Object.assign(item, p.extra);
+    this.line('response_item', item, event);
+    const waiting = this.answered.get(original) ?? 0;
+    if (waiting > 0 || !this.options.safety) {
+      if (waiting > 0) this.answered.set(original, waiting - 1);
+      let queue = this.pending.get(original);
+      if (!queue) this.pending.set(original, (queue = []));
+      queue.push({ id, output });
+      return;
+    }
+    this.loss('stubbed', 'stub-output', `call ${id} (${name}) had no output: wrote "${STUB_OUTPUT}"`, event);
+    this.line('response_item', { type: output, call_id: id, output: STUB_OUTPUT }, event);
+  }
+
+  private result(event: SpEvent): void {
+    const p = payloadOf(event);
+    const original = String(p.call_id ?? '');
+    const call = this.pending.get(original)?.shift();
+    if (!call) {
+      if (this.options.safety) {
+        this.loss('dropped', 'orphan-output', `output for ${JSON.stringify(original)} dropped: no call with this id precedes it (the client would drop it)`, event);
+        return;
+      }
+    }
+    const codex = fromCodex(event);
+    const kind = call?.output ?? (codex && p.tool_kind === 'custom_tool_call_output' ? 'custom_tool_call_output' : 'function_call_output');
+    const item: Json = { type: kind };
+    if (codex && str(p.item_id)) item.id = p.item_id;
+    item.call_id = call?.id ?? original;
+    item.output = this.outputValue(event, p);
+    if (codex && isObject(p.extra)) Object.assign(item, p.extra);
+    this.line('response_item', item, event);
+  }
+
+  private outputValue(event: SpEvent, p: Json): unknown {
+    if (fromCodex(event) && p.native_output !== undefined) return p.native_output;
+    const content = p.content;
+    if (typeof content === 'string') return content;
+    if (!Array.isArray(content)) return '';
+    if (fromCodex(event)) return this.parts(event, content, 'input_text');
+    // Another agent's result blocks: the text the model saw; images cannot ride in a string output.
+    const texts: string[] = [];
+    for (const block of content) {
+      if (!isObject(block)) continue;
+      if (block.type === 'text' && typeof block.text === 'string') texts.push(block.text);
+      else {
+        this.loss('transformed', 'result-block', `${String(block.type)} block in a tool result written as a text placeholder`, event);
+        texts.push(`[${String(block.type)}${block.type === 'image' ? ` ${String(block.media_type ?? '')}` : ''} not carried]`);
+      }
+    }
+    return texts.join('\n');
+  }
+
+  // ---- compaction and native records --------------------------------------------------------------
+
+  private checkpoint(event: SpEvent): void {
+    const p = payloadOf(event);
+    if (fromCodex(event) && p.kind === 'compaction') {
+      const payload: Json = {};
+      if (p.summary !== undefined) payload.message = p.summary;
+      if (Array.isArray(p.context)) payload.replacement_history = p.context;
+      if (isObject(p.extra)) Object.assign(payload, p.extra);
+      this.line('compacted', payload, event);
+      return;
+    }
+    this.loss('dropped', 'checkpoint', `checkpoint from ${event.agent} has no Codex record (the full history before it is written)`, event);
+  }
+
+  private meta(event: SpEvent): void {
+    const p = payloadOf(event);
+    const key = String(p.key ?? '');
+    const raw = isObject(p.raw) ? p.raw : undefined;
+    if (!fromCodex(event) || !raw) {
+      this.loss('dropped', fromCodex(event) ? 'meta' : 'foreign-meta', `meta ${key || '(no key)'} from ${event.agent} has no Codex record: not written`, event);
+      return;
+    }
+    const type = typeof raw.type === 'string' ? raw.type : '';
+    const inner = isObject(raw.payload) ? raw.payload : undefined;
+    const innerType = typeof inner?.type === 'string' ? inner.type : '';
+    if (type === 'event_msg' && ECHOES.has(innerType)) {
+      this.loss('transformed', 'ui-echo', `event_msg ${innerType} written anew from the message it echoes`, event);
+      return;
+    }
+    if (type === 'event_msg' && innerType === 'item_completed') {
+      this.loss('dropped', 'paginated-only', 'event_msg item_completed (paginated-style UI record) not written into a legacy rollout; the messages are', event);
+      return;
+    }
+    if (type === 'event_msg' && innerType === 'thread_settings_applied' && !this.options.sameId) {
+      this.loss('dropped', 'thread-settings', 'thread_settings_applied of the old thread (its id, cwd) not written; the client applies its own settings on resume', event);
+      return;
+    }
+    if (type === 'session_meta') {
+      this.loss('dropped', 'session-meta', 'a second session_meta (a copied or forked thread\'s) not written: the new file has its own', event);
+      return;
+    }
+    if (!LINE_TYPES.has(type) || !inner) {
+      this.loss('dropped', 'unknown-line', `${key || 'line'} is not a rollout line the client reads: not written`, event);
+      return;
+    }
+    if (type === 'response_item' && !ITEM_TYPES.has(innerType) && this.options.safety) {
+      this.loss('dropped', 'unknown-item', `response_item ${innerType || '(untyped)'} is no item type the client knows (it would drop it silently): not written`, event);
+      return;
+    }
+    // Legacy style: no ordinal, no paginated item metadata (bookkeeping, never sent to the model).
+    const timestamp = typeof raw.timestamp === 'string' ? raw.timestamp : undefined;
+    this.line(type, inner, event, timestamp);
+  }
+}
+
+// ---- entry point --------------------------------------------------------------------------------
+
+function configProvider(home: string): string | undefined {
+  try {
+    const text = readFileSync(join(home, 'config.toml'), 'utf8');
+    // Only the top-level key (before the first [table]) names the provider in use.
+    const top = text.split(/^\s*\[/m)[0];
+    return /^\s*model_provider\s*=\s*"([^"]+)"/m.exec(top)?.[1];
+  } catch {
+    return undefined;
+  }
+}
+
+function existingRollout(home: string, id: string): string | undefined {
+  const want = `-${id.toLowerCase()}.jsonl`;
+  const walk = (dir: string, depth: number): string | undefined => {
+    let names;
+    try {
+      names = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return undefined;
+    }
+    for (const e of names) {
+      const path = join(dir, e.name);
+      if (e.isDirectory() && depth < 3) {
+        const hit = walk(path, depth + 1);
+        if (hit) return hit;
+      } else if (e.isFile() && e.name.toLowerCase().endsWith(want)) {
+        return path;
+      }
+    }
+    return undefined;
+  };
+  return walk(sessionsDir(home), 0);
+}
+
+/** The lines of a file, read in chunks (sync: createFileAtomic takes a sync iterable). */
+function* fileChunks(path: string): Generator<Buffer> {
+  const fd = openSync(path, 'r');
+  try {
+    const buffer = Buffer.alloc(1 << 20);
+    for (;;) {
+      const n = readSync(fd, buffer, 0, buffer.length, null);
+      if (n === 0) break;
+      yield Buffer.from(buffer.subarray(0, n));
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Resolves base instructions captured as text or as an artifact ref. */
+function baseInstructions(start: Json, artifactsDir: string | undefined): Json | undefined {
+  const info = isObject(start.base_instructions) ? start.base_instructions : undefined;
+  if (!info) return undefined;
+  if (info.native !== undefined) return info.native as Json;
+  const { text, artifact, digest: _d, chars: _c, ...other } = info;
+  if (typeof text === 'string') return { text, ...other };
+  if (typeof artifact === 'string' && artifactsDir) {
+    const path = artifactPath(artifactsDir, artifact);
+    if (existsSync(path)) return { text: readFileSync(path, 'utf8'), ...other };
+  }
+  return undefined;
+}
+
+/** Writes the (first, or `session`-selected) session of `events` as a new Codex rollout. */
+export async function materializeCodex(events: AsyncIterable<SpEvent>, options: CodexMaterializeOptions = {}): Promise<CodexMaterializeResult> {
+  const spool = await spoolEvents(events);
+  try {
+    return await write(spool, options);
+  } finally {
+    rmSync(spool.dir, { recursive: true, force: true });
+  }
+}
+
+async function write(spool: Spool, options: CodexMaterializeOptions): Promise<CodexMaterializeResult> {
+  if (spool.order.length === 0) throw new UserError('no events in the input');
+  let session: string | undefined;
+  if (options.session !== undefined) {
+    session = spool.order.find((id) => id === options.session || str(spool.sessions.get(id)?.start?.payload.native_id) === options.session);
+    if (session === undefined) throw new UserError(`no session ${options.session} in the input (give a canonical or native session id)`);
+  } else {
+    session = spool.order.find((id) => spool.sessions.get(id)!.start !== undefined) ?? spool.order[0];
+  }
+  const index = spool.sessions.get(session)!;
+  const start = index.start;
+  const sp = start ? payloadOf(start) : {};
+  const sourceAgent = start?.agent ?? index.start?.origin?.agent;
+  const codexSource = sourceAgent === AGENT;
+  const nativeId = str(sp.native_id);
+  const sessionCwd = str(options.cwd) ?? str(sp.cwd);
+  if (!sessionCwd) throw new UserError('the session names no cwd: pass --cwd DIR (the project folder the client will resume it from)');
+  const cwd = resolve(sessionCwd);
+  const home = resolve(options.home ?? defaultHome());
+  const safety = options.safety !== false;
+  const now = Date.now();
+
+  let sessionId: string;
+  let startedAt: number;
+  if (options.sameId) {
+    if (!codexSource) throw new UserError(`--same-id keeps a Codex session's own id; this session comes from ${sourceAgent ?? 'an unknown agent'} (drop --same-id to write it under a new id)`);
+    if (!nativeId || !UUID_PATTERN.test(nativeId)) throw new UserError(`--same-id needs the native thread id (a UUID); the session has ${nativeId ? JSON.stringify(nativeId) : 'none'}`);
+    sessionId = nativeId;
+    const named = typeof sp.source_path === 'string' ? parseRolloutName(sp.source_path) : undefined;
+    startedAt = named?.startedAt ?? (typeof sp.started_at === 'string' && !Number.isNaN(Date.parse(sp.started_at)) ? Date.parse(sp.started_at) / 1000 : start?.ts ?? now / 1000);
+  } else {
+    sessionId = uuidv7(now);
+    startedAt = now / 1000;
+  }
+  const path = join(home, rolloutRelPath(startedAt, sessionId));
+  if (options.sameId) {
+    const existing = existsSync(path) ? path : existingRollout(home, sessionId);
+    if (existing) throw new UserError('exists already: --same-id never overwrites a session (move it away, or drop --same-id to write a copy under a new id)', existing);
+  }
+
+  const counts = { dropped: 0, stubbed: 0, transformed: 0 };
+  const report = (entry: CodexLossEntry): void => {
+    counts[entry.action] += 1;
+    options.onLoss?.(entry);
+  };
+  for (const id of spool.order) {
+    if (id === session) continue;
+    const other = spool.sessions.get(id)!;
+    const otherNative = str(other.start?.payload.native_id);
+    report({ action: 'dropped', code: 'other-session', reason: `session ${id}${otherNative ? ` (native ${otherNative})` : ''}, ${other.count} event(s), is a separate session: not written` });
+  }
+
+  // The client refuses to resume a thread under another provider than the one its session_meta
+  // names, so a new session takes the target home's provider; a same-id move keeps its own.
+  const providerOfHome = configProvider(home);
+  const sourceProvider = codexSource ? str(sp.model_provider) : undefined;
+  const modelProvider = options.sameId ? sourceProvider : providerOfHome ?? sourceProvider;
+  if (!options.sameId && sourceProvider && modelProvider !== sourceProvider) {
+    report({ action: 'transformed', code: 'model-provider', reason: `model_provider ${JSON.stringify(sourceProvider)} written as ${JSON.stringify(modelProvider)} (the provider ${home}/config.toml uses; the client refuses to switch a thread's provider on resume)` });
+  }
+  const out = join(spool.dir, 'rollout.jsonl');
+  const fd = openSync(out, 'w', 0o600);
+  let buffer = '';
+  const emit = (line: string): void => {
+    options.onLine?.(line);
+    buffer += line + '\n';
+    if (buffer.length >= 1 << 16) {
+      writeSync(fd, buffer);
+      buffer = '';
+    }
+  };
+  let records = 0;
+  let userEvents = 0;
+  let writtenAs: 'raw' | 'rebuilt' = 'rebuilt';
+  try {
+    const raw = options.sameId && index.rawOk && index.rawLines > 0 && index.rawLines === index.nativeLines;
+    if (raw) {
+      writtenAs = 'raw';
+      const finalNewline = sp.raw_final_newline !== false;
+      let pendingLine: string | undefined;
+      for await (const event of spooled(spool, session)) {
+        for (const line of event.origin?.raw ?? []) {
+          if (pendingLine !== undefined) emit(pendingLine);
+          pendingLine = line;
+          records += 1;
+        }
+      }
+      userEvents = index.firstPrompt !== undefined ? 1 : 0;
+      if (pendingLine !== undefined) {
+        if (finalNewline) emit(pendingLine);
+        else {
+          options.onLine?.(pendingLine);
+          buffer += pendingLine;
+        }
+      }
+    } else {
+      const meta: Json = {};
+      if (options.sameId && isObject(sp.meta_extra)) Object.assign(meta, sp.meta_extra);
+      Object.assign(meta, {
+        id: sessionId,
+        timestamp: options.sameId && typeof sp.started_at === 'string' ? sp.started_at : new Date(now).toISOString(),
+        cwd,
+        originator: (codexSource ? str(sp.originator) : undefined) ?? DEFAULT_ORIGINATOR,
+        cli_version: (codexSource ? str(sp.version) : undefined) ?? CLIENT_VERSION,
+        // "cli" so the TUI picker lists it (it hides exec sessions); a same-id move keeps its own.
+        source: options.sameId && sp.source !== undefined ? sp.source : 'cli',
+      });
+      if (modelProvider) meta.model_provider = modelProvider;
+      if (codexSource && typeof sp.instructions === 'string') meta.instructions = sp.instructions;
+      if (codexSource) {
+        const base = baseInstructions(sp, options.artifactsDir);
+        if (base) meta.base_instructions = base;
+        else if (sp.base_instructions !== undefined) report({ action: 'dropped', code: 'base-instructions', reason: 'base instructions stored as an artifact that was not found (pass --artifacts DIR): the client uses its default prompt' });
+      }
+      if (str(sp.git_head) || str(sp.git_branch) || str(sp.git_origin)) {
+        const git: Json = {};
+        if (str(sp.git_head)) git.commit_hash = sp.git_head;
+        if (str(sp.git_branch)) git.branch = sp.git_branch;
+        if (str(sp.git_origin)) git.repository_url = sp.git_origin;
+        meta.git = git;
+      }
+      if (codexSource && sp.history_mode === 'paginated') {
+        report({ action: 'transformed', code: 'legacy-style', reason: 'paginated rollout written in the legacy style (no ordinals, no paginated item metadata)' });
+      }
+      const metaTime = String(meta.timestamp);
+      emit(JSON.stringify({ timestamp: metaTime, type: 'session_meta', payload: meta }));
+      const writer = new RolloutWriter(new Map(index.answered), { safety, sameId: Boolean(options.sameId), artifactsDir: options.artifactsDir, onLoss: report, write: emit });
+      for await (const event of spooled(spool, session)) writer.write(event);
+      records = writer.records + 1;
+      userEvents = writer.userEvents;
+      if (writer.records === 0) throw new UserError('nothing to write: the session has no messages');
+    }
+    if (buffer) writeSync(fd, buffer);
+  } finally {
+    closeSync(fd);
+  }
+
+  let registration: Registration | undefined;
+  if (!options.dryRun) {
+    // Checked before the file is written: an unknown schema stops the run with nothing written.
+    registration = await planRegistration(home, {
+      id: sessionId,
+      rollout_path: path,
+      created_ms: startedAt * 1000,
+      updated_ms: now,
+      source: options.sameId && typeof sp.source === 'string' ? sp.source : 'cli',
+      model_provider: modelProvider ?? 'openai',
+      cwd,
+      title: index.firstPrompt ?? '',
+      first_user_message: index.firstPrompt ?? '',
+      has_user_event: userEvents > 0,
+      cli_version: (codexSource ? str(sp.version) : undefined) ?? CLIENT_VERSION,
+      originator: (codexSource ? str(sp.originator) : undefined) ?? DEFAULT_ORIGINATOR,
+      model: index.lastModel ?? str(sp.model),
+      git_sha: str(sp.git_head),
+      git_branch: str(sp.git_branch),
+      git_origin_url: str(sp.git_origin),
+    });
+    createFileAtomic(path, fileChunks(out), 0o600);
+  }
+  let registered: CodexMaterializeResult['registered'];
+  if (registration) {
+    try {
+      const backup = await commitRegistration(registration);
+      registered = { db: registration.db, backup, copied_columns: registration.copied };
+    } catch (err) {
+      unlinkSync(path); // one piece without the other would half-register the session
+      throw err;
+    }
+  }
+
+  const result: CodexMaterializeResult = {
+    agent: AGENT,
+    session_id: sessionId,
+    path,
+    cwd,
+    resume: `cd ${shellQuote(cwd)} && codex resume ${sessionId}`,
+    records,
+    written_as: writtenAs,
+    source_session: session,
+    changes: counts,
+  };
+  if (registered) result.registered = registered;
+  if (options.dryRun) result.dry_run = true;
+  return result;
+}
