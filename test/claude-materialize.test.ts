@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { createHash } from 'node:crypto';
 import {
   DEFAULT_MODEL,
@@ -16,6 +16,8 @@ import {
 import { javaStringHash, projectSlug } from '../adapters/claude/slug.js';
 import { UserError } from '../lib/diagnostics.js';
 import type { SpEvent } from '../lib/event.js';
+import { claude } from '../adapters/claude/index.js';
+import { captureAll } from './contract/testAdapter.js';
 import { SessionBuilder, from } from './support/canonical.js';
 import { blocksOf, conversationItems, readTranscript, transcriptProblems, type Line } from './support/transcript.js';
 
@@ -590,5 +592,64 @@ describe('sp-materialize claude: --same-id, never overwrite, dry run', () => {
   it('quotes the cwd of the resume command only when it must', () => {
     expect(shellQuote('/home/alice/acme-api')).toBe('/home/alice/acme-api');
     expect(shellQuote("/tmp/it's here")).toBe(`'/tmp/it'\\''s here'`);
+  });
+});
+
+describe('sp-materialize claude: every Claude fixture, captured', () => {
+  const F = new URL('../fixtures/claude/', import.meta.url).pathname;
+  const corpus = (scenario: string, id: string) => `${F}corpus/${scenario}/.claude/projects/-home-alice-acme-api/${id}.jsonl`;
+  const S1 = corpus('S1-feature', 'e05d2652-6a94-447f-8b60-cded66e4199a');
+  const S2 = corpus('S2-debug', '9a1dc580-54f5-46ea-bece-7461fb46da3a');
+  const S3 = corpus('S3-long', 'fedfe4e3-0d75-4e8a-ae44-125dd06bbf71');
+  const STAGE0 = `${F}public/agent-sessions/Resources/Fixtures/stage0/agents/claude/`;
+  const PUBLIC = [
+    `${STAGE0}small.jsonl`, `${STAGE0}large.jsonl`, `${STAGE0}schema_drift.jsonl`,
+    `${STAGE0}subagent/0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f.jsonl`,
+    `${F}public/claude-code-log/test/test_data/dag_compact_after_rewind.jsonl`,
+    `${F}public/transession/tests/fixtures/claude_current_sample.jsonl`,
+    `${F}public/session-bridge/tests/fixtures/claude_pending.jsonl`,
+    `${F}corpus/S3-long/.claude/projects/-home-alice-acme-api/fedfe4e3-0d75-4e8a-ae44-125dd06bbf71/subagents/agent-a4fb297860875671f.jsonl`,
+  ];
+  /** Loss codes of records that only the old session needs. */
+  const BOOKKEEPING = new Set(['queue-operation', 'file-history-snapshot', 'last-prompt', 'mode', 'child-session']);
+
+  it.each([['S1-feature', S1], ['S2-debug', S2], ['S3-long', S3]])('%s: a well-formed transcript holding the whole conversation', async (_name, path) => {
+    const { events } = await captureAll(claude, path);
+    const { result, lines, losses } = await write(events);
+    ok(lines, result);
+    expect(result.branches).toBeUndefined();
+    // Only bookkeeping records of the old session are left out; the compaction is the one change.
+    expect(losses.filter((l) => !BOOKKEEPING.has(l.code)).map((l) => l.code)).toEqual(path === S3 ? ['compaction'] : []);
+    // The conversation, in order; after a compaction the preserved segment comes again.
+    const main = events.filter((e) => e.session === events[0].session && e.derived_from === undefined);
+    const want: string[] = [];
+    for (const e of main) {
+      const p = e.payload as Record<string, any>;
+      if (e.type === 'message.user' || e.type === 'message.assistant') for (const b of p.content) if (b.type === 'text') want.push(`${e.type === 'message.user' ? 'user' : 'assistant'}:text:${b.text}`);
+      if (e.type === 'tool.call') want.push(`tool_use:${p.call_id}`);
+      if (e.type === 'message.thinking') want.push(`thinking:${p.text}`);
+    }
+    const got = conversationItems(lines).filter((i) => !i.startsWith('tool_result:') && !i.startsWith('user:image'));
+    expect(path === S3 ? [...new Set(got)] : got).toEqual(want);
+    // Every thinking block keeps its signature; every image its bytes.
+    const thinking = lines.flatMap(blocksOf).filter((b) => b.type === 'thinking');
+    expect(thinking.every((b) => typeof b.signature === 'string' && b.signature.length > 20)).toBe(true);
+    if (path === S2) expect(lines.flatMap(blocksOf).filter((b) => b.type === 'image').map((b) => b.source.type)).toEqual(['base64']);
+  });
+
+  it.each([['S1-feature', S1], ['S2-debug', S2], ['S3-long', S3]])('%s: --same-id from a --raw capture is byte-identical', async (_name, path) => {
+    const { events } = await captureAll(claude, path, { raw: true });
+    const { result } = await write(events, { sameId: true });
+    expect(result.written_as).toBe('raw');
+    expect(result.path.endsWith(`/${basename(path)}`)).toBe(true);
+    expect(readFileSync(result.path)).toEqual(readFileSync(path));
+  });
+
+  it.each(PUBLIC.map((p) => [basename(p), p]))('public %s: captured and written as a well-formed transcript', async (_name, path) => {
+    const { events } = await captureAll(claude, path);
+    const { result, lines } = await write(events);
+    // A source line with parentUuid null in mid-file (a new root) stays one.
+    const roots = events.some((e) => e.parent_seq === null && e.type !== 'meta');
+    expect(transcriptProblems(lines, { sessionId: result.session_id, cwd: result.cwd, allowRoots: roots })).toEqual([]);
   });
 });

@@ -28,7 +28,7 @@ export function blocksOf(line: Line): Line[] {
  * Structural problems of a transcript: uuids, the parent chain, timestamps, the envelope,
  * assistant envelopes, tool_use/tool_result pairing and placement, the final last-prompt.
  */
-export function transcriptProblems(lines: Line[], expect: { sessionId: string; cwd: string }): string[] {
+export function transcriptProblems(lines: Line[], expect: { sessionId: string; cwd: string; allowRoots?: boolean }): string[] {
   const problems: string[] = [];
   const uuids = new Set<string>();
   const byUuid = new Map<string, Line>();
@@ -46,6 +46,8 @@ export function transcriptProblems(lines: Line[], expect: { sessionId: string; c
     const boundary = line.type === 'system' && line.subtype === 'compact_boundary';
     if (i === 0 || boundary) {
       if (line.parentUuid !== null) problems.push(`${where}: the first line and a compact boundary have parentUuid null`);
+    } else if (line.parentUuid === null && expect.allowRoots) {
+      // a new root where the source has one
     } else if (typeof line.parentUuid !== 'string' || !byUuid.has(line.parentUuid)) {
       problems.push(`${where}: parentUuid ${line.parentUuid} is not an earlier line`);
     }
