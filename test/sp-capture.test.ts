@@ -6,6 +6,7 @@ import { appendFileSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileS
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { canonicalSessionId } from '../lib/event.js';
+import { adapters } from '../adapters/index.js';
 import { root, runBin } from './support/streams.js';
 
 const F = join(root, 'fixtures/claude');
@@ -71,7 +72,8 @@ describe('sp-capture: usage', () => {
   it('names the known agents for an unknown one (exit 2, one line, no stack)', () => {
     const r = runBin('sp-capture', ['gemini', '--latest']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe('sp-capture: unknown agent "gemini"; known agents: claude\n');
+    expect(r.stderr).toBe(`sp-capture: unknown agent "gemini"; known agents: ${Object.keys(adapters).sort().join(', ')}\n`);
+    expect(Object.keys(adapters)).toContain('claude');
     expect(r.stdout).toBe('');
   });
 
