@@ -92,7 +92,14 @@ describe('sp-capture: usage', () => {
   it('reports an unreadable home and a missing session in one line (exit 2)', () => {
     let r = runBin('sp-capture', ['claude', '--latest', '--home', join(work, 'nowhere')]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe(`sp-capture: ${join(work, 'nowhere', 'projects')}: cannot read the Claude projects folder: ENOENT (set --home or CLAUDE_CONFIG_DIR)\n`);
+    expect(r.stderr).toBe(`sp-capture: ${join(work, 'nowhere')}: cannot read the Claude home: ENOENT (set --home or CLAUDE_CONFIG_DIR)\n`);
+    // A home without projects/ yet simply has no sessions.
+    const fresh = mkdtempSync(join(work, 'fresh-home-'));
+    r = runBin('sp-capture', ['claude', '--list', '--home', fresh]);
+    expect([r.code, r.stdout, r.stderr]).toEqual([0, '', '']);
+    r = runBin('sp-capture', ['claude', '--latest', '--home', fresh]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`sp-capture: no Claude Code sessions under ${fresh}\n`);
     r = runBin('sp-capture', ['claude', '--session', 'deadbeef', '--home', home]);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(`sp-capture: no Claude session "deadbeef" under ${join(home, 'projects')} (sp-capture claude --list shows the sessions)\n`);

@@ -1,13 +1,13 @@
 // Finding Claude Code sessions: every `<home>/projects/<slug>/<id>.jsonl` (subagent transcripts
 // belong to their parent and are not listed on their own), newest first by modification time, as
 // `claude -c` picks them. `--list` details come from one streaming pass over each file.
-import { readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { DiscoverOptions, SessionRef } from '../../lib/adapter.js';
 import { UserError } from '../../lib/diagnostics.js';
 import { toEpochSeconds } from '../../lib/event.js';
 import { sourceLines } from '../../lib/cursor.js';
-import { defaultHome, layoutOf, projectsDir, subagentIdOf, subagentsDir } from './paths.js';
+import { HOME_ENV, defaultHome, layoutOf, projectsDir, subagentIdOf, subagentsDir } from './paths.js';
 import { projectSlug, resolveCwd, MAX_SLUG_LENGTH } from './slug.js';
 
 /** Envelope values a session shares: the capture announces them once in session.start. */
@@ -186,12 +186,20 @@ export function readSubagentMeta(metaPath: string, onProblem?: (what: string) =>
   return value;
 }
 
-function readDir(dir: string, what: string): Dirent[] {
+/**
+ * The project folders of a home. A home without `projects/` has no sessions yet (the client makes
+ * it with the first one); a home that is not there at all is a mistake worth one clear line.
+ */
+function projectFolders(home: string): Dirent[] {
+  const projects = projectsDir(home);
   try {
-    return readdirSync(dir, { withFileTypes: true });
+    return readdirSync(projects, { withFileTypes: true });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new UserError(`cannot read ${what}: ${code ?? (err as Error).message} (set --home or ${'CLAUDE_CONFIG_DIR'})`, dir);
+    if (code === 'ENOENT' && existsSync(home) && statSync(home).isDirectory()) return [];
+    const where = code === 'ENOENT' && !existsSync(home) ? home : projects;
+    const what = where === home ? 'cannot read the Claude home' : 'cannot read the Claude projects folder';
+    throw new UserError(`${what}: ${code ?? (err as Error).message} (set --home or ${HOME_ENV})`, where);
   }
 }
 
@@ -229,7 +237,7 @@ function folderMatches(folder: string, slug: string): boolean {
 function listTranscripts(home: string, onDiagnostic?: DiscoverOptions['onDiagnostic']): Array<SessionRef & { folder: string }> {
   const projects = projectsDir(home);
   const found: Array<SessionRef & { folder: string }> = [];
-  for (const folder of readDir(projects, 'the Claude projects folder')) {
+  for (const folder of projectFolders(home)) {
     if (!folder.isDirectory()) continue;
     const folderPath = join(projects, folder.name);
     let entries: Dirent[];
