@@ -219,6 +219,9 @@ interface WrittenCall {
 }
 
 interface WriterOptions {
+  /** The session's own cwd, and the one it is written for (--cwd). */
+  cwdFrom?: string;
+  cwdTo: string;
   safety: boolean;
   sameId: boolean;
   artifactsDir?: string;
@@ -580,7 +583,14 @@ class RolloutWriter {
     }
     // Legacy style: no ordinal, no paginated item metadata (bookkeeping, never sent to the model).
     const timestamp = typeof raw.timestamp === 'string' ? raw.timestamp : undefined;
-    this.line(type, inner, event, timestamp);
+    let body = inner;
+    if (type === 'turn_context' && this.options.cwdFrom !== undefined && inner.cwd === this.options.cwdFrom && this.options.cwdTo !== this.options.cwdFrom) {
+      // The client takes a thread's current cwd from its last turn_context (`resume --last` filters
+      // on it), so a session written for another folder says that folder here too.
+      body = { ...inner, cwd: this.options.cwdTo };
+      this.loss('transformed', 'cwd', `turn_context cwd ${this.options.cwdFrom} written as ${this.options.cwdTo}`, event);
+    }
+    this.line(type, body, event, timestamp);
   }
 }
 
@@ -785,7 +795,7 @@ async function write(spool: Spool, options: CodexMaterializeOptions): Promise<Co
       }
       const metaTime = String(meta.timestamp);
       emit(JSON.stringify({ timestamp: metaTime, type: 'session_meta', payload: meta }));
-      const writer = new RolloutWriter(new Map(index.answered), { safety, sameId: Boolean(options.sameId), artifactsDir: options.artifactsDir, onLoss: report, write: emit });
+      const writer = new RolloutWriter(new Map(index.answered), { cwdFrom: str(sp.cwd), cwdTo: cwd, safety, sameId: Boolean(options.sameId), artifactsDir: options.artifactsDir, onLoss: report, write: emit });
       for await (const event of spooled(spool, session)) writer.write(event);
       records = writer.records + 1;
       userEvents = writer.userEvents;
