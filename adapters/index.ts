@@ -4,10 +4,12 @@ import type { Adapter } from '../lib/adapter.js';
 import { UserError } from '../lib/diagnostics.js';
 import { claude } from './claude/index.js';
 import { codex } from './codex/index.js';
+import { pi } from './pi/index.js';
 
 export const adapters: Record<string, Adapter> = {
   claude,
   codex,
+  pi,
 };
 
 /** The adapter for an agent name; a UserError (exit 2) naming the known agents otherwise. */

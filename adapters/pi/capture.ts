@@ -1,0 +1,195 @@
+// `capture` for Pi: one session file → session.start (from line 1, the header), then every line in
+// file order. The file is read up to the size it had when capture started. With a cursor
+// (incremental mode) capture continues after the last consumed line, a last line without its
+// newline waits for the next run, and the mapper's state comes back from the cursor so seqs, parent
+// links and pending tool calls continue exactly. The user's file is opened read-only, always.
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import type { CaptureOptions, Cursor, SessionRef } from '../../lib/adapter.js';
+import { UserError } from '../../lib/diagnostics.js';
+import { SessionEmitter } from '../../lib/emitter.js';
+import { canonicalSessionId, toEpochSeconds, type SpEvent } from '../../lib/event.js';
+import { assertSourceUnchanged, emptyCursor, positionAfter, sourceLines } from '../../lib/cursor.js';
+import type { Line } from '../../lib/lines.js';
+import { AGENT, PiMapper, newPiState, type PiState } from './entries.js';
+import { isHeader, isObject, versionOf, type Json } from './format.js';
+
+const HEADER_KEYS = new Set(['type', 'version', 'id', 'timestamp', 'cwd', 'parentSession', 'branchedFrom', 'provider', 'modelId', 'thinkingLevel']);
+
+function errorCode(err: unknown): string {
+  return (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+}
+
+function parseObject(text: string): Json | undefined {
+  if (text.trim() === '') return undefined;
+  try {
+    const value: unknown = JSON.parse(text);
+    return isObject(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function lastByte(path: string, size: number): number | undefined {
+  if (size === 0) return undefined;
+  const fd = openSync(path, 'r');
+  try {
+    const buffer = Buffer.alloc(1);
+    return readSync(fd, buffer, 0, 1, size - 1) === 1 ? buffer[0] : undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+interface HeadInfo {
+  title?: string;
+  model?: string;
+  provider?: string;
+  /** The entry of the last entry line: the leaf the client resumes. */
+  leaf?: { native_uuid?: string; native_seq: number };
+  firstEntryTs?: number;
+}
+
+/**
+ * What session.start announces beyond the header: the latest session_info name, the first model,
+ * and the active leaf. One streaming pass; lines are parsed only when a cheap text test says they
+ * may matter, so a 2 MB session costs a few milliseconds.
+ */
+async function scanSession(path: string, size: number, completeOnly: boolean): Promise<HeadInfo> {
+  const info: HeadInfo = {};
+  // The last few non-blank lines: the leaf is the last one that parses as an entry.
+  const tail: Line[] = [];
+  for await (const line of sourceLines(path, 0, size, 1)) {
+    if (completeOnly && !line.terminated) break;
+    if (line.number === 1 || line.text.trim() === '') continue;
+    tail.push(line);
+    if (tail.length > 4) tail.shift();
+    const text = line.text;
+    if (info.firstEntryTs === undefined) info.firstEntryTs = toEpochSeconds(parseObject(text)?.timestamp);
+    if (text.includes('"session_info"')) {
+      const entry = parseObject(text);
+      if (entry?.type === 'session_info') {
+        if (typeof entry.name === 'string' && entry.name.trim() !== '') info.title = entry.name;
+        else delete info.title; // an empty name clears it
+      }
+    }
+    if (info.model === undefined && (text.includes('"model_change"') || text.includes('"assistant"'))) {
+      const entry = parseObject(text);
+      if (entry?.type === 'model_change' && typeof entry.modelId === 'string') {
+        info.model = entry.modelId;
+        if (typeof entry.provider === 'string') info.provider = entry.provider;
+      } else if (entry?.type === 'message' && isObject(entry.message) && entry.message.role === 'assistant' && typeof entry.message.model === 'string') {
+        info.model = entry.message.model;
+        if (typeof entry.message.provider === 'string') info.provider = entry.message.provider;
+      }
+    }
+  }
+  for (let i = tail.length - 1; i >= 0; i -= 1) {
+    const entry = parseObject(tail[i].text);
+    if (entry && !isHeader(entry)) {
+      info.leaf = { native_seq: tail[i].number };
+      if (typeof entry.id === 'string') info.leaf.native_uuid = entry.id;
+      break;
+    }
+  }
+  return info;
+}
+
+/** The events of one Pi session, unchained. */
+export async function* capturePi(ref: SessionRef, options: CaptureOptions = {}): AsyncGenerator<SpEvent> {
+  const incremental = options.cursor !== undefined;
+  const cursor: Cursor = options.cursor ? structuredClone(options.cursor) : emptyCursor(AGENT, ref.native_id);
+  if (cursor.native_id !== ref.native_id) throw new UserError(`the cursor belongs to session ${cursor.native_id}, not ${ref.native_id}`);
+  const known = Object.keys(cursor.sources);
+  if (known.length > 0 && !(ref.path in cursor.sources)) {
+    throw new UserError(`the cursor was stored for ${known[0]}; this session is now read from another file, so continuing could duplicate events`, ref.path);
+  }
+  const path = ref.path;
+  const position = cursor.sources[path];
+  let size: number;
+  if (position) {
+    size = assertSourceUnchanged(path, position);
+  } else {
+    try {
+      const stat = statSync(path);
+      if (stat.isDirectory()) throw new UserError('is a directory, not a Pi session file', path);
+      size = stat.size;
+    } catch (err) {
+      if (err instanceof UserError) throw err;
+      throw new UserError(`cannot read: ${errorCode(err)}`, path);
+    }
+  }
+  const state: PiState = (cursor.state as PiState | undefined) ?? newPiState();
+  cursor.state = state;
+  const session = canonicalSessionId(AGENT, ref.native_id);
+  const emitter = new SessionEmitter(AGENT, ref.native_id, { nextSeq: cursor.sessions[session]?.next_seq ?? 0 });
+  const mapper = new PiMapper({ emitter, path, state, raw: options.raw, artifactsDir: options.artifactsDir, onDiagnostic: options.onDiagnostic });
+
+  const start = async (headerLine: Line | undefined, header: Json | undefined): Promise<SpEvent> => {
+    const head = await scanSession(path, size, incremental);
+    const payload: Json = { native_id: ref.native_id, source_path: path };
+    if (header) {
+      if (typeof header.cwd === 'string') payload.cwd = header.cwd;
+      payload.format_version = versionOf(header);
+      if (typeof header.parentSession === 'string') payload.parent_session_path = header.parentSession;
+      if (typeof header.branchedFrom === 'string') payload.branched_from = header.branchedFrom;
+      if (typeof header.thinkingLevel === 'string') payload.thinking_level = header.thinkingLevel;
+      // v1 headers name the model the session was created with; later ones leave it to model_change entries.
+      if (typeof header.modelId === 'string') {
+        head.model = header.modelId;
+        head.provider = typeof header.provider === 'string' ? header.provider : undefined;
+      }
+      const extra: Json = {};
+      for (const [key, value] of Object.entries(header)) if (!HEADER_KEYS.has(key)) extra[key] = value;
+      if (Object.keys(extra).length > 0) payload.header_extra = extra;
+      if (typeof header.timestamp === 'string') payload.created = header.timestamp;
+    } else {
+      payload.header = false;
+    }
+    if (head.model !== undefined) payload.model = head.model;
+    if (head.provider !== undefined) payload.provider = head.provider;
+    if (head.title !== undefined) payload.title = head.title;
+    if (head.leaf !== undefined) payload.active_leaf = head.leaf;
+    if (options.raw) {
+      // origin.raw lines joined with "\n" give the file; this says whether one more "\n" ends it.
+      payload.raw_final_newline = incremental || size === 0 || lastByte(path, size) === 0x0a;
+    }
+    // No time in the header or the entries: the file's own time is the best source time there is.
+    const ts = toEpochSeconds(header?.timestamp) ?? head.firstEntryTs ?? statSync(path).mtimeMs / 1000;
+    return mapper.start(payload, ts, headerLine);
+  };
+
+  let last: Line | undefined;
+  try {
+    for await (const line of sourceLines(path, position?.offset ?? 0, size, (position?.line ?? 0) + 1)) {
+      // A line still being written: an incremental capture reads it once its newline is there.
+      if (!line.terminated && incremental) break;
+      if (!state.started) {
+        const value = parseObject(line.text);
+        if (line.number === 1 && isHeader(value)) {
+          yield await start(line, value);
+          mapper.useHeader(value);
+          last = line;
+          continue;
+        }
+        if (line.number === 1 && value !== undefined) {
+          options.onDiagnostic?.(`${path}:1`, 'line 1 is not a session header {"type":"session","id":…}: the client would rewrite this file; read as a v1 session');
+        }
+        yield await start(undefined, undefined);
+        mapper.useHeader(undefined, value);
+      }
+      for (const event of mapper.line(line)) yield event;
+      last = line;
+    }
+  } catch (err) {
+    if (err instanceof UserError) throw err;
+    throw new UserError(`cannot read: ${errorCode(err)}`, path);
+  }
+  // An empty file is still a session; an incremental capture waits until it has a line.
+  if (!state.started && !incremental) {
+    yield await start(undefined, undefined);
+    mapper.useHeader(undefined);
+  }
+  if (last) cursor.sources[path] = positionAfter(path, last);
+  if (state.started) cursor.sessions[session] = { ...cursor.sessions[session], next_seq: emitter.nextSeq };
+  options.onCursor?.(cursor);
+}

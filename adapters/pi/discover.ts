@@ -1,0 +1,225 @@
+// Finding Pi sessions: every `<home>/sessions/--<cwd>--/*.jsonl` whose line 1 is a session header
+// (the client lists the folder and takes any such file; the name is cosmetic), newest first by
+// modification time as `pi -c` picks them. `--list` details come from one streaming pass per file.
+import { closeSync, openSync, readSync, readdirSync, statSync, type Dirent } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import type { DiscoverOptions, SessionRef } from '../../lib/adapter.js';
+import { UserError } from '../../lib/diagnostics.js';
+import { toEpochSeconds } from '../../lib/event.js';
+import { sourceLines } from '../../lib/cursor.js';
+import { cutPrompt, isHeader, isObject, str, textOf, versionOf, type Json } from './format.js';
+import { cwdFolder, defaultHome, homeOfSessionFile, idFromFileName, resolveCwd, sessionsDir } from './paths.js';
+
+/** Line 1 of a file (without its line end), reading at most `max` bytes; undefined for an empty file. */
+export function readFirstLine(path: string, max = 1 << 16): string | undefined {
+  const fd = openSync(path, 'r');
+  try {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const buffer = Buffer.alloc(4096);
+    while (total < max) {
+      const n = readSync(fd, buffer, 0, buffer.length, total);
+      if (n === 0) break;
+      const at = buffer.subarray(0, n).indexOf(0x0a);
+      if (at >= 0) {
+        chunks.push(Buffer.from(buffer.subarray(0, at)));
+        total += at;
+        break;
+      }
+      chunks.push(Buffer.from(buffer.subarray(0, n)));
+      total += n;
+    }
+    if (total === 0 && chunks.length === 0) return undefined;
+    let text = Buffer.concat(chunks).toString('utf8');
+    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    return text.endsWith('\r') ? text.slice(0, -1) : text;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The session header of a file, or why it has none the client would accept. */
+export function readHeader(path: string): { header?: Json; problem?: string } {
+  let line: string | undefined;
+  try {
+    line = readFirstLine(path);
+  } catch (err) {
+    return { problem: `cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}` };
+  }
+  if (line === undefined || line.trim() === '') return { problem: 'empty file or blank line 1 (no session header)' };
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return { problem: 'line 1 is not JSON (no session header)' };
+  }
+  if (!isHeader(value)) return { problem: 'line 1 is not a session header {"type":"session","id":…}' };
+  return { header: value };
+}
+
+/** The native session id a `parentSession` / `branchedFrom` path names (its `<ts>_<id>.jsonl`). */
+function parentIdOf(header: Json): string | undefined {
+  const from = str(header.parentSession) ?? str(header.branchedFrom);
+  return from ? idFromFileName(from) ?? from : undefined;
+}
+
+function refOf(path: string, header: Json | undefined, mtime: number, home: string | undefined): SessionRef {
+  const ref: SessionRef = {
+    agent: 'pi',
+    native_id: header ? String(header.id) : idFromFileName(path) ?? basename(path, '.jsonl'),
+    path,
+    mtime,
+  };
+  if (home !== undefined) ref.home = home;
+  if (header) {
+    if (typeof header.cwd === 'string') ref.cwd = header.cwd;
+    const ts = toEpochSeconds(header.timestamp);
+    if (ts !== undefined) ref.first_ts = ts;
+    ref.format_version = versionOf(header);
+    const parent = parentIdOf(header);
+    if (parent !== undefined) ref.parent_native_id = parent;
+  } else {
+    ref.header = false;
+  }
+  return ref;
+}
+
+/** The ref of one session file, wherever it lies (a file without a valid header is still captured). */
+export async function openSession(path: string): Promise<SessionRef> {
+  const file = resolve(path);
+  let mtime: number;
+  try {
+    const stat = statSync(file);
+    if (stat.isDirectory()) throw new UserError('is a directory, not a Pi session file (.jsonl)', path);
+    mtime = stat.mtimeMs / 1000;
+  } catch (err) {
+    if (err instanceof UserError) throw err;
+    throw new UserError(`cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, path);
+  }
+  const { header } = readHeader(file);
+  return refOf(file, header, mtime, homeOfSessionFile(file));
+}
+
+/** What `--list` shows for one session: counts, first prompt, last time, title, model, branches. */
+export async function summarize(ref: SessionRef): Promise<SessionRef> {
+  const out: SessionRef = { ...ref };
+  const size = statSync(ref.path).size;
+  const ids = new Set<string>();
+  const parents = new Set<string>();
+  let messages = 0;
+  let toolCalls = 0;
+  let entries = 0;
+  for await (const line of sourceLines(ref.path, 0, size, 1)) {
+    if (line.text.trim() === '' || line.number === 1) continue;
+    let entry: unknown;
+    try {
+      entry = JSON.parse(line.text);
+    } catch {
+      continue;
+    }
+    if (!isObject(entry) || entry.type === 'session') continue;
+    entries += 1;
+    if (typeof entry.id === 'string') ids.add(entry.id);
+    if (typeof entry.parentId === 'string') parents.add(entry.parentId);
+    const ts = toEpochSeconds(entry.timestamp);
+    if (ts !== undefined) {
+      out.first_ts ??= ts;
+      out.last_ts = ts;
+    }
+    if (entry.type === 'session_info') {
+      if (typeof entry.name === 'string' && entry.name !== '') out.title = entry.name;
+      else delete out.title;
+    }
+    if (entry.type === 'model_change' && typeof entry.modelId === 'string') out.model = entry.modelId;
+    const message = isObject(entry.message) ? entry.message : undefined;
+    if (entry.type !== 'message' || !message) continue;
+    if (message.role === 'user') {
+      messages += 1;
+      if (out.first_prompt === undefined) {
+        const text = textOf(message.content);
+        if (text.trim() !== '') out.first_prompt = cutPrompt(text);
+      }
+    } else if (message.role === 'assistant') {
+      messages += 1;
+      if (typeof message.model === 'string') out.model = message.model;
+      if (Array.isArray(message.content)) toolCalls += message.content.filter((b) => isObject(b) && b.type === 'toolCall').length;
+    }
+  }
+  out.messages = messages;
+  out.tool_calls = toolCalls;
+  out.entries = entries;
+  // Leaves of the tree: entries nobody names as parent (v1 files are one linear branch).
+  if (ids.size > 0) {
+    let leaves = 0;
+    for (const id of ids) if (!parents.has(id)) leaves += 1;
+    out.branches = leaves;
+  } else if (entries > 0) {
+    out.branches = 1;
+  }
+  return out;
+}
+
+function readDir(dir: string): Dirent[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new UserError(`cannot read the Pi sessions folder: ${code ?? (err as Error).message} (set --home or PI_CODING_AGENT_DIR)`, dir);
+  }
+}
+
+/** Every session under the home, newest first (by mtime); `cwd` keeps one project's. */
+export async function* discoverSessions(options: DiscoverOptions = {}): AsyncGenerator<SessionRef> {
+  const home = resolve(options.home ?? defaultHome());
+  const root = sessionsDir(home);
+  const wantCwd = options.cwd !== undefined ? resolveCwd(options.cwd) : undefined;
+  const wantFolder = wantCwd !== undefined ? cwdFolder(wantCwd) : undefined;
+  const found: SessionRef[] = [];
+  for (const folder of readDir(root)) {
+    if (!folder.isDirectory()) continue;
+    const folderPath = join(root, folder.name);
+    let names: Dirent[];
+    try {
+      names = readdirSync(folderPath, { withFileTypes: true });
+    } catch (err) {
+      options.onDiagnostic?.(folderPath, `cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}; skipped`);
+      continue;
+    }
+    for (const entry of names) {
+      if (!entry.isFile() || !entry.name.endsWith('.jsonl')) continue;
+      const path = join(folderPath, entry.name);
+      let mtime: number;
+      try {
+        mtime = statSync(path).mtimeMs / 1000;
+      } catch {
+        continue; // deleted while we looked
+      }
+      const { header, problem } = readHeader(path);
+      if (!header) {
+        options.onDiagnostic?.(`${path}:1`, `${problem}; not a session the client lists, skipped (capture it with --path)`);
+        continue;
+      }
+      const ref = refOf(path, header, mtime, home);
+      // The folder is the client's own filing (`pi -c` looks only there); a recorded cwd equal to the one asked for also counts.
+      if (wantFolder !== undefined && folder.name !== wantFolder && (typeof header.cwd !== 'string' || resolve(header.cwd) !== wantCwd)) continue;
+      found.push(ref);
+    }
+  }
+  found.sort((a, b) => (b.mtime ?? 0) - (a.mtime ?? 0) || a.path.localeCompare(b.path));
+  for (const ref of found) yield options.details ? await summarize(ref) : ref;
+}
+
+/** The session of an id (or a unique prefix of one, as `pi --session <prefix>` takes it) under the home. */
+export async function findSession(id: string, options: DiscoverOptions = {}): Promise<SessionRef> {
+  const matches: SessionRef[] = [];
+  for await (const ref of discoverSessions({ home: options.home, onDiagnostic: options.onDiagnostic })) {
+    if (ref.native_id === id) return ref;
+    if (ref.native_id.startsWith(id)) matches.push(ref);
+  }
+  if (matches.length === 1) return matches[0];
+  const home = resolve(options.home ?? defaultHome());
+  if (matches.length > 1) {
+    throw new UserError(`"${id}" matches ${matches.length} sessions (${matches.slice(0, 3).map((m) => m.native_id).join(', ')}…); give more of the id`, home);
+  }
+  throw new UserError(`no Pi session "${id}" under ${sessionsDir(home)} (sp-capture pi --list shows the sessions)`);
+}

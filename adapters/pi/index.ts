@@ -1,0 +1,20 @@
+// The Pi coding agent adapter (formats/pi.md): discover, capture, fidelity.
+import type { Adapter } from '../../lib/adapter.js';
+import { capturePi } from './capture.js';
+import { discoverSessions, findSession, openSession } from './discover.js';
+import { fidelity } from './fidelity.js';
+import { HOME_ENV, defaultHome } from './paths.js';
+
+export const pi: Adapter = {
+  id: 'pi',
+  displayName: 'Pi',
+  homeEnv: HOME_ENV,
+  defaultHome,
+  discover: discoverSessions,
+  open: (path) => openSession(path),
+  find: (id, options) => findSession(id, options),
+  capture: capturePi,
+  fidelity,
+};
+
+export default pi;
