@@ -125,10 +125,10 @@ class Capturer {
 await runCli<Args>({
   name: 'sp-capture',
   summary:
-    "Reads an agent's own session store (never writing to it) and prints canonical events as NDJSON, one per line,\n" +
-    'hash-chained per session: a session.start, then every native record as a typed event (messages, thinking, tool\n' +
-    'calls and results, derived file.edit / command.run / todo.* pointing at their call) or as a meta event with the\n' +
-    `raw record. Agents: ${Object.keys(adapters).sort().join(', ')}.`,
+    "Reads an agent's own session store (never writing to it) and prints canonical events as NDJSON, one per line, " +
+    'hash-chained per session: a session.start, then every native record as a typed event (messages, thinking, tool ' +
+    'calls and results; derived file.edit / command.run / todo.* events that point at their call) or as a meta event ' +
+    `that keeps the raw record. Agents: ${Object.keys(adapters).sort().join(', ')}.`,
   usage: '<agent> (--list | --session ID | --path FILE | --latest | --all) [options]',
   examples: [
     ['sp-capture claude --list', "every Claude Code session, newest first: id, path, cwd, first prompt, title, counts"],
@@ -142,10 +142,13 @@ await runCli<Args>({
     ['sp-capture claude --latest | sp-redact | sp-compile --for codex | sp-materialize codex', 'hand a session over to another agent'],
   ],
   epilogue:
-    'The home is --home, else the agent\'s variable (CLAUDE_CONFIG_DIR for claude), else its default (~/.claude).\n' +
-    'Bad native lines are reported as "sp-capture: FILE:LINE: what: excerpt" and carried as meta events; capture goes on.\n' +
-    '--cursor FILE stores, per session, the byte offset and the SHA-256 of the last line read, the next seq and the chain\n' +
-    'tail: the next run continues the chain, and a file that was truncated or rewritten since is reported (exit 2).\n' +
+    `The home is --home, else the agent's variable (${Object.values(adapters)
+      .map((a) => `${a.homeEnv} for ${a.id}`)
+      .join(', ')}), else its default (~/.claude, ~/.codex …).\n\n` +
+    'A bad native line is reported as "sp-capture: FILE:LINE: what: excerpt" and carried as a meta event; capture goes on.\n\n' +
+    '--cursor FILE keeps, per session, the byte offset and SHA-256 of the last line read, the next seq and the chain tail: ' +
+    'the next run continues the chain, and a file truncated or rewritten since is reported (exit 2). A last line without ' +
+    'its newline waits for the next run. --follow does the same on every change, within about 100 ms.\n\n' +
     '--list counts messages as user prompts plus assistant API messages, and tool calls as tool_use blocks.',
   options: (y) =>
     y
