@@ -1,8 +1,9 @@
-// The Pi coding agent adapter (formats/pi.md): discover, capture, fidelity.
+// The Pi coding agent adapter (formats/pi.md): discover, capture, materialize, fidelity.
 import type { Adapter } from '../../lib/adapter.js';
 import { capturePi } from './capture.js';
 import { discoverSessions, findSession, openSession } from './discover.js';
 import { fidelity } from './fidelity.js';
+import { materializePi } from './materialize.js';
 import { HOME_ENV, defaultHome } from './paths.js';
 
 export const pi: Adapter = {
@@ -14,6 +15,7 @@ export const pi: Adapter = {
   open: (path) => openSession(path),
   find: (id, options) => findSession(id, options),
   capture: capturePi,
+  materialize: materializePi,
   fidelity,
 };
 

@@ -1,0 +1,1077 @@
+// `sp-materialize pi`: canonical events → a NEW Pi v3 session file that the real client resumes
+// (formats/pi.md §2–§7). What the client needs, and what this writer guarantees:
+//   * <home>/sessions/--<escaped cwd>--/<ts>_<id>.jsonl, created atomically, never overwritten, with
+//     a header {type, version:3, id, timestamp, cwd} under 512 bytes and a cwd that exists;
+//   * every entry with a fresh 8-hex id, parentId and timestamp; content always an array; every
+//     assistant with api/provider/model, full usage with cost.total and a stopReason;
+//   * the TREE: events become entries (one assistant message per message_id), each entry's parent is
+//     the entry of its event's parent (parent_seq, else seq - 1, passing through events that write
+//     nothing), so a branched source keeps its shape; the source's active leaf (the last entry it
+//     wrote) is written LAST so the client continues on that branch; `--branch active` keeps only
+//     the path to it;
+//   * a resume-safety pass: tool results chained right after their call's message, a stub result
+//     for an unanswered call, orphan results dropped, tool ids valid for Anthropic, thinking
+//     signatures only for the provider that made them.
+// Every change is reported through `onLoss`, so nothing is lost silently (DESIGN §3).
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { LossEntry, MaterializeOptions, MaterializeResult } from '../../lib/adapter.js';
+import { createFileAtomic } from '../../lib/atomic.js';
+import { artifactPath } from '../../lib/artifacts.js';
+import { UserError } from '../../lib/diagnostics.js';
+import { toIso, type SpEvent } from '../../lib/event.js';
+import { isObject, str, STOP_REASONS, type Json } from './format.js';
+import { DEFAULT_MODEL, parseModel, piStopReason, piUsage, type ModelIdentity } from './models.js';
+import { cwdFolder, defaultHome, resolveCwd, sessionFileName, sessionsDir } from './paths.js';
+
+export const STUB_RESULT = 'No result was recorded for this tool call (the session ended or moved on before it finished).';
+/** Anthropic accepts tool ids of these characters only (and at most 64 of them). */
+const ANTHROPIC_TOOL_ID = /^[A-Za-z0-9_-]{1,64}$/;
+/** `pi -c` validates only the first 512 bytes of a file. */
+const HEADER_LIMIT = 511;
+
+export interface PiMaterializeOptions extends MaterializeOptions {
+  /** Where `--artifacts` captures stored images (content-addressed), to inline them again. */
+  artifactsDir?: string;
+  /** The resume-safety pass (default on). Off: ids, thinking and unpaired tools are written as they are. */
+  safety?: boolean;
+  /** Receives every line in file order (for `--dry-run` previews); called in dry runs too. */
+  onLine?: (line: string) => void;
+}
+
+/** A loss entry with a short code that groups entries in summaries (`stub-result`, `orphan-result` …). */
+export interface PiLossEntry extends LossEntry {
+  code: string;
+}
+
+export interface PiMaterializeResult extends MaterializeResult {
+  /** `raw`: the captured native lines verbatim (byte-identical); `rebuilt`: written from the events. */
+  written_as: 'raw' | 'rebuilt';
+  source_session: string;
+  /** The id of the entry the client resumes from (the last line). */
+  leaf_id?: string;
+  /** Leaves of the written tree: 1 for a linear session. */
+  branches: number;
+  changes: { dropped: number; stubbed: number; transformed: number };
+}
+
+/** Quotes a word for a POSIX shell when it needs quoting. */
+export function shellQuote(word: string): string {
+  return /^[A-Za-z0-9_\/.,:@%+=-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+function payloadOf(event: SpEvent): Json {
+  return isObject(event.payload) ? event.payload : {};
+}
+function isDerived(event: SpEvent): boolean {
+  return event.derived_from !== undefined && event.derived_from !== null;
+}
+function fromPi(event: SpEvent): boolean {
+  return (event.origin?.agent ?? event.agent) === 'pi';
+}
+
+/** A UUIDv7 (time-ordered, as the client makes session ids). */
+export function uuidv7(ms = Date.now()): string {
+  const bytes = randomBytes(16);
+  bytes.writeUIntBE(ms, 0, 6);
+  bytes[6] = 0x70 | (bytes[6] & 0x0f);
+  bytes[8] = 0x80 | (bytes[8] & 0x3f);
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+// ---- reading the stream -------------------------------------------------------------------------
+
+interface Selected {
+  start?: SpEvent;
+  events: SpEvent[];
+  session: string;
+  others: Map<string, { count: number; nativeId?: string }>;
+}
+
+async function selectSession(events: AsyncIterable<SpEvent>, selector?: string): Promise<Selected> {
+  const bySession = new Map<string, SpEvent[]>();
+  const starts = new Map<string, SpEvent>();
+  let firstStart: string | undefined;
+  let firstSession: string | undefined;
+  for await (const event of events) {
+    const session = String(event.session ?? '');
+    firstSession ??= session;
+    let list = bySession.get(session);
+    if (!list) bySession.set(session, (list = []));
+    list.push(event);
+    if (event.type === 'session.start' && !starts.has(session)) {
+      starts.set(session, event);
+      firstStart ??= session;
+    }
+  }
+  if (firstSession === undefined) throw new UserError('no events in the input');
+  const nativeOf = (id: string): string | undefined => str(payloadOf(starts.get(id) ?? ({} as SpEvent)).native_id);
+  let session: string | undefined;
+  if (selector !== undefined) {
+    for (const id of bySession.keys()) if (id === selector || nativeOf(id) === selector) session = id;
+    if (session === undefined) throw new UserError(`no session ${selector} in the input (give a canonical or native session id)`);
+  } else {
+    session = firstStart ?? firstSession;
+  }
+  const list = bySession.get(session)!;
+  // Seq order is the stream's order; a stable sort only repairs streams that were interleaved.
+  const ordered = list.every((e) => typeof e.seq === 'number') ? [...list].sort((a, b) => a.seq - b.seq) : list;
+  const others = new Map<string, { count: number; nativeId?: string }>();
+  for (const [id, evs] of bySession) if (id !== session) others.set(id, { count: evs.length, nativeId: nativeOf(id) });
+  return { start: starts.get(session), events: ordered, session, others };
+}
+
+/**
+ * The native lines of a `--raw` capture of a Pi file in order, or undefined when some line is
+ * missing (then the file cannot be byte-identical and is rebuilt from the events instead).
+ */
+function capturedRawLines(events: SpEvent[]): string[] | undefined {
+  const byLine = new Map<number, string>();
+  const seen = new Set<number>();
+  for (const e of events) {
+    const at = e.origin?.native_seq;
+    const raw = e.origin?.raw;
+    if (raw && raw.length > 0) {
+      if (typeof at !== 'number') return undefined;
+      raw.forEach((line, k) => byLine.set(at + k, line));
+    }
+    if (typeof at === 'number') seen.add(at);
+  }
+  if (byLine.size === 0) return undefined;
+  for (const at of seen) if (!byLine.has(at)) return undefined;
+  const numbers = [...byLine.keys()].sort((a, b) => a - b);
+  if (numbers[0] !== 1 || numbers[numbers.length - 1] !== numbers.length) return undefined;
+  return numbers.map((n) => byLine.get(n)!);
+}
+
+// ---- the tree of entries ------------------------------------------------------------------------
+
+type Kind = 'user' | 'assistant' | 'toolResult' | 'compaction' | 'native' | 'stub' | 'model_change';
+
+interface Unit {
+  kind: Kind;
+  events: SpEvent[];
+  /** Seq of the first event (a stub sorts right after the unit it follows). */
+  seq: number;
+  parent: Unit | null;
+  id: string;
+  dropped?: boolean;
+  messageId?: string;
+  /** assistant: its tool calls (by canonical call id) and the last of its results (the chain's tail). */
+  calls?: Map<string, { name: string; written: string; answered: boolean }>;
+  tail?: Unit;
+  /** toolResult / stub: the assistant whose call it answers. */
+  callUnit?: Unit;
+  callId?: string;
+  /** stub / model_change: what to write. */
+  body?: Json;
+  ts?: number;
+}
+
+type Report = (action: PiLossEntry['action'], code: string, reason: string, event?: SpEvent) => void;
+
+class TreeBuilder {
+  readonly units: Unit[] = [];
+  private readonly bySeq = new Map<number, SpEvent>();
+  private readonly owner = new Map<number, Unit>();
+  private readonly byNativeUuid = new Map<string, Unit>();
+
+  constructor(
+    private readonly events: SpEvent[],
+    private readonly safety: boolean,
+    private readonly report: Report,
+  ) {
+    for (const e of events) if (typeof e.seq === 'number') this.bySeq.set(e.seq, e);
+  }
+
+  /** The event an event follows: parent_seq, else seq - 1 (null: a root). */
+  private parentSeqOf(event: SpEvent): number | null {
+    if (event.parent_seq === null) return null;
+    if (typeof event.parent_seq === 'number') {
+      if (event.parent_seq < event.seq && this.bySeq.has(event.parent_seq)) return event.parent_seq;
+      this.report('transformed', 'bad-parent', `parent_seq ${event.parent_seq} is not an earlier event: written as a root`, event);
+      return null;
+    }
+    return this.bySeq.has(event.seq - 1) ? event.seq - 1 : null;
+  }
+
+  /** The written unit an event belongs to, or the nearest one above it (through events that write nothing). */
+  private unitAt(seq: number | null): Unit | null {
+    let at = seq;
+    for (let guard = 0; at !== null && guard <= this.events.length; guard += 1) {
+      const unit = this.owner.get(at);
+      if (unit && !unit.dropped) return unit;
+      const event = this.bySeq.get(at);
+      if (!event) return null;
+      at = this.parentSeqOf(event);
+    }
+    return null;
+  }
+
+  private newUnit(kind: Kind, event: SpEvent): Unit {
+    const unit: Unit = { kind, events: [event], seq: event.seq, parent: null, id: '' };
+    this.units.push(unit);
+    this.owner.set(event.seq, unit);
+    const uuid = event.origin?.native_uuid;
+    if (typeof uuid === 'string' && fromPi(event) && !this.byNativeUuid.has(uuid)) this.byNativeUuid.set(uuid, unit);
+    return unit;
+  }
+
+  /** Pass 1: events → units (entries to write); what has no Pi entry is reported. */
+  build(): void {
+    let open: Unit | undefined;
+    for (const event of this.events) {
+      const p = payloadOf(event);
+      if (isDerived(event)) continue; // the call that made it is written
+      switch (event.type) {
+        case 'session.start':
+          break;
+        case 'message.thinking':
+        case 'message.assistant':
+        case 'tool.call': {
+          const messageId = str(p.message_id);
+          const last = this.units[this.units.length - 1];
+          const parentUnit = this.unitAt(this.parentSeqOf(event));
+          if (open && last === open && open.messageId === messageId && parentUnit === open) {
+            open.events.push(event);
+            this.owner.set(event.seq, open);
+          } else {
+            open = this.newUnit('assistant', event);
+            open.messageId = messageId;
+            open.calls = new Map();
+          }
+          if (event.type === 'tool.call') {
+            const callId = str(p.call_id) ?? `call_${event.seq}`;
+            open.calls!.set(callId, { name: str(p.name) ?? 'unknown', written: callId, answered: false });
+          }
+          break;
+        }
+        case 'tool.result':
+          this.newUnit('toolResult', event).callId = str(p.call_id);
+          break;
+        case 'message.user':
+          this.newUnit('user', event);
+          break;
+        case 'checkpoint':
+          // Another agent's compaction keeps other things than Pi's would (Codex: a replacement
+          // history), so only Pi's own become compaction entries; the full history before is written.
+          if (fromPi(event) && typeof p.summary === 'string') this.newUnit('compaction', event);
+          else this.report('dropped', 'checkpoint', `checkpoint from ${event.agent} has no Pi entry: not written (the full history before it is)`, event);
+          break;
+        case 'meta':
+          this.meta(event, p);
+          break;
+        case 'command.run':
+          // A `!cmd` run captured from Pi: its message.user carries the entry.
+          if (fromPi(event) && p.via === 'bashExecution') break;
+          this.report('dropped', 'no-pi-entry', 'command.run that no tool call made has no Pi entry: not written', event);
+          break;
+        default:
+          this.report('dropped', 'no-pi-entry', `${event.type} has no Pi entry: not written`, event);
+      }
+    }
+  }
+
+  private meta(event: SpEvent, p: Json): void {
+    const key = String(p.key ?? '');
+    const raw = isObject(p.raw) ? p.raw : undefined;
+    if (fromPi(event) && raw && key.startsWith('pi.') && !['pi.session', 'pi.blank-line'].includes(key) && typeof raw.type === 'string') {
+      this.newUnit('native', event);
+      return;
+    }
+    if (key === 'pi.blank-line') return; // the client skips blank lines; nothing to carry
+    if (key === 'unparseable') {
+      this.report('dropped', 'unparseable', 'a line that was not JSON (the client skips it): not written', event);
+      return;
+    }
+    this.report('dropped', fromPi(event) ? 'meta' : 'foreign-meta', `meta ${key || '(no key)'} from ${event.agent} has no Pi entry: not written`, event);
+  }
+
+  /** Pass 2: tool results to their calls; results chained right after their call's message. */
+  link(): void {
+    const callOwner = new Map<string, Unit>();
+    for (const unit of this.units) {
+      if (unit.kind === 'assistant') {
+        for (const callId of unit.calls!.keys()) callOwner.set(callId, unit);
+        unit.tail = unit;
+        continue;
+      }
+      if (unit.kind !== 'toolResult') continue;
+      const event = unit.events[0];
+      const callUnit = unit.callId !== undefined ? callOwner.get(unit.callId) : undefined;
+      const replayed = callUnit ? !['error', 'aborted'].includes(String(this.stopReasonOf(callUnit))) : false;
+      if (!callUnit || (!replayed && this.safety)) {
+        if (this.safety) {
+          unit.dropped = true;
+          const why = callUnit ? 'its call is in an aborted turn, which the client never replays' : 'no tool call with its id comes before it';
+          this.report('dropped', 'orphan-result', `tool result ${unit.callId ?? '(no id)'} dropped: ${why} (a real API rejects it)`, event);
+        }
+        continue;
+      }
+      unit.callUnit = callUnit;
+      const call = callUnit.calls!.get(unit.callId!)!;
+      if (call.answered && this.safety) {
+        unit.dropped = true;
+        this.report('dropped', 'duplicate-result', `a second result for tool call ${unit.callId}: dropped (a real API rejects it)`, event);
+        continue;
+      }
+      call.answered = true;
+    }
+  }
+
+  /** A message's stop reason as its events say (the last one that says). */
+  stopReasonOf(unit: Unit): unknown {
+    let reason: unknown;
+    for (const e of unit.events) {
+      const r = payloadOf(e).stop_reason;
+      if (r !== undefined && r !== null) reason = r;
+    }
+    return reason;
+  }
+
+  /** Pass 3: parents. */
+  parents(): void {
+    for (const unit of this.units) {
+      if (unit.dropped) continue;
+      const first = unit.events[0];
+      let parent = this.unitAt(this.parentSeqOf(first));
+      const nativeParent = first.origin?.native_parent;
+      if (parent === null && typeof nativeParent === 'string' && fromPi(first)) {
+        // A parent that the capture could not link (it came later in the file): the client links by id.
+        const later = this.byNativeUuid.get(nativeParent);
+        if (later && later !== unit && !later.dropped) parent = later;
+      }
+      if (unit.kind === 'toolResult' && unit.callUnit) {
+        const family = parent === unit.callUnit || parent?.callUnit === unit.callUnit;
+        if (!family && this.safety) {
+          this.report('transformed', 'result-moved', `tool result ${unit.callId} moved right after its call (a real API requires it there)`, first);
+        }
+        if (family || this.safety) {
+          parent = unit.callUnit.tail!;
+          unit.callUnit.tail = unit;
+        }
+      }
+      unit.parent = parent;
+    }
+    this.breakCycles();
+  }
+
+  /** Parents from forward links can make a loop; the client would walk it forever. */
+  private breakCycles(): void {
+    for (const unit of this.units) {
+      const seen = new Set<Unit>();
+      for (let at: Unit | null = unit; at; at = at.parent) {
+        if (seen.has(at)) {
+          this.report('transformed', 'cycle', 'entries whose parents form a loop: one is written as a root', at.events[0]);
+          at.parent = null;
+          break;
+        }
+        seen.add(at);
+      }
+    }
+  }
+
+  /** Pass 4 (safety): a stub result for each call that has none, chained after the call's results. */
+  stubs(): void {
+    const added: Array<{ after: Unit; stub: Unit }> = [];
+    for (const unit of this.units) {
+      if (unit.kind !== 'assistant' || unit.dropped) continue;
+      if (['error', 'aborted'].includes(String(this.stopReasonOf(unit)))) continue; // never replayed, so never answered
+      for (const [callId, call] of unit.calls!) {
+        if (call.answered) continue;
+        const oldTail = unit.tail!;
+        const callEvent = unit.events.find((e) => e.type === 'tool.call' && payloadOf(e).call_id === callId) ?? unit.events[0];
+        const stub: Unit = { kind: 'stub', events: [], seq: oldTail.seq, parent: oldTail, id: '', callUnit: unit, callId, ts: oldTail.events[oldTail.events.length - 1]?.ts ?? oldTail.ts };
+        // What followed the call's message now follows the stub.
+        for (const other of this.units) if (other.parent === oldTail && other !== stub && !other.dropped) other.parent = stub;
+        for (const { stub: s } of added) if (s.parent === oldTail) s.parent = stub;
+        unit.tail = stub;
+        call.answered = true;
+        added.push({ after: oldTail, stub });
+        this.report('stubbed', 'stub-result', `tool call ${callId} (${call.name}) had no result: a stub result (isError) was added`, callEvent);
+      }
+    }
+    for (const { after, stub } of added) {
+      // Right after the unit it follows (and after stubs already placed there).
+      let at = this.units.indexOf(after) + 1;
+      while (at < this.units.length && this.units[at].kind === 'stub' && this.units[at].seq === stub.seq) at += 1;
+      this.units.splice(at, 0, stub);
+    }
+  }
+
+  /**
+   * The active leaf: the unit of the last event that came from the source (a Pi file's last entry
+   * line; any other agent's last record), moved to the end of its stub chain.
+   */
+  leaf(): Unit | undefined {
+    let leaf: Unit | undefined;
+    for (let i = this.events.length - 1; i >= 0 && !leaf; i -= 1) {
+      const event = this.events[i];
+      if (isDerived(event) || event.type === 'session.start') continue;
+      leaf = this.unitAt(event.seq) ?? undefined;
+    }
+    if (!leaf) return undefined;
+    const family = leaf.kind === 'assistant' ? leaf : leaf.callUnit;
+    if (family?.tail && family.tail.kind === 'stub' && (leaf === family || this.isAncestor(leaf, family.tail))) leaf = family.tail;
+    return leaf;
+  }
+
+  isAncestor(ancestor: Unit, unit: Unit): boolean {
+    for (let at: Unit | null = unit; at; at = at.parent) if (at === ancestor) return true;
+    return false;
+  }
+
+  /** The path root → leaf. */
+  pathTo(leaf: Unit): Unit[] {
+    const path: Unit[] = [];
+    for (let at: Unit | null = leaf; at; at = at.parent) path.unshift(at);
+    return path;
+  }
+
+  /** Written units in file order: source order when it already ends with the leaf, else depth first with the active branch last. */
+  order(leaf: Unit | undefined): Unit[] {
+    const live = this.units.filter((u) => !u.dropped);
+    if (!leaf || live[live.length - 1] === leaf) return live;
+    const onPath = new Set(this.pathTo(leaf));
+    const children = new Map<Unit | null, Unit[]>();
+    for (const unit of live) {
+      const key = unit.parent && !unit.parent.dropped ? unit.parent : null;
+      const list = children.get(key) ?? [];
+      list.push(unit);
+      children.set(key, list);
+    }
+    const out: Unit[] = [];
+    const leafDescendants: Unit[] = [];
+    // Iterative depth-first walk; among siblings the one on the active path goes last.
+    const stack: Array<{ unit: Unit; inLeaf: boolean }> = [];
+    const push = (parent: Unit | null, inLeaf: boolean) => {
+      const kids = [...(children.get(parent) ?? [])].sort((a, b) => Number(onPath.has(a)) - Number(onPath.has(b)) || a.seq - b.seq);
+      for (let i = kids.length - 1; i >= 0; i -= 1) stack.push({ unit: kids[i], inLeaf });
+    };
+    push(null, false);
+    while (stack.length > 0) {
+      const { unit, inLeaf } = stack.pop()!;
+      if (unit === leaf) {
+        push(unit, true);
+        continue;
+      }
+      (inLeaf ? leafDescendants : out).push(unit);
+      push(unit, inLeaf);
+    }
+    if (leafDescendants.length > 0) {
+      this.report('transformed', 'leaf-descendants', `${leafDescendants.length} entries below the active leaf are written before it (the client resumes from the last line)`, leaf.events[0]);
+    }
+    return [...out, ...leafDescendants, leaf];
+  }
+}
+
+// ---- writing entries ----------------------------------------------------------------------------
+
+interface WriterOptions {
+  safety: boolean;
+  sameId: boolean;
+  artifactsDir?: string;
+  model?: string;
+  sessionModel?: string;
+  report: Report;
+}
+
+class EntryWriter {
+  private readonly usedIds = new Set<string>();
+  private readonly usedToolIds = new Set<string>();
+
+  constructor(private readonly options: WriterOptions) {}
+
+  /** A fresh 8-hex id (the client's own shape), or the native one for a same-id rebuild. */
+  assignId(unit: Unit): void {
+    const native = unit.events[0]?.origin?.native_uuid;
+    if (this.options.sameId && typeof native === 'string' && fromPi(unit.events[0]) && !this.usedIds.has(native)) {
+      unit.id = native;
+    } else {
+      let id: string;
+      do id = randomBytes(4).toString('hex');
+      while (this.usedIds.has(id));
+      unit.id = id;
+    }
+    this.usedIds.add(unit.id);
+  }
+
+  /** The model a foreign (or model-less) assistant message is written for. */
+  identityOf(unit: Unit): ModelIdentity {
+    let api: string | undefined;
+    let provider: string | undefined;
+    let model: string | undefined;
+    for (const e of unit.events) {
+      const p = payloadOf(e);
+      // A thinking event's provider says who made the reasoning, not which API the message is for.
+      if (e.type !== 'message.thinking' || fromPi(e)) {
+        api ??= str(p.api);
+        provider ??= str(p.provider);
+      }
+      if (model === undefined && str(p.model) !== '<synthetic>') model = str(p.model);
+    }
+    if (api && provider && model) return { api, provider, model };
+    const parsed = parseModel(model, provider) ?? parseModel(this.options.model) ?? parseModel(this.options.sessionModel) ?? parseModel(DEFAULT_MODEL)!;
+    return { api: api ?? parsed.api, provider: provider ?? parsed.provider, model: parsed.model };
+  }
+
+  /** A tool id this message's API accepts, unique in the file. */
+  toolId(callId: string, api: string, event: SpEvent): string {
+    let id = callId;
+    if (this.options.safety && api === 'anthropic-messages' && !ANTHROPIC_TOOL_ID.test(id)) {
+      id = id.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64) || 'toolu_sp';
+      let n = 2;
+      while (this.usedToolIds.has(id)) id = `${id.slice(0, 60)}_${n++}`;
+      this.options.report('transformed', 'tool-id', `tool id ${JSON.stringify(callId)} written as ${id} (Anthropic accepts [A-Za-z0-9_-]{1,64})`, event);
+    }
+    this.usedToolIds.add(id);
+    return id;
+  }
+
+  private imageBlock(block: Json, event: SpEvent): Json {
+    const mimeType = str(block.media_type) ?? 'image/png';
+    if (typeof block.data === 'string') return { type: 'image', data: block.data, mimeType };
+    const artifact = str(block.artifact);
+    if (artifact && this.options.artifactsDir) {
+      const path = artifactPath(this.options.artifactsDir, artifact);
+      if (existsSync(path)) return { type: 'image', data: readFileSync(path).toString('base64'), mimeType };
+    }
+    const why = artifact ? `artifact ${artifact} not found${this.options.artifactsDir ? ` in ${this.options.artifactsDir}` : ' (pass --artifacts DIR)'}` : 'no image data';
+    this.options.report('transformed', 'image', `image (${mimeType}) written as a text placeholder: ${why}`, event);
+    return { type: 'text', text: `[image ${mimeType} not available: ${artifact ?? str(block.url) ?? 'no data'}]` };
+  }
+
+  /** User-side blocks (user messages, tool results): text and images; pointers skipped. */
+  userBlocks(content: unknown, event: SpEvent, where: string): Json[] {
+    const list = Array.isArray(content) ? content : typeof content === 'string' ? [{ type: 'text', text: content }] : [];
+    const out: Json[] = [];
+    for (const block of list) {
+      if (!isObject(block)) continue;
+      switch (block.type) {
+        case 'text': {
+          const { type: _t, text, ...others } = block;
+          out.push({ type: 'text', text: typeof text === 'string' ? text : '', ...(fromPi(event) ? others : {}) });
+          break;
+        }
+        case 'image':
+          out.push(this.imageBlock(block, event));
+          break;
+        case 'tool_use':
+        case 'tool_result':
+          break; // pointers to tool events
+        default:
+          this.options.report('transformed', 'unsupported-block', `${String(block.type)} block in a ${where} written as JSON text`, event);
+          out.push({ type: 'text', text: JSON.stringify(block) });
+      }
+    }
+    return out;
+  }
+
+  private timestampMs(event: SpEvent | undefined, fallback?: number): number {
+    const p = event ? payloadOf(event) : {};
+    if (typeof p.message_ts === 'number' && fromPi(event!)) return p.message_ts;
+    const ts = event?.ts ?? fallback;
+    return typeof ts === 'number' && Number.isFinite(ts) ? Math.round(ts * 1000) : Date.now();
+  }
+
+  /** The native fields capture kept aside (`extra` of the entry, `message_extra`), for Pi sources. */
+  private extras(event: SpEvent | undefined, key: 'extra' | 'message_extra'): Json {
+    if (!event || !fromPi(event)) return {};
+    const value = payloadOf(event)[key];
+    return isObject(value) ? value : {};
+  }
+
+  /** The entry a unit becomes, without id/parentId (set by the caller). Undefined: nothing to write. */
+  entry(unit: Unit): Json | undefined {
+    switch (unit.kind) {
+      case 'user':
+        return this.userEntry(unit);
+      case 'assistant':
+        return this.assistantEntry(unit);
+      case 'toolResult':
+        return this.resultEntry(unit);
+      case 'stub': {
+        const call = unit.callUnit!.calls!.get(unit.callId!)!;
+        const message = { role: 'toolResult', toolCallId: call.written, toolName: call.name, content: [{ type: 'text', text: STUB_RESULT }], isError: true, timestamp: this.timestampMs(undefined, unit.ts) };
+        return { type: 'message', timestamp: toIso(unit.ts ?? Date.now() / 1000), message };
+      }
+      case 'compaction':
+        return this.compactionEntry(unit);
+      case 'native':
+        return this.nativeEntry(unit);
+      case 'model_change':
+        return unit.body;
+    }
+  }
+
+  private userEntry(unit: Unit): Json | undefined {
+    const event = unit.events[0];
+    const p = payloadOf(event);
+    const pi = fromPi(event);
+    const timestamp = toIso(event.ts);
+    if (pi && p.pi_type === 'branch_summary') {
+      const entry: Json = { type: 'branch_summary', timestamp, ...this.extras(event, 'extra'), fromId: 'root', summary: str(p.summary) ?? '' };
+      if (p.details !== undefined) entry.details = p.details;
+      if (p.from_hook !== undefined) entry.fromHook = p.from_hook;
+      return entry;
+    }
+    if (pi && p.pi_type === 'custom_message') {
+      const content = p.string_content === true ? this.userBlocks(p.content, event, 'custom message').map((b) => b.text).join('') : this.userBlocks(p.content, event, 'custom message');
+      const entry: Json = { type: 'custom_message', timestamp, ...this.extras(event, 'extra'), customType: p.custom_type ?? 'sp', content };
+      if (p.display !== undefined) entry.display = p.display;
+      else entry.display = true;
+      if (p.details !== undefined) entry.details = p.details;
+      return entry;
+    }
+    if (pi && p.pi_role === 'bashExecution' && isObject(p.bash_execution)) {
+      return { type: 'message', timestamp, ...this.extras(event, 'extra'), message: { role: 'bashExecution', ...p.bash_execution } };
+    }
+    const content = this.userBlocks(p.content, event, 'user message');
+    if (pi && p.pi_role === 'custom') {
+      const message: Json = { role: 'custom', customType: p.custom_type ?? 'sp', content, display: p.display ?? true };
+      if (p.details !== undefined) message.details = p.details;
+      message.timestamp = this.timestampMs(event);
+      Object.assign(message, this.extras(event, 'message_extra'));
+      return { type: 'message', timestamp, ...this.extras(event, 'extra'), message };
+    }
+    if (this.options.safety && !pi && content.every((b) => b.type === 'text' && String(b.text).trim() === '')) {
+      this.options.report('dropped', 'empty-message', 'user message with no content: not written (the API rejects empty messages)', event);
+      return undefined;
+    }
+    const message: Json = { role: 'user', content, timestamp: this.timestampMs(event), ...this.extras(event, 'message_extra') };
+    return { type: 'message', timestamp, ...this.extras(event, 'extra'), message };
+  }
+
+  private assistantEntry(unit: Unit): Json | undefined {
+    const first = unit.events[0];
+    const identity = this.identityOf(unit);
+    const pi = unit.events.every(fromPi);
+    const blocks: Json[] = [];
+    let usage: unknown;
+    let stop: unknown;
+    let errorMessage: unknown;
+    let messageTs: number | undefined;
+    let responseId: string | undefined;
+    let messageExtra: Json = {};
+    for (const event of unit.events) {
+      const p = payloadOf(event);
+      if (usage === undefined && isObject(p.usage)) usage = p.usage;
+      if (p.stop_reason !== undefined && p.stop_reason !== null) stop = p.stop_reason;
+      if (errorMessage === undefined && p.error_message !== undefined) errorMessage = p.error_message;
+      if (messageTs === undefined && typeof p.message_ts === 'number' && fromPi(event)) messageTs = p.message_ts;
+      if (responseId === undefined && fromPi(event) && p.message_id_synthetic !== true) responseId = str(p.message_id);
+      if (fromPi(event) && isObject(p.message_extra)) messageExtra = p.message_extra;
+      if (event.type === 'message.thinking') {
+        const block = this.thinkingBlock(event, p, identity);
+        if (block) blocks.push(block);
+      } else if (event.type === 'tool.call') {
+        const callId = str(p.call_id) ?? `call_${event.seq}`;
+        const call = unit.calls!.get(callId)!;
+        call.written = this.toolId(callId, identity.api, event);
+        let args = p.input;
+        if (!isObject(args)) {
+          this.options.report('transformed', 'tool-input', `tool call ${callId} input is not an object: written as {"input": …}`, event);
+          args = { input: args };
+        }
+        const block: Json = { type: 'toolCall', id: call.written, name: call.name, arguments: args };
+        if (typeof p.thought_signature === 'string' && fromPi(event) && str(p.provider) === identity.provider) block.thoughtSignature = p.thought_signature;
+        if (fromPi(event) && isObject(p.block_extra)) Object.assign(block, p.block_extra);
+        blocks.push(block);
+      } else {
+        for (const block of Array.isArray(p.content) ? p.content : []) {
+          if (!isObject(block)) continue;
+          if (block.type === 'text') {
+            const { type: _t, text, text_signature, ...others } = block;
+            const out: Json = { type: 'text', text: typeof text === 'string' ? text : '' };
+            if (typeof text_signature === 'string' && fromPi(event) && str(p.provider) === identity.provider) out.textSignature = text_signature;
+            if (fromPi(event)) Object.assign(out, others);
+            blocks.push(out);
+          } else if (block.type === 'thinking') {
+            const out = this.thinkingBlock(event, { ...block, provider: block.provider ?? p.provider }, identity);
+            if (out) blocks.push(out);
+          } else if (block.type === 'tool_use' || block.type === 'tool_result') {
+            // pointers to tool events
+          } else if (fromPi(event)) {
+            blocks.push(block); // a block the capture kept verbatim
+          } else {
+            this.options.report('transformed', 'unsupported-block', `assistant ${String(block.type)} block has no Pi equivalent: written as JSON text`, event);
+            blocks.push({ type: 'text', text: JSON.stringify(block) });
+          }
+        }
+      }
+    }
+    const hasCalls = blocks.some((b) => b.type === 'toolCall');
+    if (blocks.length === 0 && !pi && this.options.safety) {
+      this.options.report('dropped', 'empty-message', 'assistant message with no content: not written', first);
+      return undefined;
+    }
+    const message: Json = {
+      role: 'assistant',
+      content: blocks,
+      api: identity.api,
+      provider: identity.provider,
+      model: identity.model,
+      usage: piUsage(usage),
+      stopReason: piStopReason(stop, hasCalls),
+      timestamp: messageTs ?? this.timestampMs(first),
+    };
+    if (responseId !== undefined) message.responseId = responseId;
+    if (errorMessage !== undefined) message.errorMessage = errorMessage;
+    Object.assign(message, messageExtra);
+    if (typeof stop === 'string' && !STOP_REASONS.has(stop) && pi) {
+      this.options.report('transformed', 'stop-reason', `stop reason ${stop} written as ${String(message.stopReason)}`, first);
+    }
+    return { type: 'message', timestamp: toIso(first.ts), ...this.extras(first, 'extra'), message };
+  }
+
+  /** A thinking block, its signature only where it verifies: the provider that made it. */
+  private thinkingBlock(event: SpEvent, p: Json, identity: ModelIdentity): Json | undefined {
+    const text = typeof p.text === 'string' ? p.text : typeof p.thinking === 'string' ? p.thinking : '';
+    const made = str(p.provider) ?? (event.agent === 'claude' ? 'anthropic' : undefined);
+    const sameProvider = made !== undefined && made === identity.provider;
+    const signature = str(p.signature) ?? (p.visibility === 'redacted' && event.agent === 'claude' ? str(p.opaque) : undefined);
+    const redacted = p.redacted === true || p.visibility === 'redacted';
+    if (redacted) {
+      if (signature && (sameProvider || !this.options.safety)) return { type: 'thinking', thinking: text || '[Reasoning redacted]', thinkingSignature: signature, redacted: true };
+      this.options.report('dropped', 'redacted-thinking', `redacted reasoning from ${made ?? 'an unknown provider'} cannot be replayed to ${identity.provider}: not written`, event);
+      return undefined;
+    }
+    if (str(p.opaque) && !fromPi(event)) {
+      this.options.report('transformed', 'opaque-reasoning', `encrypted reasoning state from ${made ?? event.agent} not written (only that provider can read it)`, event);
+    }
+    if (text === '' && !signature) return undefined;
+    const block: Json = { type: 'thinking', thinking: text };
+    if (signature && (sameProvider || !this.options.safety)) block.thinkingSignature = signature;
+    else if (signature) this.options.report('transformed', 'signature', `thinking signature from ${made ?? 'an unknown provider'} dropped: the message is written for ${identity.provider}`, event);
+    if (fromPi(event) && isObject(p.block_extra)) Object.assign(block, p.block_extra);
+    return block;
+  }
+
+  private resultEntry(unit: Unit): Json {
+    const event = unit.events[0];
+    const p = payloadOf(event);
+    const call = unit.callUnit?.calls?.get(unit.callId ?? '');
+    const message: Json = {
+      role: 'toolResult',
+      toolCallId: call?.written ?? unit.callId ?? '',
+      toolName: str(p.name) ?? call?.name ?? 'unknown',
+      content: this.userBlocks(p.content, event, 'tool result'),
+    };
+    if (p.structured !== undefined) {
+      // details feeds the client's renderers (edit diffs …); another agent's structure would not fit them.
+      if (fromPi(event)) message.details = p.structured;
+      else this.options.report('dropped', 'structured-result', `structured ${event.agent} tool result (UI data, never sent to the model) not written`, event);
+    }
+    message.isError = p.is_error === true;
+    message.timestamp = this.timestampMs(event);
+    Object.assign(message, this.extras(event, 'message_extra'));
+    return { type: 'message', timestamp: toIso(event.ts), ...this.extras(event, 'extra'), message };
+  }
+
+  private compactionEntry(unit: Unit): Json {
+    const event = unit.events[0];
+    const p = payloadOf(event);
+    const entry: Json = { type: 'compaction', timestamp: toIso(event.ts), ...this.extras(event, 'extra'), summary: p.summary, firstKeptEntryId: '' };
+    entry.tokensBefore = typeof p.tokens_before === 'number' ? p.tokens_before : 0;
+    if (p.details !== undefined) entry.details = p.details;
+    if (p.from_hook !== undefined) entry.fromHook = p.from_hook;
+    return entry;
+  }
+
+  private nativeEntry(unit: Unit): Json {
+    const event = unit.events[0];
+    const raw = payloadOf(event).raw as Json;
+    const { id: _id, parentId: _parent, ...rest } = raw;
+    return { ...rest };
+  }
+}
+
+// ---- entry point --------------------------------------------------------------------------------
+
+/** Writes the (first, or `session`-selected) session of `events` as a new Pi session file. */
+export async function materializePi(events: AsyncIterable<SpEvent>, options: PiMaterializeOptions = {}): Promise<PiMaterializeResult> {
+  const selected = await selectSession(events, options.session);
+  const start = selected.start;
+  const sp = start ? payloadOf(start) : {};
+  const sourceAgent = start?.agent ?? selected.events[0]?.agent;
+  const nativeId = str(sp.native_id);
+  const sessionCwd = str(options.cwd) ?? str(sp.cwd);
+  if (!sessionCwd) throw new UserError('the session names no cwd: pass --cwd DIR (the project folder Pi will run its tools in)');
+  const cwd = prepareCwd(sessionCwd, Boolean(options.mkcwd), Boolean(options.dryRun));
+  const home = options.home ?? defaultHome();
+  const safety = options.safety !== false;
+
+  const counts = { dropped: 0, stubbed: 0, transformed: 0 };
+  const report: Report = (action, code, reason, event) => {
+    counts[action] += 1;
+    const entry: PiLossEntry = { action, code, reason };
+    if (event) {
+      entry.seq = event.seq;
+      entry.type = event.type;
+    }
+    options.onLoss?.(entry);
+  };
+  for (const [id, other] of selected.others) {
+    report('dropped', 'child-session', `session ${id}${other.nativeId ? ` (native ${other.nativeId})` : ''}, ${other.count} event(s), is a separate (subagent) session: not written; the main session keeps the call that started it and its result`);
+  }
+
+  let sessionId: string;
+  if (options.sameId) {
+    if (sourceAgent !== 'pi') throw new UserError(`--same-id keeps a Pi session's own id; this session comes from ${sourceAgent ?? 'an unknown agent'} (drop --same-id to write it under a new id)`);
+    if (!nativeId) throw new UserError('--same-id needs the native session id; the session.start has none');
+    sessionId = nativeId;
+  } else {
+    sessionId = uuidv7();
+  }
+  const createdMs = options.sameId && typeof sp.created === 'string' && !Number.isNaN(Date.parse(sp.created)) ? Date.parse(sp.created) : Date.now();
+  const sourceName = typeof sp.source_path === 'string' ? basename(sp.source_path) : undefined;
+  const fileName = options.sameId && sourceName?.endsWith(`_${sessionId}.jsonl`) ? sourceName : sessionFileName(createdMs, sessionId);
+  const path = join(sessionsDir(home), cwdFolder(cwd), fileName);
+  if (options.sameId && existsSync(path)) {
+    throw new UserError('exists already: --same-id never overwrites a session (move it away, or drop --same-id to write a copy under a new id)', path);
+  }
+
+  let lines: string[];
+  let writtenAs: 'raw' | 'rebuilt' = 'rebuilt';
+  let leafId: string | undefined;
+  let branches = 1;
+  let finalNewline = true;
+  const raw = options.sameId && options.branch !== 'active' ? capturedRawLines(selected.events) : undefined;
+  const headerCwd = raw ? headerCwdOf(raw[0]) : undefined;
+  if (raw && headerCwd !== undefined && resolveCwd(headerCwd) === cwd) {
+    lines = raw;
+    writtenAs = 'raw';
+    finalNewline = sp.raw_final_newline !== false;
+  } else {
+    const built = buildLines(selected, { ...options, safety, cwd, sessionId, createdMs, report });
+    lines = built.lines;
+    leafId = built.leafId;
+    branches = built.branches;
+  }
+
+  if (options.onLine) for (const line of lines) options.onLine(line);
+  if (!options.dryRun) createFileAtomic(path, chunked(lines, finalNewline), 0o600);
+
+  const result: PiMaterializeResult = {
+    agent: 'pi',
+    session_id: sessionId,
+    path,
+    cwd,
+    resume: `cd ${shellQuote(cwd)} && pi --session ${shellQuote(path)}`,
+    records: lines.length,
+    written_as: writtenAs,
+    source_session: selected.session,
+    branches,
+    changes: counts,
+  };
+  if (leafId !== undefined) result.leaf_id = leafId;
+  if (options.dryRun) result.dry_run = true;
+  return result;
+}
+
+function headerCwdOf(line: string): string | undefined {
+  try {
+    const header: unknown = JSON.parse(line);
+    return isObject(header) && typeof header.cwd === 'string' ? header.cwd : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The client refuses a session whose cwd does not exist: check it, or create it with --mkcwd. */
+function prepareCwd(sessionCwd: string, mkcwd: boolean, dryRun: boolean): string {
+  let cwd = resolveCwd(sessionCwd);
+  let stat: ReturnType<typeof statSync> | undefined;
+  try {
+    stat = statSync(cwd);
+  } catch {
+    stat = undefined;
+  }
+  if (stat && !stat.isDirectory()) throw new UserError('the session cwd is not a directory: pass --cwd DIR', cwd);
+  if (!stat) {
+    if (!mkcwd) {
+      throw new UserError(
+        'the session cwd does not exist here, and Pi refuses to resume a session whose cwd is missing ("Stored session working directory does not exist"): create it, pass --mkcwd to create it, or --cwd DIR to use another folder',
+        cwd,
+      );
+    }
+    if (!dryRun) {
+      try {
+        mkdirSync(cwd, { recursive: true });
+      } catch (err) {
+        throw new UserError(`cannot create the session cwd: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, cwd);
+      }
+      cwd = resolveCwd(cwd);
+    }
+  }
+  return cwd;
+}
+
+interface BuildOptions extends PiMaterializeOptions {
+  safety: boolean;
+  cwd: string;
+  sessionId: string;
+  createdMs: number;
+  report: Report;
+}
+
+/** The lines of a rebuilt session: header, then the entries of the tree with the active branch last. */
+function buildLines(selected: Selected, options: BuildOptions): { lines: string[]; leafId?: string; branches: number } {
+  const sp = selected.start ? payloadOf(selected.start) : {};
+  const tree = new TreeBuilder(selected.events, options.safety, options.report);
+  tree.build();
+  tree.link();
+  tree.parents();
+  if (options.safety) tree.stubs();
+
+  const writer = new EntryWriter({
+    safety: options.safety,
+    sameId: Boolean(options.sameId),
+    artifactsDir: options.artifactsDir,
+    model: options.model,
+    sessionModel: str(sp.provider) && str(sp.model) ? `${String(sp.provider)}/${String(sp.model)}` : str(sp.model),
+    report: options.report,
+  });
+
+  // Build every entry first: a unit that writes nothing (an empty foreign message) drops out and
+  // its children move up to its parent.
+  const entries = new Map<Unit, Json>();
+  for (const unit of tree.units) {
+    if (unit.dropped) continue;
+    const entry = writer.entry(unit);
+    if (entry) entries.set(unit, entry);
+    else unit.dropped = true;
+  }
+  for (const unit of tree.units) {
+    let parent = unit.parent;
+    while (parent && parent.dropped) parent = parent.parent;
+    unit.parent = parent;
+  }
+
+  let leaf = tree.leaf();
+  if (leaf?.dropped) {
+    let at: Unit | null = leaf;
+    while (at && at.dropped) at = at.parent;
+    leaf = at ?? undefined;
+  }
+  if (!leaf && entries.size === 0) throw new UserError('nothing to write: the session has no messages');
+
+  // --model: the client continues with the last model on the active path, so a different one is
+  // appended there as a model_change (what the client itself writes when the user switches).
+  if (options.model && leaf) {
+    const wanted = parseModel(options.model);
+    const current = currentModel(tree.pathTo(leaf), entries);
+    if (wanted && (!current || current.provider !== wanted.provider || current.model !== wanted.model)) {
+      const unit: Unit = { kind: 'model_change', events: [], seq: Number.MAX_SAFE_INTEGER, parent: leaf, id: '', ts: leaf.events[0]?.ts };
+      unit.body = { type: 'model_change', timestamp: toIso(Date.now() / 1000), provider: wanted.provider, modelId: wanted.model };
+      tree.units.push(unit);
+      entries.set(unit, unit.body);
+      leaf = unit;
+    }
+  }
+
+  let ordered = tree.order(leaf);
+  if (options.branch === 'active' && leaf) {
+    const path = new Set(tree.pathTo(leaf));
+    const other = ordered.filter((u) => !path.has(u));
+    for (const unit of other) {
+      if (unit.events[0]) options.report('dropped', 'other-branch', 'not on the active branch (--branch active): not written', unit.events[0]);
+    }
+    ordered = ordered.filter((u) => path.has(u));
+  }
+
+  for (const unit of ordered) writer.assignId(unit);
+  const written = new Set(ordered);
+  const idOfSeq = (seq: unknown): string | undefined => {
+    if (typeof seq !== 'number') return undefined;
+    const unit = ordered.find((u) => u.events.some((e) => e.seq === seq));
+    return unit?.id;
+  };
+
+  const header: Json = { type: 'session', version: 3, id: options.sessionId, timestamp: new Date(options.createdMs).toISOString(), cwd: options.cwd };
+  if (options.sameId && typeof sp.parent_session_path === 'string') header.parentSession = sp.parent_session_path;
+  const headerLine = JSON.stringify(header);
+  if (Buffer.byteLength(headerLine) > HEADER_LIMIT) {
+    options.report('transformed', 'long-header', `the header line is ${Buffer.byteLength(headerLine)} bytes: \`pi -c\` reads 512 and will not list it (pi --session PATH still works)`);
+  }
+  const lines = [headerLine];
+  const parents = new Set<Unit>();
+  for (const unit of ordered) {
+    const entry = { ...entries.get(unit)! };
+    const parent = unit.parent && written.has(unit.parent) ? unit.parent : null;
+    if (parent) parents.add(parent);
+    const out: Json = { type: entry.type, id: unit.id, parentId: parent ? parent.id : null };
+    Object.assign(out, entry);
+    out.id = unit.id;
+    out.parentId = parent ? parent.id : null;
+    out.timestamp ??= toIso(unit.events[0]?.ts ?? Date.now() / 1000);
+    if (!fixReferences(unit, out, { idOfSeq, tree, written, report: options.report })) continue;
+    lines.push(JSON.stringify(out));
+  }
+  const leaves = ordered.filter((u) => !parents.has(u)).length;
+  return { lines, leafId: leaf && written.has(leaf) ? leaf.id : undefined, branches: Math.max(1, leaves) };
+}
+
+/** The model the client would restore on this path: the last model_change or assistant message. */
+function currentModel(path: Unit[], entries: Map<Unit, Json>): { provider: string; model: string } | undefined {
+  let current: { provider: string; model: string } | undefined;
+  for (const unit of path) {
+    const entry = entries.get(unit);
+    if (!entry) continue;
+    if (entry.type === 'model_change' && typeof entry.provider === 'string' && typeof entry.modelId === 'string') current = { provider: entry.provider, model: entry.modelId };
+    const message = isObject(entry.message) ? entry.message : undefined;
+    if (message?.role === 'assistant' && typeof message.provider === 'string' && typeof message.model === 'string') current = { provider: message.provider, model: message.model };
+  }
+  return current;
+}
+
+/**
+ * Entries that name other entries (label targets, a compaction's first kept entry, a branch
+ * summary's origin) get the new ids. False: the entry cannot be written (its target is gone).
+ */
+function fixReferences(unit: Unit, out: Json, ctx: { idOfSeq: (seq: unknown) => string | undefined; tree: TreeBuilder; written: Set<Unit>; report: Report }): boolean {
+  const event = unit.events[0];
+  if (!event) return true;
+  const p = payloadOf(event);
+  if (out.type === 'label' && unit.kind === 'native') {
+    const value = isObject(p.value) ? p.value : {};
+    const target = ctx.idOfSeq(value.target_seq);
+    if (!target) {
+      ctx.report('dropped', 'label-target', `label ${JSON.stringify(value.label ?? '')} names an entry that is not written: dropped`, event);
+      return false;
+    }
+    out.targetId = target;
+  } else if (out.type === 'branch_summary') {
+    out.fromId = ctx.idOfSeq(p.from_seq) ?? (p.from_id === 'root' ? 'root' : out.parentId ?? 'root');
+  } else if (out.type === 'compaction') {
+    // The kept range starts at the first written entry on the compaction's path at or after the source's.
+    const path = ctx.tree.pathTo(unit).filter((u) => ctx.written.has(u) && u !== unit);
+    const wanted = typeof p.first_kept_seq === 'number' ? p.first_kept_seq : undefined;
+    const kept = wanted !== undefined ? path.find((u) => u.seq >= wanted) : undefined;
+    if (kept) {
+      out.firstKeptEntryId = kept.id;
+      if (kept.seq !== wanted) ctx.report('transformed', 'compaction-kept', 'the compaction\'s first kept entry is not written: the next written entry on its path is kept from', event);
+    } else {
+      // Nothing kept before the summary: the client then sends the summary and what follows it.
+      out.firstKeptEntryId = unit.id;
+      if (wanted !== undefined) ctx.report('transformed', 'compaction-kept', 'the compaction\'s first kept entry is not on its path: only the summary and what follows are sent', event);
+    }
+  }
+  return true;
+}
+
+/** Lines joined into ~64 KiB chunks: few writes, and no second copy of a whole large file. */
+function* chunked(lines: string[], finalNewline: boolean): Generator<string> {
+  let buffer = '';
+  for (let i = 0; i < lines.length; i += 1) {
+    buffer += lines[i];
+    if (i < lines.length - 1 || finalNewline) buffer += '\n';
+    if (buffer.length >= 1 << 16) {
+      yield buffer;
+      buffer = '';
+    }
+  }
+  if (buffer) yield buffer;
+}
