@@ -792,6 +792,11 @@ async function write(spool: Spool, options: CodexMaterializeOptions): Promise<Co
       }
       if (codexSource && sp.history_mode === 'paginated') {
         report({ action: 'transformed', code: 'legacy-style', reason: 'paginated rollout written in the legacy style (no ordinals, no paginated item metadata)' });
+        if (options.sameId) meta.history_mode = 'legacy';
+      } else if (options.sameId && sp.history_mode !== undefined) {
+        // 0.171 knows only "legacy" and "paginated"; any other value makes it refuse the file.
+        if (sp.history_mode === 'legacy' || !safety) meta.history_mode = sp.history_mode;
+        else report({ action: 'dropped', code: 'history-mode', reason: `history_mode ${JSON.stringify(sp.history_mode)} not written (the client accepts only "legacy" or "paginated")` });
       }
       const metaTime = String(meta.timestamp);
       emit(JSON.stringify({ timestamp: metaTime, type: 'session_meta', payload: meta }));
