@@ -22,6 +22,8 @@ interface Args {
   model?: string;
   artifacts?: string;
   safety: boolean;
+  branch: 'all' | 'active';
+  mkcwd: boolean;
 }
 
 /** Agents that can be written (read-only adapters have no materialize). */
@@ -107,6 +109,8 @@ await runCli<Args>({
       .option('session', { type: 'string', describe: 'the session to write when the input holds several (canonical or native id)' })
       .option('model', { type: 'string', describe: `the model to continue with (added to the resume command); also the model of assistant messages when neither they nor the session name one (default ${DEFAULT_MODEL})` })
       .option('artifacts', { type: 'string', describe: 'directory of a capture --artifacts store, to inline images referenced by hash' })
+      .option('branch', { choices: ['all', 'active'] as const, default: 'all' as const, describe: 'all: keep every branch of the session tree; active: only the path to the last message' })
+      .option('mkcwd', { type: 'boolean', default: false, describe: 'create the project directory when it does not exist (the client resumes only from inside it)' })
       .option('safety', { type: 'boolean', default: true, describe: 'the resume-safety pass (--no-safety writes ids, thinking and unpaired tools as they are)' })
       .command('$0 <agent> [file]', false) as never,
   run: async (args) => {
@@ -124,6 +128,8 @@ await runCli<Args>({
       model: args.model,
       artifactsDir: args.artifacts,
       safety: args.safety,
+      branch: args.branch,
+      mkcwd: args.mkcwd,
       onLoss: (entry) => losses.push(entry as ClaudeLossEntry),
       onLine: args.dryRun ? (line) => preview.push(line) : undefined,
     };

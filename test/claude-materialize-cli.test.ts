@@ -97,6 +97,24 @@ describe('sp-materialize claude (command)', () => {
     expect(readFileSync(path)).toEqual(before);
   });
 
+  it('--branch active writes only the active path; --mkcwd creates the project directory', () => {
+    const b = new SessionBuilder();
+    b.user('first');
+    const a1 = b.assistant('answer one', 'm1');
+    b.user('abandoned');
+    b.assistant('abandoned answer', 'm2');
+    b.add('message.user', { content: [{ type: 'text', text: 'again' }], string_content: true }, { parent_seq: a1.seq });
+    const base = tempDir('sp-mat-cli-');
+    const cwd = join(base, 'not', 'yet');
+    const r = runBin('sp-materialize', ['claude', eventsFile(b.events), '--home', join(base, 'home'), '--cwd', cwd, '--branch', 'active', '--mkcwd']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(existsSync(cwd)).toBe(true);
+    const result = JSON.parse(r.stdout);
+    const texts = readTranscript(result.path).filter((l) => l.message).map((l) => (typeof l.message.content === 'string' ? l.message.content : l.message.content[0].text));
+    expect(texts).toEqual(['first', 'answer one', 'again']);
+    expect(r.stderr).toMatch(/^sp-materialize: dropped branch: 2× — seq \d+: not on the active branch/m);
+  });
+
   it('names unknown agents and needs one', () => {
     expect(runBin('sp-materialize', ['nosuch'], { input: '' }).stderr).toMatch(/unknown agent "nosuch"; known agents: .*claude/);
     expect(runBin('sp-materialize', [], { input: '' }).code).toBe(2);

@@ -9,7 +9,6 @@
 //     tool ids in [A-Za-z0-9_-], no foreign reasoning as signed `thinking`, no empty messages.
 // Every change is reported through `onLoss`, so nothing is lost silently (DESIGN §3).
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { LossEntry, MaterializeOptions, MaterializeResult } from '../../lib/adapter.js';
@@ -17,6 +16,7 @@ import { createFileAtomic } from '../../lib/atomic.js';
 import { UserError } from '../../lib/diagnostics.js';
 import { artifactPath } from '../../lib/artifacts.js';
 import type { SpEvent } from '../../lib/event.js';
+import { defaultHome } from './paths.js';
 import { projectSlug, resolveCwd } from './slug.js';
 
 /** The client version this writer was verified against (written as `version` for foreign sessions). */
@@ -76,11 +76,6 @@ export interface ClaudeMaterializeResult extends MaterializeResult {
   /** The canonical session that was written. */
   source_session: string;
   changes: { dropped: number; stubbed: number; transformed: number };
-}
-
-/** `$CLAUDE_CONFIG_DIR`, else `~/.claude`. */
-export function defaultClaudeHome(): string {
-  return process.env.CLAUDE_CONFIG_DIR || join(homedir(), '.claude');
 }
 
 /** The transcript path the client looks up for a session id in a cwd (already resolved). */
@@ -995,7 +990,7 @@ export async function materializeClaude(events: AsyncIterable<SpEvent>, options:
   if (!sessionCwd) throw new UserError('the session names no cwd: pass --cwd DIR (the project folder the client will resume it from)');
   if (options.mkcwd && !options.dryRun) mkdirSync(resolve(sessionCwd), { recursive: true });
   const cwd = resolveCwd(sessionCwd);
-  const home = options.home ?? defaultClaudeHome();
+  const home = options.home ?? defaultHome();
   const claudeStart = start !== undefined && fromClaude(start);
 
   let sessionId: string;
