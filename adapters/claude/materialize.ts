@@ -3,8 +3,9 @@
 //   * <home>/projects/<slug(realpath(cwd))>/<uuid>.jsonl, created atomically, never overwritten;
 //   * one line per content block, lines of one API message sharing `message.id`, every assistant
 //     line with `message.model` (the client hangs without it) and `content` as an array;
-//   * a linear `parentUuid` chain with increasing timestamps, each tool_result in its own user line
-//     right after the tool_use (the client's own §2.4 layout for parallel calls);
+//   * a `parentUuid` chain with increasing timestamps (linear, or a tree where the source branched:
+//     the last line is the active leaf), each tool_result in its own user line right after the
+//     tool_use (the client's own §2.4 layout for parallel calls);
 //   * a resume-safety pass: no orphaned tool_use or tool_result (the client silently drops them),
 //     tool ids in [A-Za-z0-9_-], no foreign reasoning as signed `thinking`, no empty messages.
 // Every change is reported through `onLoss`, so nothing is lost silently (DESIGN §3).
@@ -27,8 +28,6 @@ export const DEFAULT_MODEL = 'claude-sonnet-4-5';
 export const STUB_RESULT = 'interrupted: no result was recorded';
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** The Messages API accepts tool ids of these characters only. */
-const SAFE_TOOL_ID = /^[A-Za-z0-9_-]+$/;
 /**
  * Fields of a native line that tie it to its old file, chain or session: always rebuilt. (`slug`
  * names the old session's plan; it is kept only on same-id moves.)
