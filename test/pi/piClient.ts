@@ -1,0 +1,79 @@
+// Runs the pinned real Pi client (@mariozechner/pi-coding-agent, node_modules/.bin/pi) offline:
+// a throw-away agent dir whose models.json points the session's own provider at our mock, a
+// fake HOME and TMPDIR, and an environment without any real API key.
+import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const PI_BIN = new URL('../../node_modules/.bin/pi', import.meta.url).pathname;
+
+export interface PiRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+}
+
+export interface ProviderModel {
+  provider: string;
+  model: string;
+  /** anthropic-messages or openai-completions (what the mock speaks). */
+  api: 'anthropic-messages' | 'openai-completions';
+}
+
+/**
+ * Writes `models.json` declaring `models` as providers served by the mock (re-declaring a built-in
+ * provider such as `anthropic` makes the client use our base URL, with its own model id, so the
+ * session's model is restored exactly), and `settings.json` defaulting to the first one.
+ */
+export function configureAgentDir(agentDir: string, urls: { anthropicUrl: string; openaiUrl: string }, models: ProviderModel[]): void {
+  mkdirSync(agentDir, { recursive: true });
+  const providers: Record<string, unknown> = {};
+  for (const m of models) {
+    const existing = providers[m.provider] as { models: unknown[] } | undefined;
+    const model = { id: m.model, reasoning: true, input: ['text', 'image'] };
+    if (existing) existing.models.push(model);
+    else {
+      providers[m.provider] = {
+        baseUrl: m.api === 'anthropic-messages' ? urls.anthropicUrl : urls.openaiUrl,
+        api: m.api,
+        apiKey: 'sp-mock-key',
+        ...(m.api === 'openai-completions' ? { compat: { supportsDeveloperRole: false } } : {}),
+        models: [model],
+      };
+    }
+  }
+  writeFileSync(join(agentDir, 'models.json'), JSON.stringify({ providers }, null, 2));
+  writeFileSync(join(agentDir, 'settings.json'), JSON.stringify({ defaultProvider: models[0].provider, defaultModel: models[0].model, quietStartup: true }));
+}
+
+/** `pi ARGS` in `cwd` with `agentDir` as PI_CODING_AGENT_DIR; killed after `timeoutMs`. */
+export function runPi(args: string[], options: { cwd: string; agentDir: string; home: string; timeoutMs?: number }): Promise<PiRun> {
+  mkdirSync(join(options.home, 'tmp'), { recursive: true });
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: options.home,
+    TMPDIR: join(options.home, 'tmp'),
+    PI_CODING_AGENT_DIR: options.agentDir,
+    PI_OFFLINE: '1',
+    PI_SKIP_VERSION_CHECK: '1',
+    PI_TELEMETRY: '0',
+    LANG: 'C.UTF-8',
+  };
+  return new Promise((resolve) => {
+    const child = spawn(PI_BIN, args, { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    let timedOut = false;
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, options.timeoutMs ?? 45_000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, timedOut });
+    });
+  });
+}
