@@ -26,6 +26,7 @@ const PROBE = 'SP-PI-ACCEPTANCE-PROBE: reply OK';
 const FIXTURES = new URL('../../fixtures/', import.meta.url).pathname;
 const CLAUDE_S1 = `${FIXTURES}claude/corpus/S1-feature/.claude/projects/-home-alice-acme-api/e05d2652-6a94-447f-8b60-cded66e4199a.jsonl`;
 const CLAUDE_S2 = `${FIXTURES}claude/corpus/S2-debug/.claude/projects/-home-alice-acme-api/9a1dc580-54f5-46ea-bece-7461fb46da3a.jsonl`;
+const CLAUDE_REWIND = `${FIXTURES}claude/public/claude-code-log/test/test_data/dag_compact_after_rewind.jsonl`;
 const CODEX_S1 = `${FIXTURES}codex/corpus/S1-feature/sessions/2026/11/30/rollout-2026-11-30T05-06-52-01a22ad9-47d0-73f1-b186-11146d50904a.jsonl`;
 
 type Entry = Record<string, any>;
@@ -195,6 +196,15 @@ describe('acceptance: the real Pi client resumes materialized sessions and sends
     expectResumed(r, expected);
     // The screenshot reached the model as an image block.
     expect(JSON.stringify(r.request!.body.messages)).toMatch(/"type":"image"/);
+  });
+
+  it('a Claude Code transcript with a rewind and a compaction → a Pi tree the client continues on its active branch', async () => {
+    const { events } = await captureAll(claude, CLAUDE_REWIND);
+    const r = await materializeAndResume(events);
+    expect(r.result.branches).toBe(3);
+    expectResumed(r, ['This session is being continued', 'After compaction', 'Final answer']);
+    // Like Claude Code itself: nothing before the compaction cut, nothing of the abandoned attempt.
+    for (const gone of ['First attempt', 'First answer', 'Keep going']) expect(r.sent).not.toContain(gone);
   });
 
   it('Codex S1 → Pi, continued with --model anthropic/claude-sonnet-4-5 (cross-model replay)', async () => {

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pi } from '../../adapters/pi/index.js';
+import { claude } from '../../adapters/claude/index.js';
 import { materializePi, STUB_RESULT, type PiLossEntry, type PiMaterializeOptions } from '../../adapters/pi/materialize.js';
 import { cwdFolder } from '../../adapters/pi/paths.js';
 import { UserError } from '../../lib/diagnostics.js';
@@ -15,6 +16,8 @@ import { tempDir } from '../support/streams.js';
 import { ALL, BEFORE_COMPACTION, CORPUS, LARGE_SESSION, OPENCLAW, S1, S2, S3, activePath, name, readEntries } from './support.js';
 
 type Entry = Record<string, any>;
+
+const CLAUDE_REWIND = new URL('../../fixtures/claude/public/claude-code-log/test/test_data/dag_compact_after_rewind.jsonl', import.meta.url).pathname;
 
 async function write(events: SpEvent[], options: PiMaterializeOptions = {}): Promise<{ result: Awaited<ReturnType<typeof materializePi>>; entries: Entry[]; text: string; losses: PiLossEntry[] }> {
   const home = options.home ?? tempDir('sp-pi-home-');
@@ -165,6 +168,24 @@ describe('materialize: the tree round trip', () => {
     for (const e of entries.slice(1).filter((x) => x.message.role === 'assistant')) {
       expect(e.message).toMatchObject({ api: 'anthropic-messages', provider: 'anthropic', model: 'claude-opus-4-8', stopReason: 'stop' });
     }
+  });
+
+  it('writes a real Claude Code transcript with a rewind (claude-code-log DAG) as a Pi tree with two branches', async () => {
+    const { events } = await captureAll(claude, CLAUDE_REWIND);
+    const { entries, result } = await write(events);
+    expect(problems(entries, readFileSync(result.path, 'utf8'))).toEqual([]);
+    const byText = (t: string) => entries.find((e) => e.type === 'message' && JSON.stringify(e.message.content).includes(t))!;
+    const ready = byText('Ready');
+    // The rewind: both attempts hang from the same assistant entry.
+    expect(byText('First attempt').parentId).toBe(ready.id);
+    expect(byText('Second attempt').parentId).toBe(ready.id);
+    expect(byText('Keep going').parentId).toBe(byText('Second answer').id);
+    // The compaction cut (the client sends only what follows its summary) starts a new root; the leaf ends the file.
+    const path = activePath(entries).map((e) => e.message.content[0].text as string);
+    expect(path[0]).toMatch(/^This session is being continued/);
+    expect(path.slice(1)).toEqual(['After compaction', 'Final answer']);
+    expect(entries[entries.length - 1].id).toBe(byText('Final answer').id);
+    expect(result.branches).toBe(3);
   });
 
   it('puts the active branch last when the source wrote it first', async () => {
