@@ -15,12 +15,17 @@ export interface Line {
   end: number;
   /** False only for a last line that has no newline: possibly a write still in progress. */
   terminated: boolean;
+  /**
+   * The line's bytes as read, line ending included; only when asked for (`keepBytes`), since they may
+   * share memory with the whole chunk read. Lets a filter pass an unchanged line on without encoding it again.
+   */
+  bytes?: Buffer;
 }
 
 const LF = 0x0a;
 const CR = 0x0d;
 
-export async function* splitLines(source: AsyncIterable<Buffer | string>, firstLineNumber = 1, startOffset = 0): AsyncGenerator<Line> {
+export async function* splitLines(source: AsyncIterable<Buffer | string>, firstLineNumber = 1, startOffset = 0, keepBytes = false): AsyncGenerator<Line> {
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   let number = firstLineNumber;
@@ -37,6 +42,7 @@ export async function* splitLines(source: AsyncIterable<Buffer | string>, firstL
     let stop = body.length - (terminated ? 1 : 0);
     if (stop > skip && body[stop - 1] === CR) stop -= 1;
     const line: Line = { text: body.toString('utf8', skip, stop), number, start: offset, end: offset + body.length, terminated };
+    if (keepBytes) line.bytes = body;
     number += 1;
     offset += body.length;
     return line;

@@ -101,3 +101,31 @@ describe('NDJSON writer', () => {
     expect(chunks.join('')).toBe('{"a":{"c":3,"d":2},"b":1}\n{"z":"中"}\n');
   });
 });
+
+describe('NDJSON pass-through', () => {
+  it('keeps each line\'s bytes when asked, across chunk boundaries, line ending included', async () => {
+    const text = '{"a":"中文"}\r\n{"b":1}\n{"c":2}';
+    const lines: Array<{ text: string; bytes?: string }> = [];
+    for await (const { line } of readObjects([fromText(text, 'stdin', 3)], { keepBytes: true })) lines.push({ text: line.text, bytes: line.bytes?.toString('utf8') });
+    expect(lines).toEqual([
+      { text: '{"a":"中文"}', bytes: '{"a":"中文"}\r\n' },
+      { text: '{"b":1}', bytes: '{"b":1}\n' },
+      { text: '{"c":2}', bytes: '{"c":2}' },
+    ]);
+    for await (const { line } of readObjects([fromText('{"a":1}\n')])) expect(line.bytes).toBeUndefined();
+  });
+
+  it('writes bytes and text lines in order, larger than a batch too', async () => {
+    const out = new PassThrough();
+    const chunks: Buffer[] = [];
+    out.on('data', (d: Buffer) => chunks.push(d));
+    const writer = new NdjsonWriter(out, 16);
+    const long = 'x'.repeat(5000);
+    await writer.writeBytes(Buffer.from('{"a":"é"}\n'));
+    await writer.writeLine(`{"b":"${long}"}`);
+    await writer.writeBytes(Buffer.from(`{"c":"${long}"}\n`));
+    await writer.write({ d: '中' });
+    await writer.end();
+    expect(Buffer.concat(chunks).toString('utf8')).toBe(`{"a":"é"}\n{"b":"${long}"}\n{"c":"${long}"}\n{"d":"中"}\n`);
+  });
+});
