@@ -57,8 +57,6 @@ export interface CodexMaterializeOptions extends MaterializeOptions {
   safety?: boolean;
   /** Receives every line in file order (for `--dry-run` previews); called in dry runs too. */
   onLine?: (line: string) => void;
-  /** Also accepted from the shared CLI; Codex rollouts name no model per message. */
-  defaultModel?: string;
 }
 
 /** A loss entry with a short code that groups entries in summaries. */
@@ -93,6 +91,19 @@ function isDerived(event: SpEvent): boolean {
 }
 function fromCodex(event: SpEvent): boolean {
   return (event.origin?.agent ?? event.agent) === AGENT;
+}
+
+/**
+ * `type` first in every object, as the client writes Responses items. Events reach the writer
+ * through canonical JSON (RFC 8785 sorts keys), so nested items would otherwise come out sorted.
+ */
+function typeFirst(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(typeFirst);
+  if (!isObject(value)) return value;
+  const out: Json = {};
+  if ('type' in value) out.type = value.type;
+  for (const [k, v] of Object.entries(value)) if (k !== 'type') out[k] = typeFirst(v);
+  return out;
 }
 
 // ---- pass 1: spool and index --------------------------------------------------------------------
@@ -260,8 +271,13 @@ class RolloutWriter {
     return toIso(ts);
   }
 
+  /** response_item lines written: a file without any gives the model nothing to continue from. */
+  items = 0;
+
   line(type: string, payload: Json, event?: SpEvent, timestamp?: string): void {
-    this.options.write(JSON.stringify({ timestamp: timestamp ?? this.time(event), type, payload }));
+    if (type === 'response_item') this.items += 1;
+    const body = type === 'response_item' || type === 'compacted' ? typeFirst(payload) : payload;
+    this.options.write(JSON.stringify({ timestamp: timestamp ?? this.time(event), type, payload: body }));
     this.records += 1;
   }
 
@@ -804,7 +820,7 @@ async function write(spool: Spool, options: CodexMaterializeOptions): Promise<Co
       for await (const event of spooled(spool, session)) writer.write(event);
       records = writer.records + 1;
       userEvents = writer.userEvents;
-      if (writer.records === 0) throw new UserError('nothing to write: the session has no messages');
+      if (writer.items === 0) throw new UserError('nothing to write: the session has no messages or tool calls');
     }
     if (buffer) writeSync(fd, buffer);
   } finally {
@@ -850,7 +866,7 @@ async function write(spool: Spool, options: CodexMaterializeOptions): Promise<Co
     session_id: sessionId,
     path,
     cwd,
-    resume: `cd ${shellQuote(cwd)} && codex resume ${sessionId}`,
+    resume: `cd ${shellQuote(cwd)} && codex resume ${sessionId}${options.model ? ` -m ${shellQuote(options.model)}` : ''}`,
     records,
     written_as: writtenAs,
     source_session: session,

@@ -6,6 +6,7 @@
 // plain JSON `RolloutState`, so an incremental capture stores it in its cursor and continues.
 import { createHash } from 'node:crypto';
 import { describeBadLine } from '../../lib/ndjson.js';
+import { canonicalize } from '../../lib/jcs.js';
 import { storeArtifact } from '../../lib/artifacts.js';
 import { rawLineText } from '../../lib/cursor.js';
 import type { Diagnose } from '../../lib/adapter.js';
@@ -439,8 +440,9 @@ export class RolloutMapper {
         }
       }
       payload.input = input ?? null;
-      // Arguments whose JSON text would not come back the same are kept as written.
-      if (input !== args && !(typeof args === 'string' && JSON.stringify(input) === args)) payload.arguments = args ?? null;
+      // The arguments text is what the model saw. Events cross pipes as canonical JSON (sorted
+      // keys), so unless the text is already canonical it is kept as written.
+      if (input !== args && !(typeof args === 'string' && canonicalize(input) === args)) payload.arguments = args ?? null;
       mapped = ['type', 'id', 'call_id', 'name', 'arguments'];
     }
     if (kind !== 'function_call') payload.tool_kind = kind;

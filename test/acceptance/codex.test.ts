@@ -14,6 +14,7 @@ import { codex } from '../../adapters/codex/index.js';
 import { claude } from '../../adapters/claude/index.js';
 import type { CodexLossEntry, CodexMaterializeResult } from '../../adapters/codex/materialize.js';
 import type { SpEvent } from '../../lib/event.js';
+import { canonicalize } from '../../lib/jcs.js';
 import { captureAll } from '../contract/testAdapter.js';
 import { runCodexExec, writeCodexConfig, type CodexRun } from '../support/codexClient.js';
 import { startMockResponses, type MockResponses } from '../support/mockResponses.js';
@@ -89,8 +90,9 @@ function expectResumed(run: CodexRun, id: string, input: Json[]): void {
 
 async function materialize(events: SpEvent[], options: { home: string; cwd?: string }): Promise<{ result: CodexMaterializeResult; losses: CodexLossEntry[] }> {
   const losses: CodexLossEntry[] = [];
+  // As in `sp-capture | sp-materialize`: every event crosses a pipe as canonical JSON (sorted keys).
   async function* gen(): AsyncGenerator<SpEvent> {
-    yield* events;
+    for (const event of events) yield JSON.parse(canonicalize(event)) as SpEvent;
   }
   const result = (await codex.materialize!(gen(), { ...options, onLoss: (l) => losses.push(l as CodexLossEntry) })) as CodexMaterializeResult;
   return { result, losses };
