@@ -2,7 +2,7 @@
 // string arguments, outputs after calls), --same-id (byte-identical from --raw), --dry-run, the
 // resume-safety pass and its loss ledger, and registration in a state_N.sqlite (fail closed).
 import { describe, expect, it } from 'vitest';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -278,11 +278,18 @@ describe('codex writer: state_N.sqlite registration', () => {
     }
   });
 
-  it('a dry run reads no db; the newest state_N is the one used', async () => {
+  it('a dry run plans the row (read-only) and changes nothing; the newest state_N is the one used', async () => {
     const h = home();
-    mkdirSync(join(h, 'sub'));
     db(h, ['CREATE TABLE other (x)']);
+    await expect(write(await events(S1), { home: h, dryRun: true })).rejects.toThrow(/unknown schema/);
+    const newer = new Database(join(h, 'state_12.sqlite'));
+    newer.exec(THREADS);
+    newer.exec(`INSERT INTO threads (id, rollout_path, created_at, updated_at, source, model_provider, cwd, title, sandbox_policy, approval_mode) VALUES ('old', '/x', 1, 1, 'cli', 'openai', '/w', 't', 'p', 'a')`);
+    newer.close();
+    const before = readFileSync(join(h, 'state_12.sqlite'));
     const { result } = await write(await events(S1), { home: h, dryRun: true });
-    expect(result.registered).toBeUndefined();
+    expect(result.registered).toEqual({ db: join(h, 'state_12.sqlite'), copied_columns: ['sandbox_policy', 'approval_mode'] });
+    expect(readFileSync(join(h, 'state_12.sqlite')).equals(before)).toBe(true);
+    expect(readdirSync(h).sort()).toEqual(['state_12.sqlite', 'state_5.sqlite']);
   });
 });

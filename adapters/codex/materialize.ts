@@ -827,10 +827,9 @@ async function write(spool: Spool, options: CodexMaterializeOptions): Promise<Co
     closeSync(fd);
   }
 
-  let registration: Registration | undefined;
-  if (!options.dryRun) {
-    // Checked before the file is written: an unknown schema stops the run with nothing written.
-    registration = await planRegistration(home, {
+  // Planned (read-only) before the file is written, dry run or not: an unknown schema stops the run
+  // with nothing written.
+  const registration: Registration | undefined = await planRegistration(home, {
       id: sessionId,
       rollout_path: path,
       created_ms: startedAt * 1000,
@@ -847,11 +846,12 @@ async function write(spool: Spool, options: CodexMaterializeOptions): Promise<Co
       git_sha: str(sp.git_head),
       git_branch: str(sp.git_branch),
       git_origin_url: str(sp.git_origin),
-    });
-    createFileAtomic(path, fileChunks(out), 0o600);
-  }
+  });
+  if (!options.dryRun) createFileAtomic(path, fileChunks(out), 0o600);
   let registered: CodexMaterializeResult['registered'];
-  if (registration) {
+  if (registration && options.dryRun) {
+    registered = { db: registration.db, copied_columns: registration.copied };
+  } else if (registration) {
     try {
       const backup = await commitRegistration(registration);
       registered = { db: registration.db, backup, copied_columns: registration.copied };
