@@ -4,7 +4,6 @@ import { runCli } from '../lib/cli.js';
 import { Chainer } from '../lib/chain.js';
 import { EXIT_OK, EXIT_USAGE, UserError, warn } from '../lib/diagnostics.js';
 import { NdjsonWriter } from '../lib/ndjson.js';
-import { sortKeysDeep } from '../lib/jcs.js';
 import { emptyCursor, readCursorFile, writeCursorFile, type CursorFile } from '../lib/cursor.js';
 import { follow, stopOnSignals } from '../lib/follow.js';
 import type { Adapter, Cursor, SessionRef } from '../lib/adapter.js';
@@ -99,12 +98,8 @@ class Capturer {
       onDiagnostic: warn,
     });
     for await (const event of events) {
-      // Sorted once up front, the JCS text is plain JSON.stringify both for the checksum and for
-      // the line (the slow general canonicalizer would otherwise run twice per event).
-      const chained = this.chainer.chain(sortKeysDeep(event));
-      const line: Record<string, unknown> = {};
-      for (const key of Object.keys(chained).sort()) line[key] = chained[key];
-      await this.writer.writeLine(JSON.stringify(line));
+      // The chainer returns the event in canonical key order: the line is plain JSON.stringify.
+      await this.writer.writeLine(JSON.stringify(this.chainer.chain(event)));
       count += 1;
     }
     if (this.cursors && next) {

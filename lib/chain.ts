@@ -2,7 +2,7 @@
 // without checksum))). Each session has its own chain; the first event of a session chains from
 // the empty string, so sessions may be interleaved in one stream.
 import { createHash } from 'node:crypto';
-import { canonicalize } from './jcs.js';
+import { canonicalize, sortKeysDeep } from './jcs.js';
 import type { SpEvent } from './event.js';
 
 export const CHECKSUM_PREFIX = 'sha256:';
@@ -30,13 +30,28 @@ export class Chainer {
     this.tails.set(session, checksum);
   }
 
-  /** Returns the event with `checksum` as its last key replaced by the chained value. */
+  /**
+   * Returns a copy of the event with its keys in canonical (JCS) order at every depth and the
+   * chained `checksum` in its sorted place, so both the checksum body and the output line are
+   * plain JSON.stringify — the canonicalizer's fast path — with no second sort.
+   */
   chain<T extends SpEvent>(event: T): T {
     const previous = this.tails.get(event.session) ?? '';
-    const { checksum: _old, ...rest } = event;
-    const checksum = computeChecksum(previous, rest as unknown as SpEvent);
+    const sorted = sortKeysDeep(event) as Record<string, unknown>;
+    delete sorted.checksum;
+    const checksum = CHECKSUM_PREFIX + createHash('sha256').update(previous).update(canonicalize(sorted)).digest('hex');
     this.tails.set(event.session, checksum);
-    return { ...rest, checksum } as T;
+    const out: Record<string, unknown> = {};
+    let placed = false;
+    for (const key of Object.keys(sorted)) {
+      if (!placed && key > 'checksum') {
+        out.checksum = checksum;
+        placed = true;
+      }
+      out[key] = sorted[key];
+    }
+    if (!placed) out.checksum = checksum;
+    return out as T;
   }
 
   tail(session: string): string | undefined {
