@@ -289,7 +289,7 @@ export function formatReport(report: VerifyReport): string {
   const failed = report.sessions.filter((s) => !s.ok).length;
   out.push(
     `${report.sessions.length} session${report.sessions.length === 1 ? '' : 's'}, ${report.events} events: ` +
-      (report.ok ? 'verified' : `${failed} failed${report.stream_damage.length ? `, ${report.stream_damage.length} damaged line(s) outside any session` : ''}`),
+      (report.events === 0 && report.ok ? 'nothing to verify' : report.ok ? 'verified' : `${failed} failed${report.stream_damage.length ? `, ${report.stream_damage.length} damaged line(s) outside any session` : ''}`),
   );
   return out.join('\n') + '\n';
 }

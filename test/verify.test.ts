@@ -171,6 +171,12 @@ describe('sp-verify (the binary)', () => {
     expect(r.stdout).toContain(`deleted at ${path}:8 seq 8`);
   });
 
+  it('says so when the stream is empty (e.g. nothing new since a cursor)', () => {
+    const r = runBin('sp-verify', [], { input: '' });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('0 events: nothing to verify');
+  });
+
   it('prints one JSON report with --json', () => {
     const r = runBin('sp-verify', ['--json', writeLines(lines)]);
     const report = JSON.parse(r.stdout);
