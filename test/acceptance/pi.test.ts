@@ -20,7 +20,7 @@ import { captureAll } from '../contract/testAdapter.js';
 import { SessionBuilder, from } from '../support/canonical.js';
 import { startMockModel, type ModelRequest } from '../pi/mockModel.js';
 import { configureAgentDir, runPi, type PiRun, type ProviderModel } from '../pi/piClient.js';
-import { S1, S2, S3, activePath, readEntries } from '../pi/support.js';
+import { BEFORE_COMPACTION, LARGE_SESSION, S1, S2, S3, activePath, readEntries } from '../pi/support.js';
 
 const PROBE = 'SP-PI-ACCEPTANCE-PROBE: reply OK';
 const FIXTURES = new URL('../../fixtures/', import.meta.url).pathname;
@@ -68,7 +68,7 @@ function strings(value: unknown, into: string[]): string[] {
 }
 
 /** Materializes `events` into a fresh agent dir and resumes the file with the real client. */
-async function materializeAndResume(events: SpEvent[], options: PiMaterializeOptions = {}): Promise<Resumed> {
+async function materializeAndResume(events: SpEvent[], options: PiMaterializeOptions = {}, contextWindow?: number): Promise<Resumed> {
   const base = join(work, randomUUID().slice(0, 8));
   const cwd = join(base, 'project');
   mkdirSync(cwd, { recursive: true });
@@ -77,7 +77,7 @@ async function materializeAndResume(events: SpEvent[], options: PiMaterializeOpt
   const result = (await materializePi(from(events), { home: agentDir, cwd: realpathSync(cwd), ...options, onLoss: (l) => losses.push(l as PiLossEntry) })) as PiMaterializeResult;
   const mock = await startMockModel();
   try {
-    configureAgentDir(agentDir, mock, [sessionModel(readEntries(result.path))]);
+    configureAgentDir(agentDir, mock, [sessionModel(readEntries(result.path))], { contextWindow });
     const run = await runPi(['--session', result.path, '-ne', '-ns', '-np', '-nc', '-p', PROBE], { cwd: result.cwd, agentDir, home: join(base, 'home') });
     const request = mock.requests[0];
     return { result, losses, run, request, requests: mock.requests, sent: strings(request?.body.messages, []).join('\n'), after: readEntries(result.path) };
@@ -151,6 +151,16 @@ describe('acceptance: the real Pi client resumes materialized sessions and sends
       const sentThinking = source.filter((e) => onPath.has(e.id)).flatMap((e) => (e.message?.role === 'assistant' ? e.message.content.filter((b: Entry) => b.type === 'thinking') : []));
       expect(thinking.length).toBeGreaterThan(0);
       if (fixture !== S3) for (const b of sentThinking) expect(r.sent).toContain(b.thinkingSignature);
+    });
+  }
+
+  for (const [label, fixture] of [['before-compaction (v1, 2.4 MB, two compactions)', BEFORE_COMPACTION], ['large-session (v1, 1 MB, aborted turns)', LARGE_SESSION]] as const) {
+    it(`pi-mono ${label} → canonical → v3 Pi`, async () => {
+      const { events } = await captureAll(pi, fixture);
+      // The recorded usage is over a default window: the client would compact before sending.
+      const r = await materializeAndResume(events, {}, 1_000_000);
+      expectResumed(r, expectedHistory(readEntries(fixture)));
+      expect(r.requests).toHaveLength(1);
     });
   }
 

@@ -26,12 +26,14 @@ export interface ProviderModel {
  * provider such as `anthropic` makes the client use our base URL, with its own model id, so the
  * session's model is restored exactly), and `settings.json` defaulting to the first one.
  */
-export function configureAgentDir(agentDir: string, urls: { anthropicUrl: string; openaiUrl: string }, models: ProviderModel[]): void {
+export function configureAgentDir(agentDir: string, urls: { anthropicUrl: string; openaiUrl: string }, models: ProviderModel[], options: { contextWindow?: number } = {}): void {
   mkdirSync(agentDir, { recursive: true });
   const providers: Record<string, unknown> = {};
   for (const m of models) {
     const existing = providers[m.provider] as { models: unknown[] } | undefined;
-    const model = { id: m.model, reasoning: true, input: ['text', 'image'] };
+    // A large window keeps the client from compacting a long session before it sends it.
+    const window = options.contextWindow !== undefined ? { contextWindow: options.contextWindow, maxTokens: 32_000 } : {};
+    const model = { id: m.model, reasoning: true, input: ['text', 'image'], ...window };
     if (existing) existing.models.push(model);
     else {
       providers[m.provider] = {

@@ -67,9 +67,23 @@ export function goldenText(events: SpEvent[]): string {
   );
 }
 
+/**
+ * The client's in-memory v1 → v2 migration (formats/pi.md §8), for expectations about v1 files:
+ * ids by position, each entry the child of the one before, compaction indices made ids.
+ */
+export function migrateV1(entries: Array<Record<string, any>>): Array<Record<string, any>> {
+  if (entries[0]?.type !== 'session' || entries[0].version !== undefined) return entries;
+  return entries.map((e, i) => {
+    if (i === 0) return { ...e, version: 3 };
+    const out: Record<string, any> = { ...e, id: `#${i}`, parentId: i > 1 ? `#${i - 1}` : null };
+    if (e.type === 'compaction' && typeof e.firstKeptEntryIndex === 'number') out.firstKeptEntryId = `#${e.firstKeptEntryIndex}`;
+    return out;
+  });
+}
+
 /** The path root → leaf through `parentId`, as the client walks it (leaf = the last entry). */
 export function activePath(entries: Array<Record<string, any>>): Array<Record<string, any>> {
-  const body = entries.filter((e) => e.type !== 'session');
+  const body = migrateV1(entries).filter((e) => e.type !== 'session');
   const byId = new Map(body.map((e) => [e.id, e]));
   const path: Array<Record<string, any>> = [];
   for (let at = body[body.length - 1]; at; at = at.parentId ? byId.get(at.parentId) : undefined) {
