@@ -251,6 +251,7 @@ describe('codex writer: state_N.sqlite registration', () => {
       cwd: '/home/bob/acme-api',
       has_user_event: 1,
       first_user_message: '测试失败了，帮我看看 test/todos.test.js 为什么报错',
+      title: '测试失败了，帮我看看 test/todos.test.js 为什么报错',
       preview: '测试失败了，帮我看看 test/todos.test.js 为什么报错',
       sandbox_policy: '{"type":"read-only"}',
       approval_mode: 'on-request',
@@ -260,6 +261,22 @@ describe('codex writer: state_N.sqlite registration', () => {
     const backup = new Database(result.registered!.backup!, { readonly: true });
     expect((backup.prepare('SELECT count(*) AS n FROM threads').get() as Json).n).toBe(1);
     backup.close();
+  });
+
+  it('a session\'s own title names the thread', async () => {
+    const h = home();
+    const path = db(h, [THREADS, `INSERT INTO threads (id, rollout_path, created_at, updated_at, source, model_provider, cwd, title, sandbox_policy, approval_mode) VALUES ('old', '/x', 1, 1, 'cli', 'openai', '/w', 't', 'p', 'a')`]);
+    const b = new SessionBuilder('claude', 'sess_t', { title: 'Fix the flaky test' });
+    b.user('the test fails, why?');
+    b.assistant('Looking.');
+    const { result } = await write(b.events, { home: h });
+    const d = new Database(path, { readonly: true });
+    expect(d.prepare('SELECT title, first_user_message, model_provider FROM threads WHERE id = ?').get(result.session_id)).toEqual({
+      title: 'Fix the flaky test',
+      first_user_message: 'the test fails, why?',
+      model_provider: 'openai',
+    });
+    d.close();
   });
 
   it('fails closed on an unknown schema: nothing written, db untouched', async () => {

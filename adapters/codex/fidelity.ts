@@ -8,7 +8,7 @@ export const fidelity: FidelityTable = {
   'session.start': {
     level: 0,
     capture: 'session_meta: native id, cwd, git (branch, head, remote), model provider, cli version, originator, source, history mode, first model, title (session_index.jsonl); base instructions once, as a digest plus the text (or an artifact ref with --artifacts)',
-    materialize: 'a new session_meta (new UUIDv7 id, now as start time, source "cli"); a Codex session keeps provider, git and base instructions',
+    materialize: 'a new session_meta (new UUIDv7 id, now as start time, source "cli", the target home\'s provider); a Codex session keeps git and base instructions; the title and first prompt go to the state db row',
   },
   'message.user': {
     level: 0,

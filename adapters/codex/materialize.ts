@@ -837,7 +837,8 @@ async function write(spool: Spool, options: CodexMaterializeOptions): Promise<Co
       source: options.sameId && typeof sp.source === 'string' ? sp.source : 'cli',
       model_provider: modelProvider ?? 'openai',
       cwd,
-      title: index.firstPrompt ?? '',
+      // The picker shows the title; a session's own (Claude's ai-title, Codex's thread name) beats its first prompt.
+      title: str(sp.title) ?? index.firstPrompt ?? '',
       first_user_message: index.firstPrompt ?? '',
       has_user_event: userEvents > 0,
       cli_version: (codexSource ? str(sp.version) : undefined) ?? CLIENT_VERSION,
