@@ -136,6 +136,12 @@ describe('codex writer: --same-id, --dry-run', () => {
     expect(meta).toEqual(lines(S2)[0].payload);
   });
 
+  it('--same-id --cwd elsewhere rebuilds (a moved session cannot be byte-identical)', async () => {
+    const { result } = await write(await events(S2, true), { home: home(), sameId: true, cwd: '/srv/elsewhere' });
+    expect(result.written_as).toBe('rebuilt');
+    expect(lines(result.path)[0].payload).toMatchObject({ id: '01a22ad9-7cda-7dc3-af4a-0f4bdf56c072', cwd: '/srv/elsewhere' });
+  });
+
   it('--same-id refuses another agent\'s session', async () => {
     const b = new SessionBuilder('claude');
     b.user('hi');

@@ -697,7 +697,7 @@ async function write(spool: Spool, options: CodexMaterializeOptions): Promise<Co
   const index = spool.sessions.get(session)!;
   const start = index.start;
   const sp = start ? payloadOf(start) : {};
-  const sourceAgent = start?.agent ?? index.start?.origin?.agent;
+  const sourceAgent = start?.agent;
   const codexSource = sourceAgent === AGENT;
   const nativeId = str(sp.native_id);
   const sessionCwd = str(options.cwd) ?? str(sp.cwd);
@@ -760,7 +760,9 @@ async function write(spool: Spool, options: CodexMaterializeOptions): Promise<Co
   let userEvents = 0;
   let writtenAs: 'raw' | 'rebuilt' = 'rebuilt';
   try {
-    const raw = options.sameId && index.rawOk && index.rawLines > 0 && index.rawLines === index.nativeLines;
+    // Byte-identical only when every line came along and the session stays in its own folder.
+    const stays = str(sp.cwd) !== undefined && resolve(String(sp.cwd)) === cwd;
+    const raw = options.sameId && stays && index.rawOk && index.rawLines > 0 && index.rawLines === index.nativeLines;
     if (raw) {
       writtenAs = 'raw';
       const finalNewline = sp.raw_final_newline !== false;
@@ -830,23 +832,23 @@ async function write(spool: Spool, options: CodexMaterializeOptions): Promise<Co
   // Planned (read-only) before the file is written, dry run or not: an unknown schema stops the run
   // with nothing written.
   const registration: Registration | undefined = await planRegistration(home, {
-      id: sessionId,
-      rollout_path: path,
-      created_ms: startedAt * 1000,
-      updated_ms: now,
-      source: options.sameId && typeof sp.source === 'string' ? sp.source : 'cli',
-      model_provider: modelProvider ?? 'openai',
-      cwd,
-      // The picker shows the title; a session's own (Claude's ai-title, Codex's thread name) beats its first prompt.
-      title: str(sp.title) ?? index.firstPrompt ?? '',
-      first_user_message: index.firstPrompt ?? '',
-      has_user_event: userEvents > 0,
-      cli_version: (codexSource ? str(sp.version) : undefined) ?? CLIENT_VERSION,
-      originator: (codexSource ? str(sp.originator) : undefined) ?? DEFAULT_ORIGINATOR,
-      model: index.lastModel ?? str(sp.model),
-      git_sha: str(sp.git_head),
-      git_branch: str(sp.git_branch),
-      git_origin_url: str(sp.git_origin),
+    id: sessionId,
+    rollout_path: path,
+    created_ms: startedAt * 1000,
+    updated_ms: now,
+    source: options.sameId && typeof sp.source === 'string' ? sp.source : 'cli',
+    model_provider: modelProvider ?? 'openai',
+    cwd,
+    // The picker shows the title; a session's own (Claude's ai-title, Codex's thread name) beats its first prompt.
+    title: str(sp.title) ?? index.firstPrompt ?? '',
+    first_user_message: index.firstPrompt ?? '',
+    has_user_event: userEvents > 0,
+    cli_version: (codexSource ? str(sp.version) : undefined) ?? CLIENT_VERSION,
+    originator: (codexSource ? str(sp.originator) : undefined) ?? DEFAULT_ORIGINATOR,
+    model: index.lastModel ?? str(sp.model),
+    git_sha: str(sp.git_head),
+    git_branch: str(sp.git_branch),
+    git_origin_url: str(sp.git_origin),
   });
   if (!options.dryRun) createFileAtomic(path, fileChunks(out), 0o600);
   let registered: CodexMaterializeResult['registered'];
