@@ -148,7 +148,7 @@ function capturedRawLines(events: SpEvent[]): string[] | undefined {
 
 // ---- the tree of entries ------------------------------------------------------------------------
 
-type Kind = 'user' | 'assistant' | 'toolResult' | 'compaction' | 'native' | 'stub' | 'model_change';
+type Kind = 'user' | 'assistant' | 'toolResult' | 'compaction' | 'native' | 'stub' | 'added';
 
 interface Unit {
   kind: Kind;
@@ -165,7 +165,7 @@ interface Unit {
   /** toolResult / stub: the assistant whose call it answers. */
   callUnit?: Unit;
   callId?: string;
-  /** stub / model_change: what to write. */
+  /** stub / added (a model_change or session_info the writer adds): what to write. */
   body?: Json;
   ts?: number;
 }
@@ -601,7 +601,7 @@ class EntryWriter {
         return this.compactionEntry(unit);
       case 'native':
         return this.nativeEntry(unit);
-      case 'model_change':
+      case 'added':
         return unit.body;
     }
   }
@@ -893,7 +893,7 @@ function prepareCwd(sessionCwd: string, mkcwd: boolean, dryRun: boolean): string
   if (!stat) {
     if (!mkcwd) {
       throw new UserError(
-        'the session cwd does not exist here, and Pi refuses to resume a session whose cwd is missing ("Stored session working directory does not exist"): create it, pass --mkcwd to create it, or --cwd DIR to use another folder',
+        'the session cwd does not exist here, and Pi refuses to resume a session whose cwd is missing ("Stored session working directory does not exist"): create it, pass --mkcwd, or pass --cwd DIR',
         cwd,
       );
     }
@@ -964,12 +964,23 @@ function buildLines(selected: Selected, options: BuildOptions): { lines: string[
     const wanted = parseModel(options.model);
     const current = currentModel(tree.pathTo(leaf), entries);
     if (wanted && (!current || current.provider !== wanted.provider || current.model !== wanted.model)) {
-      const unit: Unit = { kind: 'model_change', events: [], seq: Number.MAX_SAFE_INTEGER, parent: leaf, id: '', ts: leaf.events[0]?.ts };
+      const unit: Unit = { kind: 'added', events: [], seq: Number.MAX_SAFE_INTEGER, parent: leaf, id: '', ts: leaf.events[0]?.ts };
       unit.body = { type: 'model_change', timestamp: toIso(Date.now() / 1000), provider: wanted.provider, modelId: wanted.model };
       tree.units.push(unit);
       entries.set(unit, unit.body);
       leaf = unit;
     }
+  }
+
+  // Another agent's title becomes the session's name in the client's picker: a session_info entry
+  // after the leaf, as the client writes one for /name.
+  const title = str(sp.title);
+  if (title && leaf && selected.start && !fromPi(selected.start)) {
+    const unit: Unit = { kind: 'added', events: [], seq: Number.MAX_SAFE_INTEGER, parent: leaf, id: '' };
+    unit.body = { type: 'session_info', timestamp: toIso(leaf.events[0]?.ts ?? Date.now() / 1000), name: title };
+    tree.units.push(unit);
+    entries.set(unit, unit.body);
+    leaf = unit;
   }
 
   let ordered = tree.order(leaf);

@@ -368,6 +368,17 @@ describe('materialize: options', () => {
     expect(switched.entries.filter((e) => e.message?.role === 'assistant').every((e) => e.message.model === 'claude-sonnet-4-5')).toBe(true);
   });
 
+  it('gives another agent\'s titled session a name (session_info after the leaf), and adds none to a Pi session', async () => {
+    const b = new SessionBuilder('claude', 'sess_title', { cwd: '/tmp', title: 'Add a DELETE endpoint' });
+    b.user('hi');
+    b.assistant('hello', 'm1');
+    const { entries, result } = await write(b.events);
+    expect(entries[entries.length - 1]).toMatchObject({ type: 'session_info', name: 'Add a DELETE endpoint', parentId: entries[entries.length - 2].id });
+    expect(result.leaf_id).toBe(entries[entries.length - 1].id);
+    const { events } = await captureAll(pi, S1);
+    expect((await write(events)).entries.filter((e) => e.type === 'session_info')).toEqual([]);
+  });
+
   it('writes each corpus session under the escaped folder of its cwd, the header under 500 bytes', async () => {
     for (const fixture of CORPUS) {
       const { events } = await captureAll(pi, fixture);
