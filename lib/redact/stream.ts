@@ -1,0 +1,208 @@
+// sp-redact over a stream: read events, redact (or check, or restore) each one, re-chain, write.
+// Memory stays flat: per session only the input's and the output's last checksum are kept.
+//
+// Chaining: an event that did not change, in a session whose chain nothing has changed yet, is
+// written as it came, byte for byte (no re-serialization, no hash). From the first change on, each
+// event's checksum is recomputed from the output's previous one. For unchanged lines that costs one
+// hash, not a serialization: when the line is canonical and its stored checksum verifies over the
+// line with the checksum member cut out, that cut line IS the canonical body. Lines that do not
+// verify are re-serialized and re-chained, and named in a warning: the new checksum would otherwise
+// hide that the input was altered. Earlier damage stays visible, because the new chain continues
+// from the stored checksums, not from recomputed ones.
+import { createHash, hash } from 'node:crypto';
+import type { Writable } from 'node:stream';
+import { canonicalize } from '../jcs.js';
+import { NdjsonWriter, readObjects, type Input } from '../ndjson.js';
+import type { SpEvent } from '../event.js';
+import { CHECKSUM_PREFIX } from '../chain.js';
+import { Detector } from './detector.js';
+import type { RedactConfig } from './config.js';
+import type { Placeholders } from './keys.js';
+import { escapeDepth } from './jsontext.js';
+import type { Vault } from './vault.js';
+import { Scanner, applyHits, applyReplacements, formatPath, restoreSpans, walkEvent, type Hit } from './walker.js';
+
+export type Mode = 'redact' | 'check' | 'dry-run' | 'restore';
+
+/** One finding as reported: never the secret, only where it was and which rule found it. */
+export interface Location {
+  source: string;
+  line: number;
+  session: string;
+  seq: number | null;
+  path: string;
+  rule: string;
+}
+
+export interface Report {
+  mode: Mode;
+  events: number;
+  events_touched: number;
+  /** Secrets found (redact, check, dry-run) or put back (restore). */
+  findings: number;
+  rules: Record<string, number>;
+  /** Up to LOCATION_LIMIT findings, in stream order. */
+  locations: Location[];
+  locations_truncated: boolean;
+  /** restore: placeholders the vault has no entry for (left as they are). */
+  missing?: number;
+  /** redact --vault: placeholders two different secrets mapped to. */
+  collisions?: number;
+  /** Sessions whose input checksum failed where the output had to be re-chained: the first such seq. */
+  unverified?: Array<{ session: string; seq: number | null }>;
+}
+
+export const LOCATION_LIMIT = 10_000;
+
+export interface RunOptions {
+  mode: Mode;
+  inputs: Input[];
+  config: RedactConfig;
+  out?: Writable;
+  placeholders?: Placeholders;
+  vault?: Vault;
+  /** Called for each finding as it is found (--check prints them). */
+  onFinding?: (location: Location) => void;
+}
+
+const sha256 = (text: string) => CHECKSUM_PREFIX + hash('sha256', text, 'hex');
+
+/** The checksum over `previous` and `line` with `line.slice(from, to)` (its checksum member) left out. */
+function chainSum(previous: string, line: string, from: number, to: number): string {
+  return CHECKSUM_PREFIX + createHash('sha256').update(previous).update(line.slice(0, from)).update(line.slice(to)).digest('hex');
+}
+
+/** Re-chains events per session, reusing the input's canonical line where it can (see the top). */
+class Rechainer {
+  private readonly inTails = new Map<string, string>();
+  private readonly outTails = new Map<string, string>();
+  /** Sessions whose input did not verify where it had to be re-chained (warned once each). */
+  readonly unverified = new Map<string, number | null>();
+
+  /** The output line for an event; undefined when the line goes out exactly as it came. */
+  line(event: SpEvent, text: string, changed: boolean): string | undefined {
+    const session = String(event.session);
+    const stored = event.checksum;
+    const inPrev = this.inTails.get(session) ?? '';
+    const outPrev = this.outTails.get(session) ?? '';
+    if (typeof stored === 'string') this.inTails.set(session, stored);
+    if (!changed && typeof stored === 'string' && outPrev === inPrev) {
+      this.outTails.set(session, stored);
+      return undefined;
+    }
+    if (!changed && typeof stored === 'string') {
+      const member = `"checksum":${JSON.stringify(stored)}`;
+      const at = text.indexOf(member);
+      if (at !== -1) {
+        // The member and the comma that joins it to a neighbour.
+        let from = at;
+        let to = at + member.length;
+        if (text[from - 1] === ',') from--;
+        else if (text[to] === ',') to++;
+        if (chainSum(inPrev, text, from, to) === stored) {
+          const checksum = chainSum(outPrev, text, from, to);
+          this.outTails.set(session, checksum);
+          return `${text.slice(0, at)}"checksum":"${checksum}"${text.slice(at + member.length)}`;
+        }
+      }
+      if (!this.unverified.has(session)) this.unverified.set(session, typeof event.seq === 'number' ? event.seq : null);
+    }
+    const { checksum: _old, ...rest } = event;
+    const checksum = sha256(outPrev + canonicalize(rest));
+    this.outTails.set(session, checksum);
+    return canonicalize({ ...rest, checksum });
+  }
+}
+
+export async function runRedact(options: RunOptions): Promise<Report> {
+  const { mode, config } = options;
+  const detector = new Detector(config.rules, { values: config.allowValues, regexes: config.allowRegexes });
+  const scanner = new Scanner(detector);
+  const writer = mode === 'redact' || mode === 'restore' ? new NdjsonWriter(options.out ?? process.stdout) : undefined;
+  const rechainer = new Rechainer();
+  const report: Report = { mode, events: 0, events_touched: 0, findings: 0, rules: {}, locations: [], locations_truncated: false };
+  const missing = { count: 0 };
+  const pathAllowed = (path: string) => config.allowPaths.some((re) => re.test(path));
+
+  // Lines that go out unchanged are copied as bytes; the rest is encoded again.
+  const asRead = (bytes: Buffer | undefined, start: number): Buffer | undefined => {
+    if (!bytes || bytes.length < 2 || bytes[bytes.length - 1] !== 0x0a || bytes[bytes.length - 2] === 0x0d) return undefined;
+    if (start === 0 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return undefined;
+    return bytes;
+  };
+
+  for await (const { value, line, source } of readObjects<SpEvent>(options.inputs, { strict: true, keepBytes: writer !== undefined })) {
+    const event = value;
+    report.events++;
+    let touched = 0;
+    let changed: boolean;
+    if (mode === 'restore') {
+      changed = walkEvent(event, (text) => {
+        const replacements = restoreSpans(text, options.vault!.lookup, missing);
+        if (replacements.length === 0) return undefined;
+        touched += replacements.length;
+        return applyReplacements(text, replacements);
+      });
+      if (touched > 0) {
+        report.events_touched++;
+        report.findings += touched;
+      }
+    } else {
+      changed = walkEvent(event, (text, key, segments) => {
+        let hits: Hit[] = scanner.scanString(text, key);
+        if (hits.length === 0) return undefined;
+        const path = formatPath(segments);
+        if (config.allowPaths.length > 0) hits = hits.filter((h) => !pathAllowed(h.pointer ? `${path}#${h.pointer}` : path));
+        if (hits.length === 0) return undefined;
+        touched += hits.length;
+        for (const h of hits) {
+          report.findings++;
+          report.rules[h.rule] = (report.rules[h.rule] ?? 0) + 1;
+          const location: Location = {
+            source,
+            line: line.number,
+            session: String(event.session ?? ''),
+            seq: typeof event.seq === 'number' ? event.seq : null,
+            path: h.pointer ? `${path}#${h.pointer}` : path,
+            rule: h.rule,
+          };
+          if (report.locations.length < LOCATION_LIMIT) report.locations.push(location);
+          else report.locations_truncated = true;
+          options.onFinding?.(location);
+          if (options.vault && options.placeholders) {
+            options.vault.add(options.placeholders.for(h.rule, h.secret), h.secret, h.depth, text.slice(h.start, h.end), escapeDepth(h.secret, h.depth));
+          }
+        }
+        return mode === 'redact' ? applyHits(text, hits, options.placeholders!) : undefined;
+      });
+      if (touched > 0) report.events_touched++;
+    }
+    if (writer) {
+      const out = rechainer.line(event, line.text, changed);
+      const bytes = out === undefined ? asRead(line.bytes, line.start) : undefined;
+      if (bytes) await writer.writeBytes(bytes);
+      else await writer.writeLine(out ?? line.text);
+    }
+  }
+  await writer?.end();
+  if (mode === 'restore') report.missing = missing.count;
+  if (rechainer.unverified.size > 0) report.unverified = [...rechainer.unverified].map(([session, seq]) => ({ session, seq }));
+  if (options.vault && mode === 'redact') report.collisions = options.vault.collisions.length;
+  return report;
+}
+
+/** The one-line stderr summary. */
+export function summarize(report: Report): string {
+  const rules = Object.entries(report.rules)
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .map(([rule, n]) => `${rule} ${n}`)
+    .join(', ');
+  const events = `${report.events} event${report.events === 1 ? '' : 's'}`;
+  if (report.mode === 'restore') {
+    const missing = report.missing ? `; ${report.missing} placeholder${report.missing === 1 ? '' : 's'} not in the vault, left as they are` : '';
+    return `restored ${report.findings} secret${report.findings === 1 ? '' : 's'} in ${report.events_touched} of ${events}${missing}`;
+  }
+  if (report.findings === 0) return `no secrets found in ${events}`;
+  const verb = report.mode === 'redact' ? 'redacted' : report.mode === 'check' ? 'found' : 'would redact';
+  return `${verb} ${report.findings} secret${report.findings === 1 ? '' : 's'} in ${report.events_touched} of ${events}: ${rules}`;
+}

@@ -1,0 +1,231 @@
+// Walking a canonical event: structural members (ids, seq, checksums, signatures, opaque reasoning,
+// image data, hashes) are skipped by name; every other string, at any depth and under any type,
+// known or not, is scanned. A string that is itself a JSON text (a `--raw` native line, Codex
+// arguments kept as one JSON string, a JSON tool result) is scanned literal by literal, so its
+// own ids and signatures are skipped too and the text stays valid JSON byte for byte around the
+// placeholders.
+import type { Detector } from './detector.js';
+import { decodeLiteral, escapeDepth, isJsonContainer, rawOffset, valueLiterals } from './jsontext.js';
+import { PLACEHOLDER, type Placeholders } from './keys.js';
+
+/** Envelope members that are structure (DESIGN §2); `payload`, `origin` and unknown members are walked. */
+const ENVELOPE_SKIP = new Set(['session', 'seq', 'ts', 'agent', 'type', 'checksum', 'actor', 'level', 'parent_seq', 'derived_from', 'refs']);
+const ORIGIN_SKIP = new Set(['agent', 'native_id', 'native_seq', 'native_uuid', 'path']);
+
+/**
+ * Member names whose values are structure wherever they occur, in canonical payloads and in the
+ * native records of every agent: ids, signatures and opaque reasoning that only verify with their
+ * provider, hashes. A secret-looking value under one of these would break resume if touched.
+ */
+export const STRUCTURAL_KEYS = new Set([
+  'id', 'uuid', 'call_id', 'callId', 'tool_call_id', 'toolCallId', 'tool_use_id', 'toolUseId', 'toolUseID', 'parentToolUseID',
+  'message_id', 'messageId', 'native_id', 'native_uuid', 'parent_id', 'parentId', 'sessionId', 'session_id', 'requestId',
+  'request_id', 'agentId', 'agent_id', 'promptId', 'prompt_id', 'turn_id', 'turnId', 'item_id', 'itemId', 'response_id',
+  'responseId', 'previous_response_id', 'checkpoint_id',
+  'signature', 'thinkingSignature', 'thoughtSignature', 'textSignature', 'reasoningOpaque', 'opaque', 'encrypted_content',
+  'encryptedContent', 'redacted_thinking',
+  'checksum', 'artifact', 'digest', 'before_digest', 'after_digest', 'integrity', 'sha', 'sha256', 'git_head',
+]);
+
+const DATA_URL = /^data:[\w.+-]{1,100}\/[\w.+-]{1,100}(?:;[\w=.+-]{1,100})*;base64,/;
+const BASE64_BLOB = /^[A-Za-z0-9+/_-]+={0,2}$/;
+
+export function isStructuralKey(key: string): boolean {
+  return STRUCTURAL_KEYS.has(key) || /uuid$/i.test(key);
+}
+
+/** Values that are structure whatever their name: inline base64 image/file data and data: URLs. */
+export function isStructuralValue(key: string | undefined, value: string): boolean {
+  if (value.length < 64) return false;
+  if (key === 'data' && BASE64_BLOB.test(value)) return true;
+  return value.startsWith('data:') && DATA_URL.test(value);
+}
+
+export interface Hit {
+  rule: string;
+  /** Span in the field string (raw, when the secret sat inside JSON string literals). */
+  start: number;
+  end: number;
+  /** The secret itself, decoded. */
+  secret: string;
+  /** How many JSON-string levels it sat below the field string (0: in the text itself). */
+  depth: number;
+  /** JSON Pointer inside the field's JSON text ('' when the field is not JSON). */
+  pointer: string;
+}
+
+/** Finds secrets in field strings, descending into JSON texts. */
+export class Scanner {
+  constructor(private readonly detector: Detector) {}
+
+  scanString(text: string, key: string | undefined, depth = 0): Hit[] {
+    const wantsField = key !== undefined && this.detector.wantsField(key);
+    const triggered = this.detector.triggered(text);
+    if (triggered.length === 0 && !wantsField) return NONE;
+    if (triggered.length > 0 && isJsonContainer(text)) return this.scanJson(text, depth);
+    return this.detector.scan(text, key, triggered).map((f) => ({
+      rule: f.rule.id,
+      start: f.start,
+      end: f.end,
+      secret: text.slice(f.start, f.end),
+      depth,
+      pointer: '',
+    }));
+  }
+
+  private scanJson(text: string, depth: number): Hit[] {
+    const hits: Hit[] = [];
+    for (const lit of valueLiterals(text)) {
+      if (lit.key !== undefined && isStructuralKey(lit.key)) continue;
+      const decoded = decodeLiteral(text, lit.start, lit.end);
+      if (isStructuralValue(lit.key, decoded.value)) continue;
+      const inner = this.scanString(decoded.value, lit.key, depth + 1);
+      if (inner.length === 0) continue;
+      const pointer = lit.pointer();
+      for (const h of inner) {
+        hits.push({ ...h, start: rawOffset(lit, decoded, h.start), end: rawOffset(lit, decoded, h.end), pointer: pointer + h.pointer });
+      }
+    }
+    return hits;
+  }
+}
+
+const NONE: Hit[] = [];
+
+/** A finding as reported: where (field path, with `#pointer` inside JSON text) and which rule. */
+export interface Located {
+  path: string;
+  rule: string;
+  hit: Hit;
+}
+
+type Segment = string | number;
+
+export function formatPath(segments: readonly Segment[]): string {
+  let out = '';
+  for (const s of segments) {
+    if (typeof s === 'number') out += `[${s}]`;
+    else if (/^[A-Za-z_$][\w$-]*$/.test(s)) out += out === '' ? s : `.${s}`;
+    else out += `[${JSON.stringify(s)}]`;
+  }
+  return out;
+}
+
+/**
+ * Visits every non-structural string of an event. `visit` returns a replacement, or undefined to
+ * keep the string; replacements are written into the event in place.
+ */
+export function walkEvent(
+  event: Record<string, unknown>,
+  visit: (text: string, key: string | undefined, path: readonly Segment[]) => string | undefined,
+): boolean {
+  const path: Segment[] = [];
+  let changed = false;
+
+  const walk = (container: Record<string, unknown> | unknown[], slot: string | number, key: string | undefined): void => {
+    const value = (container as Record<string | number, unknown>)[slot];
+    if (typeof value === 'string') {
+      if (isStructuralValue(key, value)) return;
+      const replaced = visit(value, key, path);
+      if (replaced !== undefined && replaced !== value) {
+        (container as Record<string | number, unknown>)[slot] = replaced;
+        changed = true;
+      }
+      return;
+    }
+    if (typeof value !== 'object' || value === null) return;
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) {
+        path.push(i);
+        walk(value, i, key);
+        path.pop();
+      }
+      return;
+    }
+    walkObject(value as Record<string, unknown>, undefined);
+  };
+
+  const walkObject = (object: Record<string, unknown>, skip: Set<string> | undefined): void => {
+    for (const k of Object.keys(object)) {
+      if (skip?.has(k) || isStructuralKey(k)) continue;
+      path.push(k);
+      walk(object, k, k);
+      path.pop();
+    }
+  };
+
+  for (const k of Object.keys(event)) {
+    if (ENVELOPE_SKIP.has(k)) continue;
+    const value = event[k];
+    path.push(k);
+    if (k === 'origin' && typeof value === 'object' && value !== null && !Array.isArray(value)) walkObject(value as Record<string, unknown>, ORIGIN_SKIP);
+    else walk(event, k, k);
+    path.pop();
+  }
+  return changed;
+}
+
+/** Rewrites `text` with each hit's span replaced by its placeholder (hits sorted, not overlapping). */
+export function applyHits(text: string, hits: readonly Hit[], placeholders: Placeholders): string {
+  let out = '';
+  let at = 0;
+  for (const h of hits) {
+    out += text.slice(at, h.start) + placeholders.for(h.rule, h.secret);
+    at = h.end;
+  }
+  return out + text.slice(at);
+}
+
+export interface VaultEntry {
+  secret: string;
+  /** Spellings that differ from the standard JSON escaping, by depth (e.g. `\/` or `\u0041` in a native line). */
+  spellings?: Record<string, string>;
+}
+
+interface Replacement {
+  start: number;
+  end: number;
+  text: string;
+}
+
+/**
+ * Finds placeholders in a field string and what to put back for each, spelled as the field needs
+ * it (escaped once per JSON-string level the placeholder sits under). Unknown placeholders are
+ * counted in `missing` and left as they are.
+ */
+export function restoreSpans(text: string, lookup: (placeholder: string) => VaultEntry | undefined, missing: { count: number }, depth = 0): Replacement[] {
+  if (!text.includes('[REDACTED:')) return [];
+  const out: Replacement[] = [];
+  if (isJsonContainer(text)) {
+    for (const lit of valueLiterals(text)) {
+      const raw = text.slice(lit.start, lit.end);
+      if (!raw.includes('[REDACTED:')) continue;
+      const decoded = decodeLiteral(text, lit.start, lit.end);
+      for (const r of restoreSpans(decoded.value, lookup, missing, depth + 1)) {
+        out.push({ start: rawOffset(lit, decoded, r.start), end: rawOffset(lit, decoded, r.end), text: r.text });
+      }
+    }
+    return out;
+  }
+  PLACEHOLDER.lastIndex = 0;
+  let m: RegExpExecArray | null;
+  while ((m = PLACEHOLDER.exec(text))) {
+    const entry = lookup(m[0]);
+    if (!entry) {
+      missing.count++;
+      continue;
+    }
+    out.push({ start: m.index, end: m.index + m[0].length, text: entry.spellings?.[String(depth)] ?? escapeDepth(entry.secret, depth) });
+  }
+  return out;
+}
+
+export function applyReplacements(text: string, replacements: readonly Replacement[]): string {
+  let out = '';
+  let at = 0;
+  for (const r of replacements) {
+    out += text.slice(at, r.start) + r.text;
+    at = r.end;
+  }
+  return out + text.slice(at);
+}
