@@ -7,10 +7,10 @@ import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import type { CaptureOptions, Cursor, SessionRef } from '../../lib/adapter.js';
 import { UserError } from '../../lib/diagnostics.js';
 import { SessionEmitter } from '../../lib/emitter.js';
-import { canonicalSessionId, toEpochSeconds, type SpEvent } from '../../lib/event.js';
+import { canonicalSessionId, type SpEvent } from '../../lib/event.js';
 import { assertSourceUnchanged, emptyCursor, positionAfter, sourceLines } from '../../lib/cursor.js';
 import type { Line } from '../../lib/lines.js';
-import { AGENT, PiMapper, newPiState, type PiState } from './entries.js';
+import { AGENT, PiMapper, newPiState, sourceTime, type PiState } from './entries.js';
 import { isHeader, isObject, versionOf, type Json } from './format.js';
 
 const HEADER_KEYS = new Set(['type', 'version', 'id', 'timestamp', 'cwd', 'parentSession', 'branchedFrom', 'provider', 'modelId', 'thinkingLevel']);
@@ -64,7 +64,7 @@ async function scanSession(path: string, size: number, completeOnly: boolean): P
     tail.push(line);
     if (tail.length > 4) tail.shift();
     const text = line.text;
-    if (info.firstEntryTs === undefined) info.firstEntryTs = toEpochSeconds(parseObject(text)?.timestamp);
+    if (info.firstEntryTs === undefined) info.firstEntryTs = sourceTime(parseObject(text)?.timestamp);
     if (text.includes('"session_info"')) {
       const entry = parseObject(text);
       if (entry?.type === 'session_info') {
@@ -154,7 +154,7 @@ export async function* capturePi(ref: SessionRef, options: CaptureOptions = {}):
       payload.raw_final_newline = incremental || size === 0 || lastByte(path, size) === 0x0a;
     }
     // No time in the header or the entries: the file's own time is the best source time there is.
-    const ts = toEpochSeconds(header?.timestamp) ?? head.firstEntryTs ?? statSync(path).mtimeMs / 1000;
+    const ts = sourceTime(header?.timestamp) ?? head.firstEntryTs ?? statSync(path).mtimeMs / 1000;
     return mapper.start(payload, ts, headerLine);
   };
 

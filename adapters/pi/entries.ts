@@ -75,6 +75,12 @@ function rest(source: Json, mapped: Iterable<string>): Json | undefined {
   return out;
 }
 
+/** Epoch seconds of a record's time, when it is one (a negative or non-finite value is not). */
+export function sourceTime(value: unknown): number | undefined {
+  const ts = toEpochSeconds(value);
+  return ts !== undefined && Number.isFinite(ts) && ts >= 0 ? ts : undefined;
+}
+
 /** `text`, cut to a head (and a tail when longer), as command.run keeps output. */
 function headTail(text: string): Json {
   if (text.length <= HEAD_CHARS) return { stdout_head: text };
@@ -165,7 +171,7 @@ export class PiMapper {
 
   /** A tree entry: its parent decided first, then its events. */
   private entry(line: Line, entry: Json, index: number, rawText: string | undefined): SpEvent[] {
-    const ts = toEpochSeconds(entry.timestamp) ?? (isObject(entry.message) ? toEpochSeconds(entry.message.timestamp) : undefined);
+    const ts = sourceTime(entry.timestamp) ?? (isObject(entry.message) ? sourceTime(entry.message.timestamp) : undefined);
     if (ts !== undefined) this.state.last_ts = ts;
     const id = typeof entry.id === 'string' ? entry.id : undefined;
 
@@ -191,7 +197,7 @@ export class PiMapper {
     if (id !== undefined) mapped.add('id');
     if ('parentId' in entry && (entry.parentId === null || typeof entry.parentId === 'string')) mapped.add('parentId');
     // The ISO text is rebuilt from ts; keep it only when it would not come back the same.
-    const entryTs = toEpochSeconds(entry.timestamp);
+    const entryTs = sourceTime(entry.timestamp);
     if (entryTs !== undefined && typeof entry.timestamp === 'string' && toIso(entryTs) === entry.timestamp) mapped.add('timestamp');
 
     const pending = this.dispatch(entry, mapped);
@@ -272,16 +278,33 @@ export class PiMapper {
     }
   }
 
-  /** Content blocks in canonical form: images as {media_type, data} or artifact refs, others as they are. */
+  /**
+   * Content blocks in canonical form: text as it is, images as {media_type, data} or artifact refs,
+   * other types verbatim. A block the canonical schema could not hold as it is (no type, a text
+   * that is not a string, an image without data, a type the canonical model defines differently)
+   * is kept whole as {type: "unknown", value}.
+   */
   private blocks(content: unknown[]): unknown[] {
     return content.map((block) => {
-      if (!isObject(block) || block.type !== 'image') return block;
-      const { type: _t, data, mimeType, ...others } = block;
-      const out: Json = { type: 'image', media_type: str(mimeType) ?? 'application/octet-stream', ...others };
-      if (typeof data === 'string' && this.options.artifactsDir) out.artifact = storeArtifact(this.options.artifactsDir, Buffer.from(data, 'base64'));
-      else if (typeof data === 'string') out.data = data;
-      else return block; // an image without data: kept verbatim
-      return out;
+      if (!isObject(block) || typeof block.type !== 'string' || block.type === '') return { type: 'unknown', value: block };
+      switch (block.type) {
+        case 'text':
+          return typeof block.text === 'string' ? block : { type: 'unknown', value: block };
+        case 'image': {
+          const { type: _t, data, mimeType, ...others } = block;
+          if (typeof data !== 'string') return { type: 'unknown', value: block };
+          const out: Json = { type: 'image', media_type: str(mimeType) ?? 'application/octet-stream', ...others };
+          if (this.options.artifactsDir) out.artifact = storeArtifact(this.options.artifactsDir, Buffer.from(data, 'base64'));
+          else out.data = data;
+          return out;
+        }
+        case 'thinking':
+        case 'tool_use':
+        case 'tool_result':
+          return { type: 'unknown', value: block };
+        default:
+          return block;
+      }
     });
   }
 
@@ -331,11 +354,12 @@ export class PiMapper {
     for (const [native, canonical] of [['api', 'api'], ['provider', 'provider'], ['model', 'model']] as const) {
       if (typeof message[native] === 'string') common[canonical] = message[native];
     }
-    if ('stopReason' in message) common.stop_reason = message.stopReason ?? null;
+    const stopKnown = typeof message.stopReason === 'string' || message.stopReason === null;
+    if (stopKnown) common.stop_reason = message.stopReason;
     if (message.usage !== undefined) common.usage = message.usage;
     if (message.errorMessage !== undefined) common.error_message = message.errorMessage;
     if (num(message.timestamp) !== undefined) common.message_ts = message.timestamp;
-    const extra = rest(message, ['role', 'content', 'api', 'provider', 'model', 'stopReason', 'usage', 'responseId', 'errorMessage', 'timestamp']);
+    const extra = rest(message, ['role', 'content', 'api', 'provider', 'model', ...(stopKnown ? ['stopReason'] : []), 'usage', 'responseId', 'errorMessage', 'timestamp']);
     if (extra) common.message_extra = extra;
 
     const content = message.content;
@@ -348,7 +372,7 @@ export class PiMapper {
     const out: Pending[] = [];
     content.forEach((block, i) => {
       if (!isObject(block)) {
-        out.push({ type: 'message.assistant', payload: { content: [block], ...common }, actor: ASSISTANT });
+        out.push({ type: 'message.assistant', payload: { content: this.blocks([block]), ...common }, actor: ASSISTANT });
         return;
       }
       switch (block.type) {
@@ -378,7 +402,11 @@ export class PiMapper {
         }
         case 'text': {
           const { type: _t, text, textSignature, ...others } = block;
-          const canonical: Json = { type: 'text', text: typeof text === 'string' ? text : '', ...others };
+          if (typeof text !== 'string') {
+            out.push({ type: 'message.assistant', payload: { content: this.blocks([block]), ...common }, actor: ASSISTANT });
+            break;
+          }
+          const canonical: Json = { type: 'text', text, ...others };
           if (typeof textSignature === 'string') canonical.text_signature = textSignature;
           out.push({ type: 'message.assistant', payload: { content: [canonical], ...common }, actor: ASSISTANT });
           break;

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { pi } from '../../adapters/pi/index.js';
 import { BRANCH_SUMMARY_PREFIX } from '../../adapters/pi/format.js';
 import { UserError } from '../../lib/diagnostics.js';
+import { createValidator } from '../../lib/schema.js';
 import type { SpEvent } from '../../lib/event.js';
 import type { SessionRef } from '../../lib/adapter.js';
 import { captureAll } from '../contract/testAdapter.js';
@@ -258,6 +259,33 @@ describe('capture: messages and derived events', () => {
     expect(openai).toMatchObject({ type: 'message.assistant', payload: { content: [], stop_reason: 'aborted', model: 'gpt-5.1-codex', message_id_synthetic: true } });
     const aborted = events.filter((e) => e.type === 'message.assistant' && e.payload.stop_reason === 'aborted');
     expect(aborted.length).toBeGreaterThan(10);
+  });
+
+  it('keeps blocks the canonical schema cannot hold whole as {type:"unknown", value}, and every event valid', async () => {
+    const dir = tempDir();
+    const path = join(dir, 'odd.jsonl');
+    const odd = [
+      { type: 'session', version: 3, id: 'odd', timestamp: '2026-01-01T00:00:00.000Z', cwd: dir },
+      { type: 'message', id: 'u1', parentId: null, timestamp: -5, message: { role: 'user', content: [{ type: 'text', text: 42 }, { type: 'image', mimeType: 'image/png' }, 'plain', { no: 'type' }] } },
+      { type: 'message', id: 'a1', parentId: 'u1', timestamp: '2026-01-01T00:00:02.000Z', message: { role: 'assistant', content: [{ type: 'text', text: ['x'] }, 7], stopReason: 5 } },
+    ];
+    writeFileSync(path, odd.map((e) => JSON.stringify(e)).join('\n') + '\n');
+    const { events, diagnostics } = await captureAll(pi, path);
+    expect(diagnostics).toEqual([]);
+    const validator = await createValidator();
+    for (const e of events) expect(validator.validate(e), `${e.seq} ${e.type}`).toEqual([]);
+    const user = events.find((e) => e.type === 'message.user')!;
+    expect(user.payload.content).toEqual([
+      { type: 'unknown', value: { type: 'text', text: 42 } },
+      { type: 'unknown', value: { type: 'image', mimeType: 'image/png' } },
+      { type: 'unknown', value: 'plain' },
+      { type: 'unknown', value: { no: 'type' } },
+    ]);
+    expect(user.ts).toBe(1767225600); // a negative time is not a time: the header's is used
+    const assistant = events.filter((e) => e.type === 'message.assistant');
+    expect(assistant.map((e) => e.payload.content)).toEqual([[{ type: 'unknown', value: { type: 'text', text: ['x'] } }], [{ type: 'unknown', value: 7 }]]);
+    expect(assistant[0].payload.stop_reason).toBeUndefined();
+    expect(assistant[0].payload.message_extra).toEqual({ stopReason: 5 });
   });
 
   it('reports a line that is not JSON with file:line and keeps it as meta', async () => {
