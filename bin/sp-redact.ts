@@ -74,6 +74,13 @@ await runCli<Args>({
     if (mode === 'restore' && !args.vault) throw new UserError('--restore needs --vault FILE');
     if (args.vault && (mode === 'check' || mode === 'dry-run')) throw new UserError(`--vault is not written with --${mode}`);
     const inputs = inputsFrom(args.files);
+    if (mode === 'check') {
+      // `sp-redact --check | head`: a closed pipe ends the listing; there were findings, so exit 1.
+      process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+        if (err.code === 'EPIPE') process.exit(EXIT_CHECK_FAILED);
+        throw err;
+      });
+    }
     // Check and dry-run write nothing, so they need no key: placeholders are never shown.
     const placeholders = mode === 'redact' ? new Placeholders(await loadRedactKey(args.key)) : undefined;
     const vault = args.vault ? await (await import('../lib/redact/vault.js')).Vault.open(args.vault, args.identity) : undefined;

@@ -1,0 +1,133 @@
+// sp-redact on real captures: every Claude, Codex and Pi fixture (the real-client corpus and the
+// public fixtures) captured with --raw by sp-capture. The clean corpus holds no secret, so --check
+// must find none (no false positives); copies with secrets injected into prompts, tool arguments
+// (also inside JSON-string arguments), tool results and thinking are redacted completely, still
+// verify, and restore from the vault byte for byte.
+import { describe, expect, it } from 'vitest';
+import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { basename, join, relative } from 'node:path';
+import { root, runBin, tempDir } from './support/streams.js';
+import { FAKE } from './support/fakeSecrets.js';
+
+const FIXTURES = join(root, 'fixtures');
+
+function jsonl(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) out.push(...jsonl(path));
+    else if (name.endsWith('.jsonl')) out.push(path);
+  }
+  return out.sort();
+}
+
+const AGENTS = ['claude', 'codex', 'pi'] as const;
+const files = AGENTS.flatMap((agent) => jsonl(join(FIXTURES, agent)).map((path) => ({ agent, path })));
+
+function capture(agent: string, path: string): string {
+  const r = runBin('sp-capture', [agent, '--path', path, '--raw']);
+  expect(r.code, `${agent} ${path}: ${r.stderr}`).toBe(0);
+  return r.stdout;
+}
+
+// What gets injected, in turn: one secret per line of text, each of a different kind.
+const SNIPPETS: Array<[string, string]> = [
+  [`export GITHUB_TOKEN=${FAKE.githubPat}`, FAKE.githubPat],
+  [`AWS_SECRET_ACCESS_KEY=${FAKE.awsSecret}`, FAKE.awsSecret],
+  [`curl -H "Authorization: Bearer ${FAKE.bearer}" https://api.acme.dev`, FAKE.bearer],
+  [`DATABASE_URL=postgres://app:${FAKE.dbPassword}@db.internal/app`, FAKE.dbPassword],
+  [`OPENAI_API_KEY=${FAKE.openaiProject}`, FAKE.openaiProject],
+  [`client = Anthropic(api_key="${FAKE.anthropic}")`, FAKE.anthropic],
+  [`cat ~/.ssh/id_ed25519\n${FAKE.opensshKey}`, FAKE.opensshKey],
+  [`SLACK_BOT_TOKEN=${FAKE.slackBot}`, FAKE.slackBot],
+  [`DB_PASSWORD=${FAKE.envPassword}`, FAKE.envPassword],
+  [`STRIPE_SECRET_KEY=${FAKE.stripeLive}`, FAKE.stripeLive],
+];
+
+// Member names whose string values are content in the agents' native records.
+const CONTENT_KEYS = new Set(['text', 'content', 'command', 'cmd', 'output', 'thinking', 'arguments', 'stdout', 'message', 'prompt', 'result', 'new_string', 'summary']);
+
+/** Appends secrets to some content strings of each native line (inside JSON-string arguments too). */
+function inject(native: string): { text: string; secrets: Set<string> } {
+  let n = 0;
+  const secrets = new Set<string>();
+  const visit = (value: unknown, key: string | undefined): unknown => {
+    if (typeof value === 'string') {
+      if (value.startsWith('{') && value.endsWith('}')) {
+        try {
+          return JSON.stringify(visit(JSON.parse(value), key));
+        } catch {
+          // not JSON: plain text
+        }
+      }
+      if (key === undefined || !CONTENT_KEYS.has(key) || value.length === 0 || n++ % 3 !== 0) return value;
+      const [snippet, secret] = SNIPPETS[secrets.size % SNIPPETS.length];
+      secrets.add(secret);
+      return `${value}\n${snippet}\n`;
+    }
+    if (Array.isArray(value)) return value.map((v) => visit(v, key));
+    if (value && typeof value === 'object') {
+      const out: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(value)) out[k] = /signature|encrypted|^id$|uuid|Id$|data/i.test(k) ? v : visit(v, k);
+      return out;
+    }
+    return value;
+  };
+  const lines = native.split('\n').map((line) => {
+    if (line.trim() === '') return line;
+    try {
+      return JSON.stringify(visit(JSON.parse(line), undefined));
+    } catch {
+      return line;
+    }
+  });
+  return { text: lines.join('\n'), secrets };
+}
+
+describe('sp-redact on the captured corpus', () => {
+  it('finds nothing in the clean corpus (per-rule counts: all zero)', () => {
+    const dir = tempDir('sp-redact-corpus-');
+    const all = join(dir, 'all.ndjson');
+    writeFileSync(all, files.map((f) => capture(f.agent, f.path)).join(''));
+    const report = join(dir, 'report.json');
+    const r = runBin('sp-redact', ['--check', '--report', report, all]);
+    const json = JSON.parse(readFileSync(report, 'utf8'));
+    expect(json.events).toBeGreaterThan(2000);
+    expect(json.rules, r.stdout).toEqual({});
+    expect(r.code).toBe(0);
+  });
+
+  describe.each(files.filter((f) => f.path.includes('/corpus/')).map((f) => [`${f.agent} ${basename(f.path).slice(0, 40)}`, f] as const))('%s with secrets injected', (_name, f) => {
+    it('is redacted completely, verifies, and restores byte for byte', () => {
+      const dir = tempDir('sp-redact-inject-');
+      const env = { SP_HOME: join(dir, 'home') };
+      // Keep the agent's folder layout (a Codex rollout's name holds its id; a Pi session's folder its cwd).
+      const copy = join(dir, relative(FIXTURES, f.path));
+      mkdirSync(join(copy, '..'), { recursive: true });
+      const { text, secrets } = inject(readFileSync(f.path, 'utf8'));
+      expect(secrets.size).toBeGreaterThan(0);
+      writeFileSync(copy, text);
+      const captured = capture(f.agent, copy);
+      for (const s of secrets) expect(captured.includes(s) || captured.includes(JSON.stringify(s).slice(1, -1))).toBe(true);
+
+      const vault = join(dir, 'v.age');
+      const red = runBin('sp-redact', ['--vault', vault], { input: captured, env });
+      expect(red.code, red.stderr).toBe(0);
+      for (const s of secrets) {
+        // Not as is, not JSON-escaped once (typed fields) or twice (raw lines, JSON-string arguments).
+        for (const spelling of [s, JSON.stringify(s).slice(1, -1), JSON.stringify(JSON.stringify(s)).slice(1, -1)]) {
+          expect(red.stdout.includes(spelling), `${s.slice(0, 16)} left in ${f.path}`).toBe(false);
+        }
+      }
+      expect(red.stderr).toMatch(/redacted \d+ secrets/);
+      const v = runBin('sp-verify', ['-'], { input: red.stdout });
+      expect(v.code, v.stdout).toBe(0);
+      // Raw native lines still parse after redaction.
+      for (const line of red.stdout.split('\n').filter(Boolean)) for (const raw of JSON.parse(line).origin?.raw ?? []) expect(() => JSON.parse(raw)).not.toThrow();
+
+      const back = runBin('sp-redact', ['--restore', '--vault', vault], { input: red.stdout, env });
+      expect(back.code, back.stderr).toBe(0);
+      expect(back.stdout === captured, 'restore gives back the capture byte for byte').toBe(true);
+    });
+  });
+});
