@@ -358,18 +358,21 @@ class TreeBuilder {
     this.breakCycles();
   }
 
-  /** Parents from forward links can make a loop; the client would walk it forever. */
+  /** Parents from forward links can make a loop; the client would walk it forever. One pass: each unit is walked once. */
   private breakCycles(): void {
+    const state = new Map<Unit, 'walking' | 'done'>();
     for (const unit of this.units) {
-      const seen = new Set<Unit>();
-      for (let at: Unit | null = unit; at; at = at.parent) {
-        if (seen.has(at)) {
+      const walked: Unit[] = [];
+      for (let at: Unit | null = unit; at && state.get(at) !== 'done'; at = at.parent) {
+        if (state.get(at) === 'walking') {
           this.report('transformed', 'cycle', 'entries whose parents form a loop: one is written as a root', at.events[0]);
           at.parent = null;
           break;
         }
-        seen.add(at);
+        state.set(at, 'walking');
+        walked.push(at);
       }
+      for (const at of walked) state.set(at, 'done');
     }
   }
 
