@@ -188,6 +188,26 @@ describe('materialize: the tree round trip', () => {
     expect(result.branches).toBe(3);
   });
 
+  it('links a parent named later in the file (the client links by id) and breaks a parent loop', async () => {
+    const dir = tempDir();
+    const path = join(dir, 'forward.jsonl');
+    const m = (id: string, parentId: string | null, role: string, text: string) => ({ type: 'message', id, parentId, timestamp: '2026-01-01T00:00:01.000Z', message: role === 'user' ? { role, content: [{ type: 'text', text }] } : { role, content: [{ type: 'text', text }], api: 'anthropic-messages', provider: 'anthropic', model: 'claude-sonnet-4-5', usage: {}, stopReason: 'stop' } });
+    const lines = [
+      { type: 'session', version: 3, id: 'fwd', timestamp: '2026-01-01T00:00:00.000Z', cwd: dir },
+      m('c2', 'c1', 'assistant', 'child written before its parent'),
+      m('c1', null, 'user', 'parent'),
+      m('x1', 'x2', 'user', 'loop a'),
+      m('x2', 'x1', 'assistant', 'loop b'),
+    ];
+    writeFileSync(path, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    const { events } = await captureAll(pi, path);
+    const { entries, losses } = await write(events);
+    const byText = (t: string) => entries.find((e) => e.message?.content[0].text === t)!;
+    expect(byText('child written before its parent').parentId).toBe(byText('parent').id);
+    expect(losses.map((l) => l.code)).toEqual(['cycle']);
+    expect(activePath(entries).length).toBeGreaterThan(0);
+  });
+
   it('puts the active branch last when the source wrote it first', async () => {
     const b = new SessionBuilder('claude', 'sess_order', { cwd: '/tmp' });
     const u1 = b.user('root');
