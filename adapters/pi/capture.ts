@@ -11,7 +11,8 @@ import { canonicalSessionId, type SpEvent } from '../../lib/event.js';
 import { assertSourceUnchanged, emptyCursor, positionAfter, sourceLines } from '../../lib/cursor.js';
 import type { Line } from '../../lib/lines.js';
 import { AGENT, PiMapper, newPiState, sourceTime, type PiState } from './entries.js';
-import { isHeader, isObject, versionOf, type Json } from './format.js';
+import { isHeader, isObject, str, versionOf, type Json } from './format.js';
+import { idFromFileName } from './paths.js';
 
 const HEADER_KEYS = new Set(['type', 'version', 'id', 'timestamp', 'cwd', 'parentSession', 'branchedFrom', 'provider', 'modelId', 'thinkingLevel']);
 
@@ -132,6 +133,9 @@ export async function* capturePi(ref: SessionRef, options: CaptureOptions = {}):
       payload.format_version = versionOf(header);
       if (typeof header.parentSession === 'string') payload.parent_session_path = header.parentSession;
       if (typeof header.branchedFrom === 'string') payload.branched_from = header.branchedFrom;
+      // A fork (v3 parentSession, v1 branchedFrom) names its source file; its id is in the file name.
+      const parentId = idFromFileName(str(header.parentSession) ?? str(header.branchedFrom) ?? '');
+      if (parentId !== undefined) payload.parent_session = canonicalSessionId(AGENT, parentId);
       if (typeof header.thinkingLevel === 'string') payload.thinking_level = header.thinkingLevel;
       // v1 headers name the model the session was created with; later ones leave it to model_change entries.
       if (typeof header.modelId === 'string') {

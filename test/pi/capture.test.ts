@@ -8,7 +8,7 @@ import { pi } from '../../adapters/pi/index.js';
 import { BRANCH_SUMMARY_PREFIX } from '../../adapters/pi/format.js';
 import { UserError } from '../../lib/diagnostics.js';
 import { createValidator } from '../../lib/schema.js';
-import type { SpEvent } from '../../lib/event.js';
+import { canonicalSessionId, type SpEvent } from '../../lib/event.js';
 import type { SessionRef } from '../../lib/adapter.js';
 import { captureAll } from '../contract/testAdapter.js';
 import { tempDir } from '../support/streams.js';
@@ -148,6 +148,8 @@ describe('capture: v1 and v2 files, migrated in memory only', () => {
     expect(events[0].payload).toMatchObject({ format_version: 1, model: 'claude-opus-4-5', provider: 'anthropic', thinking_level: 'off' });
     expect((await captureAll(pi, LARGE_SESSION)).events[0].payload).toMatchObject({ model: 'claude-sonnet-4-5', provider: 'anthropic' });
     expect(typeof events[0].payload.branched_from).toBe('string');
+    // The session it was branched from, by the id in that file's name.
+    expect(events[0].payload.parent_session).toBe(canonicalSessionId('pi', 'd97339c6-6c10-4827-846b-9ff1d9c3dc37'));
     // v1: no entry ids, so no parent_seq except after events of no entry (none here) — a single chain.
     expect(events.filter((e) => e.parent_seq !== undefined)).toEqual([]);
     const checkpoints = events.filter((e) => e.type === 'checkpoint');
