@@ -352,6 +352,18 @@ describe('materialize: options', () => {
     expect(entries.map((e) => e.parentId)).toEqual(readEntries(S3).map((e) => e.parentId));
   });
 
+  it('inlines images stored by a capture --artifacts again, and says so when the store is not given', async () => {
+    const store = tempDir();
+    const { events } = await captureAll(pi, S2, { artifactsDir: store });
+    const original = readEntries(S2)[3].message.content.find((b: Entry) => b.type === 'image');
+    const withStore = await write(events, { artifactsDir: store });
+    expect(withStore.entries[3].message.content.find((b: Entry) => b.type === 'image')).toEqual(original);
+    expect(withStore.losses).toEqual([]);
+    const without = await write(events);
+    expect(without.entries[3].message.content.some((b: Entry) => b.type === 'image')).toBe(false);
+    expect(without.losses.map((l) => l.code)).toEqual(['image']);
+  });
+
   it('--same-id refuses another agent\'s session', async () => {
     const b = new SessionBuilder('claude', 'sess_x', { cwd: '/tmp' });
     b.user('hi');
