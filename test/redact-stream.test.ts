@@ -418,3 +418,20 @@ describe('sp-redact: input and chain', () => {
     expect(r.stderr).toMatch(/seq 12: session sess_a: the input's checksum does not verify here/);
   });
 });
+
+describe('sp-redact: lines that are not canonical', () => {
+  it('re-chains a valid but re-formatted stream (jq -c style) without warning, and the output verifies', () => {
+    const { env } = setup();
+    // Same content, other spelling: keys out of order and a string escape JCS would not write.
+    const input = chain(sampleSession()).map((l) => {
+      const e = JSON.parse(l);
+      const { checksum, ...rest } = e;
+      return JSON.stringify({ checksum, ...rest }).replace(/\//g, '\\/');
+    });
+    expect(runBin('sp-verify', ['-q', '-'], { input: input.join('\n') + '\n' }).code).toBe(0);
+    const r = runBin('sp-redact', ['-q'], { input: input.join('\n') + '\n', env });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(runBin('sp-verify', ['-q', '-'], { input: r.stdout }).code).toBe(0);
+  });
+});

@@ -58,16 +58,17 @@ export class Detector {
   }
 
   /** The indexes of the rules whose keywords occur in `text` (empty: nothing to look for). */
-  triggered(text: string): number[] {
-    const out = this.always.slice();
+  triggered(text: string): readonly number[] {
     const re = this.keywordRe;
-    if (!re || text.length < MIN_LENGTH) return out;
+    if (!re || text.length < MIN_LENGTH) return this.always;
+    re.lastIndex = 0;
+    let m = re.exec(text);
+    if (!m) return this.always; // the common case: no keyword, no allocation
+    const out = this.always.slice();
     const seen = this.seen;
     seen.fill(0);
     for (const i of out) seen[i] = 1;
-    re.lastIndex = 0;
-    let m: RegExpExecArray | null;
-    while ((m = re.exec(text))) {
+    do {
       const rules = this.byKeyword.get(m[0].toLowerCase());
       if (rules) {
         for (const i of rules) {
@@ -79,7 +80,7 @@ export class Detector {
       }
       if (out.length === this.rules.length) break;
       re.lastIndex = m.index + 1; // overlapping keywords ("apikey" then "key")
-    }
+    } while ((m = re.exec(text)));
     return out;
   }
 
@@ -98,7 +99,7 @@ export class Detector {
    * The secrets in `text`, sorted and not overlapping. `key` is the member name the string is the
    * value of, when it is one; `triggered` the prefilter's answer, when the caller has it already.
    */
-  scan(text: string, key?: string, triggered?: number[]): Finding[] {
+  scan(text: string, key?: string, triggered?: readonly number[]): Finding[] {
     const candidates: Finding[] = [];
     if (key !== undefined && this.wantsField(key)) {
       for (const rule of this.fieldRules) {

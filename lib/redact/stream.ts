@@ -3,12 +3,12 @@
 //
 // Chaining: an event that did not change, in a session whose chain nothing has changed yet, is
 // written as it came, byte for byte (no re-serialization, no hash). From the first change on, each
-// event's checksum is recomputed from the output's previous one. For unchanged lines that costs one
-// hash, not a serialization: when the line is canonical and its stored checksum verifies over the
-// line with the checksum member cut out, that cut line IS the canonical body. Lines that do not
-// verify are re-serialized and re-chained, and named in a warning: the new checksum would otherwise
-// hide that the input was altered. Earlier damage stays visible, because the new chain continues
-// from the stored checksums, not from recomputed ones.
+// event's checksum is recomputed from the output's previous one. For unchanged lines that costs two
+// hashes, not a serialization: when the stored checksum verifies over the line with the checksum
+// member cut out, that cut line IS the canonical body, and the new checksum is one more hash over it.
+// Other lines are re-serialized; if their content does not match their checksum either, a warning
+// names them, since the new checksum would otherwise hide that the input was altered. Earlier damage
+// stays visible, because the new chain continues from the stored checksums, not recomputed ones.
 import { createHash, hash } from 'node:crypto';
 import type { Writable } from 'node:stream';
 import { canonicalize } from '../jcs.js';
@@ -67,10 +67,14 @@ export interface RunOptions {
 
 const sha256 = (text: string) => CHECKSUM_PREFIX + hash('sha256', text, 'hex');
 
-/** The checksum over `previous` and `line` with `line.slice(from, to)` (its checksum member) left out. */
-function chainSum(previous: string, line: string, from: number, to: number): string {
-  return CHECKSUM_PREFIX + createHash('sha256').update(previous).update(line.slice(0, from)).update(line.slice(to)).digest('hex');
+/** The checksum over `previous` and `line` with `line[from, to)` (its checksum member) left out. */
+function chainSum(previous: string, line: string | Buffer, from: number, to: number, end = line.length): string {
+  return CHECKSUM_PREFIX + createHash('sha256').update(previous).update(line.slice(0, from)).update(line.slice(to, end)).digest('hex');
 }
+
+/** What goes out for one event: its bytes as they came, those bytes in pieces, or a new line. */
+type Output = { same: true } | { pieces: Buffer[] } | { text: string };
+const SAME: Output = { same: true };
 
 /** Re-chains events per session, reusing the input's canonical line where it can (see the top). */
 class Rechainer {
@@ -79,8 +83,11 @@ class Rechainer {
   /** Sessions whose input did not verify where it had to be re-chained (warned once each). */
   readonly unverified = new Map<string, number | null>();
 
-  /** The output line for an event; undefined when the line goes out exactly as it came. */
-  line(event: SpEvent, text: string, changed: boolean): string | undefined {
+  /**
+   * `bytes` are the input line's bytes, newline included, when they can be passed on as they are
+   * (then the hashes run over them, with no string encoding).
+   */
+  line(event: SpEvent, text: string, bytes: Buffer | undefined, changed: boolean): Output {
     const session = String(event.session);
     const stored = event.checksum;
     const inPrev = this.inTails.get(session) ?? '';
@@ -88,29 +95,40 @@ class Rechainer {
     if (typeof stored === 'string') this.inTails.set(session, stored);
     if (!changed && typeof stored === 'string' && outPrev === inPrev) {
       this.outTails.set(session, stored);
-      return undefined;
+      return bytes ? SAME : { text };
     }
     if (!changed && typeof stored === 'string') {
       const member = `"checksum":${JSON.stringify(stored)}`;
-      const at = text.indexOf(member);
+      const line: string | Buffer = bytes ?? text;
+      const end = bytes ? bytes.length - 1 : text.length; // the body stops before the newline
+      const at = line.indexOf(member); // offsets in the line's own units: bytes, or characters
       if (at !== -1) {
         // The member and the comma that joins it to a neighbour.
         let from = at;
         let to = at + member.length;
-        if (text[from - 1] === ',') from--;
-        else if (text[to] === ',') to++;
-        if (chainSum(inPrev, text, from, to) === stored) {
-          const checksum = chainSum(outPrev, text, from, to);
+        const comma = (i: number) => (bytes ? bytes[i] === 0x2c : text[i] === ',');
+        if (comma(from - 1)) from--;
+        else if (comma(to)) to++;
+        if (chainSum(inPrev, line, from, to, end) === stored) {
+          const checksum = chainSum(outPrev, line, from, to, end);
           this.outTails.set(session, checksum);
-          return `${text.slice(0, at)}"checksum":"${checksum}"${text.slice(at + member.length)}`;
+          const replaced = `"checksum":"${checksum}"`;
+          if (bytes) return { pieces: [bytes.subarray(0, at), Buffer.from(replaced), bytes.subarray(at + member.length)] };
+          return { text: text.slice(0, at) + replaced + text.slice(at + member.length) };
         }
       }
-      if (!this.unverified.has(session)) this.unverified.set(session, typeof event.seq === 'number' ? event.seq : null);
     }
     const { checksum: _old, ...rest } = event;
-    const checksum = sha256(outPrev + canonicalize(rest));
+    const body = canonicalize(rest);
+    // A line that is not canonical (from jq, or written by hand) still verifies if its content does;
+    // only content that no longer matches its checksum is worth a warning. Changed events cannot be
+    // checked here: their input content is gone.
+    if (!changed && typeof stored === 'string' && sha256(inPrev + body) !== stored && !this.unverified.has(session)) {
+      this.unverified.set(session, typeof event.seq === 'number' ? event.seq : null);
+    }
+    const checksum = sha256(outPrev + body);
     this.outTails.set(session, checksum);
-    return canonicalize({ ...rest, checksum });
+    return { text: canonicalize({ ...rest, checksum }) };
   }
 }
 
@@ -178,10 +196,11 @@ export async function runRedact(options: RunOptions): Promise<Report> {
       if (touched > 0) report.events_touched++;
     }
     if (writer) {
-      const out = rechainer.line(event, line.text, changed);
-      const bytes = out === undefined ? asRead(line.bytes, line.start) : undefined;
-      if (bytes) await writer.writeBytes(bytes);
-      else await writer.writeLine(out ?? line.text);
+      const bytes = asRead(line.bytes, line.start);
+      const out = rechainer.line(event, line.text, bytes, changed);
+      if ('same' in out) await writer.writeBytes(bytes!);
+      else if ('pieces' in out) for (const piece of out.pieces) await writer.writeBytes(piece);
+      else await writer.writeLine(out.text);
     }
   }
   await writer?.end();
