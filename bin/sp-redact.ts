@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // sp-redact: secrets out of canonical event streams, structure intact, chain re-made; reversible
 // for the owner with an encrypted vault.
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { runCli } from '../lib/cli.js';
 import { inputsFrom } from '../lib/ndjson.js';
 import { EXIT_CHECK_FAILED, EXIT_OK, UserError, warn } from '../lib/diagnostics.js';
@@ -72,6 +72,7 @@ await runCli<Args>({
     if (modes.length > 1) throw new UserError(`--${modes[0]} and --${modes[1]} cannot be combined`);
     const mode = (modes[0] as Mode | undefined) ?? 'redact';
     if (mode === 'restore' && !args.vault) throw new UserError('--restore needs --vault FILE');
+    if (mode === 'restore' && !existsSync(args.vault!)) throw new UserError('no such vault', args.vault);
     if (args.vault && (mode === 'check' || mode === 'dry-run')) throw new UserError(`--vault is not written with --${mode}`);
     const inputs = inputsFrom(args.files);
     if (mode === 'check') {

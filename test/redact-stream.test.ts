@@ -251,7 +251,12 @@ describe('sp-redact: vault', () => {
     expect(Object.values(plain.entries).map((e: any) => e.secret).sort()).toEqual([F.githubPat, F.npm].sort());
     // Both sessions restore from the one vault.
     expect(runBin('sp-redact', ['--restore', '--vault', vault], { input: r1.stdout + r2.stdout, env }).stdout).toBe(readFileSync(one, 'utf8') + readFileSync(two, 'utf8'));
-    // Someone else's identity cannot open it.
+    // Without its identity the vault does not open; someone else's identity cannot open it either.
+    const none = runBin('sp-redact', ['--restore', '--vault', vault], { input: r1.stdout, env: { SP_HOME: join(dir, 'other-home') } });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/redact-vault\.key: no vault identity here/);
+    expect(existsSync(join(dir, 'other-home'))).toBe(false);
+    runBin('sp-redact', ['--vault', join(dir, 'theirs.age'), one], { env: { SP_HOME: join(dir, 'other-home') } });
     const stranger = runBin('sp-redact', ['--restore', '--vault', vault], { input: r1.stdout, env: { SP_HOME: join(dir, 'other-home') } });
     expect(stranger.code).toBe(2);
     expect(stranger.stderr).toMatch(/cannot decrypt the vault/);
@@ -268,10 +273,15 @@ describe('sp-redact: vault', () => {
     expect(r.stderr).toMatch(/1 placeholder not in the vault/);
   });
 
-  it('needs --vault to restore', () => {
+  it('needs an existing --vault to restore', () => {
     const r = runBin('sp-redact', ['--restore'], { input: '' });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--restore needs --vault/);
+    const { dir, env } = setup();
+    const missing = runBin('sp-redact', ['--restore', '--vault', join(dir, 'nope.age')], { input: '', env });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/nope\.age: no such vault/);
+    expect(existsSync(env.SP_HOME)).toBe(false);
   });
 });
 

@@ -27,7 +27,12 @@ function identityLine(text: string, path: string): string {
   return line;
 }
 
-export async function loadIdentity(path = DEFAULT_VAULT_IDENTITY()): Promise<string> {
+/**
+ * The owner's age identity. It is created only for a new vault: an existing vault without its
+ * identity cannot be opened by a fresh one, and saying so beats a failed decryption.
+ */
+export async function loadIdentity(path = DEFAULT_VAULT_IDENTITY(), create = true): Promise<string> {
+  if (!create && !existsSync(path)) throw new UserError('no vault identity here: the vault can only be opened with the identity it was made for (--identity FILE)', path);
   const text = await readOrCreate(path, async () => {
     const { generateX25519Identity, identityToRecipient } = await age();
     const identity = await generateX25519Identity();
@@ -49,7 +54,7 @@ export class Vault {
 
   /** Opens `path` (empty when it does not exist yet) with the owner's identity. */
   static async open(path: string, identityPath?: string): Promise<Vault> {
-    const identity = await loadIdentity(identityPath);
+    const identity = await loadIdentity(identityPath, !existsSync(path));
     const vault = new Vault(path, identity);
     for (const [placeholder, entry] of await vault.read(identityPath)) vault.entries.set(placeholder, entry);
     return vault;
