@@ -93,6 +93,12 @@ export interface MaterializeOptions {
   model?: string;
   /** Materialize this canonical session of a stream that holds several (default: the first). */
   session?: string;
+  /** Where a `--artifacts` capture stored images (content-addressed), to inline them again. */
+  artifactsDir?: string;
+  /** The resume-safety pass (default on). Off: ids, reasoning and unpaired tool calls are written as they are. */
+  safety?: boolean;
+  /** Receives every native line in file order (for `--dry-run` previews); called in dry runs too. */
+  onLine?: (line: string) => void;
   /** Each change the writer made to carry the session over (stubbed, dropped, transformed). */
   onLoss?: (entry: LossEntry) => void;
 }
@@ -100,6 +106,8 @@ export interface MaterializeOptions {
 export interface LossEntry {
   /** dropped: not written; stubbed: something added so the target accepts it; transformed: written differently. */
   action: 'dropped' | 'stubbed' | 'transformed';
+  /** A short code that groups entries in summaries (`stub-result`, `orphan-result` …). */
+  code: string;
   /** The canonical event concerned (its seq and type), when there is one. */
   seq?: number;
   type?: string;
@@ -144,6 +152,8 @@ export interface Adapter {
   watchPaths?(ref: SessionRef): string[];
   /** Canonical events of one native session, unchained (the caller chains them). */
   capture(ref: SessionRef, options?: CaptureOptions): AsyncIterable<SpEvent>;
+  /** The model a writer gives assistant messages that name none (and the target continues with). */
+  defaultModel?: string;
   /** Writes a new native session from canonical events; absent for read-only adapters. */
   materialize?(events: AsyncIterable<SpEvent>, options?: MaterializeOptions): Promise<MaterializeResult>;
   fidelity: FidelityTable;

@@ -3,7 +3,7 @@ import type { Adapter } from '../../lib/adapter.js';
 import { captureClaude, watchPaths } from './capture.js';
 import { discoverSessions, findSession, openTranscript } from './discover.js';
 import { fidelity } from './fidelity.js';
-import { materializeClaude } from './materialize.js';
+import { DEFAULT_MODEL, materializeClaude } from './materialize.js';
 import { HOME_ENV, defaultHome } from './paths.js';
 
 export const claude: Adapter = {
@@ -16,6 +16,7 @@ export const claude: Adapter = {
   find: (id, options) => findSession(id, options),
   capture: captureClaude,
   materialize: materializeClaude,
+  defaultModel: DEFAULT_MODEL,
   watchPaths,
   fidelity,
 };

@@ -4,6 +4,7 @@ import { capturePi } from './capture.js';
 import { discoverSessions, findSession, openSession } from './discover.js';
 import { fidelity } from './fidelity.js';
 import { materializePi } from './materialize.js';
+import { DEFAULT_MODEL } from './models.js';
 import { HOME_ENV, defaultHome } from './paths.js';
 
 export const pi: Adapter = {
@@ -16,6 +17,7 @@ export const pi: Adapter = {
   find: (id, options) => findSession(id, options),
   capture: capturePi,
   materialize: materializePi,
+  defaultModel: DEFAULT_MODEL,
   fidelity,
 };
 
