@@ -57,6 +57,7 @@ const CASES: Record<string, Case> = {
       'AKIA0123456789ABCDEF', // 0, 1, 8, 9 are not base32
       'akia' + F.awsKeyId.slice(4).toLowerCase(),
       'The ASIA region and AKIA prefix are documented.',
+      'AccessKeyId: "AKIAIOSFODNN7EXAMPLE",', // the documentation's own sample
     ],
   },
   'aws-secret-access-key': {
@@ -66,7 +67,12 @@ const CASES: Record<string, Case> = {
       [`{"SecretAccessKey": "${F.awsSecret}", "SessionToken": "x"}`, F.awsSecret],
     ],
     fields: [['SecretAccessKey', F.awsSecret, F.awsSecret]],
-    negatives: [`aws_secret_access_key = ${F.awsSecret.slice(0, 39)}`, `sha: ${F.awsSecret}`, `aws_secret_access_key = ${F.awsSecret}A`],
+    negatives: [
+      `aws_secret_access_key = ${F.awsSecret.slice(0, 39)}`,
+      `sha: ${F.awsSecret}`,
+      `aws_secret_access_key = ${F.awsSecret}A`,
+      'aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+    ],
   },
   'google-api-key': {
     positives: [
@@ -189,7 +195,7 @@ const CASES: Record<string, Case> = {
       [`//registry.npmjs.org/:_authToken=${STRUCTURAL.uuid}`, STRUCTURAL.uuid],
       [`_auth = ${F.basicAuth}`, F.basicAuth],
     ],
-    negatives: ['//registry.npmjs.org/:_authToken=${NPM_TOKEN}', '_auth=short'],
+    negatives: ['//registry.npmjs.org/:_authToken=${NPM_TOKEN}', '_auth=short', 'token_endpoint_auth: BetaManagedAgentsTokenEndpointAuth'],
   },
   'pypi-token': { positives: [[`password = ${F.pypi}`, F.pypi]], negatives: ['pypi-AgEshort', 'pypi-token'] },
   jwt: {
@@ -241,6 +247,8 @@ const CASES: Record<string, Case> = {
       'http://localhost:8080/path',
       'postgres://app:****@db/app',
       'http://proxy:3128@host',
+      "const myURL = new URL('https://abc:xyz@example.com');",
+      `https://alice:${F.dbPassword}@db.example.org/app`,
     ],
   },
   'connection-string-password': {
@@ -248,7 +256,12 @@ const CASES: Record<string, Case> = {
       [`Server=db.acme.internal;Database=app;User Id=app;Password=${F.dbPassword};`, F.dbPassword],
       [`"Data Source=tcp:acme.database.windows.net,1433;Initial Catalog=app;User ID=app;Pwd=${F.envPassword}"`, F.envPassword],
     ],
-    negatives: [`Password=${F.dbPassword}`, 'Server=db;Database=app;User Id=app;Password=<password>;', 'Server=db;Password=;'],
+    negatives: [
+      `Password=${F.dbPassword}`,
+      'Server=db;Database=app;User Id=app;Password=<password>;',
+      'Server=db;Password=;',
+      `[database]\nuser = dbuser\npassword = ${F.dbPassword}\ndatabase = app; more`,
+    ],
   },
   'url-secret-param': {
     positives: [
@@ -270,6 +283,8 @@ const CASES: Record<string, Case> = {
       [`ENCRYPTION_KEY=${F.highEntropy}`, F.highEntropy],
       [`cache_key=${F.highEntropy}`, F.highEntropy],
       [`TWILIO_AUTH_TOKEN=${STRUCTURAL.md5}`, STRUCTURAL.md5],
+      [`posthog_project_api_key = '${F.huggingface.replace('hf_', 'phc_')}'`, F.huggingface.replace('hf_', 'phc_')],
+      [`secretKey: ${F.dbPassword}\n`, F.dbPassword],
     ],
     fields: [
       ['password', 'hunter22', 'hunter22'],
@@ -299,6 +314,24 @@ const CASES: Record<string, Case> = {
       `"key": "${STRUCTURAL.uuid}"`,
       'Tokens: 12 passed, 0 failed',
       'auth: { user, pass }',
+      // Code and docs from node_modules that an earlier version took for secrets.
+      'secretKey: Uint8Array;',
+      'export declare const gcm: (key: TArg<Uint8Array>, nonce: TArg<Uint8Array>) => Cipher;',
+      'readonly STENCIL_PASS_DEPTH_PASS: 0x0B96;',
+      "const ai = new GoogleGenAI({apiKey: 'GEMINI_API_KEY'});",
+      'readonly AWS_SECRET_KEY: "AWS_SECRET_KEY";',
+      "headers: { 'X-TOKEN-SECRET': 'SuperSecretToken' },",
+      "const password = 'Password used to generate key';",
+      'nextToken: "STRING_VALUE",',
+      'lastSignificantToken = "?NoLineTerminatorHere";',
+      'fetch(url, { credentials: "same-origin" })',
+      "this.credentials = { refresh_token: 'jwt-placeholder', expiry_date: 1 };",
+      "const SIDEBAR_WIDTH_STORAGE_KEY = 'pi-share:v1:sidebar-width';",
+      'const pass = !this.result.issues;',
+      'const StatusMap = { fail: "failed", pass: "passed" };',
+      'exports.SignatureV4SignWithCredentials = SignatureV4SignWithCredentials;',
+      "t.equal(uri, 'x:/resource?key=value%23still-query#first')",
+      'readonly X_AWS_EC2_METADATA_TOKEN = "x-aws-ec2-metadata-token";',
     ],
   },
   'high-entropy-secret': {
@@ -312,6 +345,7 @@ const CASES: Record<string, Case> = {
       'the token budget is 200000 tokens',
       'password reset flow for src/routes/password/reset.js',
       `token ${'ab'.repeat(16)}`,
+      "betas: 'token-counting-2024-11-01' | 'token-efficient-tools-2025-02-19'",
     ],
   },
 };

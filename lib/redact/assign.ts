@@ -2,7 +2,7 @@
 // exports, YAML/TOML/JSON members, code assignments, and high-entropy strings right after a word
 // that names a secret. The key decides whether a value is looked at; the value checks keep code
 // (`token = getToken()`, `password: string`) and references (`$TOKEN`) out.
-import { entropy, hasDigit, hasLetter, isCodeReference, isDigestHex, isPlaceholder, isUuid, looksRandom } from './values.js';
+import { entropy, hasDigit, hasLetter, isCodeReference, isDigestHex, isPlaceholder, isTokenish, isUuid, isWordy, looksRandom } from './values.js';
 import type { Span } from './rules.js';
 
 /** What a member name says about its value: a password, another kind of secret, or only maybe (`*_key`). */
@@ -13,7 +13,7 @@ export type KeyClass = 'password' | 'secret' | 'weak';
 const KEY_QUALIFIERS = new Set([
   'api', 'secret', 'private', 'access', 'auth', 'encryption', 'encrypt', 'signing', 'sign', 'master', 'client', 'app',
   'account', 'service', 'license', 'session', 'webhook', 'hmac', 'jwt', 'crypto', 'cipher', 'aes', 'ssh', 'gpg', 'pgp',
-  'deploy', 'admin', 'root', 'bot', 'consumer', 'subscription', 'storage', 'shared', 'sas', 'live', 'openai', 'anthropic',
+  'deploy', 'admin', 'root', 'bot', 'consumer', 'subscription', 'shared', 'sas', 'live', 'openai', 'anthropic',
 ]);
 
 /** Splits `DB_PASSWORD`, `dbPassword`, `x-api-key`, `APIKey` into lower-case words. */
@@ -46,7 +46,8 @@ function classify(key: string): KeyClass | undefined {
   const last = words[words.length - 1];
   if (!last) return undefined;
   const prev = words[words.length - 2];
-  if (last === 'pass' || last === 'pwd' || last.endsWith('password') || last.endsWith('passwd') || last.endsWith('passphrase')) return 'password';
+  // A bare `pass` is a test status as often as a password (`{ pass: "failed" }`); `db_pass` is not.
+  if ((last === 'pass' && prev) || last === 'pwd' || last.endsWith('password') || last.endsWith('passwd') || last.endsWith('passphrase')) return 'password';
   if (last.endsWith('secret') || last.endsWith('token') || last.endsWith('apikey') || last === 'credential' || last === 'credentials' || last === 'creds') {
     return 'secret';
   }
@@ -58,18 +59,24 @@ function classify(key: string): KeyClass | undefined {
 
 const PATH_LIKE = /^(?:\/|~\/|\.{1,2}\/|[A-Za-z]:[\\/])/;
 
-/** Is `value`, assigned to a key of class `cls`, a secret? */
-export function acceptAssigned(value: string, quoted: boolean, cls: KeyClass, envStyle: boolean): boolean {
+const squash = (s: string) => s.toLowerCase().replace(/[^a-z0-9]/g, '');
+
+/** Is `value`, assigned to `key` (of class `cls`), a secret? */
+export function acceptAssigned(value: string, quoted: boolean, cls: KeyClass, envStyle: boolean, key = ''): boolean {
   if (isPlaceholder(value) || PATH_LIKE.test(value) || value.includes('://')) return false;
-  if (cls === 'weak') return !/\s/.test(value) && looksRandom(value, 16, 3.3);
-  if (value.length < (cls === 'password' ? 4 : 8)) return false;
-  if (/\s/.test(value) && !(cls === 'password' && quoted)) return false;
+  if (key && squash(value).length >= 4 && (squash(key).endsWith(squash(value)) || squash(value).endsWith(squash(key)))) return false; // names: `AWS_SECRET_KEY: "AWS_SECRET_KEY"`, `exports.Foo = Foo`
   if (!quoted) {
-    // Unquoted values after a lower-case name are mostly code: `password: string`, `token = self.token`,
-    // `apiKey = args[++i]`.
-    if (isCodeReference(value)) return false;
+    // Unquoted values are often code: `password: string`, `token = self.token`, `apiKey = args[++i]`,
+    // `key: TArg<Uint8Array>`, `DEPTH_PASS: 0x0B96`.
+    if (isCodeReference(value) || /^0x[0-9a-f]+$/i.test(value) || /^[A-Z][a-z]+[0-9]+[A-Z][A-Za-z]*$/.test(value) || /^[!~]/.test(value)) return false;
     if (!envStyle && (value.length < 6 || /[[\](){}<>+*]/.test(value))) return false;
   }
+  if (cls === 'weak') return !/\s/.test(value) && !value.includes('%') && !isWordy(value) && looksRandom(value, 20, 3.5);
+  if (value.length < (cls === 'password' ? 4 : 8)) return false;
+  if (/\s/.test(value) && !(cls === 'password' && quoted)) return false;
+  // Tokens and keys in code and JSON are machine-made; `credentials: "same-origin"` is not. A .env
+  // file's values are configuration, taken as they are.
+  if (cls === 'secret' && !envStyle && (!isTokenish(value) || isWordy(value))) return false;
   return true;
 }
 
@@ -77,7 +84,7 @@ export function acceptAssigned(value: string, quoted: boolean, cls: KeyClass, en
 export function assignedField(key: string, value: string): Span | undefined {
   const cls = classifyKey(key);
   if (!cls) return undefined;
-  return acceptAssigned(value, true, cls, false) ? { start: 0, end: value.length } : undefined;
+  return acceptAssigned(value, true, cls, false, key) ? { start: 0, end: value.length } : undefined;
 }
 
 // A word that may be part of a secret's name, then the rest of the name, an optional closing quote
@@ -132,7 +139,10 @@ export function* findAssignments(text: string): Generator<Span> {
     if (!value) continue;
     const v = text.slice(value.start, value.end);
     const envStyle = !/[a-z]/.test(key);
-    if (acceptAssigned(v, value.quoted, cls, envStyle)) {
+    // `name: value` unquoted is YAML only when the value ends its line; elsewhere it is a type
+    // annotation or an object member in code (`(key: Uint8Array, …)`, `secretKey: Buffer;`).
+    if (!value.quoted && !envStyle && m[4] === ':' && !/^[ \t]*(?:#|\r|\n|$)/.test(text.slice(value.end, value.end + 64))) continue;
+    if (acceptAssigned(v, value.quoted, cls, envStyle, key)) {
       yield { start: value.start, end: value.end };
       ASSIGN.lastIndex = Math.max(ASSIGN.lastIndex, value.end);
     }
@@ -141,7 +151,7 @@ export function* findAssignments(text: string): Generator<Span> {
 
 // A word naming a secret, then (without an operator, or with "is") a long random token.
 const NEARBY =
-  /(?<![A-Za-z0-9])(?:pass(?:word|wd|phrase)|secret|token|api[ _-]?key|access[ _-]?key|secret[ _-]?key|private[ _-]?key|auth[ _-]?key|credentials?)s?(?![A-Za-z0-9])[^\S\r\n]{0,3}(?:is|was|:|=|->)?[^\S\r\n]{0,3}["'`]?([A-Za-z0-9+/_=-]{20,512})/dgi;
+  /(?<![A-Za-z0-9])(?:pass(?:word|wd|phrase)|secret|token|api[ _-]?key|access[ _-]?key|secret[ _-]?key|private[ _-]?key|auth[ _-]?key|credentials?)s?(?:[^\S\r\n]{1,3}(?:(?:is|was)[^\S\r\n]{1,3})?|[^\S\r\n]{0,3}(?:[:=]|->)[^\S\r\n]{0,3})["'`]?([A-Za-z0-9+/_=-]{20,512})/dgi;
 
 export function* findHighEntropyNearKey(text: string): Generator<Span> {
   NEARBY.lastIndex = 0;

@@ -122,6 +122,7 @@ export class Detector {
 
   allowed(secret: string): boolean {
     if (secret.includes('[REDACTED:')) return true; // our own placeholder: a second pass changes nothing
+    if (/example/i.test(secret)) return true; // documentation's own samples (AKIAIOSFODNN7EXAMPLE); no random token spells it
     if (this.allowValues.has(secret)) return true;
     for (const re of this.allowRegexes) if (re.test(secret)) return true;
     return false;

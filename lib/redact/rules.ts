@@ -336,8 +336,11 @@ export const BUILTIN_RULES: Rule[] = [
   patternRule({
     id: 'npmrc-auth',
     description: 'Registry credentials in .npmrc / .yarnrc: _authToken=, _auth=, _password=',
-    keywords: ['_auth', '_password'],
-    patterns: [{ regex: /(?:_authToken|_auth|_password|npmAuthToken)["']?[ \t]{0,4}[=:][ \t]{0,4}["']?([^\s"'$`]{8,512})/, group: 1 }],
+    keywords: ['_auth', '_password', 'npmauthtoken'],
+    patterns: [
+      { regex: /(?<![A-Za-z0-9_])(?:_authToken|_auth|_password)[ \t]{0,4}=[ \t]{0,4}["']?([^\s"'$`]{8,512})/, group: 1 },
+      { regex: /(?<![A-Za-z0-9_])npmAuthToken["']?[ \t]{0,4}:[ \t]{0,4}["']?([^\s"'$`]{8,512})/, group: 1 },
+    ],
     accept: (v) => !isPlaceholder(v),
   }),
   patternRule({
@@ -395,7 +398,9 @@ export const BUILTIN_RULES: Rule[] = [
     keywords: ['://'],
     priority: 1,
     patterns: [{ regex: /:\/\/[^\s:@\/?#"'<>`\\]{0,128}:([^\s@\/?#"'<>`\\]{1,256})@(?=[A-Za-z0-9\[])/, group: 1 }],
-    accept: (v) => !isPlaceholder(v) && !URL_PASSWORD_PLACEHOLDER.test(v) && !/^\d{1,5}$/.test(v),
+    // Hosts reserved for documentation (RFC 2606) carry sample passwords: https://abc:xyz@example.com.
+    accept: (v, text, start) =>
+      !isPlaceholder(v) && !URL_PASSWORD_PLACEHOLDER.test(v) && !/^\d{1,5}$/.test(v) && !/^@[^\/?#\s]*?(?:example\.(?:com|net|org)|\.example|\.test|\.invalid)(?![\w.-])/i.test(text.slice(start + v.length, start + v.length + 300)),
   }),
   patternRule({
     id: 'connection-string-password',
@@ -405,8 +410,11 @@ export const BUILTIN_RULES: Rule[] = [
     patterns: [{ regex: /(?:^|[;"'\s])(?:password|pwd)[ \t]{0,4}=[ \t]{0,4}([^;"'\r\n]{1,256}?)[ \t]*(?=;|"|'|\r|\n|$)/im, group: 1 }],
     accept: (v, text, start) => {
       if (isPlaceholder(v) || URL_PASSWORD_PLACEHOLDER.test(v)) return false;
-      const around = text.slice(Math.max(0, start - 300), start + v.length + 300);
-      return /;/.test(around) && /(?:server|data source|host|hostname|user id|uid|user|username|database|initial catalog|dbname|port|address|provider)[ \t]*=/i.test(around);
+      // A connection string is one line of key=value pairs joined by `;`.
+      const from = Math.max(text.lastIndexOf('\n', start) + 1, start - 400);
+      const to = text.indexOf('\n', start);
+      const line = text.slice(from, to === -1 ? Math.min(text.length, start + 400) : Math.min(to, start + 400));
+      return /;/.test(line) && /(?:server|data source|host|hostname|user id|uid|user|username|database|initial catalog|dbname|port|address|provider)[ \t]*=/i.test(line);
     },
   }),
   patternRule({

@@ -67,12 +67,36 @@ export function isPlaceholder(value: string): boolean {
   if (/(?:process\.env|os\.environ|getenv|System\.getenv|ENV\[|env\(|secrets\.|vault:|\{\{|\$\{|\$\()/.test(v)) return true;
   if (/^<[^>]*>$|^\[[^\]]*\]$|\.\.\.|…/.test(v)) return true; // <token>, [token], sk-ant-...
   if (!hasDigit(v) && /^\p{Ll}+(?:[-_ ]\p{Ll}+){2,}$/u.test(v)) return true; // your-key-goes-here, votre-clé-va-ici
+  if (/^[A-Z][A-Z0-9]*(?:[_.-][A-Z0-9]+)+$/.test(v)) return true; // a variable's NAME: GEMINI_API_KEY, HEADER.PAYLOAD.SIGNATURE
+  if (!hasDigit(v) && /secret|token|passw|passphrase|credential|api_?key/i.test(v)) return true; // 'SuperSecretToken', 'dbpassword'
+  if (/placeholder|redacted|dummy|changeme/i.test(v)) return true; // 'jwt-placeholder'
   return false;
 }
 
 /** An identifier or member access (`accessToken`, `req.body.password`, `self.token`): code, not a value. */
 export function isCodeReference(value: string): boolean {
   return /^[A-Za-z_$][\w$]*(?:(?:\.|\?\.|::|->)[A-Za-z_$][\w$]*)*(?:\(\)?|\[)?$/.test(value) && (!hasDigit(value) || /\.|::|->|\(/.test(value));
+}
+
+/** Words run together (`NoLineTerminatorHere`, `same-origin`, `?InterpolationInJSX`): language, not a key. */
+export function isWords(value: string): boolean {
+  return !hasDigit(value) && /^[?#@$]?(?:[A-Z]?[a-z]+|[A-Z]{2,}(?![a-z]))(?:[-_ .:]?(?:[A-Z]?[a-z]+|[A-Z]{2,}(?![a-z])))*$/.test(value);
+}
+
+/** Mostly words between separators (`pi-share:v1:sidebar-width`, `user.profile.name`): a name, not a key. */
+export function isWordy(value: string): boolean {
+  const parts = value.split(/[-_.:/ ]+/).filter(Boolean);
+  if (parts.some((p) => p.length >= 12 && (hasDigit(p) || (/[a-z]/.test(p) && /[A-Z]/.test(p))))) return false; // phc_<random>
+  return parts.length >= 2 && parts.filter((p) => /^[A-Za-z][a-z]{2,}$/.test(p)).length * 2 >= parts.length;
+}
+
+/**
+ * Could `value` be a token, key or other machine-made secret? Digits, base64 punctuation, or mixed
+ * case that is not just words; nearly every random token of 16+ characters has one of these.
+ */
+export function isTokenish(value: string): boolean {
+  if (isWords(value)) return false;
+  return hasDigit(value) || (value.length >= 16 && (/[+/=]/.test(value) || (/[a-z]/.test(value) && /[A-Z]/.test(value))));
 }
 
 /** A random-looking token: long enough, letters and digits, high entropy, and not an id or digest. */
