@@ -5,6 +5,8 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+// @ts-expect-error: a plain ES module without declarations.
+import { codexConfig } from '../../examples/mock-responses.mjs';
 
 const root = new URL('../..', import.meta.url).pathname;
 
@@ -21,26 +23,7 @@ export const MODEL = 'gpt-5.5';
 /** config.toml for a home whose model provider `mock` is the mock Responses API at `baseUrl`. */
 export function writeCodexConfig(home: string, baseUrl: string): void {
   mkdirSync(home, { recursive: true });
-  writeFileSync(
-    join(home, 'config.toml'),
-    [
-      `model = "${MODEL}"`,
-      'model_provider = "mock"',
-      'check_for_update_on_startup = false',
-      '',
-      '[model_providers.mock]',
-      'name = "mock"',
-      `base_url = "${baseUrl}"`,
-      'wire_api = "responses"',
-      'env_key = "SP_MOCK_KEY"',
-      'request_max_retries = 0',
-      'stream_max_retries = 0',
-      '',
-      '[analytics]',
-      'enabled = false',
-      '',
-    ].join('\n'),
-  );
+  writeFileSync(join(home, 'config.toml'), codexConfig(baseUrl, MODEL));
 }
 
 export interface CodexRun {
