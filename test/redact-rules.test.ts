@@ -285,6 +285,10 @@ const CASES: Record<string, Case> = {
       [`TWILIO_AUTH_TOKEN=${STRUCTURAL.md5}`, STRUCTURAL.md5],
       [`posthog_project_api_key = '${F.huggingface.replace('hf_', 'phc_')}'`, F.huggingface.replace('hf_', 'phc_')],
       [`secretKey: ${F.dbPassword}\n`, F.dbPassword],
+      ['SECRET=plainword\n', 'plainword'],
+      ['data:\n  password: cGFzc3dvcmQxMjM=\n  username: YWRtaW4=', 'cGFzc3dvcmQxMjM='],
+      ['ADMIN_PASSWORD="correct horse battery staple"', 'correct horse battery staple'],
+      ['services:\n  db:\n    environment:\n      MYSQL_ROOT_PASSWORD: r00tpw\n', 'r00tpw'],
     ],
     fields: [
       ['password', 'hunter22', 'hunter22'],
@@ -332,6 +336,7 @@ const CASES: Record<string, Case> = {
       'exports.SignatureV4SignWithCredentials = SignatureV4SignWithCredentials;',
       "t.equal(uri, 'x:/resource?key=value%23still-query#first')",
       'readonly X_AWS_EC2_METADATA_TOKEN = "x-aws-ec2-metadata-token";',
+      'export declare const TOKEN: CharList;',
     ],
   },
   'high-entropy-secret': {

@@ -63,12 +63,13 @@ const squash = (s: string) => s.toLowerCase().replace(/[^a-z0-9]/g, '');
 
 /** Is `value`, assigned to `key` (of class `cls`), a secret? */
 export function acceptAssigned(value: string, quoted: boolean, cls: KeyClass, envStyle: boolean, key = ''): boolean {
-  if (isPlaceholder(value) || PATH_LIKE.test(value) || value.includes('://')) return false;
+  // A quoted passphrase may be plain words ("correct horse battery staple"); elsewhere words are a template.
+  if (isPlaceholder(value, !(cls === 'password' && quoted)) || PATH_LIKE.test(value) || value.includes('://')) return false;
   if (key && squash(value).length >= 4 && (squash(key).endsWith(squash(value)) || squash(value).endsWith(squash(key)))) return false; // names: `AWS_SECRET_KEY: "AWS_SECRET_KEY"`, `exports.Foo = Foo`
   if (!quoted) {
     // Unquoted values are often code: `password: string`, `token = self.token`, `apiKey = args[++i]`,
     // `key: TArg<Uint8Array>`, `DEPTH_PASS: 0x0B96`.
-    if (isCodeReference(value) || /^0x[0-9a-f]+$/i.test(value) || /^[A-Z][a-z]+[0-9]+[A-Z][A-Za-z]*$/.test(value) || /^[!~]/.test(value)) return false;
+    if ((envStyle ? /\.[A-Za-z_]/.test(value) && isCodeReference(value) : isCodeReference(value)) || /^0x[0-9a-f]+$/i.test(value) || /^[A-Z][a-z]+[0-9]+[A-Z][A-Za-z]*$/.test(value) || /^[!~]/.test(value)) return false;
     if (!envStyle && (value.length < 6 || /[[\](){}<>+*]/.test(value))) return false;
   }
   if (cls === 'weak') return !/\s/.test(value) && !value.includes('%') && !isWordy(value) && looksRandom(value, 20, 3.5);
@@ -114,14 +115,15 @@ function valueAt(text: string, pos: number): { start: number; end: number; quote
   if (!run) return undefined;
   let end = pos + run[0].length;
   if (run[0].includes('(')) return undefined; // a call: `token = get_token()`
-  if (/[:=]$/.test(run[0])) return undefined; // another name: `password: token: …`
+  if (run[0].endsWith(':')) return undefined; // another name: `password: token: …`
   if (text[end - 1] === '.' && text[end - 2] !== '.' && (end === text.length || /\s/.test(text[end]))) end--; // end of a sentence
   return end > pos ? { start: pos, end, quoted: false } : undefined;
 }
 
 // An unquoted value: up to white space, a quote or a closing bracket; `&` only where a query string
-// goes on (`&page=2`), since passwords hold `&` too.
-const UNQUOTED = /(?:[^\s"'`,;)}\]&]|&(?![A-Za-z_][\w.-]{0,40}=)){1,512}/y;
+// goes on (`&page=2`), since passwords hold `&` too; `=` only as base64 padding at the end (`a=b=c`
+// is a chain of names, and scanning each link to its end would make the scan quadratic).
+const UNQUOTED = /(?:[^\s"'`,;)}\]&=]|&(?![A-Za-z_][\w.-]{0,40}=)|=(?==*(?:[\s"'`,;)}\]&]|$))){1,512}/y;
 
 /** `NAME=value`, `name: value`, `"name": "value"` … where NAME names a secret. */
 export function* findAssignments(text: string): Generator<Span> {
@@ -141,7 +143,7 @@ export function* findAssignments(text: string): Generator<Span> {
     const envStyle = !/[a-z]/.test(key);
     // `name: value` unquoted is YAML only when the value ends its line; elsewhere it is a type
     // annotation or an object member in code (`(key: Uint8Array, …)`, `secretKey: Buffer;`).
-    if (!value.quoted && !envStyle && m[4] === ':' && !/^[ \t]*(?:#|\r|\n|$)/.test(text.slice(value.end, value.end + 64))) continue;
+    if (!value.quoted && m[4] === ':' && !/^[ \t]*(?:#|\r|\n|$)/.test(text.slice(value.end, value.end + 64))) continue;
     if (acceptAssigned(v, value.quoted, cls, envStyle, key)) {
       yield { start: value.start, end: value.end };
       ASSIGN.lastIndex = Math.max(ASSIGN.lastIndex, value.end);

@@ -54,7 +54,7 @@ const PLACEHOLDER_WORDS = new Set([
  * `process.env.X`, `%PASS%`, `<your-token>`), masks (`****`, `xxxx`), template words and our own
  * placeholders (so a second pass changes nothing).
  */
-export function isPlaceholder(value: string): boolean {
+export function isPlaceholder(value: string, wordsArePlaceholders = true): boolean {
   const v = value.trim();
   if (v === '') return true;
   if (v.includes('[REDACTED:')) return true;
@@ -66,7 +66,7 @@ export function isPlaceholder(value: string): boolean {
   if (/^[xX*•.·_-]{3,}/.test(v) && /^[xX*•.·_-]+$/.test(v)) return true;
   if (/(?:process\.env|os\.environ|getenv|System\.getenv|ENV\[|env\(|secrets\.|vault:|\{\{|\$\{|\$\()/.test(v)) return true;
   if (/^<[^>]*>$|^\[[^\]]*\]$|\.\.\.|…/.test(v)) return true; // <token>, [token], sk-ant-...
-  if (!hasDigit(v) && /^\p{Ll}+(?:[-_ ]\p{Ll}+){2,}$/u.test(v)) return true; // your-key-goes-here, votre-clé-va-ici
+  if (wordsArePlaceholders && !hasDigit(v) && /^\p{Ll}+(?:[-_ ]\p{Ll}+){2,}$/u.test(v)) return true; // your-key-goes-here, votre-clé-va-ici
   if (/^[A-Z][A-Z0-9]*(?:[_.-][A-Z0-9]+)+$/.test(v)) return true; // a variable's NAME: GEMINI_API_KEY, HEADER.PAYLOAD.SIGNATURE
   if (!hasDigit(v) && /secret|token|passw|passphrase|credential|api_?key/i.test(v)) return true; // 'SuperSecretToken', 'dbpassword'
   if (/placeholder|redacted|dummy|changeme/i.test(v)) return true; // 'jwt-placeholder'
