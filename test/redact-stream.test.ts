@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { Chainer } from '../lib/chain.js';
 import { canonicalize } from '../lib/jcs.js';
 import type { SpEvent } from '../lib/event.js';
-import { runBin, tempDir, chainedLines } from './support/streams.js';
+import { spawnSync } from 'node:child_process';
+import { root, runBin, tempDir, chainedLines } from './support/streams.js';
 import { FAKE, STRUCTURAL } from './support/fakeSecrets.js';
 
 const F = FAKE;
@@ -444,4 +445,28 @@ describe('sp-redact: lines that are not canonical', () => {
     expect(r.stderr).toBe('');
     expect(runBin('sp-verify', ['-q', '-'], { input: r.stdout }).code).toBe(0);
   });
+});
+
+describe('sp-redact: memory', () => {
+  it('keeps nothing of the content it has passed: 24 MB of secret-laden events run in a 16 MB old space', () => {
+    const { dir, env } = setup();
+    // Every event holds a different secret inside 4 KB of text: a cache or report that kept slices
+    // of the content (which pin the whole parent string in V8) would outgrow the heap cap.
+    const filler = 'The handler reads the todo list from the store and returns the page. '.repeat(58);
+    const c = new Chainer();
+    const path = join(dir, 'big.ndjson');
+    const out: string[] = [];
+    for (let i = 0; i < 6000; i++) {
+      const token = 'ghp_' + (i.toString(36).padStart(6, '0') + 'Zq9Xw2Lk7Pv4Mn8Bc3Df6Gh1Jt5Ry0').slice(0, 36);
+      out.push(canonicalize(c.chain(ev('sess_big', i, 'tool.result', { call_id: `c${i}`, content: `${filler}\nexport GITHUB_TOKEN=${token}\n${filler}` }))));
+    }
+    writeFileSync(path, out.join('\n') + '\n');
+    const r = spawnSync(process.execPath, ['--max-old-space-size=16', join(root, 'dist', 'bin', 'sp-redact.js'), '-q', '--report', join(dir, 'r.json'), path], {
+      env: { ...process.env, ...env },
+      encoding: 'utf8',
+      maxBuffer: 256 * 1024 * 1024,
+    });
+    expect(r.status, r.stderr.slice(0, 500)).toBe(0);
+    expect(JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8')).rules).toEqual({ 'github-pat': 6000 });
+  }, 60_000);
 });

@@ -2,7 +2,7 @@
 // exports, YAML/TOML/JSON members, code assignments, and high-entropy strings right after a word
 // that names a secret. The key decides whether a value is looked at; the value checks keep code
 // (`token = getToken()`, `password: string`) and references (`$TOKEN`) out.
-import { entropy, hasDigit, hasLetter, isCodeReference, isDigestHex, isPlaceholder, isTokenish, isUuid, isWordy, looksRandom } from './values.js';
+import { entropy, hasDigit, hasLetter, isCodeReference, isDigestHex, detach, isPlaceholder, isTokenish, isUuid, isWordy, looksRandom } from './values.js';
 import type { Span } from './rules.js';
 
 /** What a member name says about its value: a password, another kind of secret, or only maybe (`*_key`). */
@@ -36,7 +36,7 @@ export function classifyKey(key: string): KeyClass | undefined {
   if (cls === undefined) {
     cls = classify(key) ?? null;
     if (classes.size > 10_000) classes.clear();
-    classes.set(key, cls);
+    classes.set(detach(key), cls);
   }
   return cls ?? undefined;
 }

@@ -3,6 +3,7 @@
 // allowlist drops what the user vouched for, and overlapping candidates resolve to the most
 // specific rule.
 import type { Rule, Span } from './rules.js';
+import { detach } from './values.js';
 
 export interface Finding extends Span {
   rule: Rule;
@@ -90,7 +91,7 @@ export class Detector {
     if (yes === undefined) {
       yes = this.fieldRules.length > 0 && FIELD_NAME.test(key);
       if (this.fieldCache.size > 10_000) this.fieldCache.clear();
-      this.fieldCache.set(key, yes);
+      this.fieldCache.set(detach(key), yes);
     }
     return yes;
   }

@@ -7,6 +7,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createFileAtomic } from '../atomic.js';
 import { UserError } from '../diagnostics.js';
+import { detach } from './values.js';
 
 export function spHome(): string {
   const fromEnv = process.env.SP_HOME;
@@ -73,8 +74,8 @@ export class Placeholders {
     let tag = this.cache.get(secret);
     if (tag === undefined) {
       tag = createHmac('sha256', this.key).update(secret, 'utf8').digest('hex').slice(0, 8);
-      if (this.cache.size > 50_000) this.cache.clear();
-      this.cache.set(secret, tag);
+      if (this.cache.size > 10_000) this.cache.clear();
+      this.cache.set(detach(secret), tag);
     }
     return tag;
   }

@@ -19,6 +19,7 @@ import { Detector } from './detector.js';
 import type { RedactConfig } from './config.js';
 import type { Placeholders } from './keys.js';
 import { escapeDepth } from './jsontext.js';
+import { detach } from './values.js';
 import type { Vault } from './vault.js';
 import { Scanner, applyHits, applyReplacements, formatPath, restoreSpans, walkEvent, type Hit } from './walker.js';
 
@@ -184,7 +185,7 @@ export async function runRedact(options: RunOptions): Promise<Report> {
             path: h.pointer ? `${path}#${h.pointer}` : path,
             rule: h.rule,
           };
-          if (report.locations.length < LOCATION_LIMIT) report.locations.push(location);
+          if (report.locations.length < LOCATION_LIMIT) report.locations.push({ ...location, session: detach(location.session), path: detach(location.path) });
           else report.locations_truncated = true;
           options.onFinding?.(location);
           if (options.vault && options.placeholders) {

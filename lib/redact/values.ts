@@ -1,6 +1,15 @@
 // Judging candidate values: is this a secret, or a placeholder, a variable reference, a piece of
 // code or an id? Shared by the context rules (assignments, headers, URLs) and the field checks.
 
+/**
+ * A copy of `s` that shares no memory with the text it was cut from. V8 keeps a whole parent
+ * string alive for a slice of it, so anything kept beyond one string's scan (caches, reports, the
+ * vault) must hold copies, or a long stream's content piles up in memory.
+ */
+export function detach(s: string): string {
+  return s.length === 0 ? s : Buffer.from(s, 'utf8').toString('utf8');
+}
+
 /** Shannon entropy in bits per character (ASCII counted exactly, the rest pooled by code unit). */
 const ascii = new Int32Array(128);
 export function entropy(s: string): number {

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import { UserError } from '../diagnostics.js';
 import { DEFAULT_VAULT_IDENTITY, readOrCreate } from './keys.js';
+import { detach } from './values.js';
 import type { VaultEntry } from './walker.js';
 
 const FORMAT = 'sp-redact-vault/1';
@@ -104,8 +105,9 @@ export class Vault {
    */
   add(placeholder: string, secret: string, depth: number, spelling: string, standard: string): void {
     let entry = this.entries.get(placeholder);
+    placeholder = detach(placeholder);
     if (!entry) {
-      entry = { secret };
+      entry = { secret: detach(secret) };
       this.entries.set(placeholder, entry);
       this.added++;
     } else if (entry.secret !== secret) {
@@ -113,7 +115,7 @@ export class Vault {
       return;
     }
     if (spelling !== standard && entry.spellings?.[String(depth)] === undefined) {
-      entry.spellings = { ...entry.spellings, [String(depth)]: spelling };
+      entry.spellings = { ...entry.spellings, [String(depth)]: detach(spelling) };
       this.added++;
     }
   }
