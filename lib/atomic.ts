@@ -1,17 +1,20 @@
-// Writers never overwrite and never leave half a file behind: write a temp file next to the
-// target, fsync it, then link it into place (link fails if the target exists), then drop the temp.
-import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, unlinkSync, writeSync } from 'node:fs';
+// Files written whole or not at all: the content goes to a temp file next to the target, is
+// fsynced, and only then takes the target's name, so a crash never leaves half a file behind.
+// Two ways to take the name: `createFileAtomic` links it (link fails if the target exists, so a
+// writer never overwrites: sessions, artifacts, keys), `replaceFileAtomic` renames it over the
+// old file (state that is meant to be replaced: cursors).
+import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { UserError } from './diagnostics.js';
 
-/** Creates `path` with `chunks` atomically; a UserError if it already exists. */
-export function createFileAtomic(path: string, chunks: Iterable<string | Buffer>, mode = 0o600): void {
+/** Writes `chunks` to a new temp file next to `path`, fsynced and closed; returns its path. */
+function writeTemp(path: string, chunks: Iterable<string | Buffer>, mode: number): string {
   mkdirSync(dirname(path), { recursive: true });
   const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   const fd = openSync(temp, 'wx', mode);
   try {
-    for (const chunk of chunks) writeSync(fd, typeof chunk === "string" ? Buffer.from(chunk) : chunk);
+    for (const chunk of chunks) writeSync(fd, typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
     fsyncSync(fd);
   } catch (err) {
     closeSync(fd);
@@ -19,6 +22,12 @@ export function createFileAtomic(path: string, chunks: Iterable<string | Buffer>
     throw err;
   }
   closeSync(fd);
+  return temp;
+}
+
+/** Creates `path` with `chunks` atomically; a UserError if it already exists. */
+export function createFileAtomic(path: string, chunks: Iterable<string | Buffer>, mode = 0o600): void {
+  const temp = writeTemp(path, chunks, mode);
   try {
     linkSync(temp, path);
   } catch (err) {
@@ -34,5 +43,16 @@ export function createFileAtomic(path: string, chunks: Iterable<string | Buffer>
     closeSync(dirFd);
   } catch {
     // Some filesystems cannot fsync a directory; the file itself is already durable.
+  }
+}
+
+/** Replaces `path` atomically with `text` (creates it when absent): readers see the old or the new file. */
+export function replaceFileAtomic(path: string, text: string, mode = 0o600): void {
+  const temp = writeTemp(path, [text], mode);
+  try {
+    renameSync(temp, path);
+  } catch (err) {
+    unlinkSync(temp);
+    throw err;
   }
 }

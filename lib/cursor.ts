@@ -1,12 +1,12 @@
 // Cursors for incremental capture, generic across agents. A source position is a byte offset plus
 // the SHA-256 of the last consumed line: if the bytes under that line changed, or the file got
 // shorter, the file was truncated or rewritten and continuing would mis-read it, so it is reported
-// (exit 2) instead. The cursor file is replaced atomically (temp file + rename), so a crash leaves
-// either the old or the new cursor, never half of one.
-import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, createReadStream, fsyncSync, mkdirSync, openSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+// (exit 2) instead. The cursor file is replaced atomically (lib/atomic.ts: temp file + rename), so a
+// crash leaves either the old or the new cursor, never half of one.
+import { createHash } from 'node:crypto';
+import { closeSync, createReadStream, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import type { Cursor, SourcePosition } from './adapter.js';
+import { replaceFileAtomic } from './atomic.js';
 import { UserError } from './diagnostics.js';
 import { splitLines, type Line } from './lines.js';
 
@@ -42,28 +42,6 @@ export function readCursorFile(path: string, agent: string): CursorFile {
   }
   if (file.agent !== agent) throw new UserError(`this cursor belongs to agent "${file.agent}", not "${agent}"`, path);
   return file as CursorFile;
-}
-
-/** Replaces `path` atomically with `text` (unlike lib/atomic.ts, which never overwrites). */
-export function replaceFileAtomic(path: string, text: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  const fd = openSync(temp, 'wx', 0o600);
-  try {
-    writeSync(fd, text);
-    fsyncSync(fd);
-  } catch (err) {
-    closeSync(fd);
-    unlinkSync(temp);
-    throw err;
-  }
-  closeSync(fd);
-  try {
-    renameSync(temp, path);
-  } catch (err) {
-    unlinkSync(temp);
-    throw err;
-  }
 }
 
 export function writeCursorFile(path: string, file: CursorFile): void {
