@@ -6,6 +6,7 @@ import type { Writable } from 'node:stream';
 import { splitLines, type Line } from './lines.js';
 import { UserError, excerpt, warn } from './diagnostics.js';
 import { canonicalize } from './jcs.js';
+import { parseJsonObject } from './json.js';
 
 export interface Input {
   /** How diagnostics name it: a path, or `stdin`. */
@@ -50,18 +51,6 @@ export interface ReadOptions {
   keepBytes?: boolean;
 }
 
-/** The reason a line is not a JSON object, or undefined when it is one. */
-function parseObject(text: string): { value?: Record<string, unknown>; reason?: string } {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (err) {
-    return { reason: `invalid JSON (${(err as Error).message})` };
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { reason: 'not a JSON object' };
-  return { value: value as Record<string, unknown> };
-}
-
 export function describeBadLine(bad: BadLine): string {
   const torn = bad.line.terminated ? '' : ' (last line has no newline: truncated?)';
   return `${bad.reason}${torn}: ${excerpt(bad.line.text)}`;
@@ -82,7 +71,7 @@ export async function* readObjects<T = Record<string, unknown>>(inputs: Input[],
     try {
       for await (const line of splitLines(stream, 1, 0, options.keepBytes)) {
         if (line.text.trim() === '') continue;
-        const parsed = parseObject(line.text);
+        const parsed = parseJsonObject(line.text);
         if (parsed.value) {
           yield { value: parsed.value as T, line, source: input.name };
           continue;

@@ -3,6 +3,7 @@
 // records say and never invent line numbers or exit codes that are not there.
 import { relative, isAbsolute, sep } from 'node:path';
 import type { CommandRunPayload, FileEditPayload, FileReadPayload, TodoPayload } from '../../lib/event.js';
+import { isObject } from '../../lib/json.js';
 
 export interface FinishedCall {
   name: string;
@@ -36,10 +37,6 @@ export function newTodoState(): TodoState {
 
 const HEAD_CHARS = 4096;
 const TAIL_CHARS = 4096;
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function str(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;

@@ -7,6 +7,7 @@ import type { DiscoverOptions, SessionRef } from '../../lib/adapter.js';
 import { UserError } from '../../lib/diagnostics.js';
 import { toEpochSeconds } from '../../lib/event.js';
 import { sourceLines } from '../../lib/cursor.js';
+import { isObject, jsonObject } from '../../lib/json.js';
 import { HOME_ENV, defaultHome, layoutOf, projectsDir, subagentIdOf, subagentsDir } from './paths.js';
 import { projectSlug, resolveCwd, MAX_SLUG_LENGTH } from './slug.js';
 
@@ -27,20 +28,6 @@ export interface HeadInfo {
 
 const HEAD_KEYS = ['sessionId', 'cwd', 'version', 'gitBranch', 'userType', 'entrypoint', 'agentId', 'slug'] as const;
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function parseRecord(text: string): Record<string, unknown> | undefined {
-  if (text.trim() === '') return undefined;
-  try {
-    const value: unknown = JSON.parse(text);
-    return isObject(value) ? value : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * The session-level values from the head of a transcript: for each envelope key, the value of the
  * first line that has it (so a capture that starts on a growing file agrees with a later one),
@@ -54,7 +41,7 @@ export async function scanHead(path: string, end: number, options: { completeOnl
   let aiTitle: string | undefined;
   for await (const line of sourceLines(path, 0, end, 1)) {
     if (options.completeOnly && !line.terminated) break;
-    const record = parseRecord(line.text);
+    const record = jsonObject(line.text);
     if (record) {
       for (const key of HEAD_KEYS) {
         if (info[key] === undefined && typeof record[key] === 'string') info[key] = record[key] as string;
@@ -105,7 +92,7 @@ export async function summarize(ref: SessionRef): Promise<SessionRef> {
   let aiTitle: string | undefined;
   let summary: string | undefined;
   for await (const line of sourceLines(ref.path, 0, size, 1)) {
-    const record = parseRecord(line.text);
+    const record = jsonObject(line.text);
     if (!record) continue;
     const ts = toEpochSeconds(record.timestamp);
     if (ts !== undefined) {
@@ -181,7 +168,7 @@ export function readSubagentMeta(metaPath: string, onProblem?: (what: string) =>
   } catch {
     return undefined;
   }
-  const value = parseRecord(text);
+  const value = jsonObject(text);
   if (!value) onProblem?.(`not a JSON object, ignored`);
   return value;
 }

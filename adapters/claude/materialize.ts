@@ -17,6 +17,7 @@ import { createFileAtomic } from '../../lib/atomic.js';
 import { UserError } from '../../lib/diagnostics.js';
 import { artifactPath } from '../../lib/artifacts.js';
 import type { SpEvent } from '../../lib/event.js';
+import { isObject, str, type Json } from '../../lib/json.js';
 import { defaultHome } from './paths.js';
 import { projectSlug, resolveCwd } from './slug.js';
 
@@ -48,8 +49,6 @@ const CLAUDE_PASSTHROUGH_BLOCKS = new Set([
   'code_execution_tool_result', 'mcp_tool_use', 'mcp_tool_result', 'container_upload', 'redacted_thinking',
 ]);
 const ZERO_USAGE = { input_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 };
-
-type Json = Record<string, unknown>;
 
 /**
  * Besides the generic options: `session` may also be a native id; `model` is the model to continue
@@ -89,12 +88,6 @@ export function shellQuote(word: string): string {
 
 // ---- helpers over loosely typed payloads --------------------------------------------------------
 
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-function str(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
-}
 function payloadOf(event: SpEvent): Json {
   return isObject(event.payload) ? event.payload : {};
 }

@@ -10,14 +10,13 @@ import type { Diagnose } from '../../lib/adapter.js';
 import type { SessionEmitter } from '../../lib/emitter.js';
 import type { Line } from '../../lib/lines.js';
 import { canonicalSessionId, toEpochSeconds, toIso, type Actor, type SpEvent } from '../../lib/event.js';
+import { isObject, type Json } from '../../lib/json.js';
 import { deriveEvents, newTodoState, type TodoState } from './derive.js';
 import { levelOf } from './fidelity.js';
 import { subagentNativeId } from './paths.js';
 
 export const AGENT = 'claude';
 const ASSISTANT: Actor = 'agent:claude';
-
-type Json = Record<string, unknown>;
 
 interface OpenCall {
   seq: number;
@@ -106,10 +105,6 @@ export const SESSION_KEYS = ['sessionId', 'cwd', 'version', 'gitBranch', 'userTy
 const AGENT_TOOLS = new Set(['Agent', 'Task']);
 const ASSISTANT_MAPPED = new Set(['id', 'model', 'content', 'stop_reason', 'usage', 'role']);
 const ASSISTANT_MAPPED_BUT_ROLE = new Set(['id', 'model', 'content', 'stop_reason', 'usage']);
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function str(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;

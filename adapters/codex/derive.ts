@@ -4,8 +4,7 @@
 // the rollout says (the output header, the client's own patch_apply_end / FileChange record) and
 // are never invented; a patch without the client's record keeps its hunks without line numbers.
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-
-type Json = Record<string, unknown>;
+import { isObject, type Json } from '../../lib/json.js';
 
 export interface Derived {
   type: string;
@@ -42,10 +41,6 @@ export function newPlanState(): PlanState {
 
 const HEAD_CHARS = 4096;
 const TAIL_CHARS = 4096;
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function str(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;

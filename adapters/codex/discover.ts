@@ -8,14 +8,9 @@ import type { DiscoverOptions, SessionRef } from '../../lib/adapter.js';
 import { UserError } from '../../lib/diagnostics.js';
 import { toEpochSeconds } from '../../lib/event.js';
 import { sourceLines } from '../../lib/cursor.js';
+import { isObject, jsonObject, type Json } from '../../lib/json.js';
 import { AGENT, defaultHome, homeOfRollout, parseRolloutName, sessionIndexPath, sessionsDir } from './paths.js';
-import { isContextText, isImageWrapper, parseLine, type HeadInfo } from './rollout.js';
-
-type Json = Record<string, unknown>;
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+import { isContextText, isImageWrapper, type HeadInfo } from './rollout.js';
 
 /**
  * The session_meta, first model and first timestamp from the head of a rollout. Bounded: it stops
@@ -26,7 +21,7 @@ export async function scanHead(path: string, end: number, options: { completeOnl
   const maxLines = options.maxLines ?? 200;
   for await (const line of sourceLines(path, 0, end, 1)) {
     if (options.completeOnly && !line.terminated) break;
-    const { record } = parseLine(line.text);
+    const record = jsonObject(line.text);
     if (record) {
       if (info.firstTs === undefined) info.firstTs = toEpochSeconds(record.timestamp);
       const payload = isObject(record.payload) ? record.payload : undefined;
@@ -50,7 +45,7 @@ export async function readTitles(home: string): Promise<Map<string, string>> {
     return titles;
   }
   for await (const line of sourceLines(path, 0, size, 1)) {
-    const { record } = parseLine(line.text);
+    const record = jsonObject(line.text);
     if (record && typeof record.id === 'string' && typeof record.thread_name === 'string') titles.set(record.id, record.thread_name);
   }
   return titles;
@@ -80,7 +75,7 @@ export async function summarize(ref: SessionRef): Promise<SessionRef> {
   let replies = 0;
   let toolCalls = 0;
   for await (const line of sourceLines(ref.path, 0, size, 1)) {
-    const { record } = parseLine(line.text);
+    const record = jsonObject(line.text);
     if (!record) continue;
     const ts = toEpochSeconds(record.timestamp);
     if (ts !== undefined) {

@@ -21,6 +21,7 @@ import { artifactPath } from '../../lib/artifacts.js';
 import { UserError } from '../../lib/diagnostics.js';
 import { toIso, type SpEvent } from '../../lib/event.js';
 import { splitLines } from '../../lib/lines.js';
+import { isObject, str, type Json } from '../../lib/json.js';
 import { AGENT, UUID_PATTERN, defaultHome, parseRolloutName, rolloutRelPath, sessionsDir } from './paths.js';
 import { isImageWrapper } from './rollout.js';
 import { commitRegistration, planRegistration, type Registration } from './state-db.js';
@@ -45,8 +46,6 @@ const ITEM_TYPES = new Set([
 ]);
 /** UI echoes of the conversation that this writer makes anew from the messages. */
 const ECHOES = new Set(['user_message', 'agent_message', 'agent_reasoning', 'agent_reasoning_raw_content']);
-
-type Json = Record<string, unknown>;
 
 export interface CodexMaterializeOptions extends MaterializeOptions {
   /** The session to write when the stream holds several: its canonical id or native id. */
@@ -77,12 +76,6 @@ export function shellQuote(word: string): string {
   return /^[A-Za-z0-9_\/.,:@%+=-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-function str(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
-}
 function payloadOf(event: SpEvent): Json {
   return isObject(event.payload) ? event.payload : {};
 }

@@ -13,13 +13,12 @@ import type { Diagnose } from '../../lib/adapter.js';
 import type { SessionEmitter } from '../../lib/emitter.js';
 import type { Line } from '../../lib/lines.js';
 import { toEpochSeconds, toIso, type Actor, type SpEvent } from '../../lib/event.js';
+import { isObject, jsonObject, parseJsonObject, type Json } from '../../lib/json.js';
 import { deriveEvents, newPlanState, type OpenCall, type PlanState } from './derive.js';
 import { levelOf } from './fidelity.js';
 import { AGENT } from './paths.js';
 
 const ASSISTANT: Actor = 'agent:codex';
-
-type Json = Record<string, unknown>;
 
 /** Everything the mapper carries from line to line (and, in a cursor, from run to run). */
 export interface RolloutState {
@@ -76,10 +75,6 @@ const CONTEXT_PREFIXES = [
 ];
 /** Output texts the client writes when a call failed as a call (not as a command). */
 const ERROR_OUTPUT = /^(failed to parse function arguments|unsupported call|apply_patch verification failed|aborted$|unknown tool|Error: )/;
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function str(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
@@ -191,8 +186,7 @@ export class RolloutMapper {
     const rawText = this.rawText(line);
     if (!this.state.started) {
       // The first session_meta line is session.start; any other first line gets one made up before it.
-      const first = line.text.trim() === '' ? {} : parseLine(line.text);
-      const record = first.record;
+      const record = jsonObject(line.text);
       if (record?.type === 'session_meta' && isObject(record.payload)) {
         return this.start(record.payload, toEpochSeconds(record.timestamp), line, rawText);
       }
@@ -206,14 +200,14 @@ export class RolloutMapper {
     if (line.text.trim() === '') {
       return this.finishLine(line, undefined, [{ type: 'meta', payload: { key: 'codex.blank-line' }, actor: 'system' }], rawText);
     }
-    const parsed = parseLine(line.text);
+    const parsed = parseJsonObject(line.text);
     if (parsed.reason !== undefined) {
       this.diagnose(line, describeBadLine({ source: this.options.path, line, reason: parsed.reason }));
       const payload: Json = { key: 'unparseable', text: line.text, reason: parsed.reason };
       if (!line.terminated) payload.unterminated = true;
       return this.finishLine(line, undefined, [{ type: 'meta', payload, actor: 'system' }], rawText);
     }
-    return this.record(line, parsed.record!, rawText);
+    return this.record(line, parsed.value!, rawText);
   }
 
   private diagnose(line: Line, what: string): void {
@@ -576,16 +570,6 @@ export class RolloutMapper {
     if (type === 'response_item' && payload?.type === 'web_search_call' && payload.action !== undefined) out.value = payload.action;
     out.raw = record;
     return { type: 'meta', payload: out, actor: 'system' };
-  }
-}
-
-/** A line as a JSON object, or why it is not one. */
-export function parseLine(text: string): { record?: Json; reason?: string } {
-  try {
-    const value: unknown = JSON.parse(text);
-    return isObject(value) ? { record: value } : { reason: 'not a JSON object' };
-  } catch (err) {
-    return { reason: `invalid JSON (${(err as Error).message})` };
   }
 }
 

@@ -10,24 +10,15 @@ import { SessionEmitter } from '../../lib/emitter.js';
 import { canonicalSessionId, type SpEvent } from '../../lib/event.js';
 import { assertSourceUnchanged, emptyCursor, positionAfter, sourceLines } from '../../lib/cursor.js';
 import type { Line } from '../../lib/lines.js';
+import { isObject, jsonObject, str, type Json } from '../../lib/json.js';
 import { AGENT, PiMapper, newPiState, sourceTime, type PiState } from './entries.js';
-import { isHeader, isObject, str, versionOf, type Json } from './format.js';
+import { isHeader, versionOf } from './format.js';
 import { idFromFileName } from './paths.js';
 
 const HEADER_KEYS = new Set(['type', 'version', 'id', 'timestamp', 'cwd', 'parentSession', 'branchedFrom', 'provider', 'modelId', 'thinkingLevel']);
 
 function errorCode(err: unknown): string {
   return (err as NodeJS.ErrnoException).code ?? (err as Error).message;
-}
-
-function parseObject(text: string): Json | undefined {
-  if (text.trim() === '') return undefined;
-  try {
-    const value: unknown = JSON.parse(text);
-    return isObject(value) ? value : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 function lastByte(path: string, size: number): number | undefined {
@@ -65,16 +56,16 @@ async function scanSession(path: string, size: number, completeOnly: boolean): P
     tail.push(line);
     if (tail.length > 4) tail.shift();
     const text = line.text;
-    if (info.firstEntryTs === undefined) info.firstEntryTs = sourceTime(parseObject(text)?.timestamp);
+    if (info.firstEntryTs === undefined) info.firstEntryTs = sourceTime(jsonObject(text)?.timestamp);
     if (text.includes('"session_info"')) {
-      const entry = parseObject(text);
+      const entry = jsonObject(text);
       if (entry?.type === 'session_info') {
         if (typeof entry.name === 'string' && entry.name.trim() !== '') info.title = entry.name;
         else delete info.title; // an empty name clears it
       }
     }
     if (info.model === undefined && (text.includes('"model_change"') || text.includes('"assistant"'))) {
-      const entry = parseObject(text);
+      const entry = jsonObject(text);
       if (entry?.type === 'model_change' && typeof entry.modelId === 'string') {
         info.model = entry.modelId;
         if (typeof entry.provider === 'string') info.provider = entry.provider;
@@ -85,7 +76,7 @@ async function scanSession(path: string, size: number, completeOnly: boolean): P
     }
   }
   for (let i = tail.length - 1; i >= 0; i -= 1) {
-    const entry = parseObject(tail[i].text);
+    const entry = jsonObject(tail[i].text);
     if (entry && !isHeader(entry)) {
       info.leaf = { native_seq: tail[i].number };
       if (typeof entry.id === 'string') info.leaf.native_uuid = entry.id;
@@ -168,7 +159,7 @@ export async function* capturePi(ref: SessionRef, options: CaptureOptions = {}):
       // A line still being written: an incremental capture reads it once its newline is there.
       if (!line.terminated && incremental) break;
       if (!state.started) {
-        const value = parseObject(line.text);
+        const value = jsonObject(line.text);
         if (line.number === 1 && isHeader(value)) {
           yield await start(line, value);
           mapper.useHeader(value);

@@ -7,7 +7,8 @@ import type { DiscoverOptions, SessionRef } from '../../lib/adapter.js';
 import { UserError } from '../../lib/diagnostics.js';
 import { toEpochSeconds } from '../../lib/event.js';
 import { sourceLines } from '../../lib/cursor.js';
-import { cutPrompt, isHeader, isObject, str, textOf, versionOf, type Json } from './format.js';
+import { isObject, jsonObject, str, type Json } from '../../lib/json.js';
+import { cutPrompt, isHeader, textOf, versionOf } from './format.js';
 import { cwdFolder, defaultHome, homeOfSessionFile, idFromFileName, resolveCwd, sessionsDir } from './paths.js';
 
 /** Line 1 of a file (without its line end), reading at most `max` bytes; undefined for an empty file. */
@@ -110,14 +111,9 @@ export async function summarize(ref: SessionRef): Promise<SessionRef> {
   let toolCalls = 0;
   let entries = 0;
   for await (const line of sourceLines(ref.path, 0, size, 1)) {
-    if (line.text.trim() === '' || line.number === 1) continue;
-    let entry: unknown;
-    try {
-      entry = JSON.parse(line.text);
-    } catch {
-      continue;
-    }
-    if (!isObject(entry) || entry.type === 'session') continue;
+    if (line.number === 1) continue;
+    const entry = jsonObject(line.text);
+    if (!entry || entry.type === 'session') continue;
     entries += 1;
     if (typeof entry.id === 'string') ids.add(entry.id);
     if (typeof entry.parentId === 'string') parents.add(entry.parentId);

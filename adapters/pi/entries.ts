@@ -10,9 +10,10 @@ import type { Diagnose } from '../../lib/adapter.js';
 import type { SessionEmitter } from '../../lib/emitter.js';
 import type { Line } from '../../lib/lines.js';
 import { toEpochSeconds, toIso, type Actor, type SpEvent } from '../../lib/event.js';
+import { isObject, str, type Json } from '../../lib/json.js';
 import { fromPiDisplayDiff, wholeFileDiff } from './diff.js';
 import { levelOf } from './fidelity.js';
-import { BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX, bashExecutionText, isHeader, isObject, num, str, textOf, versionOf, type Json } from './format.js';
+import { BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX, bashExecutionText, isHeader, num, textOf, versionOf } from './format.js';
 
 export const AGENT = 'pi';
 const ASSISTANT: Actor = 'agent:pi';

@@ -1,7 +1,6 @@
 // Facts about Pi's session format shared by capture, discovery and the writer (formats/pi.md):
 // the texts the client sends for summaries and `!cmd` runs, the header check, the stop reasons.
-
-export type Json = Record<string, unknown>;
+import { isObject, type Json } from '../../lib/json.js';
 
 export const CURRENT_VERSION = 3;
 
@@ -13,14 +12,6 @@ export const BRANCH_SUMMARY_SUFFIX = '</summary>';
 
 /** The text stopReasons the client writes; `error` and `aborted` turns are never replayed. */
 export const STOP_REASONS = new Set(['stop', 'length', 'toolUse', 'error', 'aborted']);
-
-export function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-export function str(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
-}
 
 export function num(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined;

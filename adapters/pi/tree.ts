@@ -5,7 +5,7 @@
 // active leaf, and the file order that puts the active branch last.
 import type { LossEntry } from '../../lib/adapter.js';
 import type { SpEvent } from '../../lib/event.js';
-import { isObject, str, type Json } from './format.js';
+import { isObject, str, type Json } from '../../lib/json.js';
 
 /** A loss entry with a short code that groups entries in summaries (`stub-result`, `orphan-result` …). */
 export interface PiLossEntry extends LossEntry {

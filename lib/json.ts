@@ -1,0 +1,33 @@
+// Small helpers over loosely typed JSON (native records, canonical payloads) that every adapter
+// needs: one definition here instead of a copy in each adapter, so they cannot drift apart.
+
+/** A JSON object with keys not known in advance. */
+export type Json = Record<string, unknown>;
+
+/** Whether `value` is a plain JSON object (not null, not an array). */
+export function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** `value` when it is a non-empty string, else undefined. */
+export function str(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/** A line's text as a JSON object, or the reason it is not one (as diagnostics print it). */
+export function parseJsonObject(text: string): { value?: Json; reason?: string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    return { reason: `invalid JSON (${(err as Error).message})` };
+  }
+  if (!isObject(value)) return { reason: 'not a JSON object' };
+  return { value };
+}
+
+/** A line's text as a JSON object; undefined for a blank line, invalid JSON or another JSON value. */
+export function jsonObject(text: string): Json | undefined {
+  if (text.trim() === '') return undefined;
+  return parseJsonObject(text).value;
+}
