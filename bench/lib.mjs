@@ -8,11 +8,11 @@ import { join } from 'node:path';
 export const root = new URL('..', import.meta.url).pathname;
 export const outDir = join(root, 'bench', 'out');
 
-/** Runs `cmd args` (stdin from a file when given, stdout discarded); resolves to {seconds, rssMb, code}. */
+/** Runs `cmd args` (stdin from a file when given, stdout discarded); resolves to {seconds, cpuSeconds, rssMb, code}. */
 export function measure(cmd, args, { stdinFile, env } = {}) {
   return new Promise((resolve, reject) => {
-    // GNU time reports the peak RSS of the child (KB) on stderr as the last line.
-    const child = spawn('/usr/bin/time', ['-f', '__RSS__ %M', cmd, ...args], {
+    // GNU time reports the peak RSS of the child (KB) and its CPU time on stderr as the last line.
+    const child = spawn('/usr/bin/time', ['-f', '__RSS__ %M %U %S', cmd, ...args], {
       stdio: [stdinFile ? 'pipe' : 'ignore', 'ignore', 'pipe'],
       env: { ...process.env, ...env },
     });
@@ -25,8 +25,14 @@ export function measure(cmd, args, { stdinFile, env } = {}) {
     child.on('error', reject);
     child.on('close', (code) => {
       const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-      const m = /__RSS__ (\d+)/.exec(stderr);
-      resolve({ seconds, rssMb: m ? Number(m[1]) / 1024 : NaN, code, stderr: stderr.replace(/__RSS__ \d+\n?/, '') });
+      const m = /__RSS__ (\d+) ([\d.]+) ([\d.]+)/.exec(stderr);
+      resolve({
+        seconds,
+        cpuSeconds: m ? Number(m[2]) + Number(m[3]) : NaN,
+        rssMb: m ? Number(m[1]) / 1024 : NaN,
+        code,
+        stderr: stderr.replace(/__RSS__ [\d. ]+\n?/, ''),
+      });
     });
   });
 }
