@@ -381,6 +381,8 @@ describe('sp-redact: user rules and allowlists', () => {
       [{ disable: ['no-such-rule'] }, /no rule "no-such-rule"/],
       [{ allowlist: { paths: 'x' } }, /allowlist\.paths/],
       [{ typo: 1 }, /unknown member "typo"/],
+      [{ rules: [{ id: 'x', regex: '(a+)+b' }] }, /backtrack catastrophically/],
+      [{ rules: [{ id: 'x', regex: 'k=(\\w*-?)*;' }] }, /backtrack catastrophically/],
     ];
     mkdirSync(dir, { recursive: true });
     for (const [doc, message] of cases) {

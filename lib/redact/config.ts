@@ -69,6 +69,11 @@ function userRule(file: string, index: number, spec: Record<string, unknown>): R
   const flags = spec.flags === undefined ? '' : spec.flags;
   if (typeof flags !== 'string' || /[^imsu]/.test(flags)) fail(file, `${where}.flags may hold only i, m, s, u`);
   const regex = compile(file, `${where}.regex`, spec.regex, flags);
+  // A quantified group that itself holds a quantifier (`(a+)+`, `(\w*x?)*`) can backtrack
+  // exponentially on a near miss; the built-in rules avoid it, and so must user rules.
+  if (/\((?:[^()\\]|\\.)*?(?:[+*]|\{\d*,\d*\})(?:[^()\\]|\\.)*\)(?:[+*]|\{\d*,\d*\})/.test(spec.regex)) {
+    fail(file, `${where}.regex has a quantified group holding a quantifier, which can backtrack catastrophically: bound or flatten it`);
+  }
   const group = spec.group === undefined ? 0 : spec.group;
   if (typeof group !== 'number' || !Number.isInteger(group) || group < 0) fail(file, `${where}.group must be a capture group number`);
   const groups = new RegExp(`${spec.regex}|`, flags).exec('')!.length - 1;
