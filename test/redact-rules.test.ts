@@ -476,8 +476,9 @@ describe('benign text', () => {
 });
 
 describe('no catastrophic backtracking', () => {
-  // A regex with exponential or quadratic behaviour takes minutes on 1 MB; a linear one, milliseconds.
-  // The bound is generous for a loaded CI machine and still fails on anything super-linear.
+  // A regex with exponential or quadratic behaviour takes hours on 1 MB (10^12 steps and up); a
+  // linear one, milliseconds to a few hundred. The bound is generous for a loaded CI machine and
+  // still fails on anything super-linear.
   const MB = 1 << 20;
   const fill = (unit: string) => unit.repeat(Math.ceil(MB / unit.length)).slice(0, MB);
   const generic = [
@@ -523,14 +524,14 @@ describe('no catastrophic backtracking', () => {
       for (const _ of rule.find(input)) if (++n > 1e6) break;
       worst = Math.max(worst, performance.now() - start);
     }
-    expect(worst).toBeLessThan(3000);
+    expect(worst).toBeLessThan(8000);
   });
 
   it('the whole detector (prefilter, field checks, overlap) stays linear too', () => {
     for (const input of [fill('ghp_' + 'a1'.repeat(18) + ' '), fill(`${F.awsKeyId} `), fill('password=hunter22 '), fill(`${F.rsaKey}\n`)]) {
       const start = performance.now();
       detector.scan(input);
-      expect(performance.now() - start).toBeLessThan(5000);
+      expect(performance.now() - start).toBeLessThan(10_000);
     }
   });
 });
