@@ -3,14 +3,13 @@
 // capture can store it in its cursor and continue exactly where the last run stopped.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describeBadLine } from '../../lib/ndjson.js';
 import { storeArtifact } from '../../lib/artifacts.js';
-import { rawLineText } from '../../lib/cursor.js';
 import type { Diagnose } from '../../lib/adapter.js';
 import type { SessionEmitter } from '../../lib/emitter.js';
 import type { Line } from '../../lib/lines.js';
 import { canonicalSessionId, toEpochSeconds, toIso, type Actor, type SpEvent } from '../../lib/event.js';
 import { isObject, type Json } from '../../lib/json.js';
+import { nativeRawText, parseNativeLine } from '../../lib/native.js';
 import { deriveEvents, newTodoState, type TodoState } from './derive.js';
 import { levelOf } from './fidelity.js';
 import { subagentNativeId } from './paths.js';
@@ -153,26 +152,13 @@ export class TranscriptMapper {
 
   /** Events made from one native line; never throws on bad input (bad lines become meta). */
   line(line: Line): SpEvent[] {
-    const raw = this.options.raw ? rawLineText(line) : undefined;
-    if (raw && !raw.exact) this.diagnose(line, 'not valid UTF-8; origin.raw holds it decoded, not byte for byte');
-    if (line.text.trim() === '') {
-      return this.finishLine(line, undefined, [{ type: 'meta', payload: { key: 'claude.blank-line' }, actor: 'system' }], raw?.text);
+    const rawText = nativeRawText(this.options, line);
+    const parsed = parseNativeLine(this.options, line);
+    if (parsed.kind === 'blank') {
+      return this.finishLine(line, undefined, [{ type: 'meta', payload: { key: 'claude.blank-line' }, actor: 'system' }], rawText);
     }
-    let record: unknown;
-    let reason: string | undefined;
-    try {
-      record = JSON.parse(line.text);
-      if (!isObject(record)) reason = 'not a JSON object';
-    } catch (err) {
-      reason = `invalid JSON (${(err as Error).message})`;
-    }
-    if (reason !== undefined) {
-      this.diagnose(line, describeBadLine({ source: this.options.path, line, reason }));
-      const payload: Json = { key: 'unparseable', text: line.text, reason };
-      if (!line.terminated) payload.unterminated = true;
-      return this.finishLine(line, undefined, [{ type: 'meta', payload, actor: 'system' }], raw?.text);
-    }
-    return this.record(line, record as Json, raw?.text);
+    if (parsed.kind === 'unparseable') return this.finishLine(line, undefined, [{ type: 'meta', payload: parsed.meta, actor: 'system' }], rawText);
+    return this.record(line, parsed.record, rawText);
   }
 
   private diagnose(line: Line, what: string): void {

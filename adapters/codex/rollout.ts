@@ -5,15 +5,14 @@
 // never counted as turns. The mapper is synchronous and keeps what it needs between lines in a
 // plain JSON `RolloutState`, so an incremental capture stores it in its cursor and continues.
 import { createHash } from 'node:crypto';
-import { describeBadLine } from '../../lib/ndjson.js';
 import { canonicalize } from '../../lib/jcs.js';
 import { storeArtifact } from '../../lib/artifacts.js';
-import { rawLineText } from '../../lib/cursor.js';
 import type { Diagnose } from '../../lib/adapter.js';
 import type { SessionEmitter } from '../../lib/emitter.js';
 import type { Line } from '../../lib/lines.js';
 import { toEpochSeconds, toIso, type Actor, type SpEvent } from '../../lib/event.js';
-import { isObject, jsonObject, parseJsonObject, type Json } from '../../lib/json.js';
+import { isObject, jsonObject, type Json } from '../../lib/json.js';
+import { nativeRawText, parseNativeLine } from '../../lib/native.js';
 import { deriveEvents, newPlanState, type OpenCall, type PlanState } from './derive.js';
 import { levelOf } from './fidelity.js';
 import { AGENT } from './paths.js';
@@ -174,16 +173,9 @@ export class RolloutMapper {
     return this.start(undefined, undefined);
   }
 
-  private rawText(line: Line): string | undefined {
-    if (!this.options.raw) return undefined;
-    const raw = rawLineText(line);
-    if (!raw.exact) this.diagnose(line, 'not valid UTF-8; origin.raw holds it decoded, not byte for byte');
-    return raw.text;
-  }
-
   /** Events made from one native line; never throws on bad input (bad lines become meta). */
   line(line: Line): SpEvent[] {
-    const rawText = this.rawText(line);
+    const rawText = nativeRawText(this.options, line);
     if (!this.state.started) {
       // The first session_meta line is session.start; any other first line gets one made up before it.
       const record = jsonObject(line.text);
@@ -197,17 +189,12 @@ export class RolloutMapper {
 
   /** Events made from a line that is not the session's opening session_meta. */
   private lineEvents(line: Line, rawText: string | undefined): SpEvent[] {
-    if (line.text.trim() === '') {
+    const parsed = parseNativeLine(this.options, line);
+    if (parsed.kind === 'blank') {
       return this.finishLine(line, undefined, [{ type: 'meta', payload: { key: 'codex.blank-line' }, actor: 'system' }], rawText);
     }
-    const parsed = parseJsonObject(line.text);
-    if (parsed.reason !== undefined) {
-      this.diagnose(line, describeBadLine({ source: this.options.path, line, reason: parsed.reason }));
-      const payload: Json = { key: 'unparseable', text: line.text, reason: parsed.reason };
-      if (!line.terminated) payload.unterminated = true;
-      return this.finishLine(line, undefined, [{ type: 'meta', payload, actor: 'system' }], rawText);
-    }
-    return this.record(line, parsed.value!, rawText);
+    if (parsed.kind === 'unparseable') return this.finishLine(line, undefined, [{ type: 'meta', payload: parsed.meta, actor: 'system' }], rawText);
+    return this.record(line, parsed.record, rawText);
   }
 
   private diagnose(line: Line, what: string): void {

@@ -4,13 +4,12 @@
 // a linear parent chain and their compaction index is resolved, v2 `hookMessage` is read as role
 // `custom`. The user's file is never touched.
 import { storeArtifact } from '../../lib/artifacts.js';
-import { rawLineText } from '../../lib/cursor.js';
-import { describeBadLine } from '../../lib/ndjson.js';
 import type { Diagnose } from '../../lib/adapter.js';
 import type { SessionEmitter } from '../../lib/emitter.js';
 import type { Line } from '../../lib/lines.js';
 import { toEpochSeconds, toIso, type Actor, type SpEvent } from '../../lib/event.js';
 import { isObject, str, type Json } from '../../lib/json.js';
+import { nativeRawText, parseNativeLine } from '../../lib/native.js';
 import { fromPiDisplayDiff, wholeFileDiff } from './diff.js';
 import { levelOf } from './fidelity.js';
 import { BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX, bashExecutionText, isHeader, num, textOf, versionOf } from './format.js';
@@ -113,11 +112,8 @@ export class PiMapper {
     const origin: Json = {};
     if (headerLine) {
       origin.native_seq = headerLine.number;
-      if (this.options.raw) {
-        const raw = rawLineText(headerLine);
-        if (!raw.exact) this.diagnose(headerLine, 'not valid UTF-8; origin.raw holds it decoded, not byte for byte');
-        origin.raw = [raw.text];
-      }
+      const rawText = nativeRawText(this.options, headerLine);
+      if (rawText !== undefined) origin.raw = [rawText];
       this.state.index = 1;
     }
     return this.emitter.emit('session.start', payload, ts, { actor: 'system', level: levelOf('session.start'), origin });
@@ -134,32 +130,19 @@ export class PiMapper {
   /** Events made from one line; never throws on bad input (bad lines become meta). */
   line(line: Line): SpEvent[] {
     this.lineNumber = line.number;
-    const raw = this.options.raw ? rawLineText(line) : undefined;
-    if (raw && !raw.exact) this.diagnose(line, 'not valid UTF-8; origin.raw holds it decoded, not byte for byte');
-    if (line.text.trim() === '') return this.finish(line, undefined, [this.metaPending({ key: 'pi.blank-line' })], raw?.text);
-    let value: unknown;
-    let reason: string | undefined;
-    try {
-      value = JSON.parse(line.text);
-      if (!isObject(value)) reason = 'not a JSON object';
-    } catch (err) {
-      reason = `invalid JSON (${(err as Error).message})`;
-    }
-    if (reason !== undefined) {
-      this.diagnose(line, describeBadLine({ source: this.options.path, line, reason }));
-      const payload: Json = { key: 'unparseable', text: line.text, reason };
-      if (!line.terminated) payload.unterminated = true;
-      return this.finish(line, undefined, [this.metaPending(payload)], raw?.text);
-    }
-    const entry = value as Json;
+    const rawText = nativeRawText(this.options, line);
+    const parsed = parseNativeLine(this.options, line);
+    if (parsed.kind === 'blank') return this.finish(line, undefined, [this.metaPending({ key: 'pi.blank-line' })], rawText);
+    if (parsed.kind === 'unparseable') return this.finish(line, undefined, [this.metaPending(parsed.meta)], rawText);
+    const entry = parsed.record;
     const index = this.state.index;
     this.state.index += 1;
     if (isHeader(entry)) {
       // A second header: the client keeps only the first one.
       this.diagnose(line, 'a second session header; kept as meta (the client uses the first)');
-      return this.finish(line, entry, [this.metaPending({ key: 'pi.session', raw: entry })], raw?.text);
+      return this.finish(line, entry, [this.metaPending({ key: 'pi.session', raw: entry })], rawText);
     }
-    return this.entry(line, entry, index, raw?.text);
+    return this.entry(line, entry, index, rawText);
   }
 
   private diagnose(line: Line, what: string): void {
