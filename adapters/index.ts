@@ -4,11 +4,13 @@ import type { Adapter } from '../lib/adapter.js';
 import { UserError } from '../lib/diagnostics.js';
 import { claude } from './claude/index.js';
 import { codex } from './codex/index.js';
+import { hermes } from './hermes/index.js';
 import { pi } from './pi/index.js';
 
 export const adapters: Record<string, Adapter> = {
   claude,
   codex,
+  hermes,
   pi,
 };
 

@@ -1,0 +1,63 @@
+// Where Hermes keeps its sessions (formats/hermes.md §1): one SQLite database,
+// `$HERMES_HOME/state.db` (default `~/.hermes`; a leading `~` expanded), holding every session.
+//
+// A session inside a database is named by a locator `<db path>#<session id>`: it is what
+// `SessionRef.path` holds, so `--path` can name one session of a database, and two sessions of
+// one database never share a path (`--all --follow` tells sessions apart by path). A plain path
+// (no `#`) names the database itself: capture then reads its newest session.
+import { existsSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export const HOME_ENV = 'HERMES_HOME';
+export const DB_NAME = 'state.db';
+
+export function expandTilde(path: string): string {
+  if (path === '~') return homedir();
+  if (path.startsWith('~/')) return join(homedir(), path.slice(2));
+  return path;
+}
+
+export function defaultHome(): string {
+  const fromEnv = process.env[HOME_ENV];
+  return fromEnv && fromEnv.trim() !== '' ? resolve(expandTilde(fromEnv)) : join(homedir(), '.hermes');
+}
+
+export function dbOfHome(home: string): string {
+  return join(resolve(expandTilde(home)), DB_NAME);
+}
+
+export interface Locator {
+  /** The database file, absolute. */
+  db: string;
+  /** The session id, when the locator names one. */
+  session?: string;
+}
+
+/**
+ * Splits `<db>#<id>`. A path that exists as given is a database even when it contains `#`; the
+ * id is what follows the LAST `#` (Hermes ids never contain one).
+ */
+export function parseLocator(path: string): Locator {
+  const plain = resolve(expandTilde(path));
+  const at = path.lastIndexOf('#');
+  if (at <= 0 || existsSync(plain)) return { db: plain };
+  const db = resolve(expandTilde(path.slice(0, at)));
+  const session = path.slice(at + 1);
+  return session === '' ? { db } : { db, session };
+}
+
+export function formatLocator(db: string, session: string): string {
+  return `${db}#${session}`;
+}
+
+/** The database of a home or a file path: a directory means `<dir>/state.db`. */
+export function dbOfPath(path: string): string {
+  const plain = resolve(expandTilde(path));
+  try {
+    if (statSync(plain).isDirectory()) return join(plain, DB_NAME);
+  } catch {
+    // not there (yet): taken as the file itself
+  }
+  return plain;
+}

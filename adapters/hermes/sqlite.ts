@@ -1,0 +1,195 @@
+// Opening Hermes's state.db with better-sqlite3 (loaded lazily: discovery of the other agents never
+// pays for the native addon).
+//
+// Reading must never disturb a live database (formats/hermes.md §1): a read-write connection
+// checkpoints and deletes the `-wal` when it closes, and even a plain read-only connection creates
+// `-wal`/`-shm` next to a checkpointed database and writes read marks into an existing `-shm`
+// (measured: the `-shm` bytes change). So the reader picks its open mode from what is on disk:
+//
+//   journal      files present              open as                          why
+//   rollback     (no -wal/-shm exist)       read-only connection             file locks; creates nothing
+//   WAL          -wal and -shm              `mode=ro&readonly_shm=1` URI     sees the -wal, maps the -shm read-only:
+//                                                                            no byte of the trio changes, and a
+//                                                                            live Hermes writer is respected
+//   WAL          -wal with frames, no -shm  a private copy of db + -wal      nobody can be writing without a -shm;
+//                                                                            a read-only open would create one
+//   WAL          no -wal (or an empty one   `immutable=1` URI                checkpointed: the file is all there is;
+//                and no -shm)                                                immutable creates no -wal/-shm
+//
+// `immutable=1` is only right while no one writes: a Hermes that starts meanwhile writes into a new
+// -wal, which an immutable reader ignores (its rows come with the next capture, whose open sees
+// the -wal). URI filenames are off in better-sqlite3 unless SQLITE_USE_URI=1 when the addon loads,
+// so it is set for the import; if the addon was loaded earlier without it, the private copy is
+// used for every WAL case.
+import type Database from 'better-sqlite3';
+import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { UserError } from '../../lib/diagnostics.js';
+
+export type Db = Database.Database;
+type Ctor = typeof Database;
+
+let loading: Promise<Ctor> | undefined;
+
+export function loadSqlite(): Promise<Ctor> {
+  loading ??= (async () => {
+    const before = process.env.SQLITE_USE_URI;
+    process.env.SQLITE_USE_URI = '1';
+    try {
+      return (await import('better-sqlite3')).default;
+    } finally {
+      if (before === undefined) delete process.env.SQLITE_USE_URI;
+      else process.env.SQLITE_USE_URI = before;
+    }
+  })();
+  return loading;
+}
+
+export type ReadMode = 'rollback' | 'wal-readonly-shm' | 'wal-copy' | 'immutable';
+
+export interface ReadHandle {
+  db: Db;
+  mode: ReadMode;
+  close(): void;
+}
+
+/** A SQLite error that means "someone else holds the lock": worth waiting for. */
+export function isBusy(err: unknown): boolean {
+  const code = (err as { code?: unknown })?.code;
+  return typeof code === 'string' && /^SQLITE_(BUSY|LOCKED)/.test(code);
+}
+
+export function errorText(err: unknown): string {
+  const code = (err as { code?: unknown })?.code;
+  const message = (err as Error)?.message ?? String(err);
+  return typeof code === 'string' && !message.includes(code) ? `${message} (${code})` : message;
+}
+
+/** The journal mode the file header records: bytes 18/19 are 2 for WAL, 1 for rollback. */
+function headerMode(path: string): 'wal' | 'rollback' {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new UserError(code === 'ENOENT' ? 'no such database' : `cannot read: ${code ?? (err as Error).message}`, path);
+  }
+  try {
+    const header = Buffer.alloc(100);
+    const n = readSync(fd, header, 0, 100, 0);
+    if (n === 0) throw new UserError('empty file: not a Hermes state.db', path);
+    if (n < 100 || header.toString('latin1', 0, 16) !== 'SQLite format 3\u0000') throw new UserError('not a SQLite database (a Hermes state.db is one)', path);
+    return header[18] === 2 && header[19] === 2 ? 'wal' : 'rollback';
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function sizeOf(path: string): number | undefined {
+  try {
+    return statSync(path).size;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A path as a URI filename: `%`, `?` and `#` would end or escape the path. */
+function uri(path: string, query: string): string {
+  return `file:${path.replace(/%/g, '%25').replace(/\?/g, '%3f').replace(/#/g, '%23')}?${query}`;
+}
+
+function openOrThrow(Sqlite: Ctor, name: string, shown: string, readonly: boolean): Db {
+  try {
+    return new Sqlite(name, { readonly, fileMustExist: true, timeout: 0 });
+  } catch (err) {
+    throw new UserError(`cannot open: ${errorText(err)}`, shown);
+  }
+}
+
+/** A private copy of a WAL database and its -wal, opened read-only; removed on close. */
+function openCopy(Sqlite: Ctor, path: string): ReadHandle {
+  const dir = mkdtempSync(join(tmpdir(), 'sp-hermes-'));
+  const copy = join(dir, 'state.db');
+  try {
+    copyFileSync(path, copy);
+    if (existsSync(`${path}-wal`)) copyFileSync(`${path}-wal`, `${copy}-wal`);
+  } catch (err) {
+    rmSync(dir, { recursive: true, force: true });
+    throw new UserError(`cannot copy it to read the -wal without touching it: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, path);
+  }
+  const db = openOrThrow(Sqlite, copy, path, true);
+  return { db, mode: 'wal-copy', close: () => { db.close(); rmSync(dir, { recursive: true, force: true }); } };
+}
+
+/** Opens `path` for reading without changing a byte of it or its -wal/-shm (see the table above). */
+export async function openForRead(path: string): Promise<ReadHandle> {
+  const Sqlite = await loadSqlite();
+  if (headerMode(path) === 'rollback') {
+    const db = openOrThrow(Sqlite, path, path, true);
+    return { db, mode: 'rollback', close: () => db.close() };
+  }
+  const wal = sizeOf(`${path}-wal`);
+  const shm = sizeOf(`${path}-shm`);
+  let mode: ReadMode;
+  if (wal !== undefined && shm !== undefined) mode = 'wal-readonly-shm';
+  else if (wal !== undefined && wal > 0) mode = 'wal-copy';
+  else mode = 'immutable';
+  if (mode === 'wal-copy') return openCopy(Sqlite, path);
+  const name = uri(path, mode === 'immutable' ? 'immutable=1' : 'mode=ro&readonly_shm=1');
+  let db: Db;
+  try {
+    db = new Sqlite(name, { readonly: true, fileMustExist: true, timeout: 0 });
+  } catch (err) {
+    // URI filenames unavailable (the addon was loaded without them): the literal name does not exist.
+    if ((err as { code?: string }).code === 'SQLITE_CANTOPEN' && existsSync(path)) return openCopy(Sqlite, path);
+    throw new UserError(`cannot open: ${errorText(err)}`, path);
+  }
+  return { db, mode, close: () => db.close() };
+}
+
+/** A read-write connection for the writer, as Hermes opens its own (foreign keys on). */
+export async function openForWrite(path: string, create: boolean): Promise<Db> {
+  const Sqlite = await loadSqlite();
+  let db: Db;
+  try {
+    db = new Sqlite(path, { fileMustExist: !create, timeout: 0 });
+  } catch (err) {
+    throw new UserError(`cannot open for writing: ${errorText(err)}`, path);
+  }
+  db.pragma('foreign_keys = ON');
+  return db;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** How long to keep retrying a busy database, in ms; SP_HERMES_BUSY_MS overrides (tests, slow disks). */
+export function patience(fallback: number): number {
+  const value = Number(process.env.SP_HERMES_BUSY_MS);
+  return Number.isFinite(value) && value >= 0 && process.env.SP_HERMES_BUSY_MS !== '' ? value : fallback;
+}
+
+/**
+ * Runs `fn` until it does not fail with "busy"/"locked", waiting between tries with random jitter as
+ * Hermes's own writer does: 20–150 ms during the first 2 s, then 250 ms–1 s; after `patienceMs`
+ * a UserError says who to wait for.
+ */
+export async function retryBusy<T>(fn: () => T, where: string, what: string, patienceMs: number): Promise<T> {
+  const started = Date.now();
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return fn();
+    } catch (err) {
+      if (!isBusy(err)) throw err;
+      const elapsed = Date.now() - started;
+      if (elapsed >= patienceMs) {
+        throw new UserError(
+          `${what}: the database stayed locked for ${(elapsed / 1000).toFixed(1)} s (${attempt} tries; ${errorText(err)}): another process (a running Hermes?) holds it; try again when it is idle`,
+          where,
+        );
+      }
+      const [low, high] = elapsed < 2000 ? [20, 150] : [250, 1000];
+      await sleep(Math.min(low + Math.random() * (high - low), Math.max(1, patienceMs - elapsed)));
+    }
+  }
+}
