@@ -161,10 +161,6 @@ export class TranscriptMapper {
     return this.record(line, parsed.record, rawText);
   }
 
-  private diagnose(line: Line, what: string): void {
-    this.options.onDiagnostic?.(`${this.options.path}:${line.number}`, what);
-  }
-
   private record(line: Line, record: Json, rawText: string | undefined): SpEvent[] {
     const mapped = new Set<string>(['type']);
     const ts = toEpochSeconds(record.timestamp);

@@ -197,10 +197,6 @@ export class RolloutMapper {
     return this.record(line, parsed.record, rawText);
   }
 
-  private diagnose(line: Line, what: string): void {
-    this.options.onDiagnostic?.(`${this.options.path}:${line.number}`, what);
-  }
-
   private record(line: Line, record: Json, rawText: string | undefined): SpEvent[] {
     const ts = toEpochSeconds(record.timestamp);
     if (ts !== undefined) this.state.last_ts = ts;
