@@ -22,6 +22,7 @@ interface Args {
   model?: string;
   artifacts?: string;
   safety: boolean;
+  backup: boolean;
   branch: 'all' | 'active';
   mkcwd: boolean;
 }
@@ -94,6 +95,7 @@ await runCli<Args>({
     ['sp-materialize pi events.ndjson --branch active', 'only the active branch of a session tree'],
     ['sp-materialize codex events.ndjson --dry-run | head -1', 'where it would go; the lines follow the first line'],
     ['sp-materialize claude events.ndjson --report losses.ndjson', 'keep the loss ledger as canonical meta events'],
+    ['sp-capture claude --latest | sp-materialize hermes', 'a new session in ~/.hermes/state.db (backed up first); resume with hermes --resume ID'],
   ],
   epilogue:
     'The session written is the first session.start in the input (subagent sessions are reported, not written), or --session.\n' +
@@ -116,6 +118,7 @@ await runCli<Args>({
       .option('branch', { choices: ['all', 'active'] as const, default: 'all' as const, describe: 'all: keep every branch of the session tree; active: only the path to the last message' })
       .option('mkcwd', { type: 'boolean', default: false, describe: 'create the project directory when it does not exist (the client resumes only from inside it)' })
       .option('safety', { type: 'boolean', default: true, describe: 'the resume-safety pass (--no-safety writes ids, thinking and unpaired tools as they are)' })
+      .option('backup', { type: 'boolean', default: true, describe: 'back up a database the writer adds to (hermes: state.db) first; --no-backup skips it' })
       .command('$0 <agent> [file]', false) as never,
   run: async (args) => {
     const adapter = getAdapter(args.agent);
@@ -131,6 +134,7 @@ await runCli<Args>({
       model: args.model,
       artifactsDir: args.artifacts,
       safety: args.safety,
+      backup: args.backup,
       branch: args.branch,
       mkcwd: args.mkcwd,
       onLoss: (entry) => losses.push(entry),

@@ -97,6 +97,8 @@ export interface MaterializeOptions {
   artifactsDir?: string;
   /** The resume-safety pass (default on). Off: ids, reasoning and unpaired tool calls are written as they are. */
   safety?: boolean;
+  /** Back up a store the writer changes in place (a shared database) before writing (default on). */
+  backup?: boolean;
   /** Receives every native line in file order (for `--dry-run` previews); called in dry runs too. */
   onLine?: (line: string) => void;
   /** Each change the writer made to carry the session over (stubbed, dropped, transformed). */

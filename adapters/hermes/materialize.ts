@@ -630,7 +630,7 @@ function backupName(db: string): string {
 }
 
 /** Writes the (first, or `session`-selected) session of `events` as a new Hermes session. */
-export async function materializeHermes(events: AsyncIterable<SpEvent>, options: MaterializeOptions & { backup?: boolean } = {}): Promise<HermesMaterializeResult> {
+export async function materializeHermes(events: AsyncIterable<SpEvent>, options: MaterializeOptions = {}): Promise<HermesMaterializeResult> {
   const selected = await selectSession(events, options.session);
   const start = selected.start;
   const sp = start ? payloadOf(start) : {};

@@ -248,7 +248,7 @@ export class RowMapper {
     const calls = this.toolCalls(row, common);
     const hasText = (message.content as Json[]).length > 0;
     const hasRowFields = Object.keys(message).some((k) => !(k in common) && k !== 'content' && k !== 'content_null');
-    if (hasText || hasRowFields || (pending.length === 0 && calls.events.length === 0)) pending.push({ type: 'message.assistant', payload: message, actor: ASSISTANT });
+    if (hasText || hasRowFields || (pending.length === 0 && calls.events.length === 0 && !calls.bad)) pending.push({ type: 'message.assistant', payload: message, actor: ASSISTANT });
     pending.push(...calls.events);
     if (calls.bad) pending.push(calls.bad);
     const events = this.emitAll(row, pending);

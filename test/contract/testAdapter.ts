@@ -5,7 +5,8 @@
 // passed through as meta with the raw record; broken lines reported with file:line and survived;
 // incremental capture on a copy that grows line by line (exactly the new events, truncation and
 // rewrites detected); and, when the adapter can write, a round trip through a temporary home.
-// Line-based hooks default to JSONL; adapters with other stores (SQLite …) pass their own.
+// Line-based hooks default to JSONL; adapters with other stores (SQLite …) pass their own: how to
+// copy a fixture, inject records, and grow a copy record by record (`incremental.grow`).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -120,9 +121,29 @@ export function injectJsonl(fixture: string, dir: string, line: string): Injecte
   return { path, marker: '', line: 2 };
 }
 
+/**
+ * A copy of a fixture that grows one record at a time, for stores that are not line files (a
+ * database): the generic form of the line-by-line test. Checks stay the same: exactly the new events,
+ * each once, then a store that lost or changed a consumed record is reported, not mis-read.
+ */
+export interface Grower {
+  /** What `adapter.open` takes for the copy; it exists and holds no record yet. */
+  path: string;
+  /** How many records `add` can add. */
+  count: number;
+  /** Adds record `i` (0-based); returns the range of `origin.native_seq` its events may have. */
+  add(i: number): { from: number; to: number };
+  /** Removes the last record added (the cursor consumed it). */
+  truncate(): void;
+  /** Puts it back changed (same place, other content). */
+  rewrite(): void;
+}
+
 export interface ContractOptions {
-  /** Native files the adapter's `open` accepts. */
+  /** Native files (or locators) the adapter's `open` accepts. */
   fixtures: string[];
+  /** A copy of a fixture in `dir` that `open` accepts (default: the file, same name). */
+  copy?: (fixture: string, dir: string) => string;
   /** A home whose sessions `discover` must list. */
   home?: string;
   /** A copy of a fixture with a record of a type the agent never wrote (default: JSONL line). */
@@ -130,7 +151,7 @@ export interface ContractOptions {
   /** A copy of a fixture with a line that is not a record (default: JSONL line). */
   injectBroken?: (fixture: string, dir: string) => Injected;
   /** Fixtures for the grow-line-by-line test (default: every fixture); false skips it (non-line stores). */
-  incremental?: false | { fixtures?: string[]; view?: (event: SpEvent) => unknown };
+  incremental?: false | { fixtures?: string[]; view?: (event: SpEvent) => unknown; grow?: (fixture: string, dir: string) => Grower };
   /** The round trip (when the adapter can write); false skips it. */
   roundTrip?:
     | false
@@ -154,6 +175,7 @@ export function testAdapter(adapter: Adapter, options: ContractOptions): void {
       mkdirSync(dir, { recursive: true });
       return dir;
     };
+    const copy = options.copy ?? copyFixture;
 
     beforeAll(async () => {
       work = mkdtempSync(join(tmpdir(), `sp-contract-${adapter.id}-`));
@@ -226,7 +248,7 @@ export function testAdapter(adapter: Adapter, options: ContractOptions): void {
       expect(JSON.stringify((meta[0].payload as Record<string, unknown>).raw)).toContain(injected.marker);
       expect(diagnostics).toEqual([]);
       // Nothing else changed: one event more than a capture of a plain copy (side files stay behind in both).
-      const plain = await captureAll(adapter, copyFixture(fixture, scratch()));
+      const plain = await captureAll(adapter, copy(fixture, scratch()));
       expect(events.length).toBe(plain.events.length + 1);
     });
 
@@ -240,7 +262,7 @@ export function testAdapter(adapter: Adapter, options: ContractOptions): void {
       expect(diagnostics[0].where).toBe(`${injected.path}:${injected.line}`);
       expect(diagnostics[0].what).toContain(injected.marker);
       // The bad line is kept (as meta) and every good record is still there.
-      const plain = await captureAll(adapter, copyFixture(fixture, scratch()));
+      const plain = await captureAll(adapter, copy(fixture, scratch()));
       expect(events.length).toBe(plain.events.length + 1);
       expect(events.some((e) => e.type === 'meta' && JSON.stringify(e.payload).includes(injected.marker))).toBe(true);
     });
@@ -271,7 +293,43 @@ export function testAdapter(adapter: Adapter, options: ContractOptions): void {
       const fixtures = incremental.fixtures ?? options.fixtures;
       const view = incremental.view ?? incrementalView;
 
-      it('captures a copy that grows line by line: exactly the new events, then detects truncation and rewrites', async () => {
+      const grow = incremental.grow;
+      if (grow) {
+        it('captures a copy that grows record by record: exactly the new events, then detects lost and rewritten records', async () => {
+          for (const fixture of fixtures) {
+            const grower = grow(fixture, scratch());
+            const ref = await adapter.open(grower.path);
+            let cursor: Cursor | undefined = { version: 1, agent: adapter.id, native_id: ref.native_id, sources: {}, sessions: {} };
+            const all: SpEvent[] = [];
+            const seen = new Set<string>();
+            for (let i = 0; i < grower.count; i += 1) {
+              const { from, to } = grower.add(i);
+              const got = await captureRef(adapter, ref, { raw: true, cursor });
+              cursor = got.cursor;
+              for (const event of got.events) {
+                const key = `${event.session}#${event.seq}`;
+                expect(seen.has(key), `${fixture}: ${key} emitted twice`).toBe(false);
+                seen.add(key);
+                const at = event.origin?.native_seq;
+                if (event.type !== 'session.start' && typeof at === 'number') {
+                  expect(at, `${fixture}: event from record ${at} while ${from}–${to} were new`).toBeGreaterThanOrEqual(from);
+                  expect(at).toBeLessThanOrEqual(to);
+                }
+              }
+              all.push(...got.events);
+            }
+            const full = await captureAll(adapter, copy(fixture, scratch()), { raw: true });
+            expect(all.map(view), fixture).toEqual(full.events.map(view));
+            const before = cursor;
+            grower.truncate();
+            await expect(captureRef(adapter, ref, { cursor: before }), fixture).rejects.toBeInstanceOf(UserError);
+            grower.rewrite();
+            await expect(captureRef(adapter, ref, { cursor: before }), fixture).rejects.toBeInstanceOf(UserError);
+          }
+        });
+      }
+
+      if (!grow) it('captures a copy that grows line by line: exactly the new events, then detects truncation and rewrites', async () => {
         for (const fixture of fixtures) {
           const bytes = readFileSync(fixture);
           const lines: Buffer[] = [];
@@ -318,7 +376,7 @@ export function testAdapter(adapter: Adapter, options: ContractOptions): void {
             await step(i + 1, i + 1);
           }
           // Compared with a capture of a plain copy: side files (subagents, tasks) stay behind in both.
-          const full = await captureAll(adapter, copyFixture(fixture, scratch()), { raw: true });
+          const full = await captureAll(adapter, copy(fixture, scratch()), { raw: true });
           expect(all.map(view), fixture).toEqual(full.events.map(view));
 
           // A truncated file is detected, not mis-read.
