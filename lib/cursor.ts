@@ -1,13 +1,17 @@
-// Cursors for incremental capture, generic across agents. A source position is a byte offset plus
-// the SHA-256 of the last consumed line: if the bytes under that line changed, or the file got
-// shorter, the file was truncated or rewritten and continuing would mis-read it, so it is reported
-// (exit 2) instead. The cursor file is replaced atomically (lib/atomic.ts: temp file + rename), so a
-// crash leaves either the old or the new cursor, never half of one.
+// Cursors for incremental capture, and reading a native file from one, generic across agents. A
+// source position is a byte offset plus the SHA-256 of the last consumed line: if the bytes under
+// that line changed, or the file got shorter, the file was truncated or rewritten and continuing
+// would mis-read it, so it is reported (exit 2) instead. The cursor file is replaced atomically
+// (lib/atomic.ts: temp file + rename), so a crash leaves either the old or the new cursor, never
+// half of one. Every adapter's capture reads its files through the helpers below, so all of them
+// check cursors, stop before a half-written last line and report unreadable files the same way.
 import { createHash } from 'node:crypto';
-import { closeSync, createReadStream, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { closeSync, createReadStream, openSync, readFileSync, readSync, statSync, type Stats } from 'node:fs';
 import type { Cursor, SourcePosition } from './adapter.js';
 import { replaceFileAtomic } from './atomic.js';
-import { UserError } from './diagnostics.js';
+import { UserError, errorCode, readError } from './diagnostics.js';
+import { SessionEmitter } from './emitter.js';
+import { canonicalSessionId } from './event.js';
 import { splitLines, type Line } from './lines.js';
 
 /** What `--cursor FILE` holds: one cursor per native session of one agent. */
@@ -21,6 +25,38 @@ export function emptyCursor(agent: string, nativeId: string): Cursor {
   return { version: 1, agent, native_id: nativeId, sources: {}, sessions: {} };
 }
 
+/**
+ * The cursor a capture of the session in `ref` continues from (a copy: the caller's stays as it
+ * was), or a new one without `stored`. A cursor of another session, or one that read this session
+ * from another file, is refused: continuing from it could skip or duplicate events.
+ */
+export function cursorFor(agent: string, ref: { native_id: string; path: string }, stored: Cursor | undefined): Cursor {
+  const cursor: Cursor = stored ? structuredClone(stored) : emptyCursor(agent, ref.native_id);
+  if (cursor.native_id !== ref.native_id) {
+    throw new UserError(`the cursor belongs to session ${cursor.native_id}, not ${ref.native_id}`);
+  }
+  const known = Object.keys(cursor.sources);
+  if (known.length > 0 && !(ref.path in cursor.sources)) {
+    throw new UserError(`the cursor was stored for ${known[0]}; this session is now read from another file, so continuing could duplicate events`, ref.path);
+  }
+  return cursor;
+}
+
+/** Stores in `cursor` that `path` was consumed up to and including `last` (nothing when no line was). */
+export function storePosition(cursor: Cursor, path: string, last: Line | undefined): void {
+  if (last) cursor.sources[path] = positionAfter(path, last);
+}
+
+/** The emitter of a session's events: its seq numbering continues where the cursor's last run stopped. */
+export function emitterFor(cursor: Cursor, agent: string, nativeId: string): SessionEmitter {
+  return new SessionEmitter(agent, nativeId, { nextSeq: cursor.sessions[canonicalSessionId(agent, nativeId)]?.next_seq ?? 0 });
+}
+
+/** Stores in `cursor` the seq a session's next event gets, so the next run continues the numbering. */
+export function storeNextSeq(cursor: Cursor, emitter: SessionEmitter): void {
+  cursor.sessions[emitter.session] = { ...cursor.sessions[emitter.session], next_seq: emitter.nextSeq };
+}
+
 /** Reads a cursor file; a missing file is an empty cursor set (the first incremental run). */
 export function readCursorFile(path: string, agent: string): CursorFile {
   let text: string;
@@ -28,7 +64,7 @@ export function readCursorFile(path: string, agent: string): CursorFile {
     text = readFileSync(path, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { version: 1, agent, cursors: {} };
-    throw new UserError(`cannot read the cursor: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, path);
+    throw new UserError(`cannot read the cursor: ${errorCode(err)}`, path);
   }
   let value: unknown;
   try {
@@ -78,15 +114,19 @@ export function positionAfter(path: string, line: { start: number; end: number; 
   return { offset: line.end, line: line.number, last_line_start: line.start, last_line_sha256: sha256Hex(bytes) };
 }
 
-export type SourceCheck = { ok: true; size: number } | { ok: false; problem: 'missing' | 'truncated' | 'rewritten'; detail: string };
+/** `mtime` in epoch seconds. */
+export type SourceCheck = { ok: true; size: number; mtime: number } | { ok: false; problem: 'missing' | 'truncated' | 'rewritten'; detail: string };
 
 /** Whether `path` still holds what `position` consumed: the file is at least as long and the last line is unchanged. */
 export function checkSource(path: string, position: SourcePosition): SourceCheck {
   let size: number;
+  let mtime: number;
   try {
-    size = statSync(path).size;
+    const stat = statSync(path);
+    size = stat.size;
+    mtime = stat.mtimeMs / 1000;
   } catch (err) {
-    return { ok: false, problem: 'missing', detail: `cannot read it any more (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})` };
+    return { ok: false, problem: 'missing', detail: `cannot read it any more (${errorCode(err)})` };
   }
   if (size < position.offset) {
     return { ok: false, problem: 'truncated', detail: `it has ${size} bytes, but the cursor already consumed ${position.offset}` };
@@ -97,18 +137,73 @@ export function checkSource(path: string, position: SourcePosition): SourceCheck
       return { ok: false, problem: 'rewritten', detail: `line ${position.line} (bytes ${position.last_line_start}–${position.offset}) is not the line the cursor consumed` };
     }
   }
-  return { ok: true, size };
+  return { ok: true, size, mtime };
 }
 
-/** Throws a UserError (exit 2) unless `path` still holds what the cursor consumed. */
+/** Throws a UserError (exit 2) unless `path` still holds what the cursor consumed; returns its size. */
 export function assertSourceUnchanged(path: string, position: SourcePosition): number {
+  return unchangedSource(path, position).size;
+}
+
+function unchangedSource(path: string, position: SourcePosition): { size: number; mtime: number } {
   const check = checkSource(path, position);
-  if (check.ok) return check.size;
+  if (check.ok) return check;
   const what = check.problem === 'missing' ? 'is gone' : `was ${check.problem}`;
   throw new UserError(
     `${what} since the cursor was stored: ${check.detail}; not continuing, so nothing is mis-read (capture it again without the cursor, or delete the cursor file)`,
     path,
   );
+}
+
+/**
+ * A native session file's size and mtime (epoch seconds), or a UserError (exit 2) that names
+ * `where` (default: the path): `is a directory, not a <kind>`, or `cannot read: <code>`.
+ */
+export function statSessionFile(path: string, kind: string, where = path): { size: number; mtime: number } {
+  let stat: Stats;
+  try {
+    stat = statSync(path);
+  } catch (err) {
+    throw readError(err, where);
+  }
+  if (stat.isDirectory()) throw new UserError(`is a directory, not a ${kind}`, where);
+  return { size: stat.size, mtime: stat.mtimeMs / 1000 };
+}
+
+/**
+ * How far a capture reads `path` (its size now: a file that grows meanwhile is read up to there,
+ * the rest comes next time) and its mtime. With the position a cursor stored, the file must still
+ * hold what that run consumed (see assertSourceUnchanged).
+ */
+export function sourceExtent(path: string, position: SourcePosition | undefined, kind: string): { size: number; mtime: number } {
+  return position ? unchangedSource(path, position) : statSessionFile(path, kind);
+}
+
+/**
+ * The lines a capture consumes: from the cursor's position (or the start) up to `end`. In an
+ * incremental capture a last line without its newline may still be being written: it is left for
+ * the next run, which reads it once its newline is there.
+ */
+export async function* captureLines(path: string, position: SourcePosition | undefined, end: number, incremental: boolean): AsyncGenerator<Line> {
+  for await (const line of sourceLines(path, position?.offset ?? 0, end, (position?.line ?? 0) + 1)) {
+    if (!line.terminated && incremental) return;
+    yield line;
+  }
+}
+
+/**
+ * `raw_final_newline` of a `--raw` capture: origin.raw lines joined with "\n" give the file, and this
+ * says whether one more "\n" ends it. An incremental capture consumes only complete lines: always true.
+ */
+export function rawFinalNewline(path: string, size: number, incremental: boolean): boolean {
+  if (incremental || size === 0) return true;
+  const fd = openSync(path, 'r');
+  try {
+    const buffer = Buffer.alloc(1);
+    return readSync(fd, buffer, 0, 1, size - 1) === 1 && buffer[0] === 0x0a;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**

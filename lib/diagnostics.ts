@@ -26,6 +26,16 @@ export class UserError extends Error {
   }
 }
 
+/** What a diagnostic says about a failed system call: its code (`ENOENT` …), else its message. */
+export function errorCode(err: unknown): string {
+  return (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+}
+
+/** An error met while reading `path`, as the one-line UserError (exit 2) it is reported as; a UserError passes unchanged. */
+export function readError(err: unknown, path: string): UserError {
+  return err instanceof UserError ? err : new UserError(`cannot read: ${errorCode(err)}`, path);
+}
+
 /** Writes one diagnostic line to stderr. `where` is a file:line, a seq, or a subject. */
 export function warn(where: string | undefined, what: string): void {
   process.stderr.write(`${programName}: ${where ? `${where}: ` : ''}${what}\n`);

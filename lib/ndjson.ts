@@ -4,7 +4,7 @@ import { createReadStream, statSync } from 'node:fs';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { splitLines, type Line } from './lines.js';
-import { UserError, excerpt, warn } from './diagnostics.js';
+import { UserError, excerpt, readError, warn } from './diagnostics.js';
 import { canonicalize } from './jcs.js';
 import { parseJsonObject } from './json.js';
 
@@ -23,7 +23,7 @@ export function inputsFrom(paths: readonly string[] | undefined): Input[] {
     try {
       isDir = statSync(path).isDirectory();
     } catch (err) {
-      throw new UserError(`cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, path);
+      throw readError(err, path);
     }
     if (isDir) throw new UserError('is a directory, not an NDJSON file', path);
     return { name: path, open: () => createReadStream(path, { highWaterMark: 1 << 20 }) };
@@ -82,9 +82,7 @@ export async function* readObjects<T = Record<string, unknown>>(inputs: Input[],
         else warn(`${input.name}:${line.number}`, describeBadLine(bad));
       }
     } catch (err) {
-      if (err instanceof UserError) throw err;
-      const code = (err as NodeJS.ErrnoException).code;
-      throw new UserError(`cannot read: ${code ?? (err as Error).message}`, input.name);
+      throw readError(err, input.name);
     }
   }
 }

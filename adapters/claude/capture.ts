@@ -6,13 +6,13 @@
 // mode) each file continues after its last consumed line, a last line without its newline waits
 // for the next run, and the mapper's state comes back from the cursor so seqs, parent links,
 // pending tool calls and todo ids continue exactly.
-import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { CaptureOptions, Cursor, SessionRef } from '../../lib/adapter.js';
-import { UserError } from '../../lib/diagnostics.js';
-import { SessionEmitter } from '../../lib/emitter.js';
+import { errorCode, readError } from '../../lib/diagnostics.js';
+import type { SessionEmitter } from '../../lib/emitter.js';
 import { canonicalSessionId, type SpEvent } from '../../lib/event.js';
-import { assertSourceUnchanged, emptyCursor, positionAfter, sha256Hex, sourceLines } from '../../lib/cursor.js';
+import { assertSourceUnchanged, captureLines, cursorFor, emitterFor, rawFinalNewline, sha256Hex, sourceExtent, storeNextSeq, storePosition } from '../../lib/cursor.js';
 import type { Line } from '../../lib/lines.js';
 import { listSubagentFiles, readSubagentMeta, scanHead, type HeadInfo } from './discover.js';
 import { fileHistoryDir, layoutOf, subagentsDir, tasksDir } from './paths.js';
@@ -39,32 +39,10 @@ interface FileJob {
   home?: string;
 }
 
-function errorCode(err: unknown): string {
-  return (err as NodeJS.ErrnoException).code ?? (err as Error).message;
-}
-
-function lastByte(path: string, size: number): number | undefined {
-  if (size === 0) return undefined;
-  const fd = openSync(path, 'r');
-  try {
-    const buffer = Buffer.alloc(1);
-    return readSync(fd, buffer, 0, 1, size - 1) === 1 ? buffer[0] : undefined;
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /** The events of one Claude session (and its subagents), unchained. */
 export async function* captureClaude(ref: SessionRef, options: CaptureOptions = {}): AsyncGenerator<SpEvent> {
   const incremental = options.cursor !== undefined;
-  const cursor: Cursor = options.cursor ? structuredClone(options.cursor) : emptyCursor(AGENT, ref.native_id);
-  if (cursor.native_id !== ref.native_id) {
-    throw new UserError(`the cursor belongs to session ${cursor.native_id}, not ${ref.native_id}`);
-  }
-  const known = Object.keys(cursor.sources);
-  if (known.length > 0 && !(ref.path in cursor.sources)) {
-    throw new UserError(`the cursor was stored for ${known[0]}; this session is now read from another file, so continuing could duplicate events`, ref.path);
-  }
+  const cursor = cursorFor(AGENT, ref, options.cursor);
   // Check every file the cursor read before emitting anything, so a rewritten subagent file cannot
   // leave half a capture behind.
   for (const [path, position] of Object.entries(cursor.sources)) assertSourceUnchanged(path, position);
@@ -149,29 +127,15 @@ class FileReader {
   /** Stores where a session's seq numbering stands (after events were added outside `read`). */
   commit(mapper: TranscriptMapper): void {
     const emitter = this.emitters.get(mapper);
-    if (!emitter) return;
-    this.cursor.sessions[emitter.session] = { ...this.cursor.sessions[emitter.session], next_seq: emitter.nextSeq };
+    if (emitter) storeNextSeq(this.cursor, emitter);
   }
 
   async *read(job: FileJob): AsyncGenerator<SpEvent, TranscriptMapper | undefined> {
     const { path } = job;
     const position = this.cursor.sources[path];
-    let size: number;
-    if (position) {
-      size = assertSourceUnchanged(path, position);
-    } else {
-      try {
-        const stat = statSync(path);
-        if (stat.isDirectory()) throw new UserError('is a directory, not a Claude transcript', path);
-        size = stat.size;
-      } catch (err) {
-        if (err instanceof UserError) throw err;
-        throw new UserError(`cannot read: ${errorCode(err)}`, path);
-      }
-    }
+    const { size } = sourceExtent(path, position, 'Claude transcript');
     const fileState = (this.state.files[path] ??= newFileState());
-    const session = canonicalSessionId(AGENT, job.nativeId);
-    const emitter = new SessionEmitter(AGENT, job.nativeId, { nextSeq: this.cursor.sessions[session]?.next_seq ?? 0 });
+    const emitter = emitterFor(this.cursor, AGENT, job.nativeId);
     const mapper = new TranscriptMapper({
       emitter,
       path,
@@ -187,21 +151,18 @@ class FileReader {
 
     let last: Line | undefined;
     try {
-      for await (const line of sourceLines(path, position?.offset ?? 0, size, (position?.line ?? 0) + 1)) {
-        // A line still being written: an incremental capture reads it once its newline is there.
-        if (!line.terminated && this.incremental) break;
+      for await (const line of captureLines(path, position, size, this.incremental)) {
         if (!fileState.started) yield await this.start(job, mapper, size);
         for (const event of mapper.line(line)) yield event;
         last = line;
       }
     } catch (err) {
-      if (err instanceof UserError) throw err;
-      throw new UserError(`cannot read: ${errorCode(err)}`, path);
+      throw readError(err, path);
     }
     // An empty file is still a session; an incremental capture waits until it has a line.
     if (!fileState.started && !this.incremental) yield await this.start(job, mapper, size);
-    if (last) this.cursor.sources[path] = positionAfter(path, last);
-    if (fileState.started) this.commit(mapper);
+    storePosition(this.cursor, path, last);
+    if (fileState.started) storeNextSeq(this.cursor, emitter);
     return mapper;
   }
 
@@ -220,10 +181,7 @@ class FileReader {
     if (head.title !== undefined) payload.title = head.title;
     if (head.entrypoint !== undefined) payload.entrypoint = head.entrypoint;
     payload.envelope = level;
-    if (this.options.raw) {
-      // origin.raw lines joined with "\n" give the file; this says whether one more "\n" ends it.
-      payload.raw_final_newline = this.incremental || size === 0 || lastByte(job.path, size) === 0x0a;
-    }
+    if (this.options.raw) payload.raw_final_newline = rawFinalNewline(job.path, size, this.incremental);
     if (job.subagent) {
       const sub = job.subagent;
       if (job.parentSession !== undefined) payload.parent_session = job.parentSession;

@@ -4,9 +4,9 @@
 import { existsSync, readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { DiscoverOptions, SessionRef } from '../../lib/adapter.js';
-import { UserError } from '../../lib/diagnostics.js';
+import { UserError, errorCode } from '../../lib/diagnostics.js';
 import { toEpochSeconds } from '../../lib/event.js';
-import { sourceLines } from '../../lib/cursor.js';
+import { sourceLines, statSessionFile } from '../../lib/cursor.js';
 import { isObject, jsonObject } from '../../lib/json.js';
 import { HOME_ENV, defaultHome, layoutOf, projectsDir, subagentIdOf, subagentsDir } from './paths.js';
 import { projectSlug, resolveCwd, MAX_SLUG_LENGTH } from './slug.js';
@@ -193,15 +193,7 @@ function projectFolders(home: string): Dirent[] {
 /** The ref of one transcript file, wherever it lies. */
 export async function openTranscript(path: string): Promise<SessionRef> {
   const file = resolve(path);
-  let mtime: number;
-  try {
-    const stat = statSync(file);
-    if (stat.isDirectory()) throw new UserError('is a directory, not a Claude transcript (.jsonl)', path);
-    mtime = stat.mtimeMs / 1000;
-  } catch (err) {
-    if (err instanceof UserError) throw err;
-    throw new UserError(`cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, path);
-  }
+  const { mtime } = statSessionFile(file, 'Claude transcript (.jsonl)', path);
   const layout = layoutOf(file);
   const ref: SessionRef = { agent: 'claude', native_id: layout.nativeId, path: file, mtime };
   if (layout.home !== undefined) ref.home = layout.home;
@@ -231,7 +223,7 @@ function listTranscripts(home: string, onDiagnostic?: DiscoverOptions['onDiagnos
     try {
       entries = readdirSync(folderPath, { withFileTypes: true });
     } catch (err) {
-      onDiagnostic?.(folderPath, `cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}; skipped`);
+      onDiagnostic?.(folderPath, `cannot read: ${errorCode(err)}; skipped`);
       continue;
     }
     for (const entry of entries) {

@@ -5,9 +5,9 @@
 import { readdirSync, statSync, type Dirent } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { DiscoverOptions, SessionRef } from '../../lib/adapter.js';
-import { UserError } from '../../lib/diagnostics.js';
+import { UserError, errorCode } from '../../lib/diagnostics.js';
 import { toEpochSeconds } from '../../lib/event.js';
-import { sourceLines } from '../../lib/cursor.js';
+import { sourceLines, statSessionFile } from '../../lib/cursor.js';
 import { isObject, jsonObject, type Json } from '../../lib/json.js';
 import { AGENT, defaultHome, homeOfRollout, parseRolloutName, sessionIndexPath, sessionsDir } from './paths.js';
 import { isContextText, isImageWrapper, type HeadInfo } from './rollout.js';
@@ -106,17 +106,7 @@ export async function summarize(ref: SessionRef): Promise<SessionRef> {
 /** The ref of one rollout file, wherever it lies: its id from session_meta, else from its name. */
 export async function openRollout(path: string, titles?: Map<string, string>): Promise<SessionRef> {
   const file = resolve(path);
-  let size: number;
-  let mtime: number;
-  try {
-    const stat = statSync(file);
-    if (stat.isDirectory()) throw new UserError('is a directory, not a Codex rollout (.jsonl)', path);
-    size = stat.size;
-    mtime = stat.mtimeMs / 1000;
-  } catch (err) {
-    if (err instanceof UserError) throw err;
-    throw new UserError(`cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, path);
-  }
+  const { size, mtime } = statSessionFile(file, 'Codex rollout (.jsonl)', path);
   const head = await scanHead(file, size, { maxLines: 20 });
   const named = parseRolloutName(file);
   const metaId = typeof head.meta?.id === 'string' && head.meta.id !== '' ? head.meta.id : undefined;
@@ -142,7 +132,7 @@ function rolloutFiles(dir: string, depth: number, out: string[], onDiagnostic?: 
       const code = (err as NodeJS.ErrnoException).code;
       throw new UserError(`cannot read the Codex sessions folder: ${code ?? (err as Error).message} (set --home or CODEX_HOME)`, dir);
     }
-    onDiagnostic?.(dir, `cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}; skipped`);
+    onDiagnostic?.(dir, `cannot read: ${errorCode(err)}; skipped`);
     return;
   }
   for (const entry of entries) {

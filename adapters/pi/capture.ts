@@ -3,12 +3,11 @@
 // (incremental mode) capture continues after the last consumed line, a last line without its
 // newline waits for the next run, and the mapper's state comes back from the cursor so seqs, parent
 // links and pending tool calls continue exactly. The user's file is opened read-only, always.
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
-import type { CaptureOptions, Cursor, SessionRef } from '../../lib/adapter.js';
-import { UserError } from '../../lib/diagnostics.js';
-import { SessionEmitter } from '../../lib/emitter.js';
+import { statSync } from 'node:fs';
+import type { CaptureOptions, SessionRef } from '../../lib/adapter.js';
+import { readError } from '../../lib/diagnostics.js';
 import { canonicalSessionId, type SpEvent } from '../../lib/event.js';
-import { assertSourceUnchanged, emptyCursor, positionAfter, sourceLines } from '../../lib/cursor.js';
+import { captureLines, cursorFor, emitterFor, rawFinalNewline, sourceExtent, sourceLines, storeNextSeq, storePosition } from '../../lib/cursor.js';
 import type { Line } from '../../lib/lines.js';
 import { isObject, jsonObject, str, type Json } from '../../lib/json.js';
 import { AGENT, PiMapper, newPiState, sourceTime, type PiState } from './entries.js';
@@ -16,21 +15,6 @@ import { isHeader, versionOf } from './format.js';
 import { idFromFileName } from './paths.js';
 
 const HEADER_KEYS = new Set(['type', 'version', 'id', 'timestamp', 'cwd', 'parentSession', 'branchedFrom', 'provider', 'modelId', 'thinkingLevel']);
-
-function errorCode(err: unknown): string {
-  return (err as NodeJS.ErrnoException).code ?? (err as Error).message;
-}
-
-function lastByte(path: string, size: number): number | undefined {
-  if (size === 0) return undefined;
-  const fd = openSync(path, 'r');
-  try {
-    const buffer = Buffer.alloc(1);
-    return readSync(fd, buffer, 0, 1, size - 1) === 1 ? buffer[0] : undefined;
-  } finally {
-    closeSync(fd);
-  }
-}
 
 interface HeadInfo {
   title?: string;
@@ -89,31 +73,13 @@ async function scanSession(path: string, size: number, completeOnly: boolean): P
 /** The events of one Pi session, unchained. */
 export async function* capturePi(ref: SessionRef, options: CaptureOptions = {}): AsyncGenerator<SpEvent> {
   const incremental = options.cursor !== undefined;
-  const cursor: Cursor = options.cursor ? structuredClone(options.cursor) : emptyCursor(AGENT, ref.native_id);
-  if (cursor.native_id !== ref.native_id) throw new UserError(`the cursor belongs to session ${cursor.native_id}, not ${ref.native_id}`);
-  const known = Object.keys(cursor.sources);
-  if (known.length > 0 && !(ref.path in cursor.sources)) {
-    throw new UserError(`the cursor was stored for ${known[0]}; this session is now read from another file, so continuing could duplicate events`, ref.path);
-  }
+  const cursor = cursorFor(AGENT, ref, options.cursor);
   const path = ref.path;
   const position = cursor.sources[path];
-  let size: number;
-  if (position) {
-    size = assertSourceUnchanged(path, position);
-  } else {
-    try {
-      const stat = statSync(path);
-      if (stat.isDirectory()) throw new UserError('is a directory, not a Pi session file', path);
-      size = stat.size;
-    } catch (err) {
-      if (err instanceof UserError) throw err;
-      throw new UserError(`cannot read: ${errorCode(err)}`, path);
-    }
-  }
+  const { size } = sourceExtent(path, position, 'Pi session file');
   const state: PiState = (cursor.state as PiState | undefined) ?? newPiState();
   cursor.state = state;
-  const session = canonicalSessionId(AGENT, ref.native_id);
-  const emitter = new SessionEmitter(AGENT, ref.native_id, { nextSeq: cursor.sessions[session]?.next_seq ?? 0 });
+  const emitter = emitterFor(cursor, AGENT, ref.native_id);
   const mapper = new PiMapper({ emitter, path, state, raw: options.raw, artifactsDir: options.artifactsDir, onDiagnostic: options.onDiagnostic });
 
   const start = async (headerLine: Line | undefined, header: Json | undefined): Promise<SpEvent> => {
@@ -144,10 +110,7 @@ export async function* capturePi(ref: SessionRef, options: CaptureOptions = {}):
     if (head.provider !== undefined) payload.provider = head.provider;
     if (head.title !== undefined) payload.title = head.title;
     if (head.leaf !== undefined) payload.active_leaf = head.leaf;
-    if (options.raw) {
-      // origin.raw lines joined with "\n" give the file; this says whether one more "\n" ends it.
-      payload.raw_final_newline = incremental || size === 0 || lastByte(path, size) === 0x0a;
-    }
+    if (options.raw) payload.raw_final_newline = rawFinalNewline(path, size, incremental);
     // No time in the header or the entries: the file's own time is the best source time there is.
     const ts = sourceTime(header?.timestamp) ?? head.firstEntryTs ?? statSync(path).mtimeMs / 1000;
     return mapper.start(payload, ts, headerLine);
@@ -155,9 +118,7 @@ export async function* capturePi(ref: SessionRef, options: CaptureOptions = {}):
 
   let last: Line | undefined;
   try {
-    for await (const line of sourceLines(path, position?.offset ?? 0, size, (position?.line ?? 0) + 1)) {
-      // A line still being written: an incremental capture reads it once its newline is there.
-      if (!line.terminated && incremental) break;
+    for await (const line of captureLines(path, position, size, incremental)) {
       if (!state.started) {
         const value = jsonObject(line.text);
         if (line.number === 1 && isHeader(value)) {
@@ -176,15 +137,14 @@ export async function* capturePi(ref: SessionRef, options: CaptureOptions = {}):
       last = line;
     }
   } catch (err) {
-    if (err instanceof UserError) throw err;
-    throw new UserError(`cannot read: ${errorCode(err)}`, path);
+    throw readError(err, path);
   }
   // An empty file is still a session; an incremental capture waits until it has a line.
   if (!state.started && !incremental) {
     yield await start(undefined, undefined);
     mapper.useHeader(undefined);
   }
-  if (last) cursor.sources[path] = positionAfter(path, last);
-  if (state.started) cursor.sessions[session] = { ...cursor.sessions[session], next_seq: emitter.nextSeq };
+  storePosition(cursor, path, last);
+  if (state.started) storeNextSeq(cursor, emitter);
   options.onCursor?.(cursor);
 }

@@ -4,9 +4,9 @@
 import { closeSync, openSync, readSync, readdirSync, statSync, type Dirent } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { DiscoverOptions, SessionRef } from '../../lib/adapter.js';
-import { UserError } from '../../lib/diagnostics.js';
+import { UserError, errorCode } from '../../lib/diagnostics.js';
 import { toEpochSeconds } from '../../lib/event.js';
-import { sourceLines } from '../../lib/cursor.js';
+import { sourceLines, statSessionFile } from '../../lib/cursor.js';
 import { isObject, jsonObject, str, type Json } from '../../lib/json.js';
 import { cutPrompt, isHeader, textOf, versionOf } from './format.js';
 import { cwdFolder, defaultHome, homeOfSessionFile, idFromFileName, resolveCwd, sessionsDir } from './paths.js';
@@ -45,7 +45,7 @@ export function readHeader(path: string): { header?: Json; problem?: string } {
   try {
     line = readFirstLine(path);
   } catch (err) {
-    return { problem: `cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}` };
+    return { problem: `cannot read: ${errorCode(err)}` };
   }
   if (line === undefined || line.trim() === '') return { problem: 'empty file or blank line 1 (no session header)' };
   let value: unknown;
@@ -88,15 +88,7 @@ function refOf(path: string, header: Json | undefined, mtime: number, home: stri
 /** The ref of one session file, wherever it lies (a file without a valid header is still captured). */
 export async function openSession(path: string): Promise<SessionRef> {
   const file = resolve(path);
-  let mtime: number;
-  try {
-    const stat = statSync(file);
-    if (stat.isDirectory()) throw new UserError('is a directory, not a Pi session file (.jsonl)', path);
-    mtime = stat.mtimeMs / 1000;
-  } catch (err) {
-    if (err instanceof UserError) throw err;
-    throw new UserError(`cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, path);
-  }
+  const { mtime } = statSessionFile(file, 'Pi session file (.jsonl)', path);
   const { header } = readHeader(file);
   return refOf(file, header, mtime, homeOfSessionFile(file));
 }
@@ -178,7 +170,7 @@ export async function* discoverSessions(options: DiscoverOptions = {}): AsyncGen
     try {
       names = readdirSync(folderPath, { withFileTypes: true });
     } catch (err) {
-      options.onDiagnostic?.(folderPath, `cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}; skipped`);
+      options.onDiagnostic?.(folderPath, `cannot read: ${errorCode(err)}; skipped`);
       continue;
     }
     for (const entry of names) {

@@ -19,7 +19,7 @@ import { randomBytes } from 'node:crypto';
 import type { MaterializeOptions, MaterializeResult } from '../../lib/adapter.js';
 import { createFileAtomic } from '../../lib/atomic.js';
 import { artifactPath } from '../../lib/artifacts.js';
-import { UserError } from '../../lib/diagnostics.js';
+import { UserError, errorCode } from '../../lib/diagnostics.js';
 import { toIso, type SpEvent } from '../../lib/event.js';
 import { isObject, str, type Json } from '../../lib/json.js';
 import { STOP_REASONS } from './format.js';
@@ -569,7 +569,7 @@ function prepareCwd(sessionCwd: string, mkcwd: boolean, dryRun: boolean): string
       try {
         mkdirSync(cwd, { recursive: true });
       } catch (err) {
-        throw new UserError(`cannot create the session cwd: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, cwd);
+        throw new UserError(`cannot create the session cwd: ${errorCode(err)}`, cwd);
       }
       cwd = resolveCwd(cwd);
     }
