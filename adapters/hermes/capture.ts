@@ -177,7 +177,7 @@ function* captureSession(ctx: Context, id: string): Generator<SpEvent> {
   state.sessions[id] = sstate;
   const has = (column: string) => ctx.schema.messages.includes(column);
 
-  if (position) {
+  if (position && position.rowid >= 0) {
     // The last row consumed must still be there, unchanged: otherwise ids below the cursor moved.
     const last = db.prepare('SELECT * FROM messages WHERE id = ?').get(position.rowid) as Row | undefined;
     if (!last || last.session_id !== id || (position.row_sha256 !== undefined && rowHash(last) !== position.row_sha256)) {

@@ -29,44 +29,61 @@ export interface Snapshot {
   close(): void;
 }
 
+/**
+ * SQLite errors that mean the files changed between choosing the open mode and opening: a writer
+ * that just closed (its -wal and -shm are gone) or just started (a -wal without its -shm yet).
+ * The mode is chosen again from what is on disk now.
+ */
+function filesMoved(err: unknown): boolean {
+  const code = (err as { code?: unknown })?.code;
+  return typeof code === 'string' && /^SQLITE_(CANTOPEN|READONLY_CANTINIT|READONLY_RECOVERY|IOERR_SHORT_READ)/.test(code);
+}
+
 /** Opens a database for reading inside one read transaction; the lock is retried while busy. */
 export async function openSnapshot(dbPath: string): Promise<Snapshot> {
-  const handle = await openForRead(dbPath);
-  let open = false;
-  const close = () => {
-    if (open) {
-      open = false;
-      try {
-        handle.db.exec('COMMIT');
-      } catch {
-        // a read transaction has nothing to lose
-      }
-    }
-    handle.close();
-  };
-  try {
-    await retryBusy(
-      () => {
-        handle.db.exec('BEGIN');
+  const deadline = Date.now() + patience(10_000);
+  for (let attempt = 1; ; attempt += 1) {
+    const handle = await openForRead(dbPath);
+    let open = false;
+    const close = () => {
+      if (open) {
+        open = false;
         try {
-          handle.db.prepare('SELECT count(*) FROM sqlite_master').get();
-        } catch (err) {
-          handle.db.exec('ROLLBACK');
-          throw err;
+          handle.db.exec('COMMIT');
+        } catch {
+          // a read transaction has nothing to lose
         }
-        open = true;
-      },
-      dbPath,
-      'cannot read',
-      patience(10_000),
-    );
-    const schema = introspect(handle.db);
-    checkReadable(schema, dbPath);
-    return { db: handle.db, schema, handle, close };
-  } catch (err) {
-    close();
-    if (err instanceof UserError) throw err;
-    throw new UserError(`cannot read: ${errorText(err)}`, dbPath);
+      }
+      handle.close();
+    };
+    try {
+      await retryBusy(
+        () => {
+          handle.db.exec('BEGIN');
+          try {
+            handle.db.prepare('SELECT count(*) FROM sqlite_master').get();
+          } catch (err) {
+            handle.db.exec('ROLLBACK');
+            throw err;
+          }
+          open = true;
+        },
+        dbPath,
+        'cannot read',
+        Math.max(0, deadline - Date.now()),
+      );
+      const schema = introspect(handle.db);
+      checkReadable(schema, dbPath);
+      return { db: handle.db, schema, handle, close };
+    } catch (err) {
+      close();
+      if (err instanceof UserError) throw err;
+      if (filesMoved(err) && attempt < 20 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 5 * attempt));
+        continue;
+      }
+      throw new UserError(`cannot read: ${errorText(err)}`, dbPath);
+    }
   }
 }
 
