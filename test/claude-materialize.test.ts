@@ -9,13 +9,13 @@ import {
   DEFAULT_MODEL,
   STUB_RESULT,
   materializeClaude,
-  shellQuote,
   type ClaudeLossEntry,
   type ClaudeMaterializeOptions,
 } from '../adapters/claude/materialize.js';
 import { javaStringHash, projectSlug } from '../adapters/claude/slug.js';
 import { UserError } from '../lib/diagnostics.js';
 import type { SpEvent } from '../lib/event.js';
+import { shellQuote } from '../lib/writer.js';
 import { claude } from '../adapters/claude/index.js';
 import { captureAll } from './contract/testAdapter.js';
 import { SessionBuilder, from } from './support/canonical.js';

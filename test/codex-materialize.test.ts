@@ -136,6 +136,14 @@ describe('codex writer: --same-id, --dry-run', () => {
     expect(meta).toEqual(lines(S2)[0].payload);
   });
 
+  it('--same-id from a --raw capture that lost a line rebuilds (the raw lines would not be the whole file)', async () => {
+    const all = await events(S2, true);
+    // A filter that dropped the events of one line in the middle: every other line is still there.
+    const gone = all.find((e) => e.type === 'message.assistant')!.origin!.native_seq!;
+    const { result } = await write(all.filter((e) => e.origin?.native_seq !== gone), { home: home(), sameId: true });
+    expect(result.written_as).toBe('rebuilt');
+  });
+
   it('--same-id --cwd elsewhere rebuilds (a moved session cannot be byte-identical)', async () => {
     const { result } = await write(await events(S2, true), { home: home(), sameId: true, cwd: '/srv/elsewhere' });
     expect(result.written_as).toBe('rebuilt');

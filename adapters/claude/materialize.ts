@@ -18,6 +18,7 @@ import { UserError } from '../../lib/diagnostics.js';
 import { artifactPath } from '../../lib/artifacts.js';
 import type { SpEvent } from '../../lib/event.js';
 import { isObject, str, type Json } from '../../lib/json.js';
+import { capturedRawLines, isDerived, lineChunks, payloadOf, selectSession, shellQuote } from '../../lib/writer.js';
 import { defaultHome } from './paths.js';
 import { projectSlug, resolveCwd } from './slug.js';
 
@@ -81,16 +82,8 @@ export function transcriptPath(home: string, cwd: string, sessionId: string): st
   return join(home, 'projects', projectSlug(cwd), `${sessionId}.jsonl`);
 }
 
-/** Quotes a word for a POSIX shell when it needs quoting. */
-export function shellQuote(word: string): string {
-  return /^[A-Za-z0-9_\/.,:@%+=-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
-}
-
 // ---- helpers over loosely typed payloads --------------------------------------------------------
 
-function payloadOf(event: SpEvent): Json {
-  return isObject(event.payload) ? event.payload : {};
-}
 /** A meta event's native record: `payload.raw` as an object (or JSON text), else its line from `origin.raw`. */
 function rawRecord(event: SpEvent): Json | undefined {
   const candidates: unknown[] = [payloadOf(event).raw];
@@ -108,12 +101,6 @@ function rawRecord(event: SpEvent): Json | undefined {
   }
   return undefined;
 }
-function nativeIdOf(start: SpEvent | undefined): string | undefined {
-  return start ? str(payloadOf(start).native_id) : undefined;
-}
-function isDerived(event: SpEvent): boolean {
-  return event.derived_from !== undefined && event.derived_from !== null;
-}
 function fromClaude(event: SpEvent): boolean {
   return (event.origin?.agent ?? event.agent) === 'claude';
 }
@@ -126,76 +113,6 @@ function randomToken(length: number): string {
   let out = '';
   for (const b of bytes) out += alphabet[b % alphabet.length];
   return out;
-}
-
-// ---- reading the stream -------------------------------------------------------------------------
-
-interface Selected {
-  start?: SpEvent;
-  events: SpEvent[];
-  session: string;
-  /** Other sessions in the stream (subagents …): canonical id → event count and native id. */
-  others: Map<string, { count: number; nativeId?: string }>;
-}
-
-async function selectSession(events: AsyncIterable<SpEvent>, selector?: string): Promise<Selected> {
-  const bySession = new Map<string, SpEvent[]>();
-  const starts = new Map<string, SpEvent>();
-  let firstStart: string | undefined;
-  let firstSession: string | undefined;
-  for await (const event of events) {
-    const session = String(event.session ?? '');
-    firstSession ??= session;
-    let list = bySession.get(session);
-    if (!list) bySession.set(session, (list = []));
-    list.push(event);
-    if (event.type === 'session.start' && !starts.has(session)) {
-      starts.set(session, event);
-      firstStart ??= session;
-    }
-  }
-  if (firstSession === undefined) throw new UserError('no events in the input');
-  let session: string | undefined;
-  if (selector !== undefined) {
-    for (const id of bySession.keys()) {
-      if (id === selector || nativeIdOf(starts.get(id)) === selector) session = id;
-    }
-    if (session === undefined) throw new UserError(`no session ${selector} in the input (give a canonical or native session id)`);
-  } else {
-    session = firstStart ?? firstSession;
-  }
-  // Seq order is the stream's order; a stable sort only repairs streams that were interleaved.
-  const list = bySession.get(session)!;
-  const ordered = list.every((e) => typeof e.seq === 'number') ? [...list].sort((a, b) => a.seq - b.seq) : list;
-  const others = new Map<string, { count: number; nativeId?: string }>();
-  for (const [id, evs] of bySession) {
-    if (id !== session) others.set(id, { count: evs.length, nativeId: nativeIdOf(starts.get(id)) });
-  }
-  return { start: starts.get(session), events: ordered, session, others };
-}
-
-/**
- * The native lines of a `--raw` capture in file order, or undefined when some line is missing
- * (then the file cannot be byte-identical and is rebuilt from the events instead). Lines are the
- * events' `origin.native_seq`; events without one (session.start, side files such as tasks/,
- * derived events) are not lines of the transcript.
- */
-function capturedRawLines(events: SpEvent[]): string[] | undefined {
-  const byLine = new Map<number, string>();
-  const seen = new Set<number>();
-  for (const e of events) {
-    const at = e.origin?.native_seq;
-    if (typeof at !== 'number') continue;
-    seen.add(at);
-    e.origin?.raw?.forEach((line, k) => byLine.set(at + k, line));
-  }
-  if (byLine.size === 0) return undefined;
-  for (const at of seen) if (!byLine.has(at)) return undefined;
-  // Every line from the first to the last: a gap is a line the capture did not carry.
-  let last = 0;
-  for (const at of byLine.keys()) if (at > last) last = at;
-  for (let at = 1; at <= last; at += 1) if (!byLine.has(at)) return undefined;
-  return [...byLine.entries()].sort((a, b) => a[0] - b[0]).map(([, line]) => line);
 }
 
 // ---- the writer ---------------------------------------------------------------------------------
@@ -1012,16 +929,15 @@ export async function materializeClaude(events: AsyncIterable<SpEvent>, options:
     });
   }
 
-  let text: string[];
-  let records: number;
+  let lines: string[];
+  let finalNewline = true;
   let writtenAs: 'raw' | 'rebuilt';
   let branches = 0;
   const raw = options.sameId ? capturedRawLines(selected.events) : undefined;
   if (raw) {
     // The capture says whether the file ended with a newline; joined, the lines give it back exactly.
-    const finalNewline = sp.raw_final_newline !== false;
-    text = raw.map((line, i) => (i < raw.length - 1 || finalNewline ? line + '\n' : line));
-    records = raw.length;
+    finalNewline = sp.raw_final_newline !== false;
+    lines = raw;
     writtenAs = 'raw';
   } else {
     const envelope: Envelope = {
@@ -1042,14 +958,13 @@ export async function materializeClaude(events: AsyncIterable<SpEvent>, options:
     });
     writer.run();
     if (writer.out.last === null) throw new UserError('nothing to write: the session has no messages');
-    text = writer.out.lines.map((line) => line + '\n');
-    records = writer.out.lines.length;
+    lines = writer.out.lines;
     writtenAs = 'rebuilt';
     branches = writer.branches;
   }
 
-  if (options.onLine) for (const line of text) options.onLine(line.endsWith('\n') ? line.slice(0, -1) : line);
-  if (!options.dryRun) createFileAtomic(path, chunked(text), 0o600);
+  if (options.onLine) for (const line of lines) options.onLine(line);
+  if (!options.dryRun) createFileAtomic(path, lineChunks(lines, finalNewline), 0o600);
 
   const result: ClaudeMaterializeResult = {
     agent: 'claude',
@@ -1057,7 +972,7 @@ export async function materializeClaude(events: AsyncIterable<SpEvent>, options:
     path,
     cwd,
     resume: `cd ${shellQuote(cwd)} && claude --resume ${sessionId}${options.model ? ` --model ${shellQuote(options.model)}` : ''}`,
-    records,
+    records: lines.length,
     written_as: writtenAs,
     source_session: selected.session,
     changes: counts,
@@ -1065,17 +980,4 @@ export async function materializeClaude(events: AsyncIterable<SpEvent>, options:
   if (branches > 0) result.branches = branches;
   if (options.dryRun) result.dry_run = true;
   return result;
-}
-
-/** Text joined into ~64 KiB chunks: few writes, and no second copy of a whole large file. */
-function* chunked(pieces: string[]): Generator<string> {
-  let buffer = '';
-  for (const piece of pieces) {
-    buffer += piece;
-    if (buffer.length >= 1 << 16) {
-      yield buffer;
-      buffer = '';
-    }
-  }
-  if (buffer) yield buffer;
 }

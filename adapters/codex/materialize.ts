@@ -22,10 +22,10 @@ import { UserError } from '../../lib/diagnostics.js';
 import { toIso, type SpEvent } from '../../lib/event.js';
 import { splitLines } from '../../lib/lines.js';
 import { isObject, str, type Json } from '../../lib/json.js';
+import { RawLineCheck, SessionPicker, isDerived, nativeIdOf, payloadOf, shellQuote, uuidv7 } from '../../lib/writer.js';
 import { AGENT, UUID_PATTERN, defaultHome, parseRolloutName, rolloutRelPath, sessionsDir } from './paths.js';
 import { isImageWrapper } from './rollout.js';
 import { commitRegistration, planRegistration, type Registration } from './state-db.js';
-import { uuidv7 } from './uuid.js';
 
 /** The client version this writer was verified against (written as cli_version for foreign sessions). */
 export const CLIENT_VERSION = '0.171.0';
@@ -72,16 +72,6 @@ export interface CodexMaterializeResult extends MaterializeResult {
   registered?: { db: string; backup?: string; copied_columns: string[] };
 }
 
-export function shellQuote(word: string): string {
-  return /^[A-Za-z0-9_\/.,:@%+=-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
-}
-
-function payloadOf(event: SpEvent): Json {
-  return isObject(event.payload) ? event.payload : {};
-}
-function isDerived(event: SpEvent): boolean {
-  return event.derived_from !== undefined && event.derived_from !== null;
-}
 function fromCodex(event: SpEvent): boolean {
   return (event.origin?.agent ?? event.agent) === AGENT;
 }
@@ -103,21 +93,19 @@ function typeFirst(value: unknown): unknown {
 
 interface SessionIndex {
   count: number;
-  start?: SpEvent;
   /** Per call id: how many outputs came after a call with that id (consumed in pass 2). */
   answered: Map<string, number>;
   open: Map<string, number>;
   firstPrompt?: string;
   lastModel?: string;
-  /** Whether the --raw lines are complete and in file order. */
-  rawOk: boolean;
-  rawLines: number;
-  nativeLines: number;
-  lastNativeSeq: number;
+  /** Whether the --raw lines are the whole rollout, in file order. */
+  raw: RawLineCheck;
+  /** False once an event that is not a line of the rollout would be lost by writing the raw lines. */
+  onlyLines: boolean;
 }
 
 function newIndex(): SessionIndex {
-  return { count: 0, answered: new Map(), open: new Map(), rawOk: true, rawLines: 0, nativeLines: 0, lastNativeSeq: 0 };
+  return { count: 0, answered: new Map(), open: new Map(), raw: new RawLineCheck(), onlyLines: true };
 }
 
 function textOf(content: unknown): string {
@@ -132,19 +120,11 @@ function textOf(content: unknown): string {
 function indexEvent(index: SessionIndex, event: SpEvent): void {
   index.count += 1;
   const p = payloadOf(event);
-  if (event.type === 'session.start' && !index.start) index.start = event;
-  const at = event.origin?.native_seq;
-  if (typeof at === 'number' && fromCodex(event)) {
-    if (at !== index.lastNativeSeq) {
-      if (at < index.lastNativeSeq) index.rawOk = false;
-      index.nativeLines += 1;
-      index.lastNativeSeq = at;
-      if (event.origin?.raw?.length) index.rawLines += event.origin.raw.length;
-      else index.rawOk = false;
-    }
-  } else if (!isDerived(event) && event.type !== 'session.start') {
-    index.rawOk = false;
-  }
+  index.raw.add(event);
+  // Derived events are made again from their call; session.start is the session_meta line, or made
+  // up for a rollout without one. Any other event must be a line of the rollout itself.
+  const line = typeof event.origin?.native_seq === 'number' && fromCodex(event);
+  if (!line && !isDerived(event) && event.type !== 'session.start') index.onlyLines = false;
   if (isDerived(event)) return;
   if (event.type === 'tool.call') {
     const id = String(p.call_id ?? '');
@@ -171,7 +151,7 @@ interface Spool {
   dir: string;
   file: string;
   sessions: Map<string, SessionIndex>;
-  order: string[];
+  picker: SessionPicker;
 }
 
 async function spoolEvents(events: AsyncIterable<SpEvent>): Promise<Spool> {
@@ -179,16 +159,13 @@ async function spoolEvents(events: AsyncIterable<SpEvent>): Promise<Spool> {
   const file = join(dir, 'events.ndjson');
   const fd = openSync(file, 'w', 0o600);
   const sessions = new Map<string, SessionIndex>();
-  const order: string[] = [];
+  const picker = new SessionPicker();
   let buffer = '';
   try {
     for await (const event of events) {
-      const session = String(event.session ?? '');
+      const session = picker.add(event);
       let index = sessions.get(session);
-      if (!index) {
-        sessions.set(session, (index = newIndex()));
-        order.push(session);
-      }
+      if (!index) sessions.set(session, (index = newIndex()));
       indexEvent(index, event);
       buffer += JSON.stringify(event) + '\n';
       if (buffer.length >= 1 << 20) {
@@ -203,7 +180,7 @@ async function spoolEvents(events: AsyncIterable<SpEvent>): Promise<Spool> {
     throw err;
   }
   closeSync(fd);
-  return { dir, file, sessions, order };
+  return { dir, file, sessions, picker };
 }
 
 /** The spooled events of one session, in stream order. */
@@ -679,16 +656,9 @@ export async function materializeCodex(events: AsyncIterable<SpEvent>, options: 
 }
 
 async function write(spool: Spool, options: CodexMaterializeOptions): Promise<CodexMaterializeResult> {
-  if (spool.order.length === 0) throw new UserError('no events in the input');
-  let session: string | undefined;
-  if (options.session !== undefined) {
-    session = spool.order.find((id) => id === options.session || str(spool.sessions.get(id)?.start?.payload.native_id) === options.session);
-    if (session === undefined) throw new UserError(`no session ${options.session} in the input (give a canonical or native session id)`);
-  } else {
-    session = spool.order.find((id) => spool.sessions.get(id)!.start !== undefined) ?? spool.order[0];
-  }
+  const session = spool.picker.pick(options.session);
   const index = spool.sessions.get(session)!;
-  const start = index.start;
+  const start = spool.picker.startOf(session);
   const sp = start ? payloadOf(start) : {};
   const sourceAgent = start?.agent;
   const codexSource = sourceAgent === AGENT;
@@ -723,10 +693,10 @@ async function write(spool: Spool, options: CodexMaterializeOptions): Promise<Co
     counts[entry.action] += 1;
     options.onLoss?.(entry);
   };
-  for (const id of spool.order) {
+  for (const id of spool.picker.order) {
     if (id === session) continue;
     const other = spool.sessions.get(id)!;
-    const otherNative = str(other.start?.payload.native_id);
+    const otherNative = nativeIdOf(spool.picker.startOf(id));
     report({ action: 'dropped', code: 'other-session', reason: `session ${id}${otherNative ? ` (native ${otherNative})` : ''}, ${other.count} event(s), is a separate session: not written` });
   }
 
@@ -755,7 +725,7 @@ async function write(spool: Spool, options: CodexMaterializeOptions): Promise<Co
   try {
     // Byte-identical only when every line came along and the session stays in its own folder.
     const stays = str(sp.cwd) !== undefined && resolve(String(sp.cwd)) === cwd;
-    const raw = options.sameId && stays && index.rawOk && index.rawLines > 0 && index.rawLines === index.nativeLines;
+    const raw = options.sameId && stays && index.onlyLines && index.raw.complete;
     if (raw) {
       writtenAs = 'raw';
       const finalNewline = sp.raw_final_newline !== false;

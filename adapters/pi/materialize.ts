@@ -22,10 +22,11 @@ import { artifactPath } from '../../lib/artifacts.js';
 import { UserError, errorCode } from '../../lib/diagnostics.js';
 import { toIso, type SpEvent } from '../../lib/event.js';
 import { isObject, str, type Json } from '../../lib/json.js';
+import { capturedRawLines, lineChunks, payloadOf, selectSession, shellQuote, uuidv7, type SelectedSession } from '../../lib/writer.js';
 import { STOP_REASONS } from './format.js';
 import { DEFAULT_MODEL, parseModel, piStopReason, piUsage, type ModelIdentity } from './models.js';
 import { cwdFolder, defaultHome, resolveCwd, sessionFileName, sessionsDir } from './paths.js';
-import { TreeBuilder, fromPi, payloadOf, type PiLossEntry, type Report, type Unit } from './tree.js';
+import { TreeBuilder, fromPi, type PiLossEntry, type Report, type Unit } from './tree.js';
 
 export type { PiLossEntry } from './tree.js';
 
@@ -53,86 +54,6 @@ export interface PiMaterializeResult extends MaterializeResult {
   /** Leaves of the written tree: 1 for a linear session. */
   branches: number;
   changes: { dropped: number; stubbed: number; transformed: number };
-}
-
-/** Quotes a word for a POSIX shell when it needs quoting. */
-export function shellQuote(word: string): string {
-  return /^[A-Za-z0-9_\/.,:@%+=-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
-}
-
-/** A UUIDv7 (time-ordered, as the client makes session ids). */
-export function uuidv7(ms = Date.now()): string {
-  const bytes = randomBytes(16);
-  bytes.writeUIntBE(ms, 0, 6);
-  bytes[6] = 0x70 | (bytes[6] & 0x0f);
-  bytes[8] = 0x80 | (bytes[8] & 0x3f);
-  const hex = bytes.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
-
-// ---- reading the stream -------------------------------------------------------------------------
-
-interface Selected {
-  start?: SpEvent;
-  events: SpEvent[];
-  session: string;
-  others: Map<string, { count: number; nativeId?: string }>;
-}
-
-async function selectSession(events: AsyncIterable<SpEvent>, selector?: string): Promise<Selected> {
-  const bySession = new Map<string, SpEvent[]>();
-  const starts = new Map<string, SpEvent>();
-  let firstStart: string | undefined;
-  let firstSession: string | undefined;
-  for await (const event of events) {
-    const session = String(event.session ?? '');
-    firstSession ??= session;
-    let list = bySession.get(session);
-    if (!list) bySession.set(session, (list = []));
-    list.push(event);
-    if (event.type === 'session.start' && !starts.has(session)) {
-      starts.set(session, event);
-      firstStart ??= session;
-    }
-  }
-  if (firstSession === undefined) throw new UserError('no events in the input');
-  const nativeOf = (id: string): string | undefined => str(payloadOf(starts.get(id) ?? ({} as SpEvent)).native_id);
-  let session: string | undefined;
-  if (selector !== undefined) {
-    for (const id of bySession.keys()) if (id === selector || nativeOf(id) === selector) session = id;
-    if (session === undefined) throw new UserError(`no session ${selector} in the input (give a canonical or native session id)`);
-  } else {
-    session = firstStart ?? firstSession;
-  }
-  const list = bySession.get(session)!;
-  // Seq order is the stream's order; a stable sort only repairs streams that were interleaved.
-  const ordered = list.every((e) => typeof e.seq === 'number') ? [...list].sort((a, b) => a.seq - b.seq) : list;
-  const others = new Map<string, { count: number; nativeId?: string }>();
-  for (const [id, evs] of bySession) if (id !== session) others.set(id, { count: evs.length, nativeId: nativeOf(id) });
-  return { start: starts.get(session), events: ordered, session, others };
-}
-
-/**
- * The native lines of a `--raw` capture of a Pi file in order, or undefined when some line is
- * missing (then the file cannot be byte-identical and is rebuilt from the events instead).
- */
-function capturedRawLines(events: SpEvent[]): string[] | undefined {
-  const byLine = new Map<number, string>();
-  const seen = new Set<number>();
-  for (const e of events) {
-    const at = e.origin?.native_seq;
-    const raw = e.origin?.raw;
-    if (raw && raw.length > 0) {
-      if (typeof at !== 'number') return undefined;
-      raw.forEach((line, k) => byLine.set(at + k, line));
-    }
-    if (typeof at === 'number') seen.add(at);
-  }
-  if (byLine.size === 0) return undefined;
-  for (const at of seen) if (!byLine.has(at)) return undefined;
-  const numbers = [...byLine.keys()].sort((a, b) => a - b);
-  if (numbers[0] !== 1 || numbers[numbers.length - 1] !== numbers.length) return undefined;
-  return numbers.map((n) => byLine.get(n)!);
 }
 
 // ---- writing entries ----------------------------------------------------------------------------
@@ -520,7 +441,7 @@ export async function materializePi(events: AsyncIterable<SpEvent>, options: PiM
   }
 
   if (options.onLine) for (const line of lines) options.onLine(line);
-  if (!options.dryRun) createFileAtomic(path, chunked(lines, finalNewline), 0o600);
+  if (!options.dryRun) createFileAtomic(path, lineChunks(lines, finalNewline), 0o600);
 
   const result: PiMaterializeResult = {
     agent: 'pi',
@@ -586,7 +507,7 @@ interface BuildOptions extends PiMaterializeOptions {
 }
 
 /** The lines of a rebuilt session: header, then the entries of the tree with the active branch last. */
-function buildLines(selected: Selected, options: BuildOptions): { lines: string[]; leafId?: string; branches: number } {
+function buildLines(selected: SelectedSession, options: BuildOptions): { lines: string[]; leafId?: string; branches: number } {
   const sp = selected.start ? payloadOf(selected.start) : {};
   const tree = new TreeBuilder(selected.events, options.safety, options.report);
   tree.build();
@@ -739,18 +660,4 @@ function fixReferences(unit: Unit, out: Json, ctx: { idOfSeq: (seq: unknown) => 
     }
   }
   return true;
-}
-
-/** Lines joined into ~64 KiB chunks: few writes, and no second copy of a whole large file. */
-function* chunked(lines: string[], finalNewline: boolean): Generator<string> {
-  let buffer = '';
-  for (let i = 0; i < lines.length; i += 1) {
-    buffer += lines[i];
-    if (i < lines.length - 1 || finalNewline) buffer += '\n';
-    if (buffer.length >= 1 << 16) {
-      yield buffer;
-      buffer = '';
-    }
-  }
-  if (buffer) yield buffer;
 }

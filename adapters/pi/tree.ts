@@ -6,6 +6,7 @@
 import type { LossEntry } from '../../lib/adapter.js';
 import type { SpEvent } from '../../lib/event.js';
 import { isObject, str, type Json } from '../../lib/json.js';
+import { isDerived, payloadOf } from '../../lib/writer.js';
 
 /** A loss entry with a short code that groups entries in summaries (`stub-result`, `orphan-result` …). */
 export interface PiLossEntry extends LossEntry {
@@ -14,12 +15,6 @@ export interface PiLossEntry extends LossEntry {
 
 export type Report = (action: PiLossEntry['action'], code: string, reason: string, event?: SpEvent) => void;
 
-export function payloadOf(event: SpEvent): Json {
-  return isObject(event.payload) ? event.payload : {};
-}
-export function isDerived(event: SpEvent): boolean {
-  return event.derived_from !== undefined && event.derived_from !== null;
-}
 export function fromPi(event: SpEvent): boolean {
   return (event.origin?.agent ?? event.agent) === 'pi';
 }

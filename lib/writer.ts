@@ -1,0 +1,185 @@
+// What every writer (`sp-materialize <agent>`) needs, whatever the target agent: the session to
+// write from a stream that may hold several, the native lines of a `--raw` capture for a
+// byte-identical `--same-id` write, the file in chunks, and small helpers over canonical events.
+// One definition, so every writer picks sessions and decides "byte-identical or rebuilt" the same way.
+import { randomBytes } from 'node:crypto';
+import { UserError } from './diagnostics.js';
+import type { SpEvent } from './event.js';
+import { isObject, str, type Json } from './json.js';
+
+/** An event's payload as an object (`{}` when it is not one). */
+export function payloadOf(event: SpEvent): Json {
+  return isObject(event.payload) ? event.payload : {};
+}
+
+/** A derived event (file.edit, command.run, todo.* from a tool call): writers skip it, its call carries it. */
+export function isDerived(event: SpEvent): boolean {
+  return event.derived_from !== undefined && event.derived_from !== null;
+}
+
+/** The native session id a session.start names. */
+export function nativeIdOf(start: SpEvent | undefined): string | undefined {
+  return start ? str(payloadOf(start).native_id) : undefined;
+}
+
+/** Quotes a word for a POSIX shell when it needs quoting (the resume command a writer prints). */
+export function shellQuote(word: string): string {
+  return /^[A-Za-z0-9_\/.,:@%+=-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** A UUIDv7: time-ordered, as the clients make new session ids (Codex threads, Pi sessions). */
+export function uuidv7(now: number = Date.now()): string {
+  const bytes = randomBytes(16);
+  const ms = BigInt(Math.max(0, Math.floor(now)));
+  for (let i = 0; i < 6; i += 1) bytes[i] = Number((ms >> BigInt(8 * (5 - i))) & 0xffn);
+  bytes[6] = (bytes[6] & 0x0f) | 0x70;
+  bytes[8] = (bytes[8] & 0x3f) | 0x80;
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+// ---- the session to write ------------------------------------------------------------------------
+
+/**
+ * Picks the session to write from a stream that may hold several, fed event by event (a streaming
+ * writer keeps no events): the first session `selector` names (by canonical id, or by the native id
+ * its session.start names), else the session of the first session.start (a stream may open with
+ * events of another session), else the first session.
+ */
+export class SessionPicker {
+  /** Canonical session ids in the order they first appear. */
+  readonly order: string[] = [];
+  private readonly known = new Set<string>();
+  private readonly starts = new Map<string, SpEvent>();
+  private firstStart: string | undefined;
+
+  /** Notes an event; returns its session. */
+  add(event: SpEvent): string {
+    const session = String(event.session ?? '');
+    if (!this.known.has(session)) {
+      this.known.add(session);
+      this.order.push(session);
+    }
+    if (event.type === 'session.start' && !this.starts.has(session)) {
+      this.starts.set(session, event);
+      this.firstStart ??= session;
+    }
+    return session;
+  }
+
+  /** A session's (first) session.start. */
+  startOf(session: string): SpEvent | undefined {
+    return this.starts.get(session);
+  }
+
+  pick(selector?: string): string {
+    if (this.order.length === 0) throw new UserError('no events in the input');
+    if (selector === undefined) return this.firstStart ?? this.order[0];
+    const session = this.order.find((id) => id === selector || nativeIdOf(this.starts.get(id)) === selector);
+    if (session === undefined) throw new UserError(`no session ${selector} in the input (give a canonical or native session id)`);
+    return session;
+  }
+}
+
+export interface SelectedSession {
+  start?: SpEvent;
+  /** The session's events in seq order. */
+  events: SpEvent[];
+  session: string;
+  /** Other sessions in the stream (subagents …): canonical id → event count and native id. */
+  others: Map<string, { count: number; nativeId?: string }>;
+}
+
+/** Reads a whole stream and picks the session to write (see SessionPicker). */
+export async function selectSession(events: AsyncIterable<SpEvent>, selector?: string): Promise<SelectedSession> {
+  const picker = new SessionPicker();
+  const bySession = new Map<string, SpEvent[]>();
+  for await (const event of events) {
+    const session = picker.add(event);
+    let list = bySession.get(session);
+    if (!list) bySession.set(session, (list = []));
+    list.push(event);
+  }
+  const session = picker.pick(selector);
+  // Seq order is the stream's order; a stable sort only repairs streams that were interleaved.
+  const list = bySession.get(session)!;
+  const ordered = list.every((e) => typeof e.seq === 'number') ? [...list].sort((a, b) => a.seq - b.seq) : list;
+  const others = new Map<string, { count: number; nativeId?: string }>();
+  for (const [id, evs] of bySession) {
+    if (id !== session) others.set(id, { count: evs.length, nativeId: nativeIdOf(picker.startOf(id)) });
+  }
+  return { start: picker.startOf(session), events: ordered, session, others };
+}
+
+// ---- the native lines of a --raw capture ---------------------------------------------------------
+
+/**
+ * Whether the `--raw` lines of a capture give its native file back whole: every event that carries
+ * raw lines names its line (`origin.native_seq`), those lines follow each other from line 1 with no
+ * gap and none twice, and every line an event names is among them. Otherwise a line is missing and
+ * the file could not be byte-identical, so the writer rebuilds it from the events instead. Fed
+ * event by event in file order, keeping no lines, so a streaming writer can use it too.
+ */
+export class RawLineCheck {
+  private next = 1;
+  private lastNamed = 0;
+  private broken = false;
+
+  add(event: SpEvent): void {
+    const at = event.origin?.native_seq;
+    const line = typeof at === 'number' && Number.isInteger(at) && at >= 1 ? at : undefined;
+    const raw = event.origin?.raw;
+    if (raw && raw.length > 0) {
+      if (line !== this.next) this.broken = true;
+      else this.next += raw.length;
+    } else if (typeof at === 'number') {
+      if (line === undefined) this.broken = true;
+      else this.lastNamed = Math.max(this.lastNamed, line);
+    }
+  }
+
+  /** The raw lines counted so far. */
+  get lines(): number {
+    return this.next - 1;
+  }
+
+  /** Whether the raw lines so far are the whole file (and there is at least one). */
+  get complete(): boolean {
+    return !this.broken && this.next > 1 && this.lastNamed < this.next;
+  }
+}
+
+/**
+ * The native lines of a `--raw` capture in file order, or undefined when they are not the whole file
+ * (see RawLineCheck). Events without a line (session.start of a file that has no header line, side
+ * files such as Claude's tasks/) are not lines of the file.
+ */
+export function capturedRawLines(events: SpEvent[]): string[] | undefined {
+  const lineOf = (e: SpEvent): number => (typeof e.origin?.native_seq === 'number' ? e.origin.native_seq : 0);
+  // A stable sort: the events of one line keep their order (the first carries the line).
+  const inFileOrder = [...events].sort((a, b) => lineOf(a) - lineOf(b));
+  const check = new RawLineCheck();
+  const lines: string[] = [];
+  for (const event of inFileOrder) {
+    check.add(event);
+    if (event.origin?.raw) lines.push(...event.origin.raw);
+  }
+  return check.complete ? lines : undefined;
+}
+
+/**
+ * `lines` joined with "\n" (and one more at the end when `finalNewline`), in ~64 KiB chunks for
+ * createFileAtomic: few writes, and no second copy of a whole large file.
+ */
+export function* lineChunks(lines: readonly string[], finalNewline = true): Generator<string> {
+  let buffer = '';
+  for (let i = 0; i < lines.length; i += 1) {
+    buffer += lines[i];
+    if (i < lines.length - 1 || finalNewline) buffer += '\n';
+    if (buffer.length >= 1 << 16) {
+      yield buffer;
+      buffer = '';
+    }
+  }
+  if (buffer) yield buffer;
+}
