@@ -12,7 +12,7 @@ import { canonicalSessionId, type SpEvent } from '../../lib/event.js';
 import { canonicalize } from '../../lib/jcs.js';
 import { createValidator } from '../../lib/schema.js';
 import { bySession, captureAll, chainProblem } from '../contract/testAdapter.js';
-import { CORPUS_DB, Database, HERMES, ROOT, S1, S2, S3_CHILD, S3_IN_PLACE, S3_PARENT, SESSIONS, WAL_ONLY, copyDb, locator, makeWalTrio, tempDir } from './support.js';
+import { CORPUS_DB, Database, HERMES, ROOT, openFixture, S1, S2, S3_CHILD, S3_IN_PLACE, S3_PARENT, SESSIONS, WAL_ONLY, copyDb, locator, makeWalTrio, tempDir } from './support.js';
 
 const GOLDEN = `${HERMES}expected/`;
 
@@ -67,7 +67,7 @@ describe('golden: every corpus session', () => {
 
 describe('what the scenarios show', () => {
   const rowsOf = (id: string) => {
-    const db = new Database(CORPUS_DB, { readonly: true });
+    const db = openFixture(CORPUS_DB);
     try {
       return db.prepare('SELECT * FROM messages WHERE session_id = ? ORDER BY id').all(id) as Array<Record<string, any>>;
     } finally {

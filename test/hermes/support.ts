@@ -102,3 +102,8 @@ export function readSession(db: string, session: string): { session: Record<stri
     handle.close();
   }
 }
+
+/** A committed fixture opened without creating -wal/-shm next to it (a plain read-only open would). */
+export function openFixture(path: string): InstanceType<typeof Database> {
+  return new Database(`file:${path}?immutable=1`, { readonly: true });
+}
