@@ -3,7 +3,7 @@
 // `claude -c` picks them. `--list` details come from one streaming pass over each file.
 import { existsSync, readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import type { DiscoverOptions, SessionRef } from '../../lib/adapter.js';
+import { cutPrompt, type DiscoverOptions, type SessionRef } from '../../lib/adapter.js';
 import { UserError, errorCode } from '../../lib/diagnostics.js';
 import { toEpochSeconds } from '../../lib/event.js';
 import { sourceLines, statSessionFile } from '../../lib/cursor.js';
@@ -71,13 +71,6 @@ function textOf(content: unknown): string | undefined {
 
 function isToolResultLine(content: unknown): boolean {
   return Array.isArray(content) && content.some((b) => isObject(b) && b.type === 'tool_result');
-}
-
-/** A prompt for a one-line listing: whitespace runs folded, cut to `max` characters (code points). */
-export function cutPrompt(text: string, max = 120): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  const chars = Array.from(flat);
-  return chars.length > max ? chars.slice(0, max).join('') : flat;
 }
 
 /** What `--list` shows for one transcript: one full streaming pass. */

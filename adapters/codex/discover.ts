@@ -4,7 +4,7 @@
 // `--list` details come from one streaming pass over each file.
 import { readdirSync, statSync, type Dirent } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import type { DiscoverOptions, SessionRef } from '../../lib/adapter.js';
+import { cutPrompt, type DiscoverOptions, type SessionRef } from '../../lib/adapter.js';
 import { UserError, errorCode } from '../../lib/diagnostics.js';
 import { toEpochSeconds } from '../../lib/event.js';
 import { sourceLines, statSessionFile } from '../../lib/cursor.js';
@@ -49,13 +49,6 @@ export async function readTitles(home: string): Promise<Map<string, string>> {
     if (record && typeof record.id === 'string' && typeof record.thread_name === 'string') titles.set(record.id, record.thread_name);
   }
   return titles;
-}
-
-/** A prompt for a one-line listing: whitespace runs folded, cut to `max` characters (code points). */
-export function cutPrompt(text: string, max = 120): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  const chars = Array.from(flat);
-  return chars.length > max ? chars.slice(0, max).join('') : flat;
 }
 
 function messageText(item: Json): string {

@@ -3,12 +3,12 @@
 // modification time as `pi -c` picks them. `--list` details come from one streaming pass per file.
 import { closeSync, openSync, readSync, readdirSync, statSync, type Dirent } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import type { DiscoverOptions, SessionRef } from '../../lib/adapter.js';
+import { cutPrompt, type DiscoverOptions, type SessionRef } from '../../lib/adapter.js';
 import { UserError, errorCode } from '../../lib/diagnostics.js';
 import { toEpochSeconds } from '../../lib/event.js';
 import { sourceLines, statSessionFile } from '../../lib/cursor.js';
 import { isObject, jsonObject, str, type Json } from '../../lib/json.js';
-import { cutPrompt, isHeader, textOf, versionOf } from './format.js';
+import { isHeader, textOf, versionOf } from './format.js';
 import { cwdFolder, defaultHome, homeOfSessionFile, idFromFileName, resolveCwd, sessionsDir } from './paths.js';
 
 /** Line 1 of a file (without its line end), reading at most `max` bytes; undefined for an empty file. */

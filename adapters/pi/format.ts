@@ -47,9 +47,3 @@ export function textOf(content: unknown): string {
     .map((b) => (b as { text: string }).text)
     .join('\n');
 }
-
-/** A prompt for a one-line listing: whitespace folded, cut to `max` code points. */
-export function cutPrompt(text: string, max = 120): string {
-  const chars = Array.from(text.replace(/\s+/g, ' ').trim());
-  return chars.length > max ? chars.slice(0, max).join('') : chars.join('');
-}
