@@ -3,6 +3,7 @@
 // byte-identical `--same-id` write, the file in chunks, and small helpers over canonical events.
 // One definition, so every writer picks sessions and decides "byte-identical or rebuilt" the same way.
 import { randomBytes } from 'node:crypto';
+import { createFileAtomic } from './atomic.js';
 import { UserError } from './diagnostics.js';
 import type { SpEvent } from './event.js';
 import { isObject, str, type Json } from './json.js';
@@ -165,6 +166,15 @@ export function capturedRawLines(events: SpEvent[]): string[] | undefined {
     if (event.origin?.raw) lines.push(...event.origin.raw);
   }
   return check.complete ? lines : undefined;
+}
+
+/**
+ * Writes a new native file: every line goes to `onLine` first (dry runs too: the preview), then,
+ * unless it is a dry run, `path` is created with them (atomically, never over an existing file).
+ */
+export function writeLines(path: string, lines: readonly string[], options: { finalNewline?: boolean; dryRun?: boolean; onLine?: (line: string) => void }): void {
+  if (options.onLine) for (const line of lines) options.onLine(line);
+  if (!options.dryRun) createFileAtomic(path, lineChunks(lines, options.finalNewline), 0o600);
 }
 
 /**

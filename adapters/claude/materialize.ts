@@ -13,12 +13,11 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { LossEntry, MaterializeOptions, MaterializeResult } from '../../lib/adapter.js';
-import { createFileAtomic } from '../../lib/atomic.js';
 import { UserError } from '../../lib/diagnostics.js';
 import { artifactPath } from '../../lib/artifacts.js';
 import type { SpEvent } from '../../lib/event.js';
 import { isObject, str, type Json } from '../../lib/json.js';
-import { capturedRawLines, isDerived, lineChunks, payloadOf, selectSession, shellQuote } from '../../lib/writer.js';
+import { capturedRawLines, isDerived, payloadOf, selectSession, shellQuote, writeLines } from '../../lib/writer.js';
 import { defaultHome } from './paths.js';
 import { projectSlug, resolveCwd } from './slug.js';
 
@@ -963,8 +962,7 @@ export async function materializeClaude(events: AsyncIterable<SpEvent>, options:
     branches = writer.branches;
   }
 
-  if (options.onLine) for (const line of lines) options.onLine(line);
-  if (!options.dryRun) createFileAtomic(path, lineChunks(lines, finalNewline), 0o600);
+  writeLines(path, lines, { finalNewline, dryRun: options.dryRun, onLine: options.onLine });
 
   const result: ClaudeMaterializeResult = {
     agent: 'claude',

@@ -17,12 +17,11 @@ import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { MaterializeOptions, MaterializeResult } from '../../lib/adapter.js';
-import { createFileAtomic } from '../../lib/atomic.js';
 import { artifactPath } from '../../lib/artifacts.js';
 import { UserError, errorCode } from '../../lib/diagnostics.js';
 import { toIso, type SpEvent } from '../../lib/event.js';
 import { isObject, str, type Json } from '../../lib/json.js';
-import { capturedRawLines, lineChunks, payloadOf, selectSession, shellQuote, uuidv7, type SelectedSession } from '../../lib/writer.js';
+import { capturedRawLines, payloadOf, selectSession, shellQuote, uuidv7, writeLines, type SelectedSession } from '../../lib/writer.js';
 import { STOP_REASONS } from './format.js';
 import { DEFAULT_MODEL, parseModel, piStopReason, piUsage, type ModelIdentity } from './models.js';
 import { cwdFolder, defaultHome, resolveCwd, sessionFileName, sessionsDir } from './paths.js';
@@ -440,8 +439,7 @@ export async function materializePi(events: AsyncIterable<SpEvent>, options: PiM
     branches = built.branches;
   }
 
-  if (options.onLine) for (const line of lines) options.onLine(line);
-  if (!options.dryRun) createFileAtomic(path, lineChunks(lines, finalNewline), 0o600);
+  writeLines(path, lines, { finalNewline, dryRun: options.dryRun, onLine: options.onLine });
 
   const result: PiMaterializeResult = {
     agent: 'pi',
