@@ -32,6 +32,22 @@ export function nativeRawText(source: NativeSource, line: Line): string | undefi
   return raw.text;
 }
 
+/**
+ * Fills in the canonical `content` of a native message whose content is not a block array: a
+ * string becomes one text block, marked `string_content` so a writer can give the string back; any
+ * other value leaves no blocks and is kept whole in `native_content`. Returns `payload`.
+ */
+export function nonBlockContent(content: unknown, payload: Json): Json {
+  if (typeof content === 'string') {
+    payload.content = [{ type: 'text', text: content }];
+    payload.string_content = true;
+  } else {
+    payload.content = [];
+    if (content !== undefined) payload.native_content = content;
+  }
+  return payload;
+}
+
 /** A native line as blank, unparseable (reported) or a JSON object record. */
 export function parseNativeLine(source: NativeSource, line: Line): NativeLine {
   if (line.text.trim() === '') return { kind: 'blank' };

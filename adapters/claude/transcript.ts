@@ -9,7 +9,7 @@ import type { SessionEmitter } from '../../lib/emitter.js';
 import type { Line } from '../../lib/lines.js';
 import { canonicalSessionId, toEpochSeconds, toIso, type Actor, type SpEvent } from '../../lib/event.js';
 import { isObject, type Json } from '../../lib/json.js';
-import { nativeRawText, parseNativeLine } from '../../lib/native.js';
+import { nativeRawText, nonBlockContent, parseNativeLine } from '../../lib/native.js';
 import { deriveEvents, newTodoState, type TodoState } from './derive.js';
 import { levelOf } from './fidelity.js';
 import { subagentNativeId } from './paths.js';
@@ -418,10 +418,8 @@ export class TranscriptMapper {
     const messageExtra = rest(message, new Set(message.role === 'user' || message.role === undefined ? ['role', 'content'] : ['content']));
     const content = message.content;
     const refs: string[] = [];
-    if (typeof content === 'string' || !Array.isArray(content)) {
-      const payload: Json = { content: typeof content === 'string' ? [{ type: 'text', text: content }] : [], ...flags };
-      if (typeof content === 'string') payload.string_content = true;
-      else if (content !== undefined) payload.native_content = content;
+    if (!Array.isArray(content)) {
+      const payload = nonBlockContent(content, { ...flags });
       if (messageExtra) payload.message_extra = messageExtra;
       return [{ type: 'message.user', payload, actor: promptActor }];
     }
@@ -497,10 +495,7 @@ export class TranscriptMapper {
     if (messageExtra) common.message_extra = messageExtra;
     const content = message.content;
     if (!Array.isArray(content)) {
-      const payload: Json = { content: typeof content === 'string' ? [{ type: 'text', text: content }] : [], ...common };
-      if (typeof content === 'string') payload.string_content = true;
-      else if (content !== undefined) payload.native_content = content;
-      return [{ type: 'message.assistant', payload, actor: ASSISTANT }];
+      return [{ type: 'message.assistant', payload: nonBlockContent(content, { ...common }), actor: ASSISTANT }];
     }
     const out: Pending[] = [];
     content.forEach((block, index) => {

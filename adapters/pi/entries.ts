@@ -9,7 +9,7 @@ import type { SessionEmitter } from '../../lib/emitter.js';
 import type { Line } from '../../lib/lines.js';
 import { toEpochSeconds, toIso, type Actor, type SpEvent } from '../../lib/event.js';
 import { isObject, str, type Json } from '../../lib/json.js';
-import { nativeRawText, parseNativeLine } from '../../lib/native.js';
+import { nativeRawText, nonBlockContent, parseNativeLine } from '../../lib/native.js';
 import { fromPiDisplayDiff, wholeFileDiff } from './diff.js';
 import { levelOf } from './fidelity.js';
 import { BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX, bashExecutionText, isHeader, num, textOf, versionOf } from './format.js';
@@ -294,15 +294,8 @@ export class PiMapper {
 
   /** A user-side content value: blocks, or a string as one text block (marked). */
   private userContent(content: unknown, payload: Json): void {
-    if (typeof content === 'string') {
-      payload.content = [{ type: 'text', text: content }];
-      payload.string_content = true;
-    } else if (Array.isArray(content)) {
-      payload.content = this.blocks(content);
-    } else {
-      payload.content = [];
-      if (content !== undefined) payload.native_content = content;
-    }
+    if (Array.isArray(content)) payload.content = this.blocks(content);
+    else nonBlockContent(content, payload);
   }
 
   private userMessage(message: Json): Pending {
@@ -348,10 +341,7 @@ export class PiMapper {
 
     const content = message.content;
     if (!Array.isArray(content)) {
-      const payload: Json = { content: typeof content === 'string' ? [{ type: 'text', text: content }] : [], ...common };
-      if (typeof content === 'string') payload.string_content = true;
-      else if (content !== undefined) payload.native_content = content;
-      return [{ type: 'message.assistant', payload, actor: ASSISTANT }];
+      return [{ type: 'message.assistant', payload: nonBlockContent(content, { ...common }), actor: ASSISTANT }];
     }
     const out: Pending[] = [];
     content.forEach((block, i) => {
