@@ -25,16 +25,6 @@ export interface SessionRef {
   [extra: string]: unknown;
 }
 
-/**
- * A prompt for `first_prompt` and one-line listings: whitespace runs folded, cut to `max` characters
- * (code points, so a cut never splits a character). The same for every agent's `--list`.
- */
-export function cutPrompt(text: string, max = 120): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  const chars = Array.from(flat);
-  return chars.length > max ? chars.slice(0, max).join('') : flat;
-}
-
 export interface DiscoverOptions {
   /** The agent's home (e.g. ~/.claude); the adapter's default when absent. */
   home?: string;

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { claude } from '../adapters/claude/index.js';
 import { summarize } from '../adapters/claude/discover.js';
-import { cutPrompt } from '../lib/adapter.js';
+import { cutPrompt } from '../lib/discover.js';
 import { canonicalSessionId, type SpEvent } from '../lib/event.js';
 import type { Cursor } from '../lib/adapter.js';
 import { UserError } from '../lib/diagnostics.js';

@@ -3,8 +3,9 @@
 // `claude -c` picks them. `--list` details come from one streaming pass over each file.
 import { existsSync, readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import { cutPrompt, type DiscoverOptions, type SessionRef } from '../../lib/adapter.js';
-import { UserError, errorCode } from '../../lib/diagnostics.js';
+import type { DiscoverOptions, SessionRef } from '../../lib/adapter.js';
+import { cutPrompt, noteTime, sessionFilesByFolder } from '../../lib/discover.js';
+import { UserError } from '../../lib/diagnostics.js';
 import { toEpochSeconds } from '../../lib/event.js';
 import { sourceLines, statSessionFile } from '../../lib/cursor.js';
 import { isObject, jsonObject } from '../../lib/json.js';
@@ -87,11 +88,7 @@ export async function summarize(ref: SessionRef): Promise<SessionRef> {
   for await (const line of sourceLines(ref.path, 0, size, 1)) {
     const record = jsonObject(line.text);
     if (!record) continue;
-    const ts = toEpochSeconds(record.timestamp);
-    if (ts !== undefined) {
-      if (out.first_ts === undefined) out.first_ts = ts;
-      out.last_ts = ts;
-    }
+    noteTime(out, record.timestamp);
     if (out.cwd === undefined && typeof record.cwd === 'string') out.cwd = record.cwd;
     if (out.git_branch === undefined && typeof record.gitBranch === 'string' && record.gitBranch !== '') out.git_branch = record.gitBranch;
     const message = isObject(record.message) ? record.message : undefined;
@@ -207,29 +204,9 @@ function folderMatches(folder: string, slug: string): boolean {
 
 /** Every main transcript under the home, newest first (by mtime, then path), without reading them. */
 function listTranscripts(home: string, onDiagnostic?: DiscoverOptions['onDiagnostic']): Array<SessionRef & { folder: string }> {
-  const projects = projectsDir(home);
   const found: Array<SessionRef & { folder: string }> = [];
-  for (const folder of projectFolders(home)) {
-    if (!folder.isDirectory()) continue;
-    const folderPath = join(projects, folder.name);
-    let entries: Dirent[];
-    try {
-      entries = readdirSync(folderPath, { withFileTypes: true });
-    } catch (err) {
-      onDiagnostic?.(folderPath, `cannot read: ${errorCode(err)}; skipped`);
-      continue;
-    }
-    for (const entry of entries) {
-      if (!entry.isFile() || !entry.name.endsWith('.jsonl')) continue;
-      const path = join(folderPath, entry.name);
-      let mtime: number;
-      try {
-        mtime = statSync(path).mtimeMs / 1000;
-      } catch {
-        continue; // deleted while we looked
-      }
-      found.push({ agent: 'claude', native_id: basename(entry.name, '.jsonl'), path, mtime, home, folder: folder.name });
-    }
+  for (const { folder, name, path, mtime } of sessionFilesByFolder(projectsDir(home), projectFolders(home), onDiagnostic)) {
+    found.push({ agent: 'claude', native_id: basename(name, '.jsonl'), path, mtime, home, folder });
   }
   found.sort((a, b) => (b.mtime ?? 0) - (a.mtime ?? 0) || a.path.localeCompare(b.path));
   return found;

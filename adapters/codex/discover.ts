@@ -4,7 +4,8 @@
 // `--list` details come from one streaming pass over each file.
 import { readdirSync, statSync, type Dirent } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import { cutPrompt, type DiscoverOptions, type SessionRef } from '../../lib/adapter.js';
+import type { DiscoverOptions, SessionRef } from '../../lib/adapter.js';
+import { cutPrompt, noteTime } from '../../lib/discover.js';
 import { UserError, errorCode } from '../../lib/diagnostics.js';
 import { toEpochSeconds } from '../../lib/event.js';
 import { sourceLines, statSessionFile } from '../../lib/cursor.js';
@@ -70,11 +71,7 @@ export async function summarize(ref: SessionRef): Promise<SessionRef> {
   for await (const line of sourceLines(ref.path, 0, size, 1)) {
     const record = jsonObject(line.text);
     if (!record) continue;
-    const ts = toEpochSeconds(record.timestamp);
-    if (ts !== undefined) {
-      if (out.first_ts === undefined) out.first_ts = ts;
-      out.last_ts = ts;
-    }
+    noteTime(out, record.timestamp);
     const p = isObject(record.payload) ? record.payload : undefined;
     if (!p) continue;
     if (record.type === 'session_meta' && out.cwd === undefined && typeof p.cwd === 'string') out.cwd = p.cwd;

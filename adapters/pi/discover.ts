@@ -2,8 +2,9 @@
 // (the client lists the folder and takes any such file; the name is cosmetic), newest first by
 // modification time as `pi -c` picks them. `--list` details come from one streaming pass per file.
 import { closeSync, openSync, readSync, readdirSync, statSync, type Dirent } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
-import { cutPrompt, type DiscoverOptions, type SessionRef } from '../../lib/adapter.js';
+import { basename, resolve } from 'node:path';
+import type { DiscoverOptions, SessionRef } from '../../lib/adapter.js';
+import { cutPrompt, noteTime, sessionFilesByFolder } from '../../lib/discover.js';
 import { UserError, errorCode } from '../../lib/diagnostics.js';
 import { toEpochSeconds } from '../../lib/event.js';
 import { sourceLines, statSessionFile } from '../../lib/cursor.js';
@@ -109,11 +110,7 @@ export async function summarize(ref: SessionRef): Promise<SessionRef> {
     entries += 1;
     if (typeof entry.id === 'string') ids.add(entry.id);
     if (typeof entry.parentId === 'string') parents.add(entry.parentId);
-    const ts = toEpochSeconds(entry.timestamp);
-    if (ts !== undefined) {
-      out.first_ts ??= ts;
-      out.last_ts = ts;
-    }
+    noteTime(out, entry.timestamp);
     if (entry.type === 'session_info') {
       if (typeof entry.name === 'string' && entry.name !== '') out.title = entry.name;
       else delete out.title;
@@ -163,35 +160,16 @@ export async function* discoverSessions(options: DiscoverOptions = {}): AsyncGen
   const wantCwd = options.cwd !== undefined ? resolveCwd(options.cwd) : undefined;
   const wantFolder = wantCwd !== undefined ? cwdFolder(wantCwd) : undefined;
   const found: SessionRef[] = [];
-  for (const folder of readDir(root)) {
-    if (!folder.isDirectory()) continue;
-    const folderPath = join(root, folder.name);
-    let names: Dirent[];
-    try {
-      names = readdirSync(folderPath, { withFileTypes: true });
-    } catch (err) {
-      options.onDiagnostic?.(folderPath, `cannot read: ${errorCode(err)}; skipped`);
+  for (const { folder, path, mtime } of sessionFilesByFolder(root, readDir(root), options.onDiagnostic)) {
+    const { header, problem } = readHeader(path);
+    if (!header) {
+      options.onDiagnostic?.(`${path}:1`, `${problem}; not a session the client lists, skipped (capture it with --path)`);
       continue;
     }
-    for (const entry of names) {
-      if (!entry.isFile() || !entry.name.endsWith('.jsonl')) continue;
-      const path = join(folderPath, entry.name);
-      let mtime: number;
-      try {
-        mtime = statSync(path).mtimeMs / 1000;
-      } catch {
-        continue; // deleted while we looked
-      }
-      const { header, problem } = readHeader(path);
-      if (!header) {
-        options.onDiagnostic?.(`${path}:1`, `${problem}; not a session the client lists, skipped (capture it with --path)`);
-        continue;
-      }
-      const ref = refOf(path, header, mtime, home);
-      // The folder is the client's own filing (`pi -c` looks only there); a recorded cwd equal to the one asked for also counts.
-      if (wantFolder !== undefined && folder.name !== wantFolder && (typeof header.cwd !== 'string' || resolve(header.cwd) !== wantCwd)) continue;
-      found.push(ref);
-    }
+    const ref = refOf(path, header, mtime, home);
+    // The folder is the client's own filing (`pi -c` looks only there); a recorded cwd equal to the one asked for also counts.
+    if (wantFolder !== undefined && folder !== wantFolder && (typeof header.cwd !== 'string' || resolve(header.cwd) !== wantCwd)) continue;
+    found.push(ref);
   }
   found.sort((a, b) => (b.mtime ?? 0) - (a.mtime ?? 0) || a.path.localeCompare(b.path));
   for (const ref of found) yield options.details ? await summarize(ref) : ref;

@@ -1,0 +1,56 @@
+// What the adapters' discover.ts files share: listing session files filed in one folder per
+// project (Claude's projects/<slug>/, Pi's sessions/--<cwd>--/), and the `--list` details every
+// SessionRef has (first and last time, the first prompt), so every agent lists alike.
+import { readdirSync, statSync, type Dirent } from 'node:fs';
+import { join } from 'node:path';
+import type { Diagnose, SessionRef } from './adapter.js';
+import { errorCode } from './diagnostics.js';
+import { toEpochSeconds } from './event.js';
+
+/**
+ * The `.jsonl` files in the project folders of `root`, with their mtime (epoch seconds), folder by
+ * folder. `folders` are root's entries, read by the adapter (its error for a missing root names its
+ * home). A folder that cannot be read is reported and skipped; a file deleted meanwhile is skipped.
+ */
+export function* sessionFilesByFolder(root: string, folders: Dirent[], onDiagnostic?: Diagnose): Generator<{ folder: string; name: string; path: string; mtime: number }> {
+  for (const folder of folders) {
+    if (!folder.isDirectory()) continue;
+    const folderPath = join(root, folder.name);
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(folderPath, { withFileTypes: true });
+    } catch (err) {
+      onDiagnostic?.(folderPath, `cannot read: ${errorCode(err)}; skipped`);
+      continue;
+    }
+    for (const entry of entries) {
+      if (!entry.isFile() || !entry.name.endsWith('.jsonl')) continue;
+      const path = join(folderPath, entry.name);
+      let mtime: number;
+      try {
+        mtime = statSync(path).mtimeMs / 1000;
+      } catch {
+        continue; // deleted while we looked
+      }
+      yield { folder: folder.name, name: entry.name, path, mtime };
+    }
+  }
+}
+
+/** Widens `ref.first_ts`/`last_ts` by the time of a record (read in file order), when it has one. */
+export function noteTime(ref: SessionRef, value: unknown): void {
+  const ts = toEpochSeconds(value);
+  if (ts === undefined) return;
+  if (ref.first_ts === undefined) ref.first_ts = ts;
+  ref.last_ts = ts;
+}
+
+/**
+ * A prompt for `first_prompt` and one-line listings: whitespace runs folded, cut to `max` characters
+ * (code points, so a cut never splits a character).
+ */
+export function cutPrompt(text: string, max = 120): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  const chars = Array.from(flat);
+  return chars.length > max ? chars.slice(0, max).join('') : flat;
+}
