@@ -17,6 +17,7 @@ import { UserError } from '../../lib/diagnostics.js';
 import { SessionEmitter } from '../../lib/emitter.js';
 import { canonicalSessionId, type SpEvent } from '../../lib/event.js';
 import { emptyCursor } from '../../lib/cursor.js';
+import type { Json } from '../../lib/json.js';
 import { TREE_SUFFIX, openSnapshot } from './discover.js';
 import { LineageReader, type Lineage } from './lineage.js';
 import { dbOfPath, formatLocator, parseLocator } from './paths.js';
@@ -24,7 +25,6 @@ import { AGENT, RowMapper, newRowState, plainRow, type Row, type RowState } from
 import type { Schema } from './schema.js';
 import { errorText, type Db } from './sqlite.js';
 
-type Json = Record<string, unknown>;
 
 interface SessionState {
   rows: RowState;

@@ -5,8 +5,7 @@
 // exit codes and diffs come from them and are never invented: a patch whose result has no diff
 // keeps the replaced text as a hunk without line numbers.
 import { isAbsolute, resolve } from 'node:path';
-
-type Json = Record<string, unknown>;
+import { isObject, type Json } from '../../lib/json.js';
 
 export interface Derived {
   type: string;
@@ -25,10 +24,6 @@ export type TodoList = Array<{ id: string; content?: string; status?: string }>;
 
 const HEAD_CHARS = 4096;
 const TAIL_CHARS = 4096;
-
-export function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function str(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;

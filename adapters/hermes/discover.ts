@@ -5,7 +5,7 @@
 // child sessions; no message row is read beyond one per session.
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { DiscoverOptions, SessionRef } from '../../lib/adapter.js';
+import { cutPrompt, type DiscoverOptions, type SessionRef } from '../../lib/adapter.js';
 import { UserError } from '../../lib/diagnostics.js';
 import { LineageReader, kindOf } from './lineage.js';
 import { dbOfHome, dbOfPath, defaultHome, expandTilde, formatLocator, parseLocator } from './paths.js';
@@ -15,11 +15,6 @@ import { errorText, openForRead, patience, retryBusy, type Db, type ReadHandle }
 
 /** A lineage-tree selector: `<id>+` captures the session's whole lineage (root and every descendant). */
 export const TREE_SUFFIX = '+';
-
-function cut(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > 120 ? `${flat.slice(0, 119)}…` : flat;
-}
 
 export interface Snapshot {
   db: Db;
@@ -122,7 +117,7 @@ function refOf(db: string, row: ListRow, schema: Schema, lineage: LineageReader 
   if (typeof row.model === 'string') ref.model = row.model;
   if (typeof row.first_prompt === 'string') {
     const text = textOf(decodeContent(row.first_prompt).content);
-    if (text.trim() !== '') ref.first_prompt = cut(text);
+    if (text.trim() !== '') ref.first_prompt = cutPrompt(text);
   }
   if (num(row.started_at) !== undefined) ref.first_ts = num(row.started_at);
   const last = num(row.last_message_at) ?? num(row.ended_at);

@@ -18,15 +18,14 @@ import { join, resolve } from 'node:path';
 import type { LossEntry, MaterializeOptions, MaterializeResult } from '../../lib/adapter.js';
 import { UserError } from '../../lib/diagnostics.js';
 import type { SpEvent } from '../../lib/event.js';
-import { isObject } from './derive.js';
+import { isObject, str, type Json } from '../../lib/json.js';
+import { isDerived, payloadOf, selectSession } from '../../lib/writer.js';
 import { dbOfHome, defaultHome, expandTilde } from './paths.js';
 import { pyJson } from './pyjson.js';
 import { JSON_PREFIX, AGENT } from './rows.js';
 import { FRESH_SCHEMA, checkWritable, introspect, type Schema } from './schema.js';
 import { errorText, openForRead, openForWrite, patience, retryBusy, type Db } from './sqlite.js';
 import { checkValidity, type RuleResult } from './validity.js';
-
-type Json = Record<string, unknown>;
 
 export const DEFAULT_MODEL = 'anthropic/claude-sonnet-4.6';
 export const STUB_RESULT = 'No result was recorded for this tool call (the session ended or moved on before it finished).';
@@ -68,52 +67,9 @@ export interface PlannedRow {
   display_metadata?: string | null;
 }
 
-function str(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
-}
-
-function payloadOf(event: SpEvent): Json {
-  return isObject(event.payload) ? (event.payload as Json) : {};
-}
-
 const fromHermes = (event: SpEvent | undefined): boolean => event?.agent === AGENT;
 
 // ---- the session in the stream ------------------------------------------------------------------
-
-interface Selected {
-  start?: SpEvent;
-  events: SpEvent[];
-  session: string;
-  others: Map<string, { count: number; nativeId?: string }>;
-}
-
-async function selectSession(events: AsyncIterable<SpEvent>, selector?: string): Promise<Selected> {
-  const bySession = new Map<string, SpEvent[]>();
-  const starts = new Map<string, SpEvent>();
-  let firstStart: string | undefined;
-  let firstSession: string | undefined;
-  for await (const event of events) {
-    const session = String(event.session ?? '');
-    firstSession ??= session;
-    let list = bySession.get(session);
-    if (!list) bySession.set(session, (list = []));
-    list.push(event);
-    if (event.type === 'session.start' && !starts.has(session)) {
-      starts.set(session, event);
-      firstStart ??= session;
-    }
-  }
-  if (firstSession === undefined) throw new UserError('no events in the input');
-  const nativeOf = (id: string) => str(payloadOf(starts.get(id) ?? ({ payload: {} } as SpEvent)).native_id);
-  let session = selector === undefined ? firstStart ?? firstSession : undefined;
-  if (selector !== undefined) for (const id of bySession.keys()) if (id === selector || nativeOf(id) === selector) session = id;
-  if (session === undefined) throw new UserError(`no session ${selector} in the input (give a canonical or native session id)`);
-  const list = bySession.get(session)!;
-  const ordered = list.every((e) => typeof e.seq === 'number') ? [...list].sort((a, b) => a.seq - b.seq) : list;
-  const others = new Map<string, { count: number; nativeId?: string }>();
-  for (const [id, evs] of bySession) if (id !== session) others.set(id, { count: evs.length, nativeId: nativeOf(id) });
-  return { start: starts.get(session), events: ordered, session, others };
-}
 
 const CONVERSATIONAL = new Set(['message.user', 'message.assistant', 'message.thinking', 'tool.call', 'tool.result']);
 
@@ -253,7 +209,7 @@ class Planner {
   add(event: SpEvent): void {
     const p = payloadOf(event);
     const report = this.options.report;
-    if (event.derived_from !== undefined) return; // derived: its tool call is written
+    if (isDerived(event)) return; // derived: its tool call is written
     switch (event.type) {
       case 'message.user': {
         if (fromHermes(event) && p.native_role === 'system') {

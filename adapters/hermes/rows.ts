@@ -14,10 +14,10 @@
 import type { Actor, SpEvent } from '../../lib/event.js';
 import type { SessionEmitter } from '../../lib/emitter.js';
 import { excerpt } from '../../lib/diagnostics.js';
-import { deriveEvents, isObject, resultFailed, resultObject, type OpenCall, type TodoList } from './derive.js';
+import { isObject, type Json } from '../../lib/json.js';
+import { deriveEvents, resultFailed, resultObject, type OpenCall, type TodoList } from './derive.js';
 import { pyJson } from './pyjson.js';
 
-type Json = Record<string, unknown>;
 export type Row = Record<string, unknown>;
 
 export const AGENT = 'hermes';

@@ -37,7 +37,10 @@ export function loadSqlite(): Promise<Ctor> {
     const before = process.env.SQLITE_USE_URI;
     process.env.SQLITE_USE_URI = '1';
     try {
-      return (await import('better-sqlite3')).default;
+      const Sqlite = (await import('better-sqlite3')).default;
+      // The native addon loads (and reads the variable) with the first connection, not the import.
+      new Sqlite(':memory:').close();
+      return Sqlite;
     } finally {
       if (before === undefined) delete process.env.SQLITE_USE_URI;
       else process.env.SQLITE_USE_URI = before;

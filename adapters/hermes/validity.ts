@@ -1,7 +1,7 @@
 // The rules a written Hermes session must keep (formats/hermes.md §8.5, "What a writer must do"),
 // checked on rows: the writer runs them on what it is about to insert (and refuses to write a
 // session that breaks one), and the tests run them on what they read back from the database.
-type Json = Record<string, unknown>;
+import { isObject, type Json } from '../../lib/json.js';
 
 export interface MessageRowLike {
   id?: number;
@@ -51,10 +51,6 @@ export const RULES = [
   'system prompt left NULL',
   'counters match',
 ] as const;
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function nonEmpty(value: unknown): boolean {
   return typeof value === 'string' && value.trim() !== '';

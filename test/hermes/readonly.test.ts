@@ -2,12 +2,13 @@
 // byte as they were, creates no file next to them, and still sees what only the -wal holds. Every
 // case runs on a copy in a writable folder, where a careless open would create or change files.
 import { describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
 import { copyFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { hermes } from '../../adapters/hermes/index.js';
 import { captureAll } from '../contract/testAdapter.js';
 import { runBin } from '../support/streams.js';
-import { CORPUS_DB, Database, SESSIONS, WAL_BASE_DB, WAL_ONLY, copyDb, folderState, locator, makeWalTrio, tempDir } from './support.js';
+import { CORPUS_DB, Database, ROOT, SESSIONS, WAL_BASE_DB, WAL_ONLY, copyDb, folderState, locator, makeWalTrio, tempDir } from './support.js';
 
 async function listIds(db: string): Promise<string[]> {
   const ids: string[] = [];
@@ -93,5 +94,24 @@ describe('capture never changes the database', () => {
     } finally {
       chmodSync(dir, 0o755);
     }
+  });
+});
+
+describe('the open mode, in a process whose environment does not ask for URI filenames', () => {
+  it('checkpointed → immutable, live trio → readonly_shm, -wal without -shm → copy, rollback → read-only', () => {
+    const trio = makeWalTrio();
+    const duo = makeWalTrio();
+    rmSync(`${duo}-shm`);
+    const rollback = copyDb(CORPUS_DB);
+    const h = new Database(rollback);
+    h.pragma('journal_mode = DELETE');
+    h.close();
+    const script = `const { openForRead } = await import(${JSON.stringify(join(ROOT, 'dist', 'adapters', 'hermes', 'sqlite.js'))});
+      for (const path of process.argv.slice(1)) { const h = await openForRead(path); console.log(h.mode); h.close(); }`;
+    const env = { ...process.env };
+    delete env.SQLITE_USE_URI;
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script, copyDb(CORPUS_DB), trio, duo, rollback], { env, encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(r.stdout.trim().split('\n')).toEqual(['immutable', 'wal-readonly-shm', 'wal-copy', 'rollback']);
   });
 });
