@@ -5,7 +5,8 @@
 // child sessions; no message row is read beyond one per session.
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { cutPrompt, type DiscoverOptions, type SessionRef } from '../../lib/adapter.js';
+import type { DiscoverOptions, SessionRef } from '../../lib/adapter.js';
+import { cutPrompt } from '../../lib/discover.js';
 import { UserError } from '../../lib/diagnostics.js';
 import { LineageReader, kindOf } from './lineage.js';
 import { dbOfHome, dbOfPath, defaultHome, expandTilde, formatLocator, parseLocator } from './paths.js';
