@@ -1,18 +1,13 @@
 // Runs the pinned real Pi client (@mariozechner/pi-coding-agent, node_modules/.bin/pi) offline:
 // a throw-away agent dir whose models.json points the session's own provider at our mock, a
 // fake HOME and TMPDIR, and an environment without any real API key.
-import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { runClient, type ClientRun } from '../support/run.js';
 
 export const PI_BIN = new URL('../../node_modules/.bin/pi', import.meta.url).pathname;
 
-export interface PiRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  timedOut: boolean;
-}
+export type PiRun = ClientRun;
 
 export interface ProviderModel {
   provider: string;
@@ -62,20 +57,5 @@ export function runPi(args: string[], options: { cwd: string; agentDir: string; 
     PI_TELEMETRY: '0',
     LANG: 'C.UTF-8',
   };
-  return new Promise((resolve) => {
-    const child = spawn(PI_BIN, args, { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    let timedOut = false;
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill('SIGKILL');
-    }, options.timeoutMs ?? 45_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr, timedOut });
-    });
-  });
+  return runClient(PI_BIN, args, { cwd: options.cwd, env, timeoutMs: options.timeoutMs });
 }

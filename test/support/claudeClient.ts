@@ -1,9 +1,11 @@
 // Runs the real Claude Code client (the pinned devDependency) offline: a scrubbed environment with
 // a throw-away HOME and config dir, the API pointed at a local mock, no telemetry or updates.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { runClient, type ClientRun } from './run.js';
+
+export type { ClientRun } from './run.js';
 
 const root = new URL('../..', import.meta.url).pathname;
 
@@ -26,14 +28,6 @@ export function claudeBin(): string {
     }
   }
   throw new Error('the Claude Code client is not installed: run npm install (devDependency @anthropic-ai/claude-code), or set CLAUDE_BIN');
-}
-
-export interface ClientRun {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-  timedOut: boolean;
 }
 
 export interface ClientEnvOptions {
@@ -65,29 +59,6 @@ export function clientEnv({ home, port }: ClientEnvOptions): NodeJS.ProcessEnv {
 
 /** Runs the client to completion (asynchronously, so an in-process mock keeps serving); kills it after the timeout. */
 export function runClaude(args: string[], options: ClientEnvOptions & { cwd: string; timeoutMs?: number }): Promise<ClientRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(claudeBin(), args, { cwd: options.cwd, env: clientEnv(options), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    let stdout = '';
-    let stderr = '';
-    let timedOut = false;
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-    const timer = setTimeout(() => {
-      timedOut = true;
-      // The client may have children of its own: end its whole process group.
-      try {
-        process.kill(-child.pid!, 'SIGKILL');
-      } catch {
-        child.kill('SIGKILL');
-      }
-    }, options.timeoutMs ?? 45_000);
-    child.on('error', (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr, timedOut });
-    });
-  });
+  // The client may have children of its own: a timeout ends its whole process group.
+  return runClient(claudeBin(), args, { cwd: options.cwd, env: clientEnv(options), timeoutMs: options.timeoutMs, killGroup: true });
 }

@@ -2,9 +2,9 @@
 // with a throw-away HOME and TMPDIR (TMPDIR must not contain CODEX_HOME, or the client refuses its
 // helper aliases), CODEX_HOME with a config.toml that routes the model to a local mock, no update
 // check, no analytics, no retries.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { runClient } from './run.js';
 // @ts-expect-error: a plain ES module without declarations.
 import { codexConfig } from '../../examples/mock-responses.mjs';
 
@@ -36,7 +36,7 @@ export interface CodexRun {
   threadId?: string;
 }
 
-function once(args: string[], options: { home: string; work: string; cwd: string; timeoutMs: number }): Promise<CodexRun> {
+async function once(args: string[], options: { home: string; work: string; cwd: string; timeoutMs: number }): Promise<CodexRun> {
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: join(options.work, 'user-home'),
@@ -48,33 +48,19 @@ function once(args: string[], options: { home: string; work: string; cwd: string
   };
   mkdirSync(env.HOME, { recursive: true });
   mkdirSync(env.TMPDIR, { recursive: true });
-  return new Promise((resolve) => {
-    const child = spawn(codexBin(), args, { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill('SIGKILL');
-    }, options.timeoutMs);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      const events = stdout
-        .split('\n')
-        .filter((l) => l.trim().startsWith('{'))
-        .map((l) => {
-          try {
-            return JSON.parse(l) as Record<string, unknown>;
-          } catch {
-            return {};
-          }
-        });
-      const started = events.find((e) => e.type === 'thread.started');
-      resolve({ code, timedOut, stdout, stderr, events, threadId: typeof started?.thread_id === 'string' ? started.thread_id : undefined });
+  const { code, timedOut, stdout, stderr } = await runClient(codexBin(), args, { cwd: options.cwd, env, timeoutMs: options.timeoutMs });
+  const events = stdout
+    .split('\n')
+    .filter((l) => l.trim().startsWith('{'))
+    .map((l) => {
+      try {
+        return JSON.parse(l) as Record<string, unknown>;
+      } catch {
+        return {};
+      }
     });
-  });
+  const started = events.find((e) => e.type === 'thread.started');
+  return { code, timedOut, stdout, stderr, events, threadId: typeof started?.thread_id === 'string' ? started.thread_id : undefined };
 }
 
 /**
