@@ -51,22 +51,12 @@ const CLAUDE_PASSTHROUGH_BLOCKS = new Set([
 const ZERO_USAGE = { input_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 };
 
 /**
- * Besides the generic options: `session` may also be a native id; `model` is the model to continue
- * with (put into the resume command) and the `message.model` of messages that name none.
+ * The generic options (lib/adapter.ts): `session` may also be a native id; `model` is the model to
+ * continue with (put into the resume command) and the `message.model` of messages that name none.
  */
-export interface ClaudeMaterializeOptions extends MaterializeOptions {
-  /** Where `--artifacts` captures stored images (content-addressed), to inline them again. */
-  artifactsDir?: string;
-  /** The resume-safety pass (default on). Off: ids, thinking and unpaired tools are written as they are. */
-  safety?: boolean;
-  /** Receives every line in file order (for `--dry-run` previews); called in dry runs too. */
-  onLine?: (line: string) => void;
-}
+export type ClaudeMaterializeOptions = MaterializeOptions;
 
-/** A loss entry with a short code that groups entries in summaries (`stub-result`, `orphan-result` …). */
-export interface ClaudeLossEntry extends LossEntry {
-  code: string;
-}
+export type ClaudeLossEntry = LossEntry;
 
 export interface ClaudeMaterializeResult extends MaterializeResult {
   /** `raw`: the captured native lines verbatim (byte-identical); `rebuilt`: written from the events. */

@@ -47,21 +47,10 @@ const ITEM_TYPES = new Set([
 /** UI echoes of the conversation that this writer makes anew from the messages. */
 const ECHOES = new Set(['user_message', 'agent_message', 'agent_reasoning', 'agent_reasoning_raw_content']);
 
-export interface CodexMaterializeOptions extends MaterializeOptions {
-  /** The session to write when the stream holds several: its canonical id or native id. */
-  session?: string;
-  /** Where `--artifacts` captures stored images and base instructions, to inline them again. */
-  artifactsDir?: string;
-  /** The resume-safety pass (default on). Off: ids, reasoning and unpaired tools are written as they are. */
-  safety?: boolean;
-  /** Receives every line in file order (for `--dry-run` previews); called in dry runs too. */
-  onLine?: (line: string) => void;
-}
+/** The generic options (lib/adapter.ts); `artifactsDir` also holds base instructions a capture stored. */
+export type CodexMaterializeOptions = MaterializeOptions;
 
-/** A loss entry with a short code that groups entries in summaries. */
-export interface CodexLossEntry extends LossEntry {
-  code: string;
-}
+export type CodexLossEntry = LossEntry;
 
 export interface CodexMaterializeResult extends MaterializeResult {
   /** `raw`: the captured native lines verbatim (byte-identical); `rebuilt`: written from the events. */

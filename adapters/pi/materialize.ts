@@ -35,14 +35,7 @@ const ANTHROPIC_TOOL_ID = /^[A-Za-z0-9_-]{1,64}$/;
 /** `pi -c` validates only the first 512 bytes of a file. */
 const HEADER_LIMIT = 511;
 
-export interface PiMaterializeOptions extends MaterializeOptions {
-  /** Where `--artifacts` captures stored images (content-addressed), to inline them again. */
-  artifactsDir?: string;
-  /** The resume-safety pass (default on). Off: ids, thinking and unpaired tools are written as they are. */
-  safety?: boolean;
-  /** Receives every line in file order (for `--dry-run` previews); called in dry runs too. */
-  onLine?: (line: string) => void;
-}
+export type PiMaterializeOptions = MaterializeOptions;
 
 export interface PiMaterializeResult extends MaterializeResult {
   /** `raw`: the captured native lines verbatim (byte-identical); `rebuilt`: written from the events. */

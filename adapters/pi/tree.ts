@@ -8,10 +8,7 @@ import type { SpEvent } from '../../lib/event.js';
 import { isObject, str, type Json } from '../../lib/json.js';
 import { isDerived, payloadOf } from '../../lib/writer.js';
 
-/** A loss entry with a short code that groups entries in summaries (`stub-result`, `orphan-result` …). */
-export interface PiLossEntry extends LossEntry {
-  code: string;
-}
+export type PiLossEntry = LossEntry;
 
 export type Report = (action: PiLossEntry['action'], code: string, reason: string, event?: SpEvent) => void;
 
