@@ -14,6 +14,17 @@ export function str(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
+/** The keys of `source` outside `mapped` (what a mapping did not turn into fields), or undefined when there are none. */
+export function rest(source: Json, mapped: Iterable<string>): Json | undefined {
+  const skip: ReadonlySet<string> = mapped instanceof Set ? mapped : new Set(mapped);
+  let out: Json | undefined;
+  for (const key of Object.keys(source)) {
+    if (skip.has(key)) continue;
+    (out ??= {})[key] = source[key];
+  }
+  return out;
+}
+
 /** A line's text as a JSON object, or the reason it is not one (as diagnostics print it). */
 export function parseJsonObject(text: string): { value?: Json; reason?: string } {
   let value: unknown;

@@ -8,7 +8,7 @@ import type { Diagnose } from '../../lib/adapter.js';
 import type { SessionEmitter } from '../../lib/emitter.js';
 import type { Line } from '../../lib/lines.js';
 import { canonicalSessionId, toEpochSeconds, toIso, type Actor, type SpEvent } from '../../lib/event.js';
-import { isObject, type Json } from '../../lib/json.js';
+import { isObject, rest, type Json } from '../../lib/json.js';
 import { nativeRawText, nonBlockContent, parseNativeLine } from '../../lib/native.js';
 import { deriveEvents, newTodoState, type TodoState } from './derive.js';
 import { levelOf } from './fidelity.js';
@@ -107,16 +107,6 @@ const ASSISTANT_MAPPED_BUT_ROLE = new Set(['id', 'model', 'content', 'stop_reaso
 
 function str(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
-}
-
-/** The keys of `source` outside `mapped`, or undefined when there are none. */
-function rest(source: Json, mapped: Set<string>): Json | undefined {
-  let out: Json | undefined;
-  for (const key of Object.keys(source)) {
-    if (mapped.has(key)) continue;
-    (out ??= {})[key] = source[key];
-  }
-  return out;
 }
 
 interface Pending {

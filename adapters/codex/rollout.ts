@@ -11,7 +11,7 @@ import type { Diagnose } from '../../lib/adapter.js';
 import type { SessionEmitter } from '../../lib/emitter.js';
 import type { Line } from '../../lib/lines.js';
 import { toEpochSeconds, toIso, type Actor, type SpEvent } from '../../lib/event.js';
-import { isObject, jsonObject, type Json } from '../../lib/json.js';
+import { isObject, jsonObject, rest, type Json } from '../../lib/json.js';
 import { nativeRawText, parseNativeLine } from '../../lib/native.js';
 import { deriveEvents, newPlanState, type OpenCall, type PlanState } from './derive.js';
 import { levelOf } from './fidelity.js';
@@ -77,16 +77,6 @@ const ERROR_OUTPUT = /^(failed to parse function arguments|unsupported call|appl
 
 function str(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
-}
-
-/** The keys of `source` outside `mapped`, or undefined when there are none. */
-function rest(source: Json, mapped: readonly string[]): Json | undefined {
-  let out: Json | undefined;
-  for (const key of Object.keys(source)) {
-    if (mapped.includes(key)) continue;
-    (out ??= {})[key] = source[key];
-  }
-  return out;
 }
 
 function sha256(text: string): string {

@@ -8,7 +8,7 @@ import type { Diagnose } from '../../lib/adapter.js';
 import type { SessionEmitter } from '../../lib/emitter.js';
 import type { Line } from '../../lib/lines.js';
 import { toEpochSeconds, toIso, type Actor, type SpEvent } from '../../lib/event.js';
-import { isObject, str, type Json } from '../../lib/json.js';
+import { isObject, rest, str, type Json } from '../../lib/json.js';
 import { nativeRawText, nonBlockContent, parseNativeLine } from '../../lib/native.js';
 import { fromPiDisplayDiff, wholeFileDiff } from './diff.js';
 import { levelOf } from './fidelity.js';
@@ -62,17 +62,6 @@ interface Pending {
   payload: Json;
   actor: Actor;
   derived_from?: number;
-}
-
-/** The keys of `source` outside `mapped`, or undefined when there are none. */
-function rest(source: Json, mapped: Iterable<string>): Json | undefined {
-  const skip = new Set(mapped);
-  let out: Json | undefined;
-  for (const key of Object.keys(source)) {
-    if (skip.has(key)) continue;
-    (out ??= {})[key] = source[key];
-  }
-  return out;
 }
 
 /** Epoch seconds of a record's time, when it is one (a negative or non-finite value is not). */
