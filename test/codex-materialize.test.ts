@@ -150,6 +150,23 @@ describe('codex writer: --same-id, --dry-run', () => {
     expect(lines(result.path)[0].payload).toMatchObject({ id: '01a22ad9-7cda-7dc3-af4a-0f4bdf56c072', cwd: '/srv/elsewhere' });
   });
 
+  it('writes the session of the first session.start, or the one --session names, and reports the others', async () => {
+    const a = new SessionBuilder('codex', 'sess_a', { native_id: 'aaaaaaaa-0000-7000-8000-000000000001' });
+    a.user('from a');
+    const b = new SessionBuilder('codex', 'sess_b', { native_id: 'bbbbbbbb-0000-7000-8000-000000000002' });
+    b.user('from b');
+    // An event of a comes first, but b's session.start comes before a's.
+    const stream = [a.events[1], b.events[0], a.events[0], b.events[1]];
+    const first = await write(stream, { home: home(), dryRun: true });
+    expect(first.result.source_session).toBe('sess_b');
+    expect(first.losses.filter((l) => l.code === 'other-session').map((l) => l.reason)).toEqual([
+      'session sess_a (native aaaaaaaa-0000-7000-8000-000000000001), 2 event(s), is a separate session: not written',
+    ]);
+    const named = await write(stream, { home: home(), dryRun: true, session: 'aaaaaaaa-0000-7000-8000-000000000001' });
+    expect(named.result.source_session).toBe('sess_a');
+    await expect(write(stream, { home: home(), dryRun: true, session: 'sess_c' })).rejects.toThrow(/no session sess_c in the input/);
+  });
+
   it('--same-id refuses another agent\'s session', async () => {
     const b = new SessionBuilder('claude');
     b.user('hi');
