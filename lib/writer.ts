@@ -3,6 +3,7 @@
 // byte-identical `--same-id` write, the file in chunks, and small helpers over canonical events.
 // One definition, so every writer picks sessions and decides "byte-identical or rebuilt" the same way.
 import { randomBytes } from 'node:crypto';
+import type { LossEntry, MaterializeResult } from './adapter.js';
 import { createFileAtomic } from './atomic.js';
 import { UserError } from './diagnostics.js';
 import type { SpEvent } from './event.js';
@@ -37,6 +38,46 @@ export function uuidv7(now: number = Date.now()): string {
   bytes[8] = (bytes[8] & 0x3f) | 0x80;
   const hex = bytes.toString('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+// ---- the result and its loss ledger --------------------------------------------------------------
+
+/** How many changes of each kind a writer made. */
+export type LossCounts = Record<LossEntry['action'], number>;
+
+/** What a writer of native files reports besides the generic result. */
+export interface WriterResult extends MaterializeResult {
+  /** `raw`: the captured native lines verbatim (byte-identical); `rebuilt`: written from the events. */
+  written_as: 'raw' | 'rebuilt';
+  /** The canonical session that was written. */
+  source_session: string;
+  /** The loss ledger's counts. */
+  changes: LossCounts;
+}
+
+/**
+ * The loss ledger of one write (DESIGN §3: nothing is lost silently): every change the writer makes
+ * goes to `onLoss` and is counted by action, for the result's `changes`.
+ */
+export class LossLedger {
+  readonly counts: LossCounts = { dropped: 0, stubbed: 0, transformed: 0 };
+
+  constructor(private readonly onLoss?: (entry: LossEntry) => void) {}
+
+  add(entry: LossEntry): void {
+    this.counts[entry.action] += 1;
+    this.onLoss?.(entry);
+  }
+
+  /** A change; `event` is the canonical event it concerns (its seq and type go into the entry). */
+  report(action: LossEntry['action'], code: string, reason: string, event?: SpEvent): void {
+    const entry: LossEntry = { action, code, reason };
+    if (event) {
+      entry.seq = event.seq;
+      entry.type = event.type;
+    }
+    this.add(entry);
+  }
 }
 
 // ---- the session to write ------------------------------------------------------------------------

@@ -12,12 +12,12 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { LossEntry, MaterializeOptions, MaterializeResult } from '../../lib/adapter.js';
+import type { LossEntry, MaterializeOptions } from '../../lib/adapter.js';
 import { UserError } from '../../lib/diagnostics.js';
 import { artifactPath } from '../../lib/artifacts.js';
 import type { SpEvent } from '../../lib/event.js';
 import { isObject, str, type Json } from '../../lib/json.js';
-import { capturedRawLines, isDerived, payloadOf, selectSession, shellQuote, writeLines } from '../../lib/writer.js';
+import { LossLedger, capturedRawLines, isDerived, payloadOf, selectSession, shellQuote, writeLines, type WriterResult } from '../../lib/writer.js';
 import { defaultHome } from './paths.js';
 import { projectSlug, resolveCwd } from './slug.js';
 
@@ -58,13 +58,7 @@ export type ClaudeMaterializeOptions = MaterializeOptions;
 
 export type ClaudeLossEntry = LossEntry;
 
-export interface ClaudeMaterializeResult extends MaterializeResult {
-  /** `raw`: the captured native lines verbatim (byte-identical); `rebuilt`: written from the events. */
-  written_as: 'raw' | 'rebuilt';
-  /** The canonical session that was written. */
-  source_session: string;
-  changes: { dropped: number; stubbed: number; transformed: number };
-}
+export type ClaudeMaterializeResult = WriterResult;
 
 /** The transcript path the client looks up for a session id in a cwd (already resolved). */
 export function transcriptPath(home: string, cwd: string, sessionId: string): string {
@@ -196,7 +190,7 @@ interface WriterOptions {
   defaultModel: string;
   artifactsDir?: string;
   start?: SpEvent;
-  onLoss: (entry: ClaudeLossEntry) => void;
+  ledger: LossLedger;
 }
 
 const CONVERSATIONAL = /^(message\.(user|assistant|thinking)|tool\.(call|result)|context\.compiled)$/;
@@ -254,13 +248,7 @@ class ClaudeWriter {
   }
 
   private loss(action: LossEntry['action'], code: string, reason: string, event?: SpEvent): void {
-    if (this.copying) return;
-    const entry: ClaudeLossEntry = { action, code, reason };
-    if (event) {
-      entry.seq = event.seq;
-      entry.type = event.type;
-    }
-    this.options.onLoss(entry);
+    if (!this.copying) this.options.ledger.report(action, code, reason, event);
   }
 
   /** Keeps native uuids on same-id moves; a rebuilt copy always gets fresh ones. */
@@ -905,13 +893,9 @@ export async function materializeClaude(events: AsyncIterable<SpEvent>, options:
     throw new UserError('exists already: --same-id never overwrites a session (move it away, or drop --same-id to write a copy under a new id)', path);
   }
 
-  const counts = { dropped: 0, stubbed: 0, transformed: 0 };
-  const report = (entry: ClaudeLossEntry): void => {
-    counts[entry.action] += 1;
-    options.onLoss?.(entry);
-  };
+  const ledger = new LossLedger(options.onLoss);
   for (const [id, other] of selected.others) {
-    report({
+    ledger.add({
       action: 'dropped',
       code: 'child-session',
       reason: `session ${id}${other.nativeId ? ` (native ${other.nativeId})` : ''}, ${other.count} event(s), is a separate (subagent) session: not written; the main transcript keeps the call that started it and its result`,
@@ -943,7 +927,7 @@ export async function materializeClaude(events: AsyncIterable<SpEvent>, options:
       defaultModel: options.model ?? DEFAULT_MODEL,
       artifactsDir: options.artifactsDir,
       start,
-      onLoss: report,
+      ledger,
     });
     writer.run();
     if (writer.out.last === null) throw new UserError('nothing to write: the session has no messages');
@@ -963,7 +947,7 @@ export async function materializeClaude(events: AsyncIterable<SpEvent>, options:
     records: lines.length,
     written_as: writtenAs,
     source_session: selected.session,
-    changes: counts,
+    changes: ledger.counts,
   };
   if (branches > 0) result.branches = branches;
   if (options.dryRun) result.dry_run = true;

@@ -15,14 +15,14 @@ import { closeSync, createReadStream, existsSync, mkdtempSync, openSync, readFil
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import type { LossEntry, MaterializeOptions, MaterializeResult } from '../../lib/adapter.js';
+import type { LossEntry, MaterializeOptions } from '../../lib/adapter.js';
 import { createFileAtomic } from '../../lib/atomic.js';
 import { artifactPath } from '../../lib/artifacts.js';
 import { UserError } from '../../lib/diagnostics.js';
 import { toIso, type SpEvent } from '../../lib/event.js';
 import { splitLines } from '../../lib/lines.js';
 import { isObject, str, type Json } from '../../lib/json.js';
-import { RawLineCheck, SessionPicker, isDerived, nativeIdOf, payloadOf, shellQuote, uuidv7 } from '../../lib/writer.js';
+import { LossLedger, RawLineCheck, SessionPicker, isDerived, nativeIdOf, payloadOf, shellQuote, uuidv7, type WriterResult } from '../../lib/writer.js';
 import { AGENT, UUID_PATTERN, defaultHome, parseRolloutName, rolloutRelPath, sessionsDir } from './paths.js';
 import { isImageWrapper } from './rollout.js';
 import { commitRegistration, planRegistration, type Registration } from './state-db.js';
@@ -52,11 +52,7 @@ export type CodexMaterializeOptions = MaterializeOptions;
 
 export type CodexLossEntry = LossEntry;
 
-export interface CodexMaterializeResult extends MaterializeResult {
-  /** `raw`: the captured native lines verbatim (byte-identical); `rebuilt`: written from the events. */
-  written_as: 'raw' | 'rebuilt';
-  source_session: string;
-  changes: { dropped: number; stubbed: number; transformed: number };
+export interface CodexMaterializeResult extends WriterResult {
   /** The state db the thread was added to, and the backup made first. */
   registered?: { db: string; backup?: string; copied_columns: string[] };
 }
@@ -195,7 +191,7 @@ interface WriterOptions {
   safety: boolean;
   sameId: boolean;
   artifactsDir?: string;
-  onLoss: (entry: CodexLossEntry) => void;
+  ledger: LossLedger;
   write: (line: string) => void;
 }
 
@@ -212,12 +208,7 @@ class RolloutWriter {
   ) {}
 
   private loss(action: LossEntry['action'], code: string, reason: string, event?: SpEvent): void {
-    const entry: CodexLossEntry = { action, code, reason };
-    if (event) {
-      entry.seq = event.seq;
-      entry.type = event.type;
-    }
-    this.options.onLoss(entry);
+    this.options.ledger.report(action, code, reason, event);
   }
 
   /** An RFC 3339 time for a line: the event's own, or (when it has none) the previous line's. */
@@ -677,16 +668,12 @@ async function write(spool: Spool, options: CodexMaterializeOptions): Promise<Co
     if (existing) throw new UserError('exists already: --same-id never overwrites a session (move it away, or drop --same-id to write a copy under a new id)', existing);
   }
 
-  const counts = { dropped: 0, stubbed: 0, transformed: 0 };
-  const report = (entry: CodexLossEntry): void => {
-    counts[entry.action] += 1;
-    options.onLoss?.(entry);
-  };
+  const ledger = new LossLedger(options.onLoss);
   for (const id of spool.picker.order) {
     if (id === session) continue;
     const other = spool.sessions.get(id)!;
     const otherNative = nativeIdOf(spool.picker.startOf(id));
-    report({ action: 'dropped', code: 'other-session', reason: `session ${id}${otherNative ? ` (native ${otherNative})` : ''}, ${other.count} event(s), is a separate session: not written` });
+    ledger.add({ action: 'dropped', code: 'other-session', reason: `session ${id}${otherNative ? ` (native ${otherNative})` : ''}, ${other.count} event(s), is a separate session: not written` });
   }
 
   // The client refuses to resume a thread under another provider than the one its session_meta
@@ -695,7 +682,7 @@ async function write(spool: Spool, options: CodexMaterializeOptions): Promise<Co
   const sourceProvider = codexSource ? str(sp.model_provider) : undefined;
   const modelProvider = options.sameId ? sourceProvider : providerOfHome ?? sourceProvider;
   if (!options.sameId && sourceProvider && modelProvider !== sourceProvider) {
-    report({ action: 'transformed', code: 'model-provider', reason: `model_provider ${JSON.stringify(sourceProvider)} written as ${JSON.stringify(modelProvider)} (the provider ${home}/config.toml uses; the client refuses to switch a thread's provider on resume)` });
+    ledger.add({ action: 'transformed', code: 'model-provider', reason: `model_provider ${JSON.stringify(sourceProvider)} written as ${JSON.stringify(modelProvider)} (the provider ${home}/config.toml uses; the client refuses to switch a thread's provider on resume)` });
   }
   const out = join(spool.dir, 'rollout.jsonl');
   const fd = openSync(out, 'w', 0o600);
@@ -751,7 +738,7 @@ async function write(spool: Spool, options: CodexMaterializeOptions): Promise<Co
       if (codexSource) {
         const base = baseInstructions(sp, options.artifactsDir);
         if (base) meta.base_instructions = base;
-        else if (sp.base_instructions !== undefined) report({ action: 'dropped', code: 'base-instructions', reason: 'base instructions stored as an artifact that was not found (pass --artifacts DIR): the client uses its default prompt' });
+        else if (sp.base_instructions !== undefined) ledger.add({ action: 'dropped', code: 'base-instructions', reason: 'base instructions stored as an artifact that was not found (pass --artifacts DIR): the client uses its default prompt' });
       }
       if (str(sp.git_head) || str(sp.git_branch) || str(sp.git_origin)) {
         const git: Json = {};
@@ -761,16 +748,16 @@ async function write(spool: Spool, options: CodexMaterializeOptions): Promise<Co
         meta.git = git;
       }
       if (codexSource && sp.history_mode === 'paginated') {
-        report({ action: 'transformed', code: 'legacy-style', reason: 'paginated rollout written in the legacy style (no ordinals, no paginated item metadata)' });
+        ledger.add({ action: 'transformed', code: 'legacy-style', reason: 'paginated rollout written in the legacy style (no ordinals, no paginated item metadata)' });
         if (options.sameId) meta.history_mode = 'legacy';
       } else if (options.sameId && sp.history_mode !== undefined) {
         // 0.171 knows only "legacy" and "paginated"; any other value makes it refuse the file.
         if (sp.history_mode === 'legacy' || !safety) meta.history_mode = sp.history_mode;
-        else report({ action: 'dropped', code: 'history-mode', reason: `history_mode ${JSON.stringify(sp.history_mode)} not written (the client accepts only "legacy" or "paginated")` });
+        else ledger.add({ action: 'dropped', code: 'history-mode', reason: `history_mode ${JSON.stringify(sp.history_mode)} not written (the client accepts only "legacy" or "paginated")` });
       }
       const metaTime = String(meta.timestamp);
       emit(JSON.stringify({ timestamp: metaTime, type: 'session_meta', payload: meta }));
-      const writer = new RolloutWriter(new Map(index.answered), { cwdFrom: str(sp.cwd), cwdTo: cwd, safety, sameId: Boolean(options.sameId), artifactsDir: options.artifactsDir, onLoss: report, write: emit });
+      const writer = new RolloutWriter(new Map(index.answered), { cwdFrom: str(sp.cwd), cwdTo: cwd, safety, sameId: Boolean(options.sameId), artifactsDir: options.artifactsDir, ledger, write: emit });
       for await (const event of spooled(spool, session)) writer.write(event);
       records = writer.records + 1;
       userEvents = writer.userEvents;
@@ -825,7 +812,7 @@ async function write(spool: Spool, options: CodexMaterializeOptions): Promise<Co
     records,
     written_as: writtenAs,
     source_session: session,
-    changes: counts,
+    changes: ledger.counts,
   };
   if (registered) result.registered = registered;
   if (options.dryRun) result.dry_run = true;

@@ -16,16 +16,16 @@
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import type { MaterializeOptions, MaterializeResult } from '../../lib/adapter.js';
+import type { MaterializeOptions } from '../../lib/adapter.js';
 import { artifactPath } from '../../lib/artifacts.js';
 import { UserError, errorCode } from '../../lib/diagnostics.js';
 import { toIso, type SpEvent } from '../../lib/event.js';
 import { isObject, str, type Json } from '../../lib/json.js';
-import { capturedRawLines, payloadOf, selectSession, shellQuote, uuidv7, writeLines, type SelectedSession } from '../../lib/writer.js';
+import { LossLedger, capturedRawLines, payloadOf, selectSession, shellQuote, uuidv7, writeLines, type SelectedSession, type WriterResult } from '../../lib/writer.js';
 import { STOP_REASONS } from './format.js';
 import { DEFAULT_MODEL, parseModel, piStopReason, piUsage, type ModelIdentity } from './models.js';
 import { cwdFolder, defaultHome, resolveCwd, sessionFileName, sessionsDir } from './paths.js';
-import { TreeBuilder, fromPi, type PiLossEntry, type Report, type Unit } from './tree.js';
+import { TreeBuilder, fromPi, type Report, type Unit } from './tree.js';
 
 export type { PiLossEntry } from './tree.js';
 
@@ -37,15 +37,11 @@ const HEADER_LIMIT = 511;
 
 export type PiMaterializeOptions = MaterializeOptions;
 
-export interface PiMaterializeResult extends MaterializeResult {
-  /** `raw`: the captured native lines verbatim (byte-identical); `rebuilt`: written from the events. */
-  written_as: 'raw' | 'rebuilt';
-  source_session: string;
+export interface PiMaterializeResult extends WriterResult {
   /** The id of the entry the client resumes from (the last line). */
   leaf_id?: string;
   /** Leaves of the written tree: 1 for a linear session. */
   branches: number;
-  changes: { dropped: number; stubbed: number; transformed: number };
 }
 
 // ---- writing entries ----------------------------------------------------------------------------
@@ -384,16 +380,8 @@ export async function materializePi(events: AsyncIterable<SpEvent>, options: PiM
   const home = options.home ?? defaultHome();
   const safety = options.safety !== false;
 
-  const counts = { dropped: 0, stubbed: 0, transformed: 0 };
-  const report: Report = (action, code, reason, event) => {
-    counts[action] += 1;
-    const entry: PiLossEntry = { action, code, reason };
-    if (event) {
-      entry.seq = event.seq;
-      entry.type = event.type;
-    }
-    options.onLoss?.(entry);
-  };
+  const ledger = new LossLedger(options.onLoss);
+  const report: Report = (action, code, reason, event) => ledger.report(action, code, reason, event);
   for (const [id, other] of selected.others) {
     report('dropped', 'child-session', `session ${id}${other.nativeId ? ` (native ${other.nativeId})` : ''}, ${other.count} event(s), is a separate (subagent) session: not written; the main session keeps the call that started it and its result`);
   }
@@ -444,7 +432,7 @@ export async function materializePi(events: AsyncIterable<SpEvent>, options: PiM
     written_as: writtenAs,
     source_session: selected.session,
     branches,
-    changes: counts,
+    changes: ledger.counts,
   };
   if (leafId !== undefined) result.leaf_id = leafId;
   if (options.dryRun) result.dry_run = true;
