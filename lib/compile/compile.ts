@@ -1,0 +1,321 @@
+// sp-compile end to end: read the stream once (extracting as it goes), pick the session, select
+// items within the budget, render, then write the input events followed by one chained
+// context.compiled event — or only the rendered text, or the files.
+//
+// Nothing reaches stdout before the compile has succeeded, so a failed compile (P0 over budget)
+// never leaves a stream without its context.compiled event in a pipeline. File inputs are read a
+// second time for the copy; stdin is spooled to a temp file while it is read. Memory stays bounded
+// either way: lines are not kept, only the extractor's bounded state.
+import { closeSync, createReadStream, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { once } from 'node:events';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Writable } from 'node:stream';
+import { Chainer } from '../chain.js';
+import { excerpt, UserError, warn } from '../diagnostics.js';
+import type { SpEvent } from '../event.js';
+import { canonicalize } from '../jcs.js';
+import { splitLines } from '../lines.js';
+import { NdjsonWriter, type Input } from '../ndjson.js';
+import { forEachLine, type RawLine } from './read.js';
+import { selectItems, type Selection } from './budget.js';
+import { Extractor } from './extract.js';
+import { extract, type Extraction, type Item, type Loss } from './items.js';
+import { writeOutputs } from './output.js';
+import { render, type Rendered } from './render.js';
+import { resolveBudget, TARGET, type FormatName, type TargetName } from './targets.js';
+import { seqRanges } from './text.js';
+import { createCounter, type TokenCounter, type TokenizerName } from './tokens.js';
+
+export interface CompileOptions {
+  inputs: Input[];
+  target: TargetName;
+  format?: FormatName;
+  budget?: number;
+  window?: number;
+  reserve?: number;
+  tokenizer?: TokenizerName;
+  /** Which session of the stream to compile (id, id prefix or native id). */
+  session?: string;
+  /** Print only the rendered text (no events). */
+  renderOnly?: boolean;
+  /** Write the rendered files into this directory. */
+  outDir?: string;
+  force?: boolean;
+  out?: Writable;
+}
+
+export interface CompileResult {
+  event: SpEvent;
+  selection: Selection;
+  extraction: Extraction;
+  written: string[];
+}
+
+/** Individually listed dropped items; beyond this many they are grouped by kind with seq ranges. */
+const DROPPED_LISTED = 500;
+
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+const NEWLINE = Buffer.from('\n');
+
+function badLine(line: RawLine, reason: string): string {
+  return `${reason}${line.terminated ? '' : ' (last line has no newline: truncated?)'}: ${excerpt(line.text)}`;
+}
+
+/** Appends bytes to a file in 1 MB batches. */
+class Spool {
+  readonly dir = mkdtempSync(join(tmpdir(), 'sp-compile-'));
+  readonly path = join(this.dir, 'events.ndjson');
+  private readonly fd = openSync(this.path, 'wx', 0o600);
+  private buffer = Buffer.allocUnsafe(1 << 20);
+  private used = 0;
+  write(bytes: Buffer): void {
+    if (this.used + bytes.length > this.buffer.length) this.flush();
+    if (bytes.length > this.buffer.length) writeSync(this.fd, bytes);
+    else this.used += bytes.copy(this.buffer, this.used);
+  }
+  flush(): void {
+    if (this.used > 0) writeSync(this.fd, this.buffer, 0, this.used);
+    this.used = 0;
+  }
+  close(): void {
+    this.flush();
+    closeSync(this.fd);
+  }
+  remove(): void {
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+function checkEvent(value: Record<string, unknown>, where: () => string): SpEvent {
+  if (typeof value.session === 'string' && value.session !== '' && typeof value.type === 'string' && Number.isSafeInteger(value.seq) && (value.seq as number) >= 0) {
+    return value as SpEvent;
+  }
+  const missing = ['session', 'seq', 'type'].filter((k) => !(k in value));
+  if (missing.length) throw new UserError(`not a canonical event: no ${missing.join(', ')}`, where());
+  if (typeof value.session !== 'string' || value.session === '') throw new UserError('not a canonical event: session is not a non-empty string', where());
+  if (typeof value.type !== 'string') throw new UserError('not a canonical event: type is not a string', where());
+  throw new UserError('not a canonical event: seq is not a non-negative integer', where());
+}
+
+function pickSession(ex: Extractor, wanted: string | undefined): string {
+  if (ex.sessions.size === 0) throw new UserError('no events to compile', 'input');
+  const describe = (ids: string[]) => ids.slice(0, 5).map((id) => {
+    const info = ex.sessions.get(id)!.info;
+    return `${id}${info.nativeId ? ` (${info.agent} ${info.nativeId})` : ''}`;
+  }).join(', ') + (ids.length > 5 ? ', …' : '');
+  if (wanted) {
+    const all = ex.order;
+    const exact = all.filter((id) => id === wanted || ex.sessions.get(id)!.info.nativeId === wanted);
+    const matches = exact.length ? exact : all.filter((id) => id.startsWith(wanted) || ex.sessions.get(id)!.info.nativeId?.startsWith(wanted));
+    if (matches.length === 1) return matches[0];
+    if (matches.length === 0) throw new UserError(`no session ${JSON.stringify(wanted)} in the stream; it holds ${describe(all)}`, '--session');
+    throw new UserError(`${JSON.stringify(wanted)} matches ${matches.length} sessions: ${describe(matches)}`, '--session');
+  }
+  const roots = ex.roots();
+  if (roots.length === 1) return roots[0].info.id;
+  if (roots.length === 0) return ex.order[0];
+  throw new UserError(`the stream holds ${roots.length} sessions: ${describe(roots.map((r) => r.info.id))}; pick one with --session`, 'input');
+}
+
+function lossEntry(loss: Loss, primary: string): Record<string, unknown> {
+  return { kind: loss.kind, reason: loss.reason, ...(loss.session !== primary ? { session: loss.session } : {}), count: loss.count, seqs: loss.ranges };
+}
+
+/** Dropped items: each listed (up to a limit), then the rest grouped by kind, plus what is not carried. */
+function droppedList(selection: Selection, losses: Loss[], counter: TokenCounter, primary: string): Array<Record<string, unknown>> {
+  const out: Array<Record<string, unknown>> = [];
+  const dropped = [...selection.dropped].sort((a, b) => a.priority - b.priority || b.value - a.value || (a.id < b.id ? -1 : 1));
+  for (const item of dropped.slice(0, DROPPED_LISTED)) {
+    const counted = selection.counts.get(item.id);
+    out.push({
+      id: item.id,
+      kind: item.kind,
+      priority: item.priority,
+      ...(item.session !== primary ? { session: item.session } : {}),
+      seqs: item.seqs,
+      ...(counted !== undefined ? { tokens: counted } : { tokens_estimate: counter.estimate(`${item.text}\n`) }),
+      reason: 'budget',
+    });
+  }
+  const rest = new Map<string, Item[]>();
+  for (const item of dropped.slice(DROPPED_LISTED)) {
+    const key = `${item.kind}\0${item.priority}\0${item.session}`;
+    const list = rest.get(key) ?? [];
+    list.push(item);
+    rest.set(key, list);
+  }
+  for (const list of [...rest.values()]) {
+    const first = list[0];
+    out.push({
+      kind: first.kind,
+      priority: first.priority,
+      ...(first.session !== primary ? { session: first.session } : {}),
+      count: list.length,
+      seqs: seqRanges(list.flatMap((i) => i.seqs)),
+      reason: 'budget',
+    });
+  }
+  for (const loss of losses) out.push(lossEntry(loss, primary));
+  return out;
+}
+
+function itemEntry(item: Item, selection: Selection, primary: string): Record<string, unknown> {
+  return {
+    id: item.id,
+    kind: item.kind,
+    priority: item.priority,
+    section: item.section,
+    ...(item.session !== primary ? { session: item.session } : {}),
+    seqs: item.seqs,
+    tokens: selection.counts.get(item.id) ?? null,
+    ...(item.quote !== undefined ? { quote: item.quote } : {}),
+    ...(item.detail ?? {}),
+  };
+}
+
+/** Writes a buffer to a stream, waiting when it asks to (backpressure). */
+async function send(out: Writable, bytes: Buffer): Promise<void> {
+  if (!out.write(bytes)) await once(out, 'drain');
+}
+
+/** Copies a source's bytes as they are: a leading BOM left out, a final newline added when missing. */
+async function copyBytes(path: string, out: Writable): Promise<void> {
+  let first = true;
+  let last = 0x0a;
+  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
+    let bytes = chunk;
+    if (first && bytes.length >= 3 && bytes.subarray(0, 3).equals(BOM)) bytes = bytes.subarray(3);
+    first = false;
+    if (bytes.length === 0) continue;
+    await send(out, bytes);
+    last = bytes[bytes.length - 1];
+  }
+  if (last !== 0x0a) await send(out, NEWLINE);
+}
+
+/** Re-reads sources and writes every event chained afresh (the input carried no chain). */
+async function copyRechained(paths: string[], writer: NdjsonWriter, chainer: Chainer): Promise<void> {
+  for (const path of paths) {
+    for await (const line of splitLines(createReadStream(path, { highWaterMark: 1 << 20 }))) {
+      if (line.text.trim() === '') continue;
+      await writer.writeLine(canonicalize(chainer.chain(JSON.parse(line.text) as SpEvent)));
+    }
+  }
+}
+
+export async function compile(options: CompileOptions): Promise<CompileResult> {
+  const target = TARGET[options.target];
+  const format = options.format ?? 'message';
+  const budget = resolveBudget(target, options);
+  if (!Number.isSafeInteger(budget) || budget <= 0) throw new UserError(`the budget must be a positive number of tokens (got ${budget})`, '--budget');
+  const out = options.out ?? process.stdout;
+  const writesEvents = !options.renderOnly;
+  const fromFiles = options.inputs.every((i) => i.name !== 'stdin');
+  const spool = writesEvents && !fromFiles ? new Spool() : undefined;
+  const counter = createCounter(options.tokenizer ?? target.tokenizer);
+  try {
+    // ---- one pass over the input ---------------------------------------------------------------
+    const ex = new Extractor();
+    let chained = true;
+    for (const input of options.inputs) {
+      let stream: AsyncIterable<Buffer | string>;
+      try {
+        stream = input.open();
+      } catch (err) {
+        throw new UserError(`cannot read: ${(err as Error).message}`, input.name);
+      }
+      try {
+        await forEachLine(stream, spool !== undefined, (line) => {
+          if (line.text.trim() === '') return;
+          const where = () => `${input.name}:${line.number}`;
+          let value: unknown;
+          try {
+            value = JSON.parse(line.text);
+          } catch (err) {
+            throw new UserError(badLine(line, `invalid JSON (${(err as Error).message})`), where());
+          }
+          if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UserError(badLine(line, 'not a JSON object'), where());
+          const event = checkEvent(value as Record<string, unknown>, where);
+          if (typeof event.checksum !== 'string') chained = false;
+          ex.push(event);
+          if (spool && line.bytes) {
+            spool.write(line.bytes);
+            if (!line.terminated) spool.write(NEWLINE);
+          }
+        });
+      } catch (err) {
+        if (err instanceof UserError) throw err;
+        throw new UserError(`cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, input.name);
+      }
+    }
+    spool?.close();
+
+    // ---- items, budget, rendering ------------------------------------------------------------------
+    const primaryId = pickSession(ex, options.session);
+    const extraction = extract(ex, primaryId);
+    const renderInput = { target, format, extraction };
+    const renderItems = (items: readonly Item[]) => render(renderInput, items);
+    const measure = (r: Rendered) => {
+      const whole = counter.count(r.text);
+      if (r.docs.length === 1) return whole;
+      return Math.max(whole, r.docs.reduce((n, d) => n + counter.count(d.text), 0));
+    };
+    const selection = selectItems(extraction.items, budget, counter, renderItems, measure, primaryId);
+
+    const info = extraction.primary.info;
+    const payload: Record<string, unknown> = {
+      target: target.name,
+      format,
+      tokenizer: counter.name,
+      budget,
+      tokens: selection.tokens,
+      ...(options.window !== undefined || options.reserve !== undefined
+        ? { window: options.window ?? target.window, reserve: options.reserve ?? target.reserve }
+        : {}),
+      source: { session: info.id, agent: info.agent, ...(info.nativeId ? { native_id: info.nativeId } : {}), first_seq: info.firstSeq, last_seq: info.lastSeq, events: info.events },
+      items: selection.selected.map((i) => itemEntry(i, selection, primaryId)),
+      dropped: droppedList(selection, extraction.losses, counter, primaryId),
+      ...(format === 'files' ? { files: selection.rendered.docs.map((d) => ({ name: d.name, tokens: counter.count(d.text) })) } : {}),
+      text: selection.rendered.text,
+    };
+    const event: SpEvent = {
+      session: info.id,
+      seq: info.lastSeq + 1,
+      // Source time of the last event, not the clock: the same input compiles to the same bytes.
+      ts: info.lastTs ?? 0,
+      agent: info.agent,
+      type: 'context.compiled',
+      actor: 'system',
+      level: 1,
+      payload,
+    };
+
+    // ---- output -----------------------------------------------------------------------------------
+    const written = options.outDir ? writeOutputs(options.outDir, format, target, selection.rendered, options.force === true) : [];
+    if (options.renderOnly) {
+      const writer = new NdjsonWriter(out);
+      await writer.writeBytes(Buffer.from(selection.rendered.text));
+      await writer.end();
+    } else {
+      const writer = new NdjsonWriter(out); // also ends the process quietly on a closed pipe
+      const sources = spool ? [spool.path] : options.inputs.map((i) => i.name);
+      const chainer = new Chainer();
+      if (chained) {
+        for (const path of sources) await copyBytes(path, out);
+        if (info.tail) chainer.seed(info.id, info.tail);
+      } else {
+        warn('input', 'events without a checksum: the output stream is chained afresh');
+        await copyRechained(sources, writer, chainer);
+        await writer.flush();
+      }
+      const final = chainer.chain(event);
+      Object.assign(event, { checksum: final.checksum });
+      await writer.write(final);
+      await writer.end();
+    }
+    return { event, selection, extraction, written };
+  } finally {
+    spool?.remove();
+  }
+}
