@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { root } from './lib.mjs';
 
-const benches = ['verify.mjs', 'redact.mjs', 'compile.mjs'];
+const benches = ['verify.mjs', 'redact.mjs', 'compile.mjs', 'hermes.mjs'];
 for (const name of benches) {
   console.log(`\n## ${name}\n`);
   const r = spawnSync(process.execPath, [join(root, 'bench', name), ...process.argv.slice(2)], { stdio: 'inherit' });

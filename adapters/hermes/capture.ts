@@ -23,7 +23,7 @@ import { LineageReader, type Lineage } from './lineage.js';
 import { dbOfPath, formatLocator, parseLocator } from './paths.js';
 import { AGENT, RowMapper, newRowState, plainRow, type Row, type RowState } from './rows.js';
 import type { Schema } from './schema.js';
-import { errorText, type Db } from './sqlite.js';
+import { errorText, prepared, type Db } from './sqlite.js';
 
 
 interface SessionState {
@@ -145,7 +145,7 @@ function sessionStart(ctx: Context, srow: Row, lineage: Lineage): Json {
 /** `COALESCE(system_prompts.prompt, sessions.system_prompt)`, as Hermes reads it (v25 moved prompts out). */
 function systemPrompt(ctx: Context, srow: Row): string | undefined {
   if (typeof srow.system_prompt_hash === 'string' && ctx.schema.tables.has('system_prompts')) {
-    const row = ctx.db.prepare('SELECT prompt FROM system_prompts WHERE hash = ?').get(srow.system_prompt_hash) as { prompt?: unknown } | undefined;
+    const row = prepared(ctx.db, 'SELECT prompt FROM system_prompts WHERE hash = ?').get(srow.system_prompt_hash) as { prompt?: unknown } | undefined;
     if (typeof row?.prompt === 'string') return row.prompt;
   }
   return typeof srow.system_prompt === 'string' ? srow.system_prompt : undefined;
@@ -165,7 +165,7 @@ function endPayload(ctx: Context, srow: Row): Json {
 function* captureSession(ctx: Context, id: string): Generator<SpEvent> {
   const { db, dbPath, options, cursor, state } = ctx;
   const source = formatLocator(dbPath, id);
-  const srow = db.prepare('SELECT * FROM sessions WHERE id = ?').get(id) as Row | undefined;
+  const srow = prepared(db, 'SELECT * FROM sessions WHERE id = ?').get(id) as Row | undefined;
   const position = cursor.sources[source] as Position | undefined;
   if (!srow) {
     if (position) throw new UserError(`session ${id} was deleted since the cursor was stored; not continuing (capture again without the cursor)`, dbPath);
@@ -179,7 +179,7 @@ function* captureSession(ctx: Context, id: string): Generator<SpEvent> {
 
   if (position && position.rowid >= 0) {
     // The last row consumed must still be there, unchanged: otherwise ids below the cursor moved.
-    const last = db.prepare('SELECT * FROM messages WHERE id = ?').get(position.rowid) as Row | undefined;
+    const last = prepared(db, 'SELECT * FROM messages WHERE id = ?').get(position.rowid) as Row | undefined;
     if (!last || last.session_id !== id || (position.row_sha256 !== undefined && rowHash(last) !== position.row_sha256)) {
       throw new UserError(
         `message row ${position.rowid} of session ${id} is ${last ? 'not the row the cursor consumed' : 'gone'}: the session was rewritten or deleted since the cursor was stored; not continuing, so nothing is mis-read (capture again without the cursor)`,
@@ -201,10 +201,10 @@ function* captureSession(ctx: Context, id: string): Generator<SpEvent> {
   // Rows archived since the last run (an in-place compaction or /undo after they were emitted).
   let inactive = position?.inactive ?? [];
   if (position && has('active')) {
-    const ids = (db.prepare('SELECT id FROM messages WHERE session_id = ? AND id <= ? AND active = 0 ORDER BY id').all(id, position.rowid) as Array<{ id: number | bigint }>).map((r) => Number(r.id));
+    const ids = (prepared(db, 'SELECT id FROM messages WHERE session_id = ? AND id <= ? AND active = 0 ORDER BY id').all(id, position.rowid) as Array<{ id: number | bigint }>).map((r) => Number(r.id));
     const fresh = ids.filter((rowId) => !inRanges(inactive, rowId));
     if (fresh.length > 0) {
-      const compacted = db.prepare(`SELECT count(*) AS n FROM messages WHERE session_id = ? AND id <= ? AND active = 0 AND ${has('compacted') ? 'compacted = 1' : '0'}`).get(id, position.rowid) as { n: number };
+      const compacted = prepared(db, `SELECT count(*) AS n FROM messages WHERE session_id = ? AND id <= ? AND active = 0 AND ${has('compacted') ? 'compacted = 1' : '0'}`).get(id, position.rowid) as { n: number };
       const ranges = addRanges([], fresh);
       yield emitter.emit('meta', { key: 'hermes.messages.archived', value: { rows: ranges, count: fresh.length, compacted: Number(compacted.n) > 0 }, seen_by_model: false }, Date.now() / 1000, { actor: 'system', origin: { native_seq: fresh[fresh.length - 1] } });
       inactive = addRanges(inactive, fresh);
@@ -233,7 +233,7 @@ function* captureSession(ctx: Context, id: string): Generator<SpEvent> {
   let lastRow: Row | undefined;
   let count = position?.line ?? 0;
   let lastTs = startTs;
-  const rows = db.prepare('SELECT * FROM messages WHERE session_id = ? AND id > ? ORDER BY id').iterate(id, position?.rowid ?? -1) as IterableIterator<Row>;
+  const rows = prepared(db, 'SELECT * FROM messages WHERE session_id = ? AND id > ? ORDER BY id').iterate(id, position?.rowid ?? -1) as IterableIterator<Row>;
   for (const row of rows) {
     const ts = num(row.timestamp);
     while (children.length > 0 && ts !== undefined && (children[0].started_at ?? Infinity) < ts) yield fork(children.shift()!, lastTs);
@@ -263,7 +263,7 @@ function* captureSession(ctx: Context, id: string): Generator<SpEvent> {
   }
   if (endedAt !== null && (endedAt !== sstate.end.at || reason !== sstate.end.reason)) {
     if (ctx.schema.tables.has('session_model_usage')) {
-      for (const usage of db.prepare('SELECT * FROM session_model_usage WHERE session_id = ? ORDER BY first_seen').all(id) as Row[]) {
+      for (const usage of prepared(db, 'SELECT * FROM session_model_usage WHERE session_id = ? ORDER BY first_seen').all(id) as Row[]) {
         const raw = plainRow(usage);
         yield emitter.emit('meta', { key: 'hermes.model_usage', value: { model: raw.model, task: raw.task }, raw }, endedAt, { actor: 'system' });
       }

@@ -12,7 +12,7 @@ import { LineageReader, kindOf } from './lineage.js';
 import { dbOfHome, dbOfPath, defaultHome, expandTilde, formatLocator, parseLocator } from './paths.js';
 import { checkReadable, introspect, type Schema } from './schema.js';
 import { decodeContent, textOf, AGENT } from './rows.js';
-import { errorText, openForRead, patience, retryBusy, type Db, type ReadHandle } from './sqlite.js';
+import { closeReadConnections, prepared, errorText, openForRead, patience, retryBusy, type Db, type ReadHandle } from './sqlite.js';
 
 /** A lineage-tree selector: `<id>+` captures the session's whole lineage (root and every descendant). */
 export const TREE_SUFFIX = '+';
@@ -57,7 +57,7 @@ export async function openSnapshot(dbPath: string): Promise<Snapshot> {
         () => {
           handle.db.exec('BEGIN');
           try {
-            handle.db.prepare('SELECT count(*) FROM sqlite_master').get();
+            prepared(handle.db, 'SELECT count(*) FROM sqlite_master').get();
           } catch (err) {
             handle.db.exec('ROLLBACK');
             throw err;
@@ -75,6 +75,7 @@ export async function openSnapshot(dbPath: string): Promise<Snapshot> {
       close();
       if (err instanceof UserError) throw err;
       if (filesMoved(err) && attempt < 20 && Date.now() < deadline) {
+        closeReadConnections();
         await new Promise((resolve) => setTimeout(resolve, 5 * attempt));
         continue;
       }
@@ -158,7 +159,7 @@ export function listSessions(db: Db, schema: Schema, dbPath: string, options: { 
   }
   const sql = `SELECT ${select.join(', ')} FROM sessions s${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`;
   const lineage = options.details ? new LineageReader(db, schema.sessions) : undefined;
-  const refs = (db.prepare(sql).all(...params) as ListRow[]).map((row) => refOf(dbPath, row, schema, lineage, Boolean(options.details)));
+  const refs = (prepared(db, sql).all(...params) as ListRow[]).map((row) => refOf(dbPath, row, schema, lineage, Boolean(options.details)));
   refs.sort((a, b) => (b.mtime ?? 0) - (a.mtime ?? 0) || b.native_id.localeCompare(a.native_id));
   return refs;
 }

@@ -4,7 +4,7 @@
 // (`model_config._delegate_from`), /branch forks (`_branched_from`, or a parent that ended
 // `branched`), resets (`_reset_from`, v30) and tool sessions are separate conversations.
 // Everything here is point queries on indexed columns, so a large database costs nothing extra.
-import type { Db } from './sqlite.js';
+import { prepared, type Db } from './sqlite.js';
 
 export type ChildKind = 'compression' | 'delegate' | 'branch' | 'reset' | 'tool' | 'child';
 
@@ -57,8 +57,8 @@ export class LineageReader {
   constructor(db: Db, columns: string[]) {
     const has = (c: string) => columns.includes(c);
     const cols = ['id', 'parent_session_id', 'source', 'model_config', 'end_reason', 'started_at'].map((c) => (has(c) ? c : `NULL AS ${c}`)).join(', ');
-    this.byId = db.prepare(`SELECT ${cols} FROM sessions WHERE id = ?`);
-    this.byParent = has('parent_session_id') ? db.prepare(`SELECT ${cols} FROM sessions WHERE parent_session_id = ? ORDER BY started_at, id`) : undefined;
+    this.byId = prepared(db, `SELECT ${cols} FROM sessions WHERE id = ?`);
+    this.byParent = has('parent_session_id') ? prepared(db, `SELECT ${cols} FROM sessions WHERE parent_session_id = ? ORDER BY started_at, id`) : undefined;
   }
 
   get(id: string): LinkRow | undefined {

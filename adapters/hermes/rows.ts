@@ -160,6 +160,14 @@ export class RowMapper {
     });
   }
 
+  private extras: { width: number; keys: string[] } | undefined;
+
+  private extraColumns(row: Row): string[] {
+    const width = Object.keys(row).length;
+    if (this.extras?.width !== width) this.extras = { width, keys: Object.keys(row).filter((k) => !KNOWN.has(k)) };
+    return this.extras.keys;
+  }
+
   /** Row fields that describe the whole row, kept on its main event. */
   private rowFields(row: Row, payload: Json): void {
     if (row.api_content !== null && row.api_content !== undefined) payload.api_content = row.api_content;
@@ -172,8 +180,11 @@ export class RowMapper {
     }
     if (num(row.token_count) !== undefined) payload.token_count = num(row.token_count);
     if (typeof row.effect_disposition === 'string') payload.effect_disposition = row.effect_disposition;
+    // Columns of newer schemas: found once per row shape, then only those are looked at.
+    const extras = this.extraColumns(row);
+    if (extras.length === 0) return;
     const extra: Json = {};
-    for (const [key, value] of Object.entries(row)) if (!KNOWN.has(key) && value !== null && value !== undefined) extra[key] = plain(value);
+    for (const key of extras) if (row[key] !== null && row[key] !== undefined) extra[key] = plain(row[key]);
     if (Object.keys(extra).length > 0) payload.extra = extra;
   }
 

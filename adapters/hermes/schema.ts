@@ -4,7 +4,7 @@
 // (tables, indexes, FTS5 indexes and their triggers, `schema_version` 25), so Hermes opens it and
 // upgrades it like one of its own. `test/hermes/schema.test.ts` compares this layout with the
 // recorded corpus database column by column.
-import type { Db } from './sqlite.js';
+import { prepared, type Db } from './sqlite.js';
 import { UserError } from '../../lib/diagnostics.js';
 
 export const SCHEMA_VERSION = 25;
@@ -26,17 +26,23 @@ const WRITE_NEEDS = {
 };
 
 function columns(db: Db, table: string): string[] {
-  return (db.prepare(`SELECT name FROM pragma_table_info(?)`).all(table) as Array<{ name: string }>).map((c) => c.name);
+  return (prepared(db, `SELECT name FROM pragma_table_info(?)`).all(table) as Array<{ name: string }>).map((c) => c.name);
 }
 
-export function introspect(db: Db): Schema {
-  const tables = new Set((db.prepare(`SELECT name FROM sqlite_master WHERE type IN ('table', 'view')`).all() as Array<{ name: string }>).map((r) => r.name));
+const schemas = new WeakMap<Db, Schema>();
+
+/** The schema a connection sees; kept per connection (a changed file gets a new connection). */
+export function introspect(db: Db, fresh = false): Schema {
+  const known = schemas.get(db);
+  if (known && !fresh) return known;
+  const tables = new Set((prepared(db, `SELECT name FROM sqlite_master WHERE type IN ('table', 'view')`).all() as Array<{ name: string }>).map((r) => r.name));
   const schema: Schema = { tables, sessions: columns(db, 'sessions'), messages: columns(db, 'messages') };
   if (tables.has('schema_version')) {
-    const row = db.prepare('SELECT version FROM schema_version LIMIT 1').get() as { version?: unknown } | undefined;
+    const row = prepared(db, 'SELECT version FROM schema_version LIMIT 1').get() as { version?: unknown } | undefined;
     if (typeof row?.version === 'number') schema.version = row.version;
     else if (typeof row?.version === 'bigint') schema.version = Number(row.version);
   }
+  schemas.set(db, schema);
   return schema;
 }
 

@@ -125,8 +125,82 @@ function openCopy(Sqlite: Ctor, path: string): ReadHandle {
   return { db, mode: 'wal-copy', close: () => { db.close(); rmSync(dir, { recursive: true, force: true }); } };
 }
 
+function stamp(path: string): string {
+  try {
+    const st = statSync(path);
+    return `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}`;
+  } catch {
+    return '-';
+  }
+}
+
+/**
+ * The files as a connection that reads a fixed state of them (immutable, a private copy, a
+ * rollback-journal database between its transactions) saw them; undefined for a live WAL database
+ * (-wal and -shm present), whose connection maps the writer's -shm and is never kept: a writer in
+ * this process would share that read-only mapping.
+ */
+function fingerprint(path: string): string | undefined {
+  const db = stamp(path);
+  if (headerMode(path) === 'rollback') return `rollback ${db}`;
+  const wal = stamp(`${path}-wal`);
+  const shm = stamp(`${path}-shm`);
+  if (wal !== '-' && shm !== '-') return undefined;
+  return `fixed ${db} ${wal} ${shm}`;
+}
+
+interface Cached {
+  handle: ReadHandle;
+  key: string;
+  busy: boolean;
+}
+
+/**
+ * Read connections kept open between captures of the same database (`--all` captures hundreds of
+ * sessions; opening a connection and parsing the schema each time cost as much as reading them),
+ * reused only while the files are exactly as they were when it opened; closed when the process exits.
+ */
+const cache = new Map<string, Cached>();
+let exitHook = false;
+
+function closeCached(): void {
+  for (const entry of cache.values()) entry.handle.close();
+  cache.clear();
+}
+
 /** Opens `path` for reading without changing a byte of it or its -wal/-shm (see the table above). */
 export async function openForRead(path: string): Promise<ReadHandle> {
+  const key = fingerprint(path);
+  const entry = cache.get(path);
+  if (entry && !entry.busy && key !== undefined && entry.key === key) {
+    entry.busy = true;
+    return { db: entry.handle.db, mode: entry.handle.mode, close: () => void (entry.busy = false) };
+  }
+  if (entry && !entry.busy) {
+    entry.handle.close();
+    cache.delete(path);
+  }
+  const handle = await openFresh(path);
+  if (key === undefined || handle.mode === 'wal-readonly-shm' || cache.has(path)) return handle;
+  const kept: Cached = { handle, key, busy: true };
+  cache.set(path, kept);
+  if (!exitHook) {
+    exitHook = true;
+    process.once('exit', closeCached);
+  }
+  return { db: handle.db, mode: handle.mode, close: () => void (kept.busy = false) };
+}
+
+/** Drops the kept connections (tests; a long-running process that moves on). */
+export function closeReadConnections(): void {
+  for (const [path, entry] of cache) {
+    if (entry.busy) continue;
+    entry.handle.close();
+    cache.delete(path);
+  }
+}
+
+async function openFresh(path: string): Promise<ReadHandle> {
   const Sqlite = await loadSqlite();
   if (headerMode(path) === 'rollback') {
     const db = openOrThrow(Sqlite, path, path, true);
@@ -195,4 +269,15 @@ export async function retryBusy<T>(fn: () => T, where: string, what: string, pat
       await sleep(Math.min(low + Math.random() * (high - low), Math.max(1, patienceMs - elapsed)));
     }
   }
+}
+
+const statements = new WeakMap<Db, Map<string, Database.Statement>>();
+
+/** `db.prepare(sql)`, once per connection: kept connections serve many captures. */
+export function prepared(db: Db, sql: string): Database.Statement {
+  let byText = statements.get(db);
+  if (!byText) statements.set(db, (byText = new Map()));
+  let statement = byText.get(sql);
+  if (!statement) byText.set(sql, (statement = db.prepare(sql)));
+  return statement;
 }
