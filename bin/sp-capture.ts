@@ -135,6 +135,8 @@ await runCli<Args>({
     ['sp-capture claude --all --cursor ~/.sp/claude.cursor | sp-sync ingest', 'only what was appended since the last run'],
     ["sp-capture claude --latest --follow | jq -c 'select(.type==\"message.assistant\")'", 'keep running; new events as they are written'],
     ['sp-capture claude --latest | sp-redact | sp-compile --for codex | sp-materialize codex', 'hand a session over to another agent'],
+    ["sp-capture hermes --path ~/.hermes/state.db#20261130_051619_bb4de5", 'one session of a database: <db>#<session id> (a bare db path: its newest session)'],
+    ['sp-capture hermes --session 20261130_051656_853b11+', "a Hermes session's whole lineage (compression continuations, subagent and branch sessions), parents first"],
   ],
   epilogue:
     `The home is --home, else the agent's variable (${Object.values(adapters)
