@@ -25,7 +25,7 @@ import { writeOutputs } from './output.js';
 import { render, type Rendered } from './render.js';
 import { resolveBudget, TARGET, type FormatName, type TargetName } from './targets.js';
 import { seqRanges } from './text.js';
-import { createCounter, type TokenCounter, type TokenizerName } from './tokens.js';
+import { createCounter, prepareTokenizer, type TokenCounter, type TokenizerName } from './tokens.js';
 
 export interface CompileOptions {
   inputs: Input[];
@@ -87,10 +87,11 @@ class Spool {
   }
 }
 
-function checkEvent(value: Record<string, unknown>, where: () => string): SpEvent {
+function checkEvent(value: Record<string, unknown>, source: string, number: number): SpEvent {
   if (typeof value.session === 'string' && value.session !== '' && typeof value.type === 'string' && Number.isSafeInteger(value.seq) && (value.seq as number) >= 0) {
     return value as SpEvent;
   }
+  const where = () => `${source}:${number}`;
   const missing = ['session', 'seq', 'type'].filter((k) => !(k in value));
   if (missing.length) throw new UserError(`not a canonical event: no ${missing.join(', ')}`, where());
   if (typeof value.session !== 'string' || value.session === '') throw new UserError('not a canonical event: session is not a non-empty string', where());
@@ -214,6 +215,7 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
   const fromFiles = options.inputs.every((i) => i.name !== 'stdin');
   const spool = writesEvents && !fromFiles ? new Spool() : undefined;
   const counter = createCounter(options.tokenizer ?? target.tokenizer);
+  prepareTokenizer(counter.name); // loads while the input is read
   try {
     // ---- one pass over the input ---------------------------------------------------------------
     const ex = new Extractor();
@@ -227,16 +229,15 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
       }
       try {
         await forEachLine(stream, spool !== undefined, (line) => {
-          if (line.text.trim() === '') return;
-          const where = () => `${input.name}:${line.number}`;
+          if (line.text.charCodeAt(0) !== 0x7b && line.text.trim() === '') return; // a JSON object starts with {
           let value: unknown;
           try {
             value = JSON.parse(line.text);
           } catch (err) {
-            throw new UserError(badLine(line, `invalid JSON (${(err as Error).message})`), where());
+            throw new UserError(badLine(line, `invalid JSON (${(err as Error).message})`), `${input.name}:${line.number}`);
           }
-          if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UserError(badLine(line, 'not a JSON object'), where());
-          const event = checkEvent(value as Record<string, unknown>, where);
+          if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UserError(badLine(line, 'not a JSON object'), `${input.name}:${line.number}`);
+          const event = checkEvent(value as Record<string, unknown>, input.name, line.number);
           if (typeof event.checksum !== 'string') chained = false;
           ex.push(event);
           if (spool && line.bytes) {

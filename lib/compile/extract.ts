@@ -116,16 +116,23 @@ export interface ToolError {
   call: number;
   name: string;
   input: string;
-  errors: string[];
-  /** A verbatim line of the error. */
-  quote: string;
+  /** The result's text (its error lines are read only for the tool errors that are kept). */
+  text: string;
+}
+
+/** A tool error's display lines and a verbatim line of it to quote. */
+export function toolErrorLines(t: ToolError): { errors: string[]; quote: string } {
+  const errors = errorLines(t.text);
+  const first = t.text.split(/\r?\n/).map((l) => l.trim()).find(Boolean) ?? '';
+  return { errors: errors.length ? errors : [oneLine(t.text.slice(0, 1000), 240)], quote: errorQuote(t.text) ?? cutText(first, 240) };
 }
 
 export interface PendingCall {
   seq: number;
   callId: string;
   name: string;
-  input: string;
+  /** The call's input as it came (summarized only for calls that stay unanswered or fail). */
+  input: unknown;
 }
 
 interface TodoUpdate {
@@ -203,7 +210,7 @@ export class SessionState {
 
   private readonly callSeq = new Map<string, number>();
   readonly pending = new Map<string, PendingCall>();
-  private readonly errorResults = new Map<number, { seq: number; text: string; name: string; input: string }>();
+  private readonly errorResults = new Map<number, { seq: number; text: string; name: string; input: unknown }>();
   private readonly commandCalls = new Set<number>();
 
   firstRequest?: Msg;
@@ -370,7 +377,7 @@ export class SessionState {
     this.activity.push({ seq, text: false });
     if (!callId) return;
     this.callSeq.set(callId, seq);
-    this.pending.set(callId, { seq, callId, name: typeof p.name === 'string' ? p.name : 'tool', input: inputSummary(p.input) });
+    this.pending.set(callId, { seq, callId, name: typeof p.name === 'string' ? p.name : 'tool', input: p.input });
     if (this.callSeq.size > 5000) this.callSeq.delete(this.callSeq.keys().next().value as string);
     if (this.pending.size > 1000) this.pending.delete(this.pending.keys().next().value as string);
   }
@@ -388,14 +395,10 @@ export class SessionState {
     this.pending.delete(callId);
     if (p.is_error !== true || call === undefined) return;
     const text = contentText(p.content).slice(0, 20_000) || (typeof p.content === 'string' ? p.content.slice(0, 20_000) : '');
-    const record = { seq, text, name: pending?.name ?? 'tool', input: pending?.input ?? '' };
+    const record = { seq, text, name: pending?.name ?? 'tool', input: pending?.input };
     this.errorResults.set(call, record);
     if (this.errorResults.size > 200) this.errorResults.delete(this.errorResults.keys().next().value as number);
-    if (!this.commandCalls.has(call)) {
-      const errors = errorLines(text);
-      const first = text.split(/\r?\n/).map((l) => l.trim()).find(Boolean) ?? '';
-      this.toolErrors.push({ seq, call, name: record.name, input: record.input, errors: errors.length ? errors : [oneLine(text, 240)], quote: errorQuote(text) ?? cutText(first, 240) });
-    }
+    if (!this.commandCalls.has(call)) this.toolErrors.push({ seq, call, name: record.name, input: inputSummary(record.input), text });
   }
 
   private command(e: SpEvent, p: Record<string, unknown>): void {

@@ -1,7 +1,7 @@
 // Context items (seed §7.2): what the extractor kept, on the active branch, turned into rendered
 // markdown lines with provenance, a priority and a value. P0 items are kept verbatim or the compile
 // fails; P1 items are chosen by value per token; P2 items are the extractive summary.
-import { commandErrorQuote, commandErrors, commandResult, type Cmd, type Extractor, type Msg, type SessionState } from './extract.js';
+import { commandErrorQuote, commandErrors, commandResult, inputSummary, toolErrorLines, type Cmd, type Extractor, type Msg, type SessionState } from './extract.js';
 import { summarize } from './summarize.js';
 import { code, cutText, formatSeqs, normalizeKey, oneLine, relativePath, verbatimPart } from './text.js';
 
@@ -317,6 +317,7 @@ export function extract(ex: Extractor, primaryId: string): Extraction {
   for (const s of [primary, ...children]) {
     for (const call of s.pending.values()) {
       if (!s.onPath(call.seq)) continue;
+      const input = inputSummary(call.input);
       items.push({
         id: `call:${s.info.id}:${call.seq}`,
         kind: 'unanswered-call',
@@ -324,7 +325,7 @@ export function extract(ex: Extractor, primaryId: string): Extraction {
         section: 'problems',
         session: s.info.id,
         seqs: [call.seq],
-        text: `- Tool call without a recorded result ${prov(s.info.id, [call.seq])}: ${call.name}${call.input ? ` ${code(call.input)}` : ''} — it may or may not have run; check its effect before repeating it`,
+        text: `- Tool call without a recorded result ${prov(s.info.id, [call.seq])}: ${call.name}${input ? ` ${code(input)}` : ''} — it may or may not have run; check its effect before repeating it`,
         quote: call.name,
         value: 0,
         order: 2 + call.seq / 1e9,
@@ -440,6 +441,7 @@ export function extract(ex: Extractor, primaryId: string): Extraction {
   for (const s of [primary, ...children]) {
     for (const t of s.toolErrors.all()) {
       if (!s.onPath(t.seq)) continue;
+      const { errors, quote } = toolErrorLines(t);
       items.push({
         id: `tool-error:${s.info.id}:${t.seq}`,
         kind: 'tool-error',
@@ -447,8 +449,8 @@ export function extract(ex: Extractor, primaryId: string): Extraction {
         section: 'commands',
         session: s.info.id,
         seqs: [t.seq],
-        text: `- ${t.name}${t.input ? ` ${code(t.input)}` : ''} → error ${prov(s.info.id, [t.seq])}: ${oneLine(t.errors.join(' — '), 400)}`,
-        quote: verbatimPart(t.quote),
+        text: `- ${t.name}${t.input ? ` ${code(t.input)}` : ''} → error ${prov(s.info.id, [t.seq])}: ${oneLine(errors.join(' — '), 400)}`,
+        quote: verbatimPart(quote),
         value: 70 + 25 * recency(t.seq),
         order: -t.seq,
       });

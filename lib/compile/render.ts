@@ -207,7 +207,7 @@ export function digestLine(kind: string, items: readonly Item[], primary: string
   const seqs = items.flatMap((i) => (i.session === primary ? i.seqs.slice(0, 1) : []));
   const names = new Map<string, number>();
   for (const i of items) {
-    const name = oneLine(i.quote ?? i.kind, 60);
+    const name = oneLine((i.quote ?? i.kind).slice(0, 200), 60);
     names.set(name, (names.get(name) ?? 0) + 1);
   }
   const top = [...names.entries()]

@@ -5,11 +5,14 @@
 // somewhat more tokens than cl100k_base on English and code, and newer Claude models up to about
 // a third more; 1.35 keeps a margin above that, so a handoff sized by it fits a Claude window.
 //
-// tiktoken (WASM) is loaded on the first exact count, not at import: `--help` never pays its start
-// (o200k_base ~0.4–1 s cold), and the compiler estimates first and counts only what is near the line.
+// tiktoken (WASM) is not loaded at import: `--help` never pays its start (o200k_base ~0.4–1 s cold);
+// sp-compile starts loading it while it reads the input, and counts only what is near the line.
 // Text goes through encode_ordinary, so special tokens such as <|endoftext|> are plain text and
 // never make the encoder throw.
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 
 export const TOKENIZERS = ['o200k_base', 'cl100k_base', 'claude-estimate'] as const;
 export type TokenizerName = (typeof TOKENIZERS)[number];
@@ -67,30 +70,102 @@ export function estimateTokens(name: TokenizerName, text: string): number {
 }
 
 // Encoders are loaded once per process and shared (loading o200k_base costs more than most
-// compiles); releaseTokenizers() frees them.
-const encoders = new Map<string, Encoder>();
-
-function encoderFor(encoding: 'o200k_base' | 'cl100k_base'): Encoder {
-  let encoder = encoders.get(encoding);
-  if (!encoder) {
-    encoder = loadTiktoken().get_encoding(encoding);
-    encoders.set(encoding, encoder);
-  }
-  return encoder;
+// compiles). Where it can, the load runs in a worker thread (token-worker.ts) started by prepare()
+// before the input is read, so that it overlaps with reading; counts are then answered by the worker
+// while this thread waits on a shared flag, which keeps count() synchronous. Without the worker (its
+// file missing, as under a TypeScript test runner, or it failing) counting runs in this thread.
+interface Counting {
+  /** The count, or undefined when this way of counting has failed (then another is used). */
+  count(text: string): number | undefined;
+  free(): void;
 }
 
-/** Frees the WASM encoders loaded so far (the next count loads them again). */
+class ThreadCounting implements Counting {
+  private encoder?: Encoder;
+  constructor(private readonly encoding: 'o200k_base' | 'cl100k_base') {}
+  count(text: string): number {
+    this.encoder ??= loadTiktoken().get_encoding(this.encoding);
+    return this.encoder.encode_ordinary(text).length;
+  }
+  free(): void {
+    this.encoder?.free();
+    this.encoder = undefined;
+  }
+}
+
+const WORKER = new URL('./token-worker.js', import.meta.url);
+
+class WorkerCounting implements Counting {
+  private readonly state = new Int32Array(new SharedArrayBuffer(12));
+  private readonly worker: Worker;
+  private failed = false;
+  constructor(encoding: 'o200k_base' | 'cl100k_base') {
+    this.worker = new Worker(WORKER, { workerData: { encoding, shared: this.state.buffer } });
+    this.worker.unref();
+    this.worker.on('error', () => {
+      this.failed = true;
+    });
+  }
+  count(text: string): number | undefined {
+    if (this.failed) return undefined;
+    Atomics.store(this.state, 0, 0);
+    this.worker.postMessage(text);
+    // Long enough for megabytes of text; a worker that died answers never, and then we count here.
+    if (Atomics.wait(this.state, 0, 0, 120_000) === 'timed-out' || this.state[2] !== 1) {
+      this.failed = true;
+      return undefined;
+    }
+    return this.state[1];
+  }
+  free(): void {
+    void this.worker.terminate();
+  }
+}
+
+const countings = new Map<string, { primary: Counting; fallback: ThreadCounting }>();
+
+function countingFor(encoding: 'o200k_base' | 'cl100k_base'): { primary: Counting; fallback: ThreadCounting } {
+  let c = countings.get(encoding);
+  if (!c) {
+    const fallback = new ThreadCounting(encoding);
+    let primary: Counting = fallback;
+    if (process.env.SP_TOKENIZER_THREAD !== '1' && existsSync(fileURLToPath(WORKER))) {
+      try {
+        primary = new WorkerCounting(encoding);
+      } catch {
+        primary = fallback;
+      }
+    }
+    c = { primary, fallback };
+    countings.set(encoding, c);
+  }
+  return c;
+}
+
+const encodingOf = (name: TokenizerName) => (name === 'o200k_base' ? 'o200k_base' : 'cl100k_base');
+
+/** Starts loading a tokenizer now (in a worker thread where possible), before it is first needed. */
+export function prepareTokenizer(name: TokenizerName): void {
+  countingFor(encodingOf(name));
+}
+
+/** Frees the tokenizers loaded so far (the next count loads them again). */
 export function releaseTokenizers(): void {
-  for (const encoder of encoders.values()) encoder.free();
-  encoders.clear();
+  for (const c of countings.values()) {
+    c.primary.free();
+    c.fallback.free();
+  }
+  countings.clear();
 }
 
 export function createCounter(name: TokenizerName): TokenCounter {
   let counted = 0;
-  const encoding = name === 'o200k_base' ? 'o200k_base' : 'cl100k_base';
+  const encoding = encodingOf(name);
   const raw = (text: string): number => {
     counted++;
-    return text === '' ? 0 : encoderFor(encoding).encode_ordinary(text).length;
+    if (text === '') return 0;
+    const c = countingFor(encoding);
+    return c.primary.count(text) ?? c.fallback.count(text);
   };
   return {
     name,
