@@ -236,7 +236,7 @@ describe('sp-compile on the recorded corpus', () => {
     expect(header).toContain('Claude Code session `fedfe4e3-0d75-4e8a-ae44-125dd06bbf71`');
     expect(header).toContain('Codex CLI');
     expect(header).toContain('They are history: do not re-run them');
-    expect(header).toMatch(/You cannot see: .*private reasoning \(3 thinking blocks\).*the transcript of the Explore subagent/);
+    expect(header).toMatch(/Not carried by this handoff, so you cannot see it here: the verbatim transcript .*private reasoning \(3 thinking blocks\).*the transcript of the Explore subagent/);
   });
 
   it('points every item at events that hold its quoted text', async () => {

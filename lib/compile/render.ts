@@ -97,7 +97,7 @@ function lossPhrase(loss: Loss, ex: Extraction): string | undefined {
 
 function header(input: RenderInput): string[] {
   const ex = input.extraction;
-  const cannot = ['the transcript itself (this is a compiled summary; nothing here is a verbatim history)'];
+  const cannot = ['the verbatim transcript (this is a compiled summary)'];
   for (const loss of ex.losses) {
     const phrase = lossPhrase(loss, ex);
     if (phrase) cannot.push(phrase);
@@ -108,14 +108,17 @@ function header(input: RenderInput): string[] {
   }
   if (ex.losses.some((l) => l.reason.startsWith('older than'))) cannot.push('the oldest part of a very long history (see Pointers)');
   cannot.push('whatever did not fit the token budget (listed, with the reason, in the context.compiled event)');
+  const who = input.target.name === 'markdown' ? 'the next agent' : input.target.label;
   const opening =
     input.format === 'message'
-      ? `**Relayed context, not a new message from the user.** sp compiled this from another coding agent's session — ${sourceLine(ex)} — so that you, ${input.target.label}, can continue that work.`
-      : `**Relayed context.** sp compiled this from another coding agent's session — ${sourceLine(ex)} — so that ${input.target.label} can continue that work.`;
+      ? `**Relayed context, not a new message from the user.** sp compiled this from another coding agent's session — ${sourceLine(ex)} — so that ${input.target.name === 'markdown' ? 'you' : `you, ${who},`} can continue that work.`
+      : `**Relayed context.** sp compiled this from another coding agent's session — ${sourceLine(ex)} — so that ${who} can continue that work.`;
   return [
     `> ${opening}`,
     '> - The tool calls and commands mentioned here already ran in that session. They are history: do not re-run them to "continue"; check the current state of the workspace first (for example `git status` and the tests).',
-    `> - ${input.format === 'message' ? 'You cannot' : 'The reader cannot'} see: ${cannot.join('; ')}.`,
+    // What is not carried (the loss ledger in short). Whether the history itself is shown as well
+    // depends on how the handoff is delivered, so this says what the handoff leaves out.
+    `> - Not carried by this handoff, so ${input.format === 'message' ? 'you cannot' : 'the reader cannot'} see it here: ${cannot.join('; ')}.`,
     `> - \`[seq N]\` points at event N of that session's sp event log (\`${ex.primary.info.id}\`), which holds the full detail.`,
   ];
 }
