@@ -51,6 +51,56 @@ export class Ring<T extends { seq: number }> {
   }
 }
 
+/** Numbers indexed by seq − base in a typed array that grows by doubling: no object per event. */
+class SeqArray<T extends Int32Array | Uint8Array> {
+  data: T;
+  length = 0;
+  constructor(private readonly make: (n: number) => T, readonly empty: number) {
+    this.data = make(1024);
+    if (empty !== 0) this.data.fill(empty);
+  }
+  set(i: number, value: number): void {
+    if (i >= this.data.length) {
+      let size = this.data.length * 2;
+      while (size <= i) size *= 2;
+      const next = this.make(size);
+      if (this.empty !== 0) next.fill(this.empty);
+      next.set(this.data);
+      this.data = next;
+    }
+    this.data[i] = value;
+    if (i >= this.length) this.length = i + 1;
+  }
+  get(i: number): number {
+    return i >= 0 && i < this.length ? this.data[i] : this.empty;
+  }
+}
+
+/** The last activities of a session in a circular buffer: seq and kind (0 tool work, 1 agent text, 2 prompt). */
+class ActivityRing {
+  private readonly seqs: Int32Array;
+  private readonly kinds: Uint8Array;
+  private next = 0;
+  private count = 0;
+  constructor(private readonly size: number) {
+    this.seqs = new Int32Array(size);
+    this.kinds = new Uint8Array(size);
+  }
+  push(seq: number, kind: 0 | 1 | 2): void {
+    this.seqs[this.next] = seq;
+    this.kinds[this.next] = kind;
+    this.next = (this.next + 1) % this.size;
+    if (this.count < this.size) this.count++;
+  }
+  /** Oldest first. */
+  *entries(): Generator<{ seq: number; kind: number }> {
+    for (let i = 0; i < this.count; i++) {
+      const at = (this.next - this.count + i + this.size) % this.size;
+      yield { seq: this.seqs[at], kind: this.kinds[at] };
+    }
+  }
+}
+
 export interface SessionInfo {
   id: string;
   agent: string;
@@ -203,9 +253,10 @@ export class SessionState {
   readonly info: SessionInfo;
   /** Explicit parent links (parent_seq other than seq − 1). */
   readonly parents = new Map<number, number>();
-  /** tool.result and derived events → the seq of their tool.call. */
-  readonly callOf = new Map<number, number>();
-  readonly codes: Code[] = [];
+  /** tool.result and derived events (by seq − base) → the seq of their tool.call, or −1. */
+  private readonly callOf = new SeqArray((n) => new Int32Array(n), -1);
+  /** What kind of event is at each seq − base. */
+  private readonly codes = new SeqArray((n) => new Uint8Array(n), Code.None);
   base = -1;
 
   private readonly callSeq = new Map<string, number>();
@@ -217,7 +268,7 @@ export class SessionState {
   readonly requests = new Ring<Msg>(300);
   readonly replies = new Ring<Msg>(300);
   /** After each prompt: did the turn end with text (true) or with tool work (false)? */
-  readonly activity = new Ring<{ seq: number; text: boolean; prompt?: boolean }>(2000);
+  readonly activity = new ActivityRing(2000);
   readonly commands = new Ring<Cmd>(200);
   readonly failures = new Ring<Cmd>(20);
   readonly toolErrors = new Ring<ToolError>(50);
@@ -239,11 +290,13 @@ export class SessionState {
   }
 
   private mark(seq: number, code: Code): void {
-    if (this.base === -1) this.base = seq;
     const i = seq - this.base;
-    if (i < 0) return; // before the first seq seen: out of order, not placed on the path
-    while (this.codes.length < i) this.codes.push(Code.None);
-    this.codes[i] = code;
+    if (i >= 0) this.codes.set(i, code); // before the first seq seen: out of order, not placed on the path
+  }
+
+  private linkCall(seq: number, call: number): void {
+    const i = seq - this.base;
+    if (i >= 0) this.callOf.set(i, call);
   }
 
   push(e: SpEvent): void {
@@ -259,7 +312,8 @@ export class SessionState {
     if (typeof e.checksum === 'string') info.tail = e.checksum;
     else info.chained = false;
     if (typeof e.parent_seq === 'number' && e.parent_seq !== seq - 1) this.parents.set(seq, e.parent_seq);
-    if (typeof e.derived_from === 'number') this.callOf.set(seq, e.derived_from);
+    if (this.base === -1) this.base = seq;
+    if (typeof e.derived_from === 'number') this.linkCall(seq, e.derived_from);
 
     const p = (e.payload && typeof e.payload === 'object' ? e.payload : {}) as Record<string, unknown>;
     switch (e.type) {
@@ -357,7 +411,7 @@ export class SessionState {
       older.cut = true;
     }
     this.requests.push(msg);
-    this.activity.push({ seq: e.seq, text: false, prompt: true });
+    this.activity.push(e.seq, 2);
     for (const c of findConstraints(text)) this.constraints.push({ seq: e.seq, text: c, source: 'user' });
     for (const d of findDecisions(text)) this.decisions.push({ ...d, seq: e.seq, source: 'message' });
   }
@@ -366,7 +420,7 @@ export class SessionState {
     const text = contentText(p.content).trim();
     if (!text) return;
     this.replies.push({ seq, text: text.length > 8000 ? text.slice(0, 8000) : text, cut: text.length > 8000, images: 0 });
-    this.activity.push({ seq, text: true });
+    this.activity.push(seq, 1);
     for (const d of findDecisions(text)) this.decisions.push({ ...d, seq, source: 'message' });
     const steps = findPlan(text);
     if (steps.length > 0) this.plans.push({ seq, steps });
@@ -374,7 +428,7 @@ export class SessionState {
 
   private call(seq: number, p: Record<string, unknown>): void {
     const callId = typeof p.call_id === 'string' ? p.call_id : undefined;
-    this.activity.push({ seq, text: false });
+    this.activity.push(seq, 0);
     if (!callId) return;
     this.callSeq.set(callId, seq);
     this.pending.set(callId, { seq, callId, name: typeof p.name === 'string' ? p.name : 'tool', input: p.input });
@@ -384,12 +438,12 @@ export class SessionState {
 
   private result(seq: number, p: Record<string, unknown>): void {
     bump(this.toolResults, seq);
-    this.activity.push({ seq, text: false });
+    this.activity.push(seq, 0);
     if (imageCount(p.content) > 0) bump(this.images, seq);
     const callId = typeof p.call_id === 'string' ? p.call_id : undefined;
     if (!callId) return;
     const call = this.callSeq.get(callId);
-    if (call !== undefined) this.callOf.set(seq, call);
+    if (call !== undefined) this.linkCall(seq, call);
     this.callSeq.delete(callId);
     const pending = this.pending.get(callId);
     this.pending.delete(callId);
@@ -404,7 +458,7 @@ export class SessionState {
   private command(e: SpEvent, p: Record<string, unknown>): void {
     const seq = e.seq;
     const call = typeof e.derived_from === 'number' ? e.derived_from : undefined;
-    this.activity.push({ seq, text: false });
+    this.activity.push(seq, 0);
     if (call !== undefined) {
       this.commandCalls.add(call);
       if (this.commandCalls.size > 1000) this.commandCalls.delete(this.commandCalls.values().next().value as number);
@@ -438,8 +492,8 @@ export class SessionState {
     }
     const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
     state.edits.push({ seq, kind: typeof p.kind === 'string' ? p.kind : undefined, added: num(p.added), removed: num(p.removed) });
-    if (state.edits.length > 400) {
-      // Keep the first (it tells a created file) and the latest; the others only as totals.
+    if (state.edits.length > 800) {
+      // Keep the first (it tells a created file) and the latest 399; the others only as totals.
       for (const old of state.edits.splice(1, state.edits.length - 400)) {
         state.older.count++;
         state.older.added += old.added;
@@ -492,8 +546,8 @@ export class SessionState {
     }
     const at = (s: number) => s >= this.base && this.onPathMarks![s - this.base] === 1;
     if (at(seq)) return true;
-    const call = this.callOf.get(seq);
-    return call !== undefined && at(call);
+    const call = this.callOf.get(seq - this.base);
+    return call !== -1 && at(call);
   }
 
   /** Messages and tool work that are not on the active branch, as seq ranges. */
@@ -501,7 +555,7 @@ export class SessionState {
     const out: Array<[number, number]> = [];
     let open: [number, number] | undefined;
     for (let i = 0; i < this.codes.length; i++) {
-      const code = this.codes[i];
+      const code = this.codes.data[i];
       if (code !== Code.Message && code !== Code.Tool) continue;
       const seq = i + this.base;
       if (this.onPath(seq)) {
@@ -552,9 +606,9 @@ export class SessionState {
 
   /** Whether the latest prompt's turn ended with text from the agent (it was answered). */
   answered(request: Msg): boolean {
-    const after = this.activity.all().filter((a) => a.seq > request.seq && !a.prompt && this.onPath(a.seq));
-    const last = after[after.length - 1];
-    return last !== undefined && last.text;
+    let last: { seq: number; kind: number } | undefined;
+    for (const a of this.activity.entries()) if (a.seq > request.seq && a.kind !== 2 && this.onPath(a.seq)) last = a;
+    return last !== undefined && last.kind === 1;
   }
 }
 
