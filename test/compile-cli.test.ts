@@ -74,6 +74,21 @@ describe('sp-compile output', () => {
     }
   });
 
+  it('reads several files as one stream, and --tokenizer overrides the target\'s', () => {
+    const lines = chained(small());
+    const whole = writeLines(lines);
+    const first = writeLines(lines.slice(0, 5), { name: 'a.ndjson' });
+    const second = writeLines(lines.slice(5), { name: 'b.ndjson' });
+    const one = runBin('sp-compile', ['--for', 'claude', whole]);
+    const two = runBin('sp-compile', ['--for', 'claude', first, second]);
+    expect(two.code, two.stderr).toBe(0);
+    expect(two.stdout).toBe(one.stdout);
+    const o200k = runBin('sp-compile', ['--for', 'claude', '--tokenizer', 'o200k_base', whole]);
+    const payload = parseLines(o200k.stdout).pop()!.payload;
+    expect(payload.tokenizer).toBe('o200k_base');
+    expect(payload.tokens).toBe(measureTokens('o200k_base', payload.text as string));
+  });
+
   it('--render prints only the markdown', () => {
     const file = writeLines(chained(small()));
     const r = runBin('sp-compile', ['--for', 'codex', '--render', file]);

@@ -151,6 +151,22 @@ describe('the active branch', () => {
   });
 });
 
+describe('canonical decision and memory events', () => {
+  it('uses decision events (with their reason) and memory.write as what to remember', () => {
+    const b = new SessionBuilder('hermes', 'sess_events');
+    b.user('Ship the importer.');
+    b.add('decision', { decision: 'parse CSV with the built-in reader', reason: 'no new dependencies', alternatives: ['papaparse'] });
+    b.add('memory.write', { key: 'style', value: 'tabs, not spaces' });
+    b.assistant('Done.');
+    const ex = new Extractor();
+    for (const e of b.events) ex.push(e);
+    const items = extract(ex, 'sess_events').items;
+    expect(items.find((i) => i.kind === 'decision')).toMatchObject({ priority: 0, seqs: [2], quote: 'parse CSV with the built-in reader', detail: { decision: 'parse CSV with the built-in reader', reason: 'no new dependencies' } });
+    expect(items.find((i) => i.kind === 'decision')?.text).toBe('- parse CSV with the built-in reader because no new dependencies [seq 2]');
+    expect(items.find((i) => i.kind === 'memory')?.text).toBe('- Remembered: style: tabs, not spaces [seq 3]');
+  });
+});
+
 describe('tokenizers', () => {
   it('counts special tokens as text and matches tiktoken directly', () => {
     const text = 'a <|endoftext|> b <|im_start|> 测试失败了';
