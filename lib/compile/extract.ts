@@ -1,7 +1,7 @@
 // Reads events one at a time and keeps what a handoff can use, in bounded memory: per session a
 // few rings of recent messages, commands and errors, the state of every todo and edited file, and
-// two small maps per event kind (parent links, tool-call links) to tell the active branch at the
-// end. Whether an event is on the active branch is only known once the stream has ended (a later
+// per event only a byte (its kind) and an int (its tool call), plus the explicit parent links, to
+// tell the active branch at the end. Whether an event is on the active branch is only known once the stream has ended (a later
 // event may go back to an earlier point), so everything is kept with its seq and filtered then.
 import type { SpEvent } from '../event.js';
 import {

@@ -245,7 +245,7 @@ export function extract(ex: Extractor, primaryId: string): Extraction {
     if (seenDecisions.has(key)) continue;
     seenDecisions.add(key);
     covered.add(key);
-    const from = d.source === 'summary' ? ' (from the client’s compaction summary)' : d.source === 'event' ? '' : '';
+    const from = d.source === 'summary' ? ' (from the client’s compaction summary)' : '';
     items.push({
       id: `decision:${d.seq}:${seenDecisions.size}`,
       kind: 'decision',
