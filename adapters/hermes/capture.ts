@@ -228,6 +228,7 @@ function* captureSession(ctx: Context, id: string): Generator<SpEvent> {
     cwd: typeof srow.cwd === 'string' ? srow.cwd : undefined,
     model: typeof srow.model === 'string' ? srow.model : undefined,
     provider: typeof srow.billing_provider === 'string' ? srow.billing_provider : undefined,
+    artifactsDir: options.artifactsDir,
     onDiagnostic: options.onDiagnostic,
   });
   let lastRow: Row | undefined;

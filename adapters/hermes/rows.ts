@@ -13,6 +13,7 @@
 // ids again, so typed events would hand another agent every call twice.
 import type { Actor, SpEvent } from '../../lib/event.js';
 import type { SessionEmitter } from '../../lib/emitter.js';
+import { storeArtifact } from '../../lib/artifacts.js';
 import { excerpt } from '../../lib/diagnostics.js';
 import { isObject, type Json } from '../../lib/json.js';
 import { deriveEvents, resultFailed, resultObject, type OpenCall, type TodoList } from './derive.js';
@@ -52,6 +53,8 @@ export interface MapperOptions {
   model?: string;
   /** The session's billing provider: who made (and can verify) its reasoning. */
   provider?: string;
+  /** `--artifacts`: images (data URLs in decoded content) stored here by SHA-256, referenced from the blocks. */
+  artifactsDir?: string;
   onDiagnostic?: (where: string, what: string) => void;
 }
 
@@ -190,10 +193,16 @@ export class RowMapper {
 
   private contentPayload(row: Row, payload: Json): void {
     const decoded = decodeContent(row.content);
-    payload.content = decoded.content;
+    payload.content = this.options.artifactsDir ? decoded.content.map((b) => this.stored(b)) : decoded.content;
     if (decoded.json !== undefined) payload.content_json = decoded.json;
     if (row.content === null) payload.content_null = true;
     if (decoded.problem) this.diagnose(row, `${decoded.problem}: kept as text`);
+  }
+
+  private stored(block: Json): Json {
+    if (block.type !== 'image' || typeof block.data !== 'string') return block;
+    const { data, ...rest } = block;
+    return { ...rest, artifact: storeArtifact(this.options.artifactsDir!, Buffer.from(data, 'base64')) };
   }
 
   /** The events of one row, in order. */

@@ -222,6 +222,16 @@ describe('rows of other shapes and newer schemas', () => {
     expect(payload(events[7])).toMatchObject({ key: 'hermes.message.system', value: 'be brief' });
   });
 
+  it('--artifacts: an image of a decoded content list is stored by its SHA-256 and referenced', async () => {
+    const db = unusual();
+    const dir = tempDir();
+    const { events } = await captureAll(hermes, locator(db, 'u1'), { artifactsDir: dir });
+    const image = payload(events.find((e) => e.type === 'message.user')!).content[1];
+    expect(image).toMatchObject({ type: 'image', media_type: 'image/png' });
+    expect(image.data).toBeUndefined();
+    expect(readFileSync(join(dir, String(image.artifact).slice('sha256:'.length)), 'utf8')).toBe('png-bytes');
+  });
+
   it('a database without the tables it needs: one line naming the schema version found', async () => {
     const dir = tempDir();
     const db = join(dir, 'state.db');
