@@ -653,7 +653,7 @@ export class Extractor {
   push(e: SpEvent): void {
     let state = this.sessions.get(e.session);
     if (!state) {
-      state = new SessionState(e.session, e.agent, e.seq);
+      state = new SessionState(e.session, typeof e.agent === 'string' ? e.agent : 'unknown', e.seq);
       this.sessions.set(e.session, state);
       this.order.push(e.session);
     }
