@@ -3,7 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { runBin } from '../support/streams.js';
+import { spawn } from 'node:child_process';
+import { root, runBin } from '../support/streams.js';
 import { CORPUS_DB, Database, S1, S2, S3_CHILD, S3_PARENT, copyDb, tempDir } from './support.js';
 
 const HOME = dirname(CORPUS_DB);
@@ -65,6 +66,34 @@ describe('sp-capture hermes', () => {
     expect(lines(second.stdout).map((e) => e.type)).toEqual(['message.user']);
     expect(runBin('sp-verify', [], { input: first.stdout + second.stdout }).code).toBe(0);
   });
+});
+
+describe('sp-capture hermes --follow', () => {
+  it('emits rows and sessions that another process writes, within a few seconds', async () => {
+    const db = copyDb();
+    const child = spawn(process.execPath, [join(root, 'dist', 'bin', 'sp-capture.js'), 'hermes', '--all', '--home', dirname(db), '--follow'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    const until = async (test: () => boolean) => {
+      for (const started = Date.now(); !test(); ) {
+        if (Date.now() - started > 15_000) throw new Error(`timed out; output so far: ${out.length} bytes`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    };
+    try {
+      await until(() => lines(out).filter((e) => e.type === 'session.start').length === 5);
+      const h = new Database(db);
+      h.prepare("INSERT INTO messages (session_id, role, content, timestamp) VALUES (?, 'user', 'followed row', 1796015900)").run(S2);
+      h.prepare("INSERT INTO sessions (id, source, started_at) VALUES ('20261130_090000_aaaaaa', 'cli', 1796020000)").run();
+      h.prepare("INSERT INTO messages (session_id, role, content, timestamp) VALUES ('20261130_090000_aaaaaa', 'user', 'a new session', 1796020001)").run();
+      h.close();
+      await until(() => out.includes('a new session') && out.includes('followed row'));
+    } finally {
+      child.kill('SIGINT');
+      await new Promise((r) => child.on('exit', r));
+    }
+    expect(runBin('sp-verify', [], { input: out }).code).toBe(0);
+  }, 30_000);
 });
 
 describe('sp-capture hermes | sp-materialize hermes', () => {
