@@ -23,7 +23,7 @@ import { LineageReader, type Lineage } from './lineage.js';
 import { dbOfPath, formatLocator, parseLocator } from './paths.js';
 import { AGENT, RowMapper, newRowState, plainRow, type Row, type RowState } from './rows.js';
 import type { Schema } from './schema.js';
-import { errorText, prepared, type Db } from './sqlite.js';
+import { errorText, prepared, rowMaker, type Db } from './sqlite.js';
 
 
 interface SessionState {
@@ -234,8 +234,10 @@ function* captureSession(ctx: Context, id: string): Generator<SpEvent> {
   let lastRow: Row | undefined;
   let count = position?.line ?? 0;
   let lastTs = startTs;
-  const rows = prepared(db, 'SELECT * FROM messages WHERE session_id = ? AND id > ? ORDER BY id').iterate(id, position?.rowid ?? -1) as IterableIterator<Row>;
-  for (const row of rows) {
+  const statement = prepared(db, 'SELECT * FROM messages WHERE session_id = ? AND id > ? ORDER BY id').raw(true);
+  const make = rowMaker(statement);
+  for (const values of statement.iterate(id, position?.rowid ?? -1) as IterableIterator<unknown[]>) {
+    const row = make(values) as Row;
     const ts = num(row.timestamp);
     while (children.length > 0 && ts !== undefined && (children[0].started_at ?? Infinity) < ts) yield fork(children.shift()!, lastTs);
     yield* mapper.row(row);

@@ -281,3 +281,21 @@ export function prepared(db: Db, sql: string): Database.Statement {
   if (!statement) byText.set(sql, (statement = db.prepare(sql)));
   return statement;
 }
+
+const makers = new WeakMap<Database.Statement, (values: unknown[]) => Record<string, unknown>>();
+
+/**
+ * Rows of a raw-mode statement as objects of one fixed shape. better-sqlite3 builds a dictionary
+ * object per row, which took half the time of reading a large session; an object literal with the
+ * statement's column names (a per-statement function) is a fast-property object at a third of it.
+ */
+export function rowMaker(statement: Database.Statement): (values: unknown[]) => Record<string, unknown> {
+  let make = makers.get(statement);
+  if (!make) {
+    const names = statement.columns().map((c) => c.name);
+    // Column names come from the database; JSON.stringify makes each a plain string literal.
+    make = new Function('v', `return {${names.map((n, i) => `${JSON.stringify(n)}: v[${i}]`).join(', ')}};`) as (values: unknown[]) => Record<string, unknown>;
+    makers.set(statement, make);
+  }
+  return make;
+}
