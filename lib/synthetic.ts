@@ -12,7 +12,7 @@ const CODE =
 const CJK = '测试失败了，帮我看看为什么报错。我们保留内存存储；切换到 SQLite 不在本次范围内。日本語のテキストも含みます。';
 
 /** A small deterministic PRNG (mulberry32). */
-function random(seed: number): () => number {
+export function random(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

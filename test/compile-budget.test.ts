@@ -10,22 +10,10 @@ import { P0OverBudget, P1_SHARE } from '../lib/compile/budget.js';
 import { TARGET, TARGETS, type FormatName } from '../lib/compile/targets.js';
 import { Chainer } from '../lib/chain.js';
 import { canonicalize } from '../lib/jcs.js';
-import { workSessionEvents } from '../lib/synthetic.js';
+import { random, workSessionEvents } from '../lib/synthetic.js';
 import { CORPUS, captureFile, compileFile, measureTokens } from './support/compile.js';
 import { tempDir } from './support/streams.js';
 import { SessionBuilder } from './support/canonical.js';
-
-/** A small deterministic PRNG for the random budgets (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const rand = random(8);
 // The corpus sessions need 1.5k–4k tokens in full, so most of the spread sits where the budget binds.
