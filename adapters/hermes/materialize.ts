@@ -15,11 +15,11 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, linkSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { LossEntry, MaterializeOptions, MaterializeResult } from '../../lib/adapter.js';
+import type { LossEntry, MaterializeOptions } from '../../lib/adapter.js';
 import { UserError } from '../../lib/diagnostics.js';
 import type { SpEvent } from '../../lib/event.js';
 import { isObject, str, type Json } from '../../lib/json.js';
-import { isDerived, payloadOf, selectSession } from '../../lib/writer.js';
+import { LossLedger, isDerived, payloadOf, selectSession, type WriterResult } from '../../lib/writer.js';
 import { dbOfHome, defaultHome, expandTilde } from './paths.js';
 import { pyJson } from './pyjson.js';
 import { JSON_PREFIX, AGENT } from './rows.js';
@@ -35,8 +35,8 @@ const TOOL_ID = /^[A-Za-z0-9_-]{1,64}$/;
 const ECHO_MODELS = /deepseek|kimi|moonshot|mimo/i;
 const TITLE_MAX = 100;
 
-export interface HermesMaterializeResult extends MaterializeResult {
-  source_session: string;
+/** `written_as` is always `rebuilt`: rows are built from the events (a `--raw` capture's columns are reused row by row). */
+export interface HermesMaterializeResult extends WriterResult {
   title?: string;
   /** The backup taken before writing (absent with --no-backup, for a new database, and in dry runs). */
   backup?: string;
@@ -44,7 +44,6 @@ export interface HermesMaterializeResult extends MaterializeResult {
   created_db: boolean;
   /** The validity rules checked on the rows before writing; `failed` lists any that did not hold (only with --no-safety). */
   validity: { checked: number; failed: RuleResult[] };
-  changes: { dropped: number; stubbed: number; transformed: number };
 }
 
 type Report = (action: LossEntry['action'], code: string, reason: string, event?: SpEvent) => void;
@@ -591,16 +590,8 @@ export async function materializeHermes(events: AsyncIterable<SpEvent>, options:
   const start = selected.start;
   const sp = start ? payloadOf(start) : {};
   const safety = options.safety !== false;
-  const counts = { dropped: 0, stubbed: 0, transformed: 0 };
-  const report: Report = (action, code, reason, event) => {
-    counts[action] += 1;
-    const entry: LossEntry = { action, code, reason };
-    if (event) {
-      entry.seq = event.seq;
-      entry.type = event.type;
-    }
-    options.onLoss?.(entry);
-  };
+  const ledger = new LossLedger(options.onLoss);
+  const report: Report = (action, code, reason, event) => ledger.report(action, code, reason, event);
   for (const [id, other] of selected.others) {
     report('dropped', 'child-session', `session ${id}${other.nativeId ? ` (native ${other.nativeId})` : ''}, ${other.count} event(s), is a separate session: not written (capture it on its own to write it)`);
   }
@@ -729,7 +720,8 @@ export async function materializeHermes(events: AsyncIterable<SpEvent>, options:
     source_session: selected.session,
     created_db: !exists && !options.dryRun,
     validity: { checked: validity.length, failed: broken },
-    changes: counts,
+    changes: ledger.counts,
+    written_as: 'rebuilt',
   };
   if (title !== undefined) result.title = title;
   if (backup !== undefined) result.backup = backup;
