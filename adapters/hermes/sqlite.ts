@@ -16,11 +16,18 @@
 //   WAL          no -wal (or an empty one   `immutable=1` URI                checkpointed: the file is all there is;
 //                and no -shm)                                                immutable creates no -wal/-shm
 //
-// `immutable=1` is only right while no one writes: a Hermes that starts meanwhile writes into a new
-// -wal, which an immutable reader ignores (its rows come with the next capture, whose open sees
-// the -wal). URI filenames are off in better-sqlite3 unless SQLITE_USE_URI=1 when the addon loads,
-// so it is set for the import; if the addon was loaded earlier without it, the private copy is
-// used for every WAL case.
+// Trade-offs. `immutable=1` takes no locks and assumes nobody writes: a Hermes that starts meanwhile
+// writes into a new -wal, which the immutable reader ignores (those rows come with the next capture,
+// whose open sees the -wal); only a checkpoint into the main file during the read (every 50 writes,
+// and at close) could show it a torn page, which SQLite reports as corruption rather than as rows.
+// `readonly_shm` needs an existing -shm (else SQLite cannot open it, and would leave an empty -wal
+// behind), hence the private copy when a -wal has no -shm. A plain `readonly` open would be simpler
+// and lock-correct, but writes read marks into the -shm and creates -wal/-shm where none exist.
+// A mode chosen from files that change before the open (a writer starting or closing) fails with
+// CANTOPEN and is chosen again (discover.ts openSnapshot).
+// URI filenames are off in better-sqlite3 unless SQLITE_USE_URI=1 when its addon loads (at the
+// first connection), so the variable is set around that; if the addon was loaded earlier without
+// it, the private copy is used for every WAL case (tested in a clean environment).
 import type Database from 'better-sqlite3';
 import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
