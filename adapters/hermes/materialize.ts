@@ -10,8 +10,9 @@
 //   * everything in ONE `BEGIN IMMEDIATE` transaction, retried with jitter while a running Hermes
 //     holds the lock; the database backed up first (`--no-backup` skips it). Where no state.db
 //     exists, a fresh one with Hermes's v25 schema is built in a temp file and linked into place,
-//     in rollback-journal mode: Hermes switches a database to WAL on its first open when its
-//     SQLite allows it (formats/hermes.md §1), and never downgrades one we made WAL.
+//     in rollback-journal mode: Hermes switches it to WAL on its first open where its SQLite allows
+//     (formats/hermes.md §1); a database made WAL here would stay WAL even on hosts where Hermes
+//     refuses WAL because of the SQLite WAL-reset bug.
 // The resume-safety pass (merges, stubs, drops) reports every change through `onLoss`, and the
 // planned rows are checked against the validity rules before anything is written.
 import { randomBytes } from 'node:crypto';
