@@ -19,6 +19,7 @@ import { canonicalSessionId, type SpEvent } from '../../lib/event.js';
 import { emptyCursor } from '../../lib/cursor.js';
 import type { Json } from '../../lib/json.js';
 import { TREE_SUFFIX, openSnapshot } from './discover.js';
+import { captureExport } from './export.js';
 import { LineageReader, type Lineage } from './lineage.js';
 import { dbOfPath, formatLocator, parseLocator } from './paths.js';
 import { AGENT, RowMapper, newRowState, plainRow, type Row, type RowState } from './rows.js';
@@ -105,7 +106,8 @@ interface Context {
   incremental: boolean;
 }
 
-function sessionStart(ctx: Context, srow: Row, lineage: Lineage): Json {
+/** session.start from a session row; `source` says where it was read (and the system prompt, resolved). */
+export function sessionStart(srow: Row, lineage: Lineage, source: { path: string; schemaVersion?: number; systemPrompt?: string }): Json {
   const id = String(srow.id);
   const payload: Json = { native_id: id };
   if (typeof srow.cwd === 'string' && srow.cwd !== '') payload.cwd = srow.cwd;
@@ -129,7 +131,7 @@ function sessionStart(ctx: Context, srow: Row, lineage: Lineage): Json {
     }
   }
   if (typeof srow.system_prompt_hash === 'string') payload.system_prompt_hash = srow.system_prompt_hash;
-  const prompt = systemPrompt(ctx, srow);
+  const prompt = source.systemPrompt ?? (typeof srow.system_prompt === 'string' ? srow.system_prompt : undefined);
   if (prompt !== undefined) payload.system_prompt = prompt;
   payload.stats = pick(srow, STATS);
   const cost = pick(srow, COST);
@@ -137,8 +139,8 @@ function sessionStart(ctx: Context, srow: Row, lineage: Lineage): Json {
   const extra: Json = {};
   for (const [key, value] of Object.entries(srow)) if (!START_KEYS.has(key) && value !== null && value !== undefined) extra[key] = plainValue(value);
   if (Object.keys(extra).length > 0) payload.extra = extra;
-  payload.source_path = ctx.dbPath;
-  if (ctx.schema.version !== undefined) payload.schema_version = ctx.schema.version;
+  payload.source_path = source.path;
+  if (source.schemaVersion !== undefined) payload.schema_version = source.schemaVersion;
   return payload;
 }
 
@@ -151,7 +153,7 @@ function systemPrompt(ctx: Context, srow: Row): string | undefined {
   return typeof srow.system_prompt === 'string' ? srow.system_prompt : undefined;
 }
 
-function endPayload(ctx: Context, srow: Row): Json {
+export function endPayload(srow: Row): Json {
   const payload: Json = {};
   if (typeof srow.end_reason === 'string') payload.end_reason = srow.end_reason;
   payload.ended = num(srow.ended_at);
@@ -191,7 +193,7 @@ function* captureSession(ctx: Context, id: string): Generator<SpEvent> {
   const lineage = ctx.lineage.lineage(id);
   const startTs = num(srow.started_at) ?? 0;
   if (position === undefined && emitter.nextSeq === 0) {
-    const start = emitter.emit('session.start', sessionStart(ctx, srow, lineage), startTs, { actor: 'system' });
+    const start = emitter.emit('session.start', sessionStart(srow, lineage, { path: ctx.dbPath, schemaVersion: ctx.schema.version, systemPrompt: systemPrompt(ctx, srow) }), startTs, { actor: 'system' });
     if (options.raw) start.origin = { ...start.origin!, raw: [JSON.stringify(plainRow(srow))] };
     yield start;
     sstate.counters = pick(srow, COUNTERS);
@@ -271,7 +273,7 @@ function* captureSession(ctx: Context, id: string): Generator<SpEvent> {
         yield emitter.emit('meta', { key: 'hermes.model_usage', value: { model: raw.model, task: raw.task }, raw }, endedAt, { actor: 'system' });
       }
     }
-    yield emitter.emit('session.end', endPayload(ctx, srow), endedAt, { actor: 'system' });
+    yield emitter.emit('session.end', endPayload(srow), endedAt, { actor: 'system' });
     sstate.end = { at: endedAt, reason };
   }
 
@@ -288,6 +290,10 @@ function* captureSession(ctx: Context, id: string): Generator<SpEvent> {
 
 /** The events of one Hermes session (or lineage tree), unchained. */
 export async function* captureHermes(ref: SessionRef, options: CaptureOptions = {}): AsyncGenerator<SpEvent> {
+  if (typeof ref.export === 'string') {
+    yield* captureExport(ref, options);
+    return;
+  }
   const located = parseLocator(ref.path);
   const dbPath = typeof ref.db === 'string' ? ref.db : dbOfPath(located.db);
   const tree = ref.tree === true || (located.session?.endsWith(TREE_SUFFIX) ?? false);

@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 import type { DiscoverOptions, SessionRef } from '../../lib/adapter.js';
 import { cutPrompt } from '../../lib/discover.js';
 import { UserError } from '../../lib/diagnostics.js';
+import { openExport, looksLikeJson } from './export.js';
 import { LineageReader, kindOf } from './lineage.js';
 import { dbOfHome, dbOfPath, defaultHome, expandTilde, formatLocator, parseLocator } from './paths.js';
 import { checkReadable, introspect, type Schema } from './schema.js';
@@ -190,6 +191,7 @@ export async function* discoverSessions(options: DiscoverOptions = {}): AsyncGen
 export async function openSession(path: string): Promise<SessionRef> {
   const located = parseLocator(path);
   const db = dbOfPath(located.db);
+  if (existsSync(db) && statSync(db).isFile() && looksLikeJson(db)) return openExport(db, located.session);
   const tree = located.session?.endsWith(TREE_SUFFIX) ?? false;
   const id = tree ? located.session!.slice(0, -TREE_SUFFIX.length) : located.session;
   const refs = await withSnapshot(db, (handle, schema) => listSessions(handle, schema, db, { only: id }));

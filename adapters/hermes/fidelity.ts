@@ -5,6 +5,8 @@
 // Rows and events. Every `messages` row is one or more events whose `origin.native_seq` is the row
 // id (Hermes's replay order); `--raw` puts the row as JSON in `origin.raw` of its first event.
 // Archived rows (active = 0) are meta with `seen_by_model: false` (see rows.ts for why).
+// Exports (`hermes sessions export` JSONL, the JSON logs of older versions) are read into the same
+// rows (export.ts): the same events, without lineage forks (an export line does not hold them).
 import type { FidelityTable } from '../../lib/adapter.js';
 
 export const fidelity: FidelityTable = {

@@ -391,6 +391,7 @@ export class RowMapper {
     else payload.content = typeof row.content === 'string' ? row.content : textOf(decoded.content);
     if (decoded.json !== undefined) payload.content_json = decoded.json;
     if (row.content === null) payload.content_null = true;
+    if (typeof row.finish_reason === 'string') payload.finish_reason = row.finish_reason;
     const text = typeof payload.content === 'string' ? payload.content : textOf(decoded.content);
     payload.is_error = resultFailed(resultObject(text));
     this.rowFields(row, payload);
