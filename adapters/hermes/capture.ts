@@ -24,7 +24,7 @@ import { LineageReader, type Lineage } from './lineage.js';
 import { dbOfPath, formatLocator, parseLocator } from './paths.js';
 import { AGENT, RowMapper, newRowState, plainRow, type Row, type RowState } from './rows.js';
 import type { Schema } from './schema.js';
-import { errorText, prepared, rowMaker, type Db } from './sqlite.js';
+import { closeReadConnections, errorText, prepared, rowMaker, type Db } from './sqlite.js';
 
 
 interface SessionState {
@@ -297,31 +297,50 @@ export async function* captureHermes(ref: SessionRef, options: CaptureOptions = 
   const located = parseLocator(ref.path);
   const dbPath = typeof ref.db === 'string' ? ref.db : dbOfPath(located.db);
   const tree = ref.tree === true || (located.session?.endsWith(TREE_SUFFIX) ?? false);
-  const cursor: Cursor = options.cursor ? structuredClone(options.cursor) : emptyCursor(AGENT, ref.native_id);
-  if (cursor.native_id !== ref.native_id) throw new UserError(`the cursor belongs to session ${cursor.native_id}, not ${ref.native_id}`);
-  const known = Object.keys(cursor.sources).map((s) => parseLocator(s).db);
+  if (options.cursor && options.cursor.native_id !== ref.native_id) throw new UserError(`the cursor belongs to session ${options.cursor.native_id}, not ${ref.native_id}`);
+  const known = Object.keys(options.cursor?.sources ?? {}).map((s) => parseLocator(s).db);
   if (known.length > 0 && !known.includes(dbPath)) {
     throw new UserError(`the cursor was stored for ${known[0]}; this session is now read from another database, so continuing could duplicate events`, dbPath);
   }
-  const state: HermesState = (cursor.state as HermesState | undefined) ?? { sessions: {} };
-  cursor.state = state;
-  // One snapshot for the whole capture; it stays open while the events are consumed (rows are
-  // read as they are needed, so memory stays flat however long the session).
-  const snapshot = await openSnapshot(dbPath);
-  try {
-    const lineage = new LineageReader(snapshot.db, snapshot.schema.sessions);
-    const ctx: Context = { db: snapshot.db, schema: snapshot.schema, dbPath, lineage, options, cursor, state, incremental: options.cursor !== undefined };
-    const ids = tree ? lineage.tree(ref.native_id) : [ref.native_id];
-    for (const id of ids) {
-      try {
-        yield* captureSession(ctx, id);
-      } catch (err) {
-        if (err instanceof UserError) throw err;
-        throw new UserError(`cannot read session ${id}: ${errorText(err)}`, dbPath);
+  for (let attempt = 1; ; attempt += 1) {
+    const cursor: Cursor = options.cursor ? structuredClone(options.cursor) : emptyCursor(AGENT, ref.native_id);
+    const state: HermesState = (cursor.state as HermesState | undefined) ?? { sessions: {} };
+    cursor.state = state;
+    // One snapshot for the whole capture; it stays open while the events are consumed (rows are
+    // read as they are needed, so memory stays flat however long the session).
+    const snapshot = await openSnapshot(dbPath);
+    let yielded = false;
+    try {
+      const lineage = new LineageReader(snapshot.db, snapshot.schema.sessions);
+      const ctx: Context = { db: snapshot.db, schema: snapshot.schema, dbPath, lineage, options, cursor, state, incremental: options.cursor !== undefined };
+      const ids = tree ? lineage.tree(ref.native_id) : [ref.native_id];
+      for (const id of ids) {
+        try {
+          for (const event of captureSession(ctx, id)) {
+            yielded = true;
+            yield event;
+          }
+        } catch (err) {
+          if (err instanceof UserError) throw err;
+          // A lock-free read (immutable, a copy) of files a writer changed meanwhile may see a torn
+          // page: read again from what is on disk now, unless events already went out.
+          if (!yielded && attempt < 3 && snapshot.handle.mode !== 'wal-readonly-shm' && snapshot.handle.mode !== 'rollback') {
+            snapshot.close();
+            closeReadConnections();
+            throw new Retry();
+          }
+          throw new UserError(`cannot read session ${id}: ${errorText(err)}`, dbPath);
+        }
       }
+    } catch (err) {
+      if (err instanceof Retry) continue;
+      throw err;
+    } finally {
+      snapshot.close();
     }
-  } finally {
-    snapshot.close();
+    options.onCursor?.(cursor);
+    return;
   }
-  options.onCursor?.(cursor);
 }
+
+class Retry extends Error {}

@@ -75,7 +75,9 @@ export async function openSnapshot(dbPath: string): Promise<Snapshot> {
     } catch (err) {
       close();
       if (err instanceof UserError) throw err;
-      if (filesMoved(err) && attempt < 20 && Date.now() < deadline) {
+      // A lock-free open (immutable, a copy) may also see a torn page while a writer checkpoints.
+      const torn = handle.mode !== 'wal-readonly-shm' && handle.mode !== 'rollback' && /^SQLITE_(CORRUPT|NOTADB|IOERR)/.test(String((err as { code?: unknown })?.code));
+      if ((filesMoved(err) || torn) && attempt < 20 && Date.now() < deadline) {
         closeReadConnections();
         await new Promise((resolve) => setTimeout(resolve, 5 * attempt));
         continue;

@@ -73,10 +73,12 @@ describe('sp-capture hermes --follow', () => {
     const db = copyDb();
     const child = spawn(process.execPath, [join(root, 'dist', 'bin', 'sp-capture.js'), 'hermes', '--all', '--home', dirname(db), '--follow'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
+    let err = '';
     child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
     const until = async (test: () => boolean) => {
       for (const started = Date.now(); !test(); ) {
-        if (Date.now() - started > 15_000) throw new Error(`timed out; output so far: ${out.length} bytes`);
+        if (Date.now() - started > 12_000 || child.exitCode !== null) throw new Error(`no output in time (exit ${child.exitCode}); ${out.length} bytes so far; stderr: ${err}`);
         await new Promise((r) => setTimeout(r, 50));
       }
     };
@@ -89,8 +91,10 @@ describe('sp-capture hermes --follow', () => {
       h.close();
       await until(() => out.includes('a new session') && out.includes('followed row'));
     } finally {
-      child.kill('SIGINT');
-      await new Promise((r) => child.on('exit', r));
+      if (child.exitCode === null) {
+        child.kill('SIGINT');
+        await new Promise((r) => child.on('exit', r));
+      }
     }
     expect(runBin('sp-verify', [], { input: out }).code).toBe(0);
   }, 30_000);
