@@ -388,7 +388,7 @@ export class RowMapper {
     const decoded = decodeContent(row.content);
     // Tool content is kept verbatim: a string, or the decoded parts of a multimodal result.
     if (decoded.json !== undefined && Array.isArray(decoded.json)) payload.content = decoded.content;
-    else payload.content = typeof row.content === 'string' ? row.content : textOf(decoded.content);
+    else payload.content = typeof row.content === 'string' && decoded.json === undefined ? row.content : textOf(decoded.content);
     if (decoded.json !== undefined) payload.content_json = decoded.json;
     if (row.content === null) payload.content_null = true;
     if (typeof row.finish_reason === 'string') payload.finish_reason = row.finish_reason;

@@ -195,7 +195,7 @@ describe('rows of other shapes and newer schemas', () => {
     insert.run('u1', 'session_meta', null, null, null, null, 11, null, null, null, null, 0, null, null, null);
     insert.run('u1', 'user', `\u0000json:${JSON.stringify([{ type: 'text', text: 'look at this' }, { type: 'image_url', image_url: { url: `data:image/png;base64,${png}` } }])}`, null, null, null, 12, '[Alice @ #dev] look at this', 'hidden', '{"a": 1}', 'tg-42', 1, 7, null, null);
     insert.run('u1', 'assistant', '', '[{"id": "c1", "type": "function", "function": {"name": "search", "arguments": "{\\"q\\":\\"x\\"}"}}, {"type": "function", "function": {"name": "", "arguments": "not json"}}]', null, null, 13, null, null, null, null, 0, null, 'not json', '[{"type": "reasoning", "encrypted_content": "gAAA"}]');
-    insert.run('u1', 'tool', 'plain text result', null, 'c1', 'search', 14, null, null, null, null, 0, null, null, null);
+    insert.run('u1', 'tool', `\u0000json:${JSON.stringify({ hits: 0 })}`, null, 'c1', 'search', 14, null, null, null, null, 0, null, null, null);
     insert.run('u1', 'system', 'be brief', null, null, null, 15, null, null, null, null, 0, null, null, null);
     h.close();
     return db;
@@ -218,7 +218,7 @@ describe('rows of other shapes and newer schemas', () => {
     // Compact arguments are kept as written; a call without id or name gets a synthetic id and the name Hermes gives it.
     expect(payload(events[4])).toMatchObject({ call_id: 'c1', input: { q: 'x' }, arguments: '{"q":"x"}' });
     expect(payload(events[5])).toMatchObject({ call_id_synthetic: true, name: 'invalid_tool_call', name_missing: true, input: 'not json', arguments_invalid: true });
-    expect(payload(events[6])).toMatchObject({ call_id: 'c1', content: 'plain text result', is_error: false });
+    expect(payload(events[6])).toMatchObject({ call_id: 'c1', content: '{"hits":0}', content_json: { hits: 0 }, is_error: false });
     expect(payload(events[7])).toMatchObject({ key: 'hermes.message.system', value: 'be brief' });
   });
 
