@@ -22,7 +22,7 @@ import { TREE_SUFFIX, openSnapshot } from './discover.js';
 import { captureExport } from './export.js';
 import { LineageReader, type Lineage } from './lineage.js';
 import { dbOfPath, formatLocator, parseLocator } from './paths.js';
-import { AGENT, RowMapper, newRowState, plainRow, type Row, type RowState } from './rows.js';
+import { AGENT, newRowState, sessionMapper, plainRow, type Row, type RowState } from './rows.js';
 import type { Schema } from './schema.js';
 import { closeReadConnections, errorText, prepared, rowMaker, type Db } from './sqlite.js';
 
@@ -222,17 +222,7 @@ function* captureSession(ctx: Context, id: string): Generator<SpEvent> {
     return emitter.emit('session.fork', payload, child.started_at ?? ts, { actor: 'system' });
   };
 
-  const mapper = new RowMapper({
-    emitter,
-    db: dbPath,
-    state: sstate.rows,
-    raw: options.raw,
-    cwd: typeof srow.cwd === 'string' ? srow.cwd : undefined,
-    model: typeof srow.model === 'string' ? srow.model : undefined,
-    provider: typeof srow.billing_provider === 'string' ? srow.billing_provider : undefined,
-    artifactsDir: options.artifactsDir,
-    onDiagnostic: options.onDiagnostic,
-  });
+  const mapper = sessionMapper(srow, { emitter, db: dbPath, state: sstate.rows, raw: options.raw, artifactsDir: options.artifactsDir, onDiagnostic: options.onDiagnostic });
   let lastRow: Row | undefined;
   let count = position?.line ?? 0;
   let lastTs = startTs;

@@ -12,7 +12,7 @@ import { canonicalSessionId, toEpochSeconds, type SpEvent } from '../../lib/even
 import { isObject, type Json } from '../../lib/json.js';
 import { endPayload, sessionStart } from './capture.js';
 import { formatLocator } from './paths.js';
-import { AGENT, JSON_PREFIX, RowMapper, newRowState, plainRow, type Row, type RowState } from './rows.js';
+import { AGENT, JSON_PREFIX, newRowState, sessionMapper, plainRow, type Row, type RowState } from './rows.js';
 
 export interface ExportedSession {
   format: 'export' | 'legacy-json';
@@ -152,17 +152,7 @@ export function* captureExport(ref: SessionRef, options: CaptureOptions = {}): G
     if (options.raw) event.origin = { ...event.origin!, raw: [JSON.stringify(plainRow(srow))] };
     yield event;
   }
-  const mapper = new RowMapper({
-    emitter,
-    db: path,
-    state: state.rows,
-    raw: options.raw,
-    cwd: typeof srow.cwd === 'string' ? srow.cwd : undefined,
-    model: typeof srow.model === 'string' ? srow.model : undefined,
-    provider: typeof srow.billing_provider === 'string' ? srow.billing_provider : undefined,
-    artifactsDir: options.artifactsDir,
-    onDiagnostic: options.onDiagnostic,
-  });
+  const mapper = sessionMapper(srow, { emitter, db: path, state: state.rows, raw: options.raw, artifactsDir: options.artifactsDir, onDiagnostic: options.onDiagnostic });
   let last = position?.rowid ?? -1;
   for (const row of found.messages) {
     if (Number(row.id) <= last) continue;

@@ -58,6 +58,15 @@ export interface MapperOptions {
   onDiagnostic?: (where: string, what: string) => void;
 }
 
+/** The mapper of one session: its cwd, model and billing provider come from the session row. */
+export function sessionMapper(
+  srow: Row,
+  common: Pick<MapperOptions, 'emitter' | 'db' | 'state' | 'raw' | 'artifactsDir' | 'onDiagnostic'>,
+): RowMapper {
+  const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+  return new RowMapper({ ...common, cwd: text(srow.cwd), model: text(srow.model), provider: text(srow.billing_provider) });
+}
+
 /** A row value as JSON-safe data (better-sqlite3 gives bigint for large integers, Buffer for blobs). */
 function plain(value: unknown): unknown {
   if (typeof value === 'bigint') return Number.isSafeInteger(Number(value)) ? Number(value) : value.toString();
