@@ -106,13 +106,20 @@ export interface MaterializeOptions {
 }
 
 export interface LossEntry {
-  /** dropped: not written; stubbed: something added so the target accepts it; transformed: written differently. */
-  action: 'dropped' | 'stubbed' | 'transformed';
+  /**
+   * dropped: not written; stubbed: something added so the target accepts it; transformed: written
+   * differently; translated: a tool call (or its result) in the target's vocabulary (`from` → `to`);
+   * rendered: written as plain text (no counterpart in the target); carried: written as it was.
+   */
+  action: 'dropped' | 'stubbed' | 'transformed' | 'translated' | 'rendered' | 'carried';
   /** A short code that groups entries in summaries (`stub-result`, `orphan-result` …). */
   code: string;
   /** The canonical event concerned (its seq and type), when there is one. */
   seq?: number;
   type?: string;
+  /** What it was and what it became (tool names for translated/rendered calls). */
+  from?: string;
+  to?: string;
   reason: string;
 }
 

@@ -42,8 +42,8 @@ export function uuidv7(now: number = Date.now()): string {
 
 // ---- the result and its loss ledger --------------------------------------------------------------
 
-/** How many changes of each kind a writer made. */
-export type LossCounts = Record<LossEntry['action'], number>;
+/** How many changes of each kind a writer made (the relay's actions only once one occurred). */
+export type LossCounts = Record<'dropped' | 'stubbed' | 'transformed', number> & Partial<Record<LossEntry['action'], number>>;
 
 /** What a writer of native files reports besides the generic result. */
 export interface WriterResult extends MaterializeResult {
@@ -65,7 +65,7 @@ export class LossLedger {
   constructor(private readonly onLoss?: (entry: LossEntry) => void) {}
 
   add(entry: LossEntry): void {
-    this.counts[entry.action] += 1;
+    this.counts[entry.action] = (this.counts[entry.action] ?? 0) + 1;
     this.onLoss?.(entry);
   }
 
