@@ -8,6 +8,7 @@ import { emptyCursor, readCursorFile, writeCursorFile, type CursorFile } from '.
 import { follow, stopOnSignals } from '../lib/follow.js';
 import type { Adapter, Cursor, SessionRef } from '../lib/adapter.js';
 import { adapters, getAdapter } from '../adapters/index.js';
+import { createProgress, type Progress } from '../lib/progress.js';
 
 interface Args {
   agent: string;
@@ -22,6 +23,7 @@ interface Args {
   artifacts?: string;
   cursor?: string;
   follow: boolean;
+  quiet: boolean;
 }
 
 const SELECTORS = ['list', 'session', 'path', 'latest', 'all'] as const;
@@ -76,7 +78,10 @@ class Capturer {
     private readonly cursors: Record<string, Cursor> | undefined,
   ) {}
 
-  async capture(ref: SessionRef): Promise<number> {
+  /** Events written so far (all sessions), for the progress line. */
+  written = 0;
+
+  async capture(ref: SessionRef, progress?: Progress): Promise<number> {
     let cursor: Cursor | undefined;
     if (this.cursors) {
       cursor = this.cursors[ref.native_id] ?? emptyCursor(this.adapter.id, ref.native_id);
@@ -101,6 +106,8 @@ class Capturer {
       // The chainer returns the event in canonical key order: the line is plain JSON.stringify.
       await this.writer.writeLine(JSON.stringify(this.chainer.chain(event)));
       count += 1;
+      this.written += 1;
+      if (progress && (this.written & 1023) === 0) progress.note(`${this.written.toLocaleString('en-US')} events`);
     }
     if (this.cursors && next) {
       for (const [session, position] of Object.entries(next.sessions)) {
@@ -161,6 +168,7 @@ await runCli<Args>({
       .option('artifacts', { type: 'string', describe: 'store images in this folder, content-addressed, and reference them by sha256' })
       .option('cursor', { type: 'string', describe: 'incremental: emit only what was appended since this cursor file, then update it' })
       .option('follow', { type: 'boolean', default: false, describe: 'keep running and emit new events as they are written (Ctrl-C stops)' })
+      .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'no progress line on stderr (it is drawn only on a terminal anyway)' })
       .command('$0 <agent>', false) as never,
   run: async (args) => {
     const adapter = getAdapter(args.agent);
@@ -184,15 +192,22 @@ await runCli<Args>({
     let refs = await select(adapter, args, home);
     if (!args.follow) {
       let failed = false;
-      for (const ref of refs) {
-        try {
-          await capturer.capture(ref);
-        } catch (err) {
-          // One unreadable or rewritten session must not keep --all from the others.
-          if (!(err instanceof UserError) || refs.length === 1) throw err;
-          warn(err.where, err.message);
-          failed = true;
+      const progress = createProgress({ unit: refs.length === 1 ? 'session' : 'sessions', total: refs.length, quiet: args.quiet });
+      try {
+        for (const ref of refs) {
+          try {
+            await capturer.capture(ref, progress);
+          } catch (err) {
+            // One unreadable or rewritten session must not keep --all from the others.
+            if (!(err instanceof UserError) || refs.length === 1) throw err;
+            progress.clear();
+            warn(err.where, err.message);
+            failed = true;
+          }
+          progress.tick(1, `${capturer.written.toLocaleString('en-US')} events`);
         }
+      } finally {
+        progress.done();
       }
       await capturer.flush();
       save();
