@@ -1,0 +1,103 @@
+#!/usr/bin/env node
+// sp: one command for all of them — `sp <name> …` runs `sp-<name> …` (or the flow examples/<name>.mjs).
+// A binary runs in this same process (no second node start-up): process.argv is set to what the
+// binary would have seen and its module is imported. A flow (a zx script) is spawned with the
+// terminal passed through, and its exit status becomes ours.
+import { spawn } from 'node:child_process';
+import { constants } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { findCommands, type CommandInfo } from '../lib/completion.js';
+import { EXIT_USAGE, setProgramName, warn } from '../lib/diagnostics.js';
+import { packageRoot } from '../lib/paths.js';
+import { packageVersion } from '../lib/cli.js';
+
+setProgramName('sp');
+const binDir = fileURLToPath(new URL('./', import.meta.url));
+const flowDir = join(fileURLToPath(packageRoot()), 'examples');
+const [name, ...rest] = process.argv.slice(2);
+
+function help(commands: CommandInfo[]): string {
+  const width = Math.max(...commands.map((c) => c.name.length), 10);
+  const row = (c: CommandInfo) => `  ${c.name.padEnd(width)}  ${c.summary}`;
+  return [
+    'sp <command> [arguments…]   runs sp-<command> (or the flow examples/<command>.mjs) with the arguments',
+    '',
+    'Binaries (each a Unix filter over canonical NDJSON events; sp <command> --help for its options):',
+    ...commands.filter((c) => c.kind === 'binary').map(row),
+    '',
+    'Flows (zx scripts; each has --help and --demo, which runs it on the bundled fixtures):',
+    ...commands.filter((c) => c.kind === 'flow').map(row),
+    '',
+    'More:',
+    `  ${'completion'.padEnd(width)}  sp completion bash|zsh prints a shell completion script`,
+    `  ${'--version'.padEnd(width)}  the version`,
+    '',
+    'Examples:',
+    '  sp capture claude --latest | sp redact | sp materialize codex',
+    '  sp capture codex --list',
+    '  sp relay --demo',
+    '  source <(sp completion bash)',
+    '',
+    'Exit status: that of the command run; 2 for an unknown command.',
+  ].join('\n');
+}
+
+async function completion(shell: string | undefined): Promise<number> {
+  if (shell !== 'bash' && shell !== 'zsh') {
+    warn('completion', `say which shell: sp completion bash, or sp completion zsh${shell ? ` (not "${shell}")` : ''}`);
+    return EXIT_USAGE;
+  }
+  const { describeCommands, bashCompletion, zshCompletion } = await import('../lib/completion.js');
+  // The agent names come from the registry, so a new adapter completes without touching this.
+  const { adapters } = await import('../adapters/index.js');
+  const specs = await describeCommands(findCommands(binDir, flowDir).filter((c) => c.name !== 'sp'));
+  const agents = Object.keys(adapters).sort();
+  process.stdout.write(shell === 'bash' ? bashCompletion(specs, agents) : zshCompletion(specs, agents));
+  return 0;
+}
+
+async function main(): Promise<number | undefined> {
+  if (name === '--version' || name === '-V') {
+    process.stdout.write(`${packageVersion()}\n`);
+    return 0;
+  }
+  const commands = findCommands(binDir, flowDir).filter((c) => c.name !== 'sp');
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    if (name === 'help' && rest[0]) return main2(rest[0], ['--help'], commands);
+    process.stdout.write(help(commands) + '\n');
+    return name === undefined ? EXIT_USAGE : 0;
+  }
+  if (name === 'completion') return completion(rest[0]);
+  return main2(name, rest, commands);
+}
+
+async function main2(command: string, args: string[], commands: CommandInfo[]): Promise<number | undefined> {
+  const found = commands.find((c) => c.name === command || `sp-${c.name}` === command);
+  if (!found) {
+    warn(undefined, `unknown command "${command}"; commands: ${commands.map((c) => c.name).join(', ')}, completion (sp --help)`);
+    return EXIT_USAGE;
+  }
+  if (found.kind === 'binary') {
+    // The binary reads process.argv.slice(2) and exits by itself.
+    process.argv = [process.argv[0], found.file, ...args];
+    await import(pathToFileURL(found.file).href);
+    return undefined;
+  }
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [found.file, ...args], { stdio: 'inherit' });
+    child.on('error', (err) => {
+      warn(found.file, `cannot start: ${err.message}`);
+      resolve(EXIT_USAGE);
+    });
+    // Killed by a signal: the shell's convention, 128 + its number.
+    child.on('close', (code, signal) => resolve(code ?? (signal ? 128 + (constants.signals[signal] ?? 0) : 1)));
+    // Ctrl-C reaches the child from the terminal by itself: the umbrella only waits. A TERM or HUP
+    // sent to the umbrella alone is passed on.
+    process.on('SIGINT', () => {});
+    for (const sig of ['SIGTERM', 'SIGHUP'] as const) process.on(sig, () => child.kill(sig));
+  });
+}
+
+const code = await main();
+if (code !== undefined) process.exitCode = code;
