@@ -8,7 +8,9 @@ import { canonicalSessionId, isEventLike, type SpEvent } from '../lib/event.js';
 import { inputsFrom, readObjects, type Input } from '../lib/ndjson.js';
 import { canonicalize } from '../lib/jcs.js';
 import { adapters, getAdapter } from '../adapters/index.js';
-import type { LossEntry, MaterializeOptions } from '../lib/adapter.js';
+import type { LossEntry } from '../lib/adapter.js';
+import { totalsLine, type RelayLedger } from '../lib/relay/ledger.js';
+import { relay, TREE_TARGETS, type RelayOptions, type RelayResult } from '../lib/relay/relay.js';
 
 interface Args {
   agent: string;
@@ -23,7 +25,10 @@ interface Args {
   artifacts?: string;
   safety: boolean;
   backup: boolean;
-  branch: 'all' | 'active';
+  branch?: 'all' | 'active';
+  branches: 'active' | 'all';
+  thinking: 'keep-text' | 'drop';
+  header: boolean;
   mkcwd: boolean;
 }
 
@@ -59,18 +64,24 @@ function summarize(losses: LossEntry[]): void {
   }
 }
 
-/** The loss ledger as canonical `meta` events of the new session, chained, plus the result. */
-function writeReport(path: string, losses: LossEntry[], result: Record<string, unknown> & { agent: string; session_id: string }): void {
-  const session = canonicalSessionId(result.agent, result.session_id);
+/**
+ * The report: canonical `meta` events of the new session, chained. One `sp.materialize.ledger` row per
+ * source event (what happened to it), one `sp.materialize.loss` per change that names no source
+ * event, then one `sp.materialize.result` per session written, the active one last (with the totals).
+ */
+function writeReport(path: string, ledger: RelayLedger, results: RelayResult[]): void {
+  const main = results[0];
+  const session = canonicalSessionId(main.agent, main.session_id);
   const ts = Date.now() / 1000;
   const chainer = new Chainer();
   const lines: string[] = [];
   const add = (payload: Record<string, unknown>): void => {
-    const event: SpEvent = { session, seq: lines.length, ts, agent: result.agent, type: 'meta', actor: 'system', payload };
+    const event: SpEvent = { session, seq: lines.length, ts, agent: main.agent, type: 'meta', actor: 'system', payload };
     lines.push(canonicalize(chainer.chain(event)));
   };
-  for (const entry of losses) add({ key: 'sp.materialize.loss', value: entry });
-  add({ key: 'sp.materialize.result', value: result });
+  for (const row of ledger.rows()) add({ key: 'sp.materialize.ledger', value: row });
+  for (const entry of ledger.unattached) add({ key: 'sp.materialize.loss', value: entry });
+  for (const result of [...results.slice(1), main]) add({ key: 'sp.materialize.result', value: result });
   try {
     writeFileSync(path, lines.join('\n') + '\n');
   } catch (err) {
@@ -81,25 +92,42 @@ function writeReport(path: string, losses: LossEntry[], result: Record<string, u
 await runCli<Args>({
   name: 'sp-materialize',
   summary:
-    'Writes canonical events back as a NEW native session of AGENT that the real client resumes, and prints one JSON line ' +
-    '{"agent","session_id","path","cwd","resume","records",…}. Never overwrites a file. A resume-safety pass (on by default) ' +
-    'stubs tool calls that have no result, drops results that have no call, makes tool ids valid for the target, writes ' +
-    'reasoning the target cannot verify (a foreign signature or encrypted blob) as text, skips empty messages and fills a ' +
-    'missing model; every change is summarized on stderr and listed in --report.',
+    'Writes canonical events as a NEW native session of AGENT that the real client resumes, and prints one JSON line per ' +
+    'session written {"agent","session_id","path","cwd","resume","records",…}. Never overwrites a file. Two relay modes, ' +
+    'chosen by the input: history mode (a plain event stream) carries the whole conversation, tool calls translated into ' +
+    "the target's own tools where it has a counterpart, rendered as text otherwise, after a relay header; context mode (the " +
+    'stream ends with the context.compiled event of sp-compile) starts a new session with the compiled handoff as its ' +
+    'first user message, followed by the newest whole turns verbatim as far as the compiled budget leaves room. A ' +
+    'resume-safety pass (on by default) stubs tool calls without a result, drops results without a call, makes tool ids ' +
+    'valid and fills a missing model. Every source event gets a line in the loss ledger (--report); stderr gets its totals.',
   usage: '<agent> [FILE]',
   examples: [
-    ['sp-capture claude --latest | sp-materialize codex', 'continue the newest Claude Code session in Codex'],
+    ['sp-capture claude --latest | sp-materialize codex', 'continue the newest Claude Code session in Codex (history mode)'],
+    ['sp-capture claude --latest | sp-compile --for codex | sp-materialize codex', 'context mode: the handoff plus the newest turns'],
     ['sp-capture codex --latest | sp-materialize pi --mkcwd', 'a Codex session as a Pi session (Pi resumes only inside an existing cwd)'],
+    ['sp-capture pi --session ID | sp-materialize claude --branches all', 'a Pi tree as one Claude session per branch'],
     ['sp-capture claude --session ID | sp-materialize claude --cwd ~/other-checkout', 'continue it from another project folder'],
     ['sp-capture claude --session ID --raw | sp-materialize claude --same-id --home /mnt/other/.claude', 'move it as is (byte-identical)'],
-    ['sp-materialize pi events.ndjson --branch active', 'only the active branch of a session tree'],
     ['sp-materialize codex events.ndjson --dry-run | head -1', 'where it would go; the lines follow the first line'],
-    ['sp-materialize claude events.ndjson --report losses.ndjson', 'keep the loss ledger as canonical meta events'],
+    ['sp-materialize codex events.ndjson --report ledger.ndjson', 'keep the loss ledger (one row per source event)'],
+    [`jq -r 'select(.payload.key=="sp.materialize.ledger").payload.value.action' ledger.ndjson | sort | uniq -c`, 'ledger totals by action'],
     ['sp-capture claude --latest | sp-materialize hermes', 'a new session in ~/.hermes/state.db (backed up first); resume with hermes --resume ID'],
   ],
   epilogue:
-    'The session written is the first session.start in the input (subagent sessions are reported, not written), or --session.\n' +
-    '--dry-run prints the JSON line with "dry_run":true, then every line it would write; it writes no session file.\n' +
+    'The session written is the first session.start in the input (subagent sessions are reported, not written), or --session; ' +
+    'in context mode the session the handoff was compiled from.\n' +
+    `Branches: a tree target (${[...TREE_TARGETS].join(', ')}) gets the whole tree, active branch last; a linear target the ` +
+    'active branch (the path to the last message), and with --branches all each other branch as its own session (the same ' +
+    'prefix up to the branch point), one JSON line each with "branch":{"leaf_seq","fork_seq","of"}. --branch all|active ' +
+    "instead hands the choice to the writer (Claude Code keeps a tree in one transcript).\n" +
+    'Thinking stays native only between agents of the same provider (with its signature or encrypted content); otherwise ' +
+    '--thinking keep-text writes it as marked text, --thinking drop leaves it out; either way the ledger says so.\n' +
+    'The report (--report FILE) is NDJSON of canonical meta events, chained (sp-verify checks it): one ' +
+    '"sp.materialize.ledger" row per source event {session,seq,type,action,code,reason,from,to} with action carried, ' +
+    'translated (from → to), rendered (as text), transformed, stubbed or dropped (code summarized: covered by the ' +
+    'handoff; other-branch; other-session …); "sp.materialize.loss" for changes that name no event; then one ' +
+    '"sp.materialize.result" per session, the active one last with "ledger" totals.\n' +
+    '--dry-run prints each JSON line followed by the lines it would write; it writes no session file.\n' +
     "An assistant message without a model gets the previous message's, else the session's, else --model, else the target's default " +
     `(${writers().map((id) => `${id}: ${adapters[id].defaultModel ?? 'none'}`).join(', ')}).\n` +
     `The home is --home, else the agent's variable (${writers().map((id) => `${adapters[id].homeEnv} for ${id}`).join(', ')}), else its default.`,
@@ -111,11 +139,14 @@ await runCli<Args>({
       .option('cwd', { type: 'string', describe: "project directory the session belongs to (default: the session's cwd)" })
       .option('same-id', { type: 'boolean', default: false, describe: 'keep the native session id and records (same-agent move); byte-identical from a --raw capture; refuses if the file exists' })
       .option('dry-run', { type: 'boolean', default: false, describe: 'write nothing; print the result line and the lines it would write' })
-      .option('report', { type: 'string', describe: 'write the loss ledger here (NDJSON meta events; also with --dry-run)' })
+      .option('report', { type: 'string', describe: 'write the loss ledger here: one row per source event (NDJSON meta events, chained; also with --dry-run)' })
       .option('session', { type: 'string', describe: 'the session to write when the input holds several (canonical or native id)' })
       .option('model', { type: 'string', describe: `the model to continue with (added to the resume command); also the model of assistant messages when neither they nor the session name one` })
       .option('artifacts', { type: 'string', describe: 'directory of a capture --artifacts store, to inline images referenced by hash' })
-      .option('branch', { choices: ['all', 'active'] as const, default: 'all' as const, describe: 'all: keep every branch of the session tree; active: only the path to the last message' })
+      .option('branches', { choices: ['active', 'all'] as const, default: 'active' as const, describe: 'linear targets: active writes the active branch; all also writes each other branch as its own session' })
+      .option('branch', { choices: ['all', 'active'] as const, describe: "the writer's own choice: all keeps every branch in one file (tree targets do by default); active only the path to the last message" })
+      .option('thinking', { choices: ['keep-text', 'drop'] as const, default: 'keep-text' as const, describe: 'reasoning the target cannot take natively (another provider): as marked text, or dropped' })
+      .option('header', { type: 'boolean', default: true, describe: 'history mode: a relay header as the first user message (--no-header leaves it out)' })
       .option('mkcwd', { type: 'boolean', default: false, describe: 'create the project directory when it does not exist (the client resumes only from inside it)' })
       .option('safety', { type: 'boolean', default: true, describe: 'the resume-safety pass (--no-safety writes ids, thinking and unpaired tools as they are)' })
       .option('backup', { type: 'boolean', default: true, describe: 'back up a database the writer adds to (hermes: state.db) first; --no-backup skips it' })
@@ -123,9 +154,9 @@ await runCli<Args>({
   run: async (args) => {
     const adapter = getAdapter(args.agent);
     if (!adapter.materialize) throw new UserError(`${adapter.displayName} sessions cannot be written (writers: ${writers().join(', ')})`);
-    const losses: LossEntry[] = [];
-    const preview: string[] = [];
-    const options: MaterializeOptions = {
+    if (args.branches === 'all' && args.branch !== undefined) throw new UserError('--branches all writes one session per branch; --branch hands the tree to the writer: give one of them', '--branches');
+    const preview: string[][] = [];
+    const options: RelayOptions = {
       home: args.home,
       cwd: args.cwd,
       sameId: args.sameId,
@@ -136,15 +167,25 @@ await runCli<Args>({
       safety: args.safety,
       backup: args.backup,
       branch: args.branch,
+      branches: args.branches,
+      thinking: args.thinking,
+      header: args.header,
       mkcwd: args.mkcwd,
-      onLoss: (entry) => losses.push(entry),
-      onLine: args.dryRun ? (line) => preview.push(line) : undefined,
+      // Each session's preview lines follow its own result line: a new list per write.
+      onSession: () => preview.push([]),
+      onLine: args.dryRun ? (line) => preview[preview.length - 1].push(line) : undefined,
     };
-    const result = await adapter.materialize(readEvents(inputsFrom(args.file ? [args.file] : undefined)), options);
-    process.stdout.write(JSON.stringify(result) + '\n');
-    for (const line of preview) process.stdout.write(line + '\n');
-    summarize(losses);
-    if (args.report) writeReport(args.report, losses, result);
+    const outcome = await relay(adapter, readEvents(inputsFrom(args.file ? [args.file] : undefined)), options);
+    const totals = outcome.ledger.totals();
+    outcome.results[0].ledger = totals;
+    if (outcome.results.length > 1) outcome.results[0].sessions = outcome.results.map((r) => r.session_id);
+    outcome.results.forEach((result, i) => {
+      process.stdout.write(JSON.stringify(result) + '\n');
+      for (const line of preview[i] ?? []) process.stdout.write(line + '\n');
+    });
+    warn('ledger', `${totalsLine(totals)}${outcome.results.length > 1 ? ` (${outcome.results.length} sessions: the active branch and ${outcome.results.length - 1} other)` : ''}`);
+    summarize(outcome.entries);
+    if (args.report) writeReport(args.report, outcome.ledger, outcome.results);
     return EXIT_OK;
   },
 });

@@ -49,10 +49,12 @@ describe('sp-materialize claude (command)', () => {
     expect(r.stderr).toMatch(/^sp-materialize: stubbed stub-result: 1× — seq \d+: tool_use toolu_2 \(Bash\) had no result/m);
     expect(r.stderr).toMatch(/^sp-materialize: dropped orphan-result: 1× — seq \d+: tool_result "toolu_ghost" dropped/m);
 
-    // The ledger: canonical meta events of the new session, chained, ending with the result.
+    // The ledger: canonical meta events of the new session, chained: one row per source event, then the result.
     const ledger = readFileSync(report, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    expect(ledger.map((e) => e.payload.key)).toEqual(['sp.materialize.loss', 'sp.materialize.loss', 'sp.materialize.result']);
-    expect(ledger.map((e) => e.payload.value.action).slice(0, 2).sort()).toEqual(['dropped', 'stubbed']);
+    const events = session().events;
+    expect(ledger.map((e) => e.payload.key)).toEqual([...events.map(() => 'sp.materialize.ledger'), 'sp.materialize.result']);
+    expect(ledger.slice(0, -1).map((e) => e.payload.value.seq)).toEqual(events.map((e) => e.seq));
+    expect(ledger.slice(0, -1).map((e) => e.payload.value.action).filter((a) => a !== 'carried').sort()).toEqual(['dropped', 'stubbed']);
     expect(ledger.at(-1).payload.value.session_id).toBe(result.session_id);
     const verify = runBin('sp-verify', [report]);
     expect(verify.code, verify.stdout + verify.stderr).toBe(0);

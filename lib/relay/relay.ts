@@ -1,0 +1,171 @@
+// The relay behind `sp-materialize <target>`: input events → the session to write (history mode:
+// the session as it is; context mode: the compiled handoff and the newest turns) → its branches (a
+// linear target gets the active one, and with `--branches all` every other one as its own session)
+// → the relay transform (tool vocabulary, thinking, images, header) → the target's writer. Every
+// source event gets a ledger row (ledger.ts). The adapter is passed in: lib/ does not import adapters/.
+import type { Adapter, LossEntry, MaterializeOptions, MaterializeResult } from '../adapter.js';
+import { UserError } from '../diagnostics.js';
+import type { SpEvent } from '../event.js';
+import { isObject } from '../json.js';
+import { SessionPicker } from '../writer.js';
+import { splitBranches, type Branch } from './branches.js';
+import { compiledOf, contextSession, type ContextSession } from './context.js';
+import { RelayLedger } from './ledger.js';
+
+/** Targets whose sessions keep a tree the client continues on (the others get one branch per session). */
+export const TREE_TARGETS: ReadonlySet<string> = new Set(['pi']);
+
+export type ThinkingMode = 'keep-text' | 'drop';
+
+export interface RelayOptions extends Omit<MaterializeOptions, 'onLoss' | 'branch'> {
+  thinking?: ThinkingMode;
+  /** A relay header as the first user message (history mode; a compiled handoff has its own). */
+  header?: boolean;
+  /** Linear targets: the active branch only, or every branch as a session. */
+  branches?: 'active' | 'all';
+  /** The writer's own `--branch` (tree kept in one file, or only the active path); set: no splitting here. */
+  branch?: 'all' | 'active';
+  /** Called before each session is written (dry-run previews group their lines by it). */
+  onSession?: () => void;
+}
+
+export interface RelayResult extends MaterializeResult {
+  mode?: 'history' | 'context';
+  /** For a session written for another branch: where it leaves the active one. */
+  branch?: { leaf_seq: number; fork_seq?: number; of?: string };
+  [extra: string]: unknown;
+}
+
+export interface RelayOutcome {
+  mode: 'history' | 'context';
+  /** The active (or only) session first, then one per other branch. */
+  results: RelayResult[];
+  ledger: RelayLedger;
+  /** Every entry as reported (writer, transform, relay), with source seqs, for the per-code summary. */
+  entries: LossEntry[];
+  /** The source session written. */
+  session: string;
+  context?: Pick<ContextSession, 'turns' | 'turnTokens' | 'room'> & { summarized: number };
+}
+
+type Transform = (events: AsyncIterable<SpEvent>, options: { target: string; thinking?: ThinkingMode; header?: boolean; onLoss?: (entry: LossEntry) => void }) => AsyncIterable<SpEvent>;
+
+/** The tool-vocabulary transform (translate.ts) when present; until then events pass unchanged. */
+async function loadTransform(): Promise<Transform> {
+  const specifier = './translate.js';
+  try {
+    const module = (await import(specifier)) as { relayTransform?: Transform };
+    if (typeof module.relayTransform === 'function') return module.relayTransform;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND' && !/Cannot find module|Failed to load url|Failed to resolve/.test(String((err as Error).message))) throw err;
+  }
+  return (events) => events;
+}
+
+async function* fromArray(events: SpEvent[]): AsyncGenerator<SpEvent> {
+  yield* events;
+}
+
+/** Seq order, stable: only streams that were interleaved change. */
+const bySeq = (events: SpEvent[]): SpEvent[] => (events.every((e, i) => i === 0 || e.seq >= events[i - 1].seq) ? events : [...events].sort((a, b) => a.seq - b.seq));
+
+export async function relay(adapter: Adapter, input: AsyncIterable<SpEvent>, options: RelayOptions): Promise<RelayOutcome> {
+  if (!adapter.materialize) throw new UserError(`${adapter.displayName} sessions cannot be written`);
+  const ledger = new RelayLedger();
+  const entries: LossEntry[] = [];
+  const picker = new SessionPicker();
+  const all: SpEvent[] = [];
+  for await (const event of input) {
+    ledger.source(event);
+    picker.add(event);
+    all.push(event);
+  }
+  if (all.length === 0) throw new UserError('no events in the input');
+
+  // ---- the mode and the session -------------------------------------------------------------------
+  const last = all[all.length - 1];
+  const compiled = last.type === 'context.compiled' ? compiledOf(last) : undefined;
+  if (last.type === 'context.compiled' && !compiled) throw new UserError('the context.compiled event has no text or budget', `seq ${last.seq}`);
+  const mode = compiled ? 'context' : 'history';
+  const compiledSource = compiled && isObject(last.payload) && isObject(last.payload.source) ? last.payload.source.session : undefined;
+  const session = compiled ? (typeof compiledSource === 'string' ? compiledSource : last.session) : picker.pick(options.session);
+  const record = (s: string, entry: LossEntry): void => {
+    entries.push(entry);
+    ledger.add(s, entry);
+  };
+
+  const others = new Map<string, SpEvent[]>();
+  const own: SpEvent[] = [];
+  for (const event of all) {
+    if (event === last && compiled) continue;
+    if (event.session === session) own.push(event);
+    else {
+      const list = others.get(event.session);
+      if (list) list.push(event);
+      else others.set(event.session, [event]);
+    }
+  }
+  for (const [other, events] of others) {
+    const reason = `another session in the stream (${events.length} events): not written; sp-materialize --session ${other} writes it`;
+    entries.push({ action: 'dropped', code: 'other-session', reason });
+    ledger.addAll(other, events, { action: 'dropped', code: 'other-session', reason });
+  }
+
+  let events = bySeq(own);
+  let toSource = (seq: number): number => seq;
+  let context: RelayOutcome['context'];
+  if (compiled) {
+    const { createCounter } = await import('../compile/tokens.js');
+    const name = compiled.tokenizer === 'o200k_base' || compiled.tokenizer === 'cl100k_base' ? compiled.tokenizer : 'claude-estimate';
+    const counter = createCounter(name);
+    const built = contextSession(events, last, compiled, counter.count);
+    const reason = `older than the turns kept verbatim: covered by the compiled handoff (seq ${last.seq})`;
+    for (const e of built.summarized) record(session, { action: 'dropped', code: 'summarized', reason, seq: e.seq, type: e.type });
+    record(last.session, { action: 'rendered', code: 'handoff', reason: `the compiled handoff (${compiled.tokens} tokens) is the first user message`, seq: last.seq, type: last.type });
+    events = built.events;
+    toSource = (seq) => built.sourceSeq.get(seq) ?? seq;
+    context = { turns: built.turns, turnTokens: built.turnTokens, room: built.room, summarized: built.summarized.length };
+  }
+
+  // ---- branches -----------------------------------------------------------------------------------
+  const linear = !TREE_TARGETS.has(adapter.id) && options.branch === undefined;
+  let active = events;
+  let extra: Branch[] = [];
+  if (linear) {
+    const split = splitBranches(events);
+    active = split.active.events;
+    if (options.branches === 'all') extra = split.others;
+    else {
+      const reason = 'not on the active branch; --branches all writes each other branch as its own session';
+      for (const e of split.offActive) record(session, { action: 'dropped', code: 'other-branch', reason, seq: toSource(e.seq), type: e.type });
+    }
+  }
+
+  // ---- transform and write --------------------------------------------------------------------------
+  const transform = await loadTransform();
+  const write = async (list: SpEvent[], keep: (sourceSeq: number | undefined) => boolean): Promise<MaterializeResult> => {
+    const onLoss = (entry: LossEntry): void => {
+      const mapped = typeof entry.seq === 'number' ? { ...entry, seq: toSource(entry.seq) } : entry;
+      if (keep(mapped.seq)) record(session, mapped);
+    };
+    options.onSession?.();
+    const stream = transform(fromArray(list), { target: adapter.id, thinking: options.thinking ?? 'keep-text', header: mode === 'history' && options.header !== false, onLoss });
+    const { thinking: _t, header: _h, branches: _b, onSession: _s, ...writerOptions } = options;
+    return adapter.materialize!(stream, { ...writerOptions, session: undefined, branch: linear ? 'active' : options.branch ?? 'all', onLoss });
+  };
+  const main: RelayResult = { ...(await write(active, () => true)), mode };
+  const results: RelayResult[] = [main];
+  for (const branch of extra) {
+    // Entries for the shared prefix are the main session's; only the branch's own steps count here.
+    const ownSeqs = new Set([...branch.own].map(toSource));
+    const result: RelayResult = { ...(await write(branch.events, (seq) => seq !== undefined && ownSeqs.has(seq))), mode };
+    result.branch = { leaf_seq: toSource(branch.leafSeq), ...(branch.forkSeq !== undefined ? { fork_seq: toSource(branch.forkSeq) } : {}), of: main.session_id };
+    const reason = `on another branch: written as session ${result.session_id} (prefix shared up to seq ${result.branch.fork_seq ?? '-'})`;
+    for (const e of branch.events) {
+      const seq = toSource(e.seq);
+      if (ownSeqs.has(seq) && ledger.entriesOf(session, seq).length === 0) ledger.add(session, { action: 'carried', code: 'branch-session', reason, seq, type: e.type });
+    }
+    results.push(result);
+  }
+  return { mode, results, ledger, entries, session, ...(context ? { context } : {}) };
+}
