@@ -1,0 +1,243 @@
+// One events.jsonl line → canonical events (formats/copilot.md §3). The file is a linear list of
+// typed envelopes `{type, data, id, timestamp, parentId}`; what the model sees is user.message,
+// assistant.message (text, toolRequests, reasoning) and tool.execution_complete, cut at the last
+// successful session.compaction_complete. Everything else (turn/usage/shutdown bookkeeping, system
+// prompts, hooks, types a later client adds) is `meta` {key: copilot.<type>, raw: the record}.
+import type { Actor, SpEvent } from '../../lib/event.js';
+import { toEpochSeconds } from '../../lib/event.js';
+import type { SessionEmitter } from '../../lib/emitter.js';
+import type { Diagnose } from '../../lib/adapter.js';
+import { isObject, rest, str, type Json } from '../../lib/json.js';
+import type { Line } from '../../lib/lines.js';
+import { nativeRawText, parseNativeLine } from '../../lib/native.js';
+
+export const AGENT = 'copilot';
+const ASSISTANT: Actor = 'agent:copilot';
+const ENVELOPE = ['type', 'data', 'id', 'timestamp', 'parentId'];
+
+/** What the mapper carries from line to line (and, in a cursor, from run to run). */
+export interface CopilotState {
+  started: boolean;
+  last_ts?: number;
+  /** Tool name by call id: results name their tool. */
+  names: Record<string, string>;
+}
+
+export function newCopilotState(): CopilotState {
+  return { started: false, names: {} };
+}
+
+interface Pending {
+  type: string;
+  payload: Json;
+  actor: Actor;
+}
+
+export interface MapperOptions {
+  emitter: SessionEmitter;
+  path: string;
+  state: CopilotState;
+  raw?: boolean;
+  onDiagnostic?: Diagnose;
+}
+
+/** A tool call's arguments as an object: older files store them as a JSON string. */
+export function parseArguments(value: unknown): unknown {
+  if (typeof value !== 'string') return value ?? {};
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    return value;
+  }
+}
+
+/** The session.start payload a `session.start` record gives. */
+export function startPayload(nativeId: string, data: Json | undefined): Json {
+  const payload: Json = { native_id: nativeId };
+  if (!data) return payload;
+  const context = isObject(data.context) ? data.context : undefined;
+  if (context) {
+    if (str(context.cwd)) payload.cwd = context.cwd;
+    if (str(context.branch)) payload.git_branch = context.branch;
+    if (str(context.headCommit)) payload.git_head = context.headCommit;
+    payload.context = context;
+  }
+  if (str(data.selectedModel)) payload.model = data.selectedModel;
+  if (str(data.copilotVersion)) payload.version = data.copilotVersion;
+  if (str(data.sessionId) && data.sessionId !== nativeId) payload.recorded_session_id = data.sessionId;
+  const extra = rest(data, ['context', 'selectedModel', 'copilotVersion', 'sessionId']);
+  if (extra) payload.extra = extra;
+  return payload;
+}
+
+export class CopilotMapper {
+  constructor(private readonly options: MapperOptions) {}
+
+  private get state(): CopilotState {
+    return this.options.state;
+  }
+
+  /** session.start: from the file's first line when it is one, else made up (header: false). */
+  start(payload: Json, ts: number, line?: Line): SpEvent {
+    this.state.started = true;
+    this.state.last_ts = ts;
+    const origin: Json = {};
+    if (line) {
+      origin.native_seq = line.number;
+      const raw = nativeRawText(this.options, line);
+      if (raw !== undefined) origin.raw = [raw];
+      const record = parseNativeLine({ path: this.options.path }, line);
+      if (record.kind === 'record' && str(record.record.id)) origin.native_uuid = record.record.id;
+    }
+    return this.options.emitter.emit('session.start', payload, ts, { actor: 'system', level: 1, origin });
+  }
+
+  /** Events of one line; never throws on bad input (a bad line becomes meta). */
+  line(line: Line): SpEvent[] {
+    const rawText = nativeRawText(this.options, line);
+    const parsed = parseNativeLine(this.options, line);
+    if (parsed.kind === 'blank') return this.finish(line, undefined, [{ type: 'meta', payload: { key: 'copilot.blank-line' }, actor: 'system' }], rawText);
+    if (parsed.kind === 'unparseable') return this.finish(line, undefined, [{ type: 'meta', payload: parsed.meta, actor: 'system' }], rawText);
+    const record = parsed.record;
+    return this.finish(line, record, this.dispatch(record), rawText);
+  }
+
+  private finish(line: Line, record: Json | undefined, pending: Pending[], rawText: string | undefined): SpEvent[] {
+    const ts = record ? toEpochSeconds(record.timestamp) : undefined;
+    if (ts !== undefined) this.state.last_ts = ts;
+    const at = ts ?? this.state.last_ts ?? Date.now() / 1000;
+    return pending.map((p, i) => {
+      const origin: Json = { native_seq: line.number };
+      if (record && str(record.id)) origin.native_uuid = record.id;
+      if (i === 0 && rawText !== undefined) origin.raw = [rawText];
+      return this.options.emitter.emit(p.type, p.payload, at, { actor: p.actor, level: levelOf(p.type), origin });
+    });
+  }
+
+  private dispatch(record: Json): Pending[] {
+    const type = str(record.type);
+    const data = isObject(record.data) ? record.data : undefined;
+    const envelope = rest(record, ENVELOPE);
+    let out: Pending[] | undefined;
+    if (data) {
+      switch (type) {
+        case 'user.message':
+          out = this.user(data);
+          break;
+        case 'assistant.message':
+          out = this.assistant(data);
+          break;
+        case 'assistant.reasoning':
+          if (typeof data.content === 'string') out = [{ type: 'message.thinking', payload: { text: data.content, visibility: 'visible', ...(str(data.reasoningId) ? { reasoning_id: data.reasoningId } : {}) }, actor: ASSISTANT }];
+          break;
+        case 'tool.execution_complete':
+          out = this.result(data);
+          break;
+        case 'session.compaction_complete':
+          if (data.success !== false && typeof data.summaryContent === 'string') {
+            const extra = rest(data, ['summaryContent']);
+            out = [{ type: 'checkpoint', payload: { kind: 'compaction', summary: data.summaryContent, ...(extra ? { extra } : {}) }, actor: 'system' }];
+          }
+          break;
+        default:
+          break;
+      }
+    }
+    if (!out) return [{ type: 'meta', payload: { key: `copilot.${type ?? 'untyped'}`, raw: record }, actor: 'system' }];
+    // The envelope (id, parentId …) is in origin; anything else an envelope grows is kept.
+    if (envelope && out.length > 0) out[0].payload.envelope_extra = envelope;
+    return out;
+  }
+
+  private user(data: Json): Pending[] {
+    const payload: Json = { content: typeof data.content === 'string' ? [{ type: 'text', text: data.content }] : [] };
+    if (typeof data.content !== 'string' && data.content !== undefined) payload.native_content = data.content;
+    if (str(data.messageId)) payload.message_id = data.messageId;
+    if (typeof data.transformedContent === 'string') payload.transformed_content = data.transformedContent;
+    const extra = rest(data, ['content', 'messageId', 'transformedContent']);
+    if (extra) payload.extra = extra;
+    return [{ type: 'message.user', payload, actor: 'user' }];
+  }
+
+  private assistant(data: Json): Pending[] {
+    const messageId = str(data.messageId);
+    const model = str(data.model);
+    const out: Pending[] = [];
+    const withId = (p: Json): Json => (messageId ? { ...p, message_id: messageId } : p);
+    // Reasoning: Anthropic-wire messages keep signed thinking blocks (reasoningBlocks), the
+    // signature also in reasoningOpaque; other wires only reasoningText (and opaque/encrypted content).
+    const blocks = isObject(data.reasoningBlocks) && Array.isArray(data.reasoningBlocks.blocks) ? data.reasoningBlocks.blocks.filter(isObject) : [];
+    const provider = isObject(data.reasoningBlocks) ? str(data.reasoningBlocks.provider) : undefined;
+    if (blocks.length > 0) {
+      blocks.forEach((block, i) => {
+        const text = typeof block.thinking === 'string' ? block.thinking : typeof block.text === 'string' ? block.text : '';
+        const p: Json = { text, visibility: block.type === 'redacted_thinking' ? 'redacted' : 'visible', provider: provider === 'anthropic-messages' ? 'anthropic' : provider ?? 'copilot' };
+        if (str(block.signature)) p.signature = block.signature;
+        if (str(block.data)) p.opaque = block.data;
+        if (i === 0) {
+          p.reasoning_blocks = data.reasoningBlocks;
+          if (str(data.reasoningOpaque)) p.reasoning_opaque = data.reasoningOpaque;
+        }
+        out.push({ type: 'message.thinking', payload: withId(p), actor: ASSISTANT });
+      });
+    } else if (str(data.reasoningText) || str(data.reasoningOpaque) || str(data.encryptedContent)) {
+      const p: Json = { text: str(data.reasoningText) ?? '', visibility: str(data.reasoningText) ? 'visible' : 'encrypted', provider: model ?? 'copilot' };
+      if (str(data.reasoningOpaque)) p.opaque = data.reasoningOpaque;
+      if (str(data.encryptedContent)) p.encrypted_content = data.encryptedContent;
+      out.push({ type: 'message.thinking', payload: withId(p), actor: ASSISTANT });
+    }
+    const requests = Array.isArray(data.toolRequests) ? data.toolRequests : [];
+    const text = typeof data.content === 'string' ? data.content : '';
+    if (text !== '' || requests.length === 0) {
+      const p: Json = withId({ content: text !== '' ? [{ type: 'text', text }] : [] });
+      if (model) p.model = model;
+      out.push({ type: 'message.assistant', payload: p, actor: ASSISTANT });
+    }
+    for (const request of requests) {
+      if (!isObject(request)) continue;
+      const callId = str(request.toolCallId) ?? '';
+      const name = str(request.name) ?? '';
+      if (callId) this.state.names[callId] = name;
+      const p: Json = withId({ call_id: callId, name, input: parseArguments(request.arguments) });
+      if (typeof request.arguments === 'string') p.arguments_string = true;
+      const extra = rest(request, ['toolCallId', 'name', 'arguments']);
+      if (extra) p.extra = extra;
+      out.push({ type: 'tool.call', payload: p, actor: ASSISTANT });
+    }
+    const extra = rest(data, ['messageId', 'model', 'content', 'toolRequests', 'reasoningText', 'reasoningOpaque', 'reasoningBlocks', 'encryptedContent']);
+    if (extra && out.length > 0) out[0].payload.extra = extra;
+    return out;
+  }
+
+  private result(data: Json): Pending[] {
+    const callId = str(data.toolCallId) ?? '';
+    const result = isObject(data.result) ? data.result : undefined;
+    const error = isObject(data.error) ? data.error : undefined;
+    const failed = data.success === false;
+    let content = '';
+    if (failed && error && typeof error.message === 'string') content = error.message;
+    else if (result && typeof result.content === 'string') content = result.content;
+    else if (error && typeof error.message === 'string') content = error.message;
+    const p: Json = { call_id: callId, content, is_error: failed };
+    const name = this.state.names[callId];
+    if (name) p.name = name;
+    const structured: Json = {};
+    if (result && result.detailedContent !== undefined && result.detailedContent !== null) structured.detailedContent = result.detailedContent;
+    if (error) structured.error = error;
+    if (data.fileEdits !== undefined) structured.fileEdits = data.fileEdits;
+    if (Object.keys(structured).length > 0) p.structured = structured;
+    const extra = rest(data, ['toolCallId', 'success', 'result', 'error', 'fileEdits']);
+    if (extra) p.extra = extra;
+    if (result) {
+      const more = rest(result, ['content', 'detailedContent']);
+      if (more) p.result_extra = more;
+    }
+    return [{ type: 'tool.result', payload: p, actor: 'tool' }];
+  }
+}
+
+export function levelOf(type: string): 0 | 1 | 2 {
+  if (type === 'meta') return 2;
+  if (type === 'session.start' || type === 'message.thinking' || type === 'checkpoint') return 1;
+  return 0;
+}

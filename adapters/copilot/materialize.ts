@@ -1,0 +1,213 @@
+// `sp-materialize copilot`: canonical events → a NEW Copilot CLI session,
+// `$COPILOT_HOME/session-state/<uuid>/events.jsonl` (formats/copilot.md §3–§5). What the client
+// needs, and what this writer does:
+//   * line 1 `session.start` {sessionId = the folder name, version 1, producer, copilotVersion,
+//     startTime, context.cwd}; every line an envelope {type, data, id: UUID, timestamp: ISO with Z,
+//     parentId: the previous line's id} (the client validates every line and refuses the file on one bad one);
+//   * `user.message` {content} per user turn; one `assistant.message` {messageId, content,
+//     toolRequests[{toolCallId, name, arguments (object), type}], reasoningText} per assistant turn,
+//     each call followed by its `tool.execution_complete` {toolCallId, success, result.content |
+//     error.message} (a stub for a call without a result: an unanswered call breaks the provider API);
+//   * a Copilot source's compaction as `session.compaction_complete` (the client replaces what came
+//     before with its summary); reasoning signatures only back to Copilot's own Anthropic wire;
+//   * the folder is built under a temporary name and renamed into place: it appears whole or not at all,
+//     and an existing session is never touched. A workspace.yaml (cwd, name) lets pickers show it.
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { MaterializeOptions } from '../../lib/adapter.js';
+import { createFileAtomic } from '../../lib/atomic.js';
+import { UserError } from '../../lib/diagnostics.js';
+import { toIso, type SpEvent } from '../../lib/event.js';
+import { isObject, str, type Json } from '../../lib/json.js';
+import { activeBranch, buildTurns, callsOf, type AssistantTurn, type Report } from '../../lib/turns.js';
+import { LossLedger, lineChunks, payloadOf, selectSession, shellQuote, type WriterResult } from '../../lib/writer.js';
+import { AGENT } from './events.js';
+import { EVENTS_FILE, UUID, defaultHome, expandTilde, sessionStateDir, yamlScalar } from './paths.js';
+
+/** The client version the written files claim (the one the writer was verified with). */
+export const COPILOT_VERSION = '1.0.102';
+export const DEFAULT_MODEL = 'gpt-4.1';
+
+export interface CopilotMaterializeResult extends WriterResult {
+  title?: string;
+}
+
+function envelope(type: string, data: Json, ts: number, parentId: string | null): Json {
+  return { type, data, id: randomUUID(), timestamp: toIso(ts), parentId };
+}
+
+/** Copilot source fields carried back as they were (same agent: its own bookkeeping). */
+function copilotExtra(event: SpEvent): Json {
+  if (event.agent !== AGENT) return {};
+  const extra = payloadOf(event).extra;
+  return isObject(extra) ? extra : {};
+}
+
+export async function materializeCopilot(events: AsyncIterable<SpEvent>, options: MaterializeOptions = {}): Promise<CopilotMaterializeResult> {
+  const selected = await selectSession(events, options.session);
+  const start = selected.start;
+  const sp = start ? payloadOf(start) : {};
+  const ledger = new LossLedger(options.onLoss);
+  const report: Report = (action, code, reason, event) => ledger.report(action, code, reason, event);
+  for (const [id, other] of selected.others) report('dropped', 'child-session', `session ${id}${other.nativeId ? ` (native ${other.nativeId})` : ''}, ${other.count} event(s), is a separate session: not written`);
+  const sameAgent = start?.agent === AGENT;
+  const safety = options.safety !== false;
+
+  const home = resolve(expandTilde(options.home ?? defaultHome()));
+  let cwd = str(options.cwd) ?? str(sp.cwd);
+  if (!cwd) {
+    cwd = process.cwd();
+    report('transformed', 'cwd', `the session names no cwd: ${cwd} is recorded (pass --cwd)`);
+  }
+  cwd = resolve(expandTilde(cwd));
+
+  let sessionId: string;
+  if (options.sameId) {
+    if (!sameAgent) throw new UserError(`--same-id keeps a Copilot session's own id; this session comes from ${start?.agent ?? 'an unknown agent'} (drop --same-id)`);
+    sessionId = str(sp.native_id) ?? '';
+    if (!UUID.test(sessionId)) throw new UserError(`--same-id: the native id ${JSON.stringify(sessionId)} is not a UUID the client resumes by`);
+  } else sessionId = randomUUID();
+  const root = sessionStateDir(home);
+  const dir = join(root, sessionId);
+  if (existsSync(dir)) throw new UserError('a session with this id exists already; nothing was written (never overwritten)', dir);
+
+  const chosen = options.branch === 'active' ? activeBranch(selected.events, report) : selected.events;
+  const turns = buildTurns(chosen, report, { safety });
+  if (!turns.some((t) => t.role === 'user')) throw new UserError('nothing to write: the session has no user message');
+
+  const lastModel = [...turns].reverse().find((t): t is AssistantTurn => t.role === 'assistant' && t.model !== undefined)?.model;
+  const model = options.model ?? (sameAgent ? str(sp.model) ?? lastModel : undefined);
+  const now = Date.now() / 1000;
+  const lines: Json[] = [];
+  let parent: string | null = null;
+  let ts = typeof start?.ts === 'number' ? start.ts : now;
+  const push = (type: string, data: Json, at?: number): void => {
+    // Timestamps never go backwards (events without a source time take the previous one).
+    if (typeof at === 'number' && Number.isFinite(at) && at > ts) ts = at;
+    const line = envelope(type, data, Math.min(ts, now), parent);
+    parent = line.id as string;
+    lines.push(line);
+  };
+
+  const startData: Json = { sessionId, version: 1, producer: 'copilot-agent', copilotVersion: COPILOT_VERSION, startTime: toIso(now) };
+  if (model) startData.selectedModel = model;
+  const context: Json = { cwd };
+  if (str(sp.git_branch)) context.branch = sp.git_branch;
+  if (str(sp.git_head)) context.headCommit = sp.git_head;
+  startData.context = context;
+  push('session.start', startData, start?.ts);
+
+  const usedCallIds = new Set<string>();
+  const callId = (id: string, event: SpEvent): string => {
+    // Ids the Anthropic wire accepts, unique in the file (results are matched by them).
+    let out = /^[A-Za-z0-9_-]{1,64}$/.test(id) ? id : `call_${id.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 40) || 'x'}`;
+    while (usedCallIds.has(out)) out = `${out.slice(0, 56)}_${randomUUID().slice(0, 6)}`;
+    if (out !== id) report('transformed', 'call-id', `tool call id ${JSON.stringify(id)} written as ${out} (ids must be unique and [A-Za-z0-9_-])`, event);
+    usedCallIds.add(out);
+    return out;
+  };
+
+  let title: string | undefined = str(sp.title);
+  for (const turn of turns) {
+    if (turn.role === 'user') {
+      const p = payloadOf(turn.event);
+      let text = turn.text;
+      for (const image of turn.images) {
+        text += `${text ? '\n' : ''}[image: ${image.media_type ?? 'image'} (not carried over)]`;
+        report('rendered', 'image', 'an image in a user message written as a text marker (events.jsonl holds attachments as file paths only)', turn.event);
+      }
+      const data: Json = { content: text, ...copilotExtra(turn.event) };
+      if (sameAgent && turn.event.agent === AGENT && typeof p.transformed_content === 'string') data.transformedContent = p.transformed_content;
+      if (sameAgent && str(p.message_id)) data.messageId = p.message_id;
+      else data.messageId = randomUUID();
+      title ??= text.split('\n')[0].slice(0, 80);
+      push('user.message', data, turn.event.ts);
+    } else if (turn.role === 'assistant') {
+      const texts = turn.parts.flatMap((p) => (p.kind === 'text' ? [p.text] : []));
+      const thinking = turn.parts.flatMap((p) => (p.kind === 'thinking' ? [p] : []));
+      const calls = callsOf(turn);
+      const first = turn.events[0];
+      const data: Json = { ...copilotExtra(first) };
+      data.messageId = sameAgent && str(payloadOf(first).message_id) ? payloadOf(first).message_id : randomUUID();
+      if (turn.model ?? model) data.model = turn.model ?? model;
+      data.content = texts.join('\n\n');
+      const ids = calls.map((c) => callId(c.call_id, c.event));
+      data.toolRequests = calls.map((c, i) => ({ toolCallId: ids[i], name: c.name, arguments: isObject(c.input) ? c.input : { input: c.input }, type: 'function' }));
+      calls.forEach((c) => {
+        if (!isObject(c.input)) report('transformed', 'tool-input', `tool call ${c.call_id} input is not an object: written as {input: …}`, c.event);
+      });
+      if (thinking.length > 0) {
+        data.reasoningText = thinking.map((t) => t.text).join('\n\n');
+        const signed = thinking.filter((t) => t.signature);
+        const blocks = sameAgent ? thinking.map((t) => payloadOf(t.event).reasoning_blocks).find(isObject) : undefined;
+        if (blocks) {
+          data.reasoningBlocks = blocks;
+          const opaque = thinking.map((t) => payloadOf(t.event).reasoning_opaque).find((v) => typeof v === 'string');
+          if (opaque) data.reasoningOpaque = opaque;
+        } else if (signed.length > 0) {
+          report('transformed', 'reasoning-signature', 'reasoning written as text; its signature stays behind (it only verifies with the model and wire that made it)', signed[0].event);
+        }
+      }
+      push('assistant.message', data, first.ts);
+      calls.forEach((c, i) => {
+        const result: Json = { toolCallId: ids[i], success: !c.is_error };
+        if (c.is_error) result.error = { message: c.content, code: 'failure' };
+        else result.result = { content: c.content };
+        if (c.result && c.result.agent === AGENT) {
+          const extra = payloadOf(c.result).extra;
+          if (isObject(extra)) Object.assign(result, extra, { toolCallId: ids[i] });
+        }
+        push('tool.execution_complete', result, c.result?.ts ?? c.event.ts);
+      });
+    } else {
+      const event = turn.event;
+      const p = payloadOf(event);
+      if (event.type === 'checkpoint' && p.kind === 'compaction' && typeof p.summary === 'string' && sameAgent && event.agent === AGENT) {
+        push('session.compaction_start', {}, event.ts);
+        push('session.compaction_complete', { ...(isObject(p.extra) ? p.extra : {}), success: true, summaryContent: p.summary }, event.ts);
+      } else if (event.type === 'checkpoint' && p.kind === 'compaction') {
+        report('dropped', 'compaction', `a ${event.agent} compaction: not written, the whole history is written instead (Copilot would drop everything before it)`, event);
+      } else if (event.type === 'meta') {
+        report('dropped', 'meta', `meta ${String(p.key ?? '')} from ${event.agent}: no Copilot event carries it`, event);
+      } else {
+        report('dropped', event.type, `${event.type} from ${event.agent}: no Copilot event carries it`, event);
+      }
+    }
+  }
+
+  const texts = lines.map((l) => JSON.stringify(l));
+  if (options.onLine) for (const line of texts) options.onLine(line);
+  if (!options.dryRun) {
+    const staging = join(root, `.sp-${sessionId}.${process.pid}.tmp`);
+    try {
+      mkdirSync(staging, { recursive: true });
+      createFileAtomic(join(staging, EVENTS_FILE), lineChunks(texts), 0o600);
+      const created = toIso(now);
+      const yaml = [`id: ${sessionId}`, `cwd: ${yamlScalar(cwd)}`, ...(title ? [`name: ${yamlScalar(title.replace(/\s+/g, ' ').trim())}`] : []), 'user_named: false', 'summary_count: 0', 'fork_count: 0', `created_at: ${created}`, `updated_at: ${created}`, ''];
+      createFileAtomic(join(staging, 'workspace.yaml'), [yaml.join('\n')], 0o600);
+      if (existsSync(dir)) throw new UserError('a session with this id appeared meanwhile; nothing was written', dir);
+      renameSync(staging, dir);
+    } catch (err) {
+      rmSync(staging, { recursive: true, force: true });
+      if (err instanceof UserError) throw err;
+      throw new UserError(`cannot write the session: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, dir);
+    }
+  }
+
+  const result: CopilotMaterializeResult = {
+    agent: AGENT,
+    session_id: sessionId,
+    path: join(dir, EVENTS_FILE),
+    cwd,
+    resume: `cd ${shellQuote(cwd)} && copilot --resume=${sessionId}`,
+    records: lines.length,
+    source_session: selected.session,
+    changes: ledger.counts,
+    written_as: 'rebuilt',
+  };
+  if (model) result.model = model;
+  if (title) result.title = title;
+  if (options.dryRun) result.dry_run = true;
+  return result;
+}

@@ -1,0 +1,79 @@
+// Where GitHub Copilot CLI keeps its sessions (formats/copilot.md §2): one folder per session,
+// `$COPILOT_HOME/session-state/<uuid>/events.jsonl` (default home `~/.copilot`), next to a
+// `workspace.yaml` (cwd, name) the pickers show. The folder name is the session id.
+import { closeSync, existsSync, openSync, readFileSync, readSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
+
+export const HOME_ENV = 'COPILOT_HOME';
+export const EVENTS_FILE = 'events.jsonl';
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function expandTilde(path: string): string {
+  if (path === '~') return homedir();
+  if (path.startsWith('~/')) return join(homedir(), path.slice(2));
+  return path;
+}
+
+export function defaultHome(): string {
+  const fromEnv = process.env[HOME_ENV];
+  return fromEnv && fromEnv.trim() !== '' ? resolve(expandTilde(fromEnv)) : join(homedir(), '.copilot');
+}
+
+export function sessionStateDir(home: string): string {
+  return join(home, 'session-state');
+}
+
+/** The session folder's name: the id the client resumes it by. */
+export function idFromPath(eventsPath: string): string {
+  return basename(dirname(eventsPath));
+}
+
+/** `workspace.yaml` of a session folder as flat `key: value` pairs (the client writes no nesting there). */
+export function readWorkspace(eventsPath: string): Record<string, string> | undefined {
+  const path = join(dirname(eventsPath), 'workspace.yaml');
+  if (!existsSync(path)) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const out: Record<string, string> = {};
+  for (const line of text.split('\n')) {
+    const m = /^([A-Za-z_][A-Za-z0-9_]*):\s?(.*)$/.exec(line);
+    if (!m) continue;
+    let value = m[2].trim();
+    if (/^".*"$/.test(value)) {
+      try {
+        value = JSON.parse(value) as string;
+      } catch {
+        // kept as written
+      }
+    } else if (/^'.*'$/.test(value)) value = value.slice(1, -1).replace(/''/g, "'");
+    out[m[1]] = value;
+  }
+  return out;
+}
+
+/** A YAML scalar for workspace.yaml: plain when unambiguous, else double-quoted (JSON escapes are YAML escapes). */
+export function yamlScalar(value: string): string {
+  return /^[A-Za-z0-9/_.@+-][A-Za-z0-9 /_.@+,()-]*$/.test(value) && !/^(true|false|null|yes|no|on|off|~|[-+]?[0-9.]+)$/i.test(value) && !value.endsWith(' ')
+    ? value
+    : JSON.stringify(value);
+}
+
+/** Line 1 of a file (at most `max` bytes of it); undefined for an empty file. */
+export function readFirstLine(path: string, max = 1 << 16): string | undefined {
+  const fd = openSync(path, 'r');
+  try {
+    const buffer = Buffer.alloc(max);
+    const n = readSync(fd, buffer, 0, max, 0);
+    if (n === 0) return undefined;
+    const at = buffer.subarray(0, n).indexOf(0x0a);
+    const text = buffer.toString('utf8', 0, at === -1 ? n : at);
+    return text.replace(/^\ufeff/, '').replace(/\r$/, '');
+  } finally {
+    closeSync(fd);
+  }
+}

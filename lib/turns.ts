@@ -1,0 +1,201 @@
+// Canonical events → conversation turns, for writers whose targets store a linear chat (Copilot's
+// events.jsonl, OpenCode's message/part rows): user turns, assistant turns (text, reasoning and
+// tool calls in order, until a tool result or a user message closes the turn), each call paired
+// with its result from anywhere in the stream. Calls without a result get a stub (the provider
+// APIs refuse an unanswered call), results that answer no call are dropped; both reported. What a
+// turn cannot hold (meta, checkpoints, derived events) goes to the writer's `other` callback.
+import type { SpEvent, ImageBlock } from './event.js';
+import { isObject, str, type Json } from './json.js';
+import { isDerived, payloadOf } from './writer.js';
+
+export const STUB_RESULT = 'No result was recorded for this tool call (the session ended or moved on before it finished).';
+
+export type Report = (action: 'dropped' | 'stubbed' | 'transformed' | 'rendered' | 'carried', code: string, reason: string, event?: SpEvent) => void;
+
+export interface UserTurn {
+  role: 'user';
+  event: SpEvent;
+  text: string;
+  images: ImageBlock[];
+}
+
+export type AssistantPart =
+  | { kind: 'text'; text: string; event: SpEvent }
+  | { kind: 'thinking'; text: string; signature?: string; opaque?: string; provider?: string; event: SpEvent }
+  | { kind: 'call'; call: ToolCall };
+
+export interface ToolCall {
+  call_id: string;
+  name: string;
+  input: unknown;
+  event: SpEvent;
+  /** The result event, or undefined when a stub stands for it. */
+  result?: SpEvent;
+  content: string;
+  is_error: boolean;
+}
+
+export interface AssistantTurn {
+  role: 'assistant';
+  events: SpEvent[];
+  parts: AssistantPart[];
+  model?: string;
+  ts: number;
+}
+
+export interface OtherItem {
+  role: 'other';
+  event: SpEvent;
+}
+
+export type Turn = UserTurn | AssistantTurn | OtherItem;
+
+/** The text of a content (string or blocks); images collected; other blocks rendered as JSON and reported. */
+export function contentText(content: unknown, event: SpEvent, report: Report, images?: ImageBlock[]): string {
+  if (typeof content === 'string') return content;
+  const out: string[] = [];
+  for (const block of Array.isArray(content) ? content : []) {
+    if (!isObject(block)) continue;
+    if (block.type === 'text' && typeof block.text === 'string') out.push(block.text);
+    else if (block.type === 'image') {
+      if (images) images.push(block as unknown as ImageBlock);
+      else {
+        out.push(`[image: ${str(block.media_type) ?? 'image'} (not carried over)]`);
+        report('rendered', 'image', 'an image in a tool result written as a text marker', event);
+      }
+    } else if (block.type === 'tool_use' || block.type === 'tool_result' || block.type === 'thinking') {
+      // pointers to tool events; thinking is handled by the caller
+    } else {
+      out.push(JSON.stringify(block));
+      report('rendered', 'unsupported-block', `a ${String(block.type)} block written as JSON text`, event);
+    }
+  }
+  return out.join('\n');
+}
+
+const CONVERSATIONAL = new Set(['message.user', 'message.assistant', 'message.thinking', 'tool.call', 'tool.result']);
+
+/** `--branch active`: the path from the last conversational event back to the root (parent_seq, else seq - 1), with the results of its calls. */
+export function activeBranch(events: SpEvent[], report: Report): SpEvent[] {
+  const index = new Map(events.map((e, i) => [e.seq, i]));
+  let at = -1;
+  for (let i = events.length - 1; i >= 0; i -= 1) if (CONVERSATIONAL.has(events[i].type) && !isDerived(events[i])) { at = i; break; }
+  const keep = new Set<number>();
+  while (at >= 0 && !keep.has(at)) {
+    keep.add(at);
+    const parent = events[at].parent_seq;
+    if (parent === null) break;
+    at = typeof parent === 'number' ? index.get(parent) ?? -1 : at - 1;
+  }
+  const calls = new Set<string>();
+  for (const i of keep) if (events[i].type === 'tool.call') calls.add(String(payloadOf(events[i]).call_id));
+  return events.filter((e, i) => {
+    if (keep.has(i) || !CONVERSATIONAL.has(e.type) || isDerived(e)) return true;
+    if (e.type === 'tool.result' && calls.has(String(payloadOf(e).call_id))) return true;
+    report('dropped', 'other-branch', 'not on the active branch: not written', e);
+    return false;
+  });
+}
+
+/** The turns of a session's events (see the header). */
+export function buildTurns(events: SpEvent[], report: Report, options: { safety?: boolean } = {}): Turn[] {
+  const turns: Turn[] = [];
+  const results = new Map<string, SpEvent[]>();
+  let current: AssistantTurn | undefined;
+  for (const event of events) {
+    if (event.type !== 'tool.result') continue;
+    const id = String(payloadOf(event).call_id ?? '');
+    const list = results.get(id) ?? [];
+    list.push(event);
+    results.set(id, list);
+  }
+  const consumed = new Set<SpEvent>();
+  const callIds = new Set(events.filter((e) => e.type === 'tool.call' && !isDerived(e)).map((e) => String(payloadOf(e).call_id ?? '')));
+  const assistant = (event: SpEvent): AssistantTurn => {
+    if (!current) {
+      current = { role: 'assistant', events: [], parts: [], ts: typeof event.ts === 'number' ? event.ts : Date.now() / 1000 };
+      turns.push(current);
+    }
+    current.events.push(event);
+    return current;
+  };
+  for (const event of events) {
+    const p = payloadOf(event);
+    if (isDerived(event)) continue;
+    switch (event.type) {
+      case 'message.user': {
+        current = undefined;
+        const images: ImageBlock[] = [];
+        const text = contentText(p.content, event, report, images);
+        if (text.trim() === '' && images.length === 0) {
+          report('dropped', 'empty-user', 'a user message without text: not written', event);
+          break;
+        }
+        turns.push({ role: 'user', event, text, images });
+        break;
+      }
+      case 'message.assistant': {
+        const turn = assistant(event);
+        if (str(p.model) && p.model !== '<synthetic>') turn.model = p.model as string;
+        for (const block of Array.isArray(p.content) ? p.content : []) {
+          if (isObject(block) && block.type === 'thinking' && typeof block.text === 'string') {
+            turn.parts.push({ kind: 'thinking', text: block.text, signature: str(block.signature), opaque: str(block.opaque), provider: str(block.provider), event });
+          }
+        }
+        const text = contentText(p.content, event, report);
+        if (text.trim() !== '') turn.parts.push({ kind: 'text', text, event });
+        break;
+      }
+      case 'message.thinking': {
+        const turn = assistant(event);
+        const text = typeof p.text === 'string' ? p.text : '';
+        if (text.trim() === '') {
+          report('dropped', 'opaque-reasoning', `reasoning without readable text (${p.visibility ?? 'encrypted'}): not written (only its provider can read it)`, event);
+          break;
+        }
+        turn.parts.push({ kind: 'thinking', text, signature: str(p.signature), opaque: str(p.opaque), provider: str(p.provider), event });
+        break;
+      }
+      case 'tool.call': {
+        const turn = assistant(event);
+        const callId = String(p.call_id ?? '');
+        const queue = results.get(callId) ?? [];
+        const result = queue.find((r) => !consumed.has(r));
+        let content = STUB_RESULT;
+        let isError = true;
+        if (result) {
+          consumed.add(result);
+          const rp = payloadOf(result);
+          content = contentText(rp.content, result, report);
+          isError = rp.is_error === true;
+        } else if (options.safety === false) {
+          break;
+        } else {
+          report('stubbed', 'stub-result', `tool call ${callId} (${String(p.name)}) has no result: a stub result is written`, event);
+        }
+        turn.parts.push({ kind: 'call', call: { call_id: callId, name: String(p.name ?? ''), input: p.input ?? {}, event, result, content, is_error: isError } });
+        break;
+      }
+      case 'tool.result':
+        // Paired with its call above; it closes the assistant turn it answers.
+        current = undefined;
+        if (!callIds.has(String(p.call_id ?? ''))) {
+          report('dropped', 'orphan-result', `tool result for ${String(p.call_id)} answers no call: not written`, event);
+        }
+        break;
+      case 'session.start':
+      case 'session.end':
+        break;
+      default:
+        turns.push({ role: 'other', event });
+    }
+  }
+  return turns;
+}
+
+/** Calls of an assistant turn. */
+export function callsOf(turn: AssistantTurn): ToolCall[] {
+  return turn.parts.flatMap((p) => (p.kind === 'call' ? [p.call] : []));
+}
+
+export type { Json };
