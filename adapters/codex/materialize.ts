@@ -25,6 +25,7 @@ import { isObject, str, type Json } from '../../lib/json.js';
 import { LossLedger, RawLineCheck, SessionPicker, isDerived, nativeIdOf, payloadOf, shellQuote, uuidv7, type WriterResult } from '../../lib/writer.js';
 import { AGENT, UUID_PATTERN, defaultHome, parseRolloutName, rolloutRelPath, sessionsDir } from './paths.js';
 import { isImageWrapper } from './rollout.js';
+import { relayedFor } from '../../lib/relay/mark.js';
 import { commitRegistration, planRegistration, type Registration } from './state-db.js';
 
 /** The client version this writer was verified against (written as cli_version for foreign sessions). */
@@ -424,7 +425,8 @@ class RolloutWriter {
     const original = String(p.call_id ?? '');
     const id = this.callId(original, event);
     const codex = fromCodex(event);
-    const kind = codex ? str(p.tool_kind) ?? 'function_call' : 'function_call';
+    // A relay that translated the call for Codex says how the client records it (apply_patch: a custom tool call).
+    const kind = codex || relayedFor(event, AGENT) ? str(p.tool_kind) ?? 'function_call' : 'function_call';
     const name = str(p.name) ?? 'unknown';
     const item: Json = { type: kind };
     if (codex && str(p.item_id)) item.id = p.item_id;

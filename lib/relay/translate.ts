@@ -1,0 +1,461 @@
+// History-mode relay: canonical events of one agent's session rewritten so that another agent's
+// writer produces a session in the target's own terms (issue 9):
+//   * tool calls in the target's vocabulary (lib/relay/vocabulary/: native call ⇄ intent ⇄ native
+//     call), their results made plain where the source wrapped them; a call without a counterpart
+//     becomes a marked assistant text that carries the call and its result, never a call to a tool
+//     the target does not have;
+//   * thinking kept native only when the target continues with the provider that made it, else a
+//     marked text block (`keep-text`, default) or dropped;
+//   * images kept where the target takes them in that position, else a note with their hash;
+//   * a `[sp relay]` header as the first user message: where the session came from and what did
+//     not come along.
+// Same agent in and out: every event passes through untouched. Each change goes to `onLoss`.
+//
+// The header must come first but counts what is found later, so the stream is read twice: pass 1
+// spools the events to a temporary file (memory stays flat, as the Codex writer does) and counts;
+// pass 2 reads them back and translates. Only the results of calls rendered as text are held in
+// memory between the passes (the text of such a call carries its result).
+import { createHash } from 'node:crypto';
+import { closeSync, createReadStream, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { LossEntry } from '../adapter.js';
+import type { SpEvent } from '../event.js';
+import { toIso } from '../event.js';
+import { isObject, str, type Json } from '../json.js';
+import { splitLines } from '../lines.js';
+import { relayedFor, type RelayMark } from './mark.js';
+import { vocabularyOf } from './vocabulary/index.js';
+import { PlanState, planText, type Intent, type NativeCall, type VocabularyContext } from './vocabulary/types.js';
+
+export type ThinkingMode = 'keep-text' | 'drop';
+
+export interface RelayOptions {
+  /** The agent the events are written for (`sp-materialize <target>`). */
+  target: string;
+  /** Thinking from another provider: a marked text block (default) or dropped. */
+  thinking?: ThinkingMode;
+  /** The `[sp relay]` first user message of a cross-agent relay (default on). */
+  header?: boolean;
+  onLoss?: (entry: LossEntry) => void;
+  /** The model the target continues with (`--model`): decides whose thinking Pi and Hermes can keep. */
+  model?: string;
+  /** The relay time the header states (default: now). */
+  now?: Date;
+}
+
+const AGENT_NAMES: Record<string, string> = { claude: 'Claude Code', codex: 'Codex CLI', pi: 'Pi', hermes: 'Hermes' };
+const nameOf = (agent: string): string => AGENT_NAMES[agent] ?? agent;
+
+/** The provider a target agent sends to (Pi and Hermes: the one their model comes from). */
+const AGENT_PROVIDER: Record<string, string> = { claude: 'anthropic', codex: 'openai' };
+
+/** A provider from a provider or model name (`anthropic/claude-…`, `gpt-5`, `openrouter` says nothing). */
+export function providerOf(name: string | undefined): string | undefined {
+  if (!name || name === 'openrouter' || name === '<synthetic>') return undefined;
+  const slash = name.indexOf('/');
+  if (slash > 0) return providerOf(name.slice(0, slash)) ?? providerOf(name.slice(slash + 1));
+  if (/^(anthropic|claude)/i.test(name)) return 'anthropic';
+  if (/^(openai|gpt|o\d|codex|chatgpt)/i.test(name)) return 'openai';
+  if (/^(google|gemini)/i.test(name)) return 'google';
+  if (/^deepseek/i.test(name)) return 'deepseek';
+  if (/^(qwen|qwq)/i.test(name)) return 'qwen';
+  if (/^(xai|grok)/i.test(name)) return 'xai';
+  if (/^(moonshot|kimi)/i.test(name)) return 'moonshot';
+  return name.toLowerCase();
+}
+
+/** Where each intent kind leaves nothing to call: the text a rendered call is written as. */
+function renderedText(source: string, name: string, input: unknown, intent: Intent | undefined, result: SpEvent | undefined, target: string): string {
+  const head = `[sp relay] ${nameOf(source)} tool call \`${name}\` (${nameOf(target)} has no such tool; shown as text):`;
+  const body = intent?.kind === 'plan' ? planText(intent.items, intent.explanation) : typeof input === 'string' ? input : JSON.stringify(input, null, 2);
+  let tail = '(no result was recorded)';
+  if (result) {
+    const p = isObject(result.payload) ? result.payload : {};
+    const text = contentText(p.content);
+    tail = `${p.is_error === true ? 'Result (error)' : 'Result'}:\n${text}`;
+  }
+  return `${head}\n${body}\n${tail}`;
+}
+
+function contentText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((b) => (isObject(b) && b.type === 'text' && typeof b.text === 'string' ? b.text : isObject(b) && b.type === 'image' ? imageNote(b, 'text') : ''))
+    .filter((t) => t !== '')
+    .join('\n');
+}
+
+function imageRef(block: Json): string {
+  if (typeof block.artifact === 'string') return block.artifact;
+  if (typeof block.data === 'string') return 'sha256:' + createHash('sha256').update(Buffer.from(block.data, 'base64')).digest('hex');
+  return typeof block.url === 'string' ? block.url : 'no data';
+}
+
+function imageNote(block: Json, where: string): string {
+  return `[image ${str(block.media_type) ?? 'image'} ${imageRef(block)}: not carried (${where})]`;
+}
+
+/** Whether the target takes an image in this position (formats/*.md, the writers). */
+function acceptsImage(target: string, type: string): boolean {
+  if (type === 'message.user') return target === 'claude' || target === 'codex' || target === 'pi';
+  if (type === 'tool.result') return target === 'claude' || target === 'pi';
+  return false;
+}
+
+/** Per-session counts for the header: what did not come along as it was. */
+interface Counts {
+  translated: number;
+  rendered: Map<string, number>;
+  thinkingText: number;
+  thinkingDropped: number;
+  images: number;
+}
+
+interface SessionInfo {
+  agent: string;
+  first?: SpEvent;
+  start?: SpEvent;
+  firstTs?: number;
+  lastTs?: number;
+  counts: Counts;
+  /** Results of calls rendered as text, by call id (the text carries them). */
+  renderedResults: Map<string, SpEvent>;
+  headerDone?: boolean;
+}
+
+interface Translated {
+  from: string;
+  calls: NativeCall[];
+  ids: string[];
+  seqs: number[];
+}
+
+/**
+ * One session's translation, run twice with the same decisions: pass 1 counts and notes which calls
+ * are rendered, pass 2 (with the results pass 1 kept) writes and reports.
+ */
+class SessionTranslator {
+  private readonly context: VocabularyContext;
+  private readonly translated = new Map<string, Translated>();
+  private readonly rendered = new Map<string, { name: string; seq: number }>();
+  private readonly targetProvider: string | undefined;
+
+  constructor(
+    private readonly info: SessionInfo,
+    private readonly options: RelayOptions,
+    private readonly report: ((entry: LossEntry) => void) | undefined,
+  ) {
+    const sp = info.start && isObject(info.start.payload) ? info.start.payload : {};
+    this.context = { cwd: str(sp.cwd), plan: new PlanState() };
+    const sessionProvider = providerOf(str(sp.provider)) ?? providerOf(str(sp.model)) ?? AGENT_PROVIDER[info.agent];
+    this.targetProvider = AGENT_PROVIDER[options.target] ?? providerOf(options.model) ?? sessionProvider;
+  }
+
+  private loss(entry: LossEntry): void {
+    this.report?.(entry);
+  }
+
+  translate(event: SpEvent): SpEvent[] {
+    if (event.agent === this.options.target || (event.derived_from !== undefined && event.derived_from !== null)) return [event];
+    switch (event.type) {
+      case 'message.thinking':
+        return this.thinking(event);
+      case 'message.assistant':
+      case 'message.user':
+        return [this.message(event)];
+      case 'tool.call':
+        return this.call(event);
+      case 'tool.result':
+        return this.result(event);
+      default:
+        return [event];
+    }
+  }
+
+  // ---- thinking ---------------------------------------------------------------------------------
+
+  private sourceProvider(p: Json, event: SpEvent): string | undefined {
+    const sp = this.info.start && isObject(this.info.start.payload) ? this.info.start.payload : {};
+    return providerOf(str(p.provider)) ?? AGENT_PROVIDER[event.agent] ?? providerOf(str(p.model)) ?? providerOf(str(sp.model)) ?? providerOf(str(sp.provider));
+  }
+
+  private thinking(event: SpEvent): SpEvent[] {
+    const p = payloadOf(event);
+    const made = this.sourceProvider(p, event);
+    if (made !== undefined && made === this.targetProvider) return [event];
+    const text = typeof p.text === 'string' ? p.text : '';
+    const whose = `thinking from ${nameOf(event.agent)}${made ? ` (${made})` : ''}`;
+    if (this.options.thinking === 'drop' || text.trim() === '') {
+      this.info.counts.thinkingDropped += 1;
+      const why = this.options.thinking === 'drop' ? '--thinking drop' : 'it has no readable text (only its provider can read it)';
+      this.loss({ action: 'dropped', code: 'thinking', seq: event.seq, type: event.type, reason: `${whose} not written: ${why}` });
+      return [];
+    }
+    this.info.counts.thinkingText += 1;
+    this.loss({ action: 'transformed', code: 'thinking', seq: event.seq, type: event.type, from: 'thinking', to: 'text', reason: `${whose} written as a marked text block (${nameOf(this.options.target)} continues with ${this.targetProvider ?? 'another provider'}, which cannot take it as thinking)` });
+    const payload: Json = { ...messageFields(p), content: [{ type: 'text', text: `[thinking from ${event.agent}]\n${text}` }] };
+    return [rewrite(event, 'message.assistant', payload)];
+  }
+
+  // ---- messages: thinking blocks inside them, images --------------------------------------------
+
+  private message(event: SpEvent): SpEvent {
+    const p = payloadOf(event);
+    if (!Array.isArray(p.content)) return event;
+    let changed = false;
+    const content: unknown[] = [];
+    for (const block of p.content) {
+      if (isObject(block) && block.type === 'image' && !acceptsImage(this.options.target, event.type)) {
+        changed = true;
+        content.push({ type: 'text', text: imageNote(block, `${nameOf(this.options.target)} takes no image in a ${event.type === 'message.user' ? 'user message' : 'assistant message'}`) });
+        this.info.counts.images += 1;
+        this.loss({ action: 'rendered', code: 'image', seq: event.seq, type: event.type, from: 'image', to: 'text', reason: `${str(block.media_type) ?? 'image'} ${imageRef(block)} written as a text note` });
+      } else if (isObject(block) && block.type === 'thinking' && event.type === 'message.assistant') {
+        const made = this.sourceProvider({ ...p, ...block }, event);
+        if (made !== undefined && made === this.targetProvider) {
+          content.push(block);
+          continue;
+        }
+        changed = true;
+        const text = typeof block.text === 'string' ? block.text : typeof block.thinking === 'string' ? block.thinking : '';
+        if (this.options.thinking === 'drop' || text.trim() === '') {
+          this.info.counts.thinkingDropped += 1;
+          this.loss({ action: 'dropped', code: 'thinking', seq: event.seq, type: event.type, reason: `a thinking block from ${nameOf(event.agent)} not written` });
+        } else {
+          this.info.counts.thinkingText += 1;
+          this.loss({ action: 'transformed', code: 'thinking', seq: event.seq, type: event.type, from: 'thinking', to: 'text', reason: `a thinking block from ${nameOf(event.agent)} written as a marked text block` });
+          content.push({ type: 'text', text: `[thinking from ${event.agent}]\n${text}` });
+        }
+      } else content.push(block);
+    }
+    return changed ? rewrite(event, event.type, { ...p, content }) : event;
+  }
+
+  // ---- tool calls and results -------------------------------------------------------------------
+
+  private call(event: SpEvent): SpEvent[] {
+    const p = payloadOf(event);
+    const name = str(p.name) ?? 'unknown';
+    const callId = String(p.call_id ?? '');
+    const source = vocabularyOf(event.agent);
+    const target = vocabularyOf(this.options.target);
+    const intent = source?.parse(name, p.input, this.context);
+    const calls = intent && target ? target.render(intent, this.context) : undefined;
+    if (!calls || calls.length === 0) {
+      this.rendered.set(callId, { name, seq: event.seq });
+      this.info.counts.rendered.set(name, (this.info.counts.rendered.get(name) ?? 0) + 1);
+      const why = !source ? `no tool vocabulary for ${event.agent}` : !intent ? `${name} has no counterpart in ${nameOf(this.options.target)}` : `${nameOf(this.options.target)} has no tool for a ${intent.kind}`;
+      this.loss({ action: 'rendered', code: 'tool-name', seq: event.seq, type: event.type, from: name, to: 'text', reason: `tool call ${name} written as assistant text with its result (${why})` });
+      const text = renderedText(event.agent, name, p.input, intent, this.info.renderedResults.get(callId), this.options.target);
+      return [rewrite(event, 'message.assistant', { ...messageFields(p), content: [{ type: 'text', text }] })];
+    }
+    this.info.counts.translated += 1;
+    const ids = calls.map((_, i) => (i === 0 ? callId : `${callId}_sp${i + 1}`));
+    const seqs = calls.map((_, i) => (i === 0 ? event.seq : event.seq + i / 1000));
+    this.translated.set(callId, { from: name, calls, ids, seqs });
+    const to = calls.map((c) => c.name).join('+');
+    this.loss({ action: 'translated', code: 'tool-name', seq: event.seq, type: event.type, from: name, to, reason: calls.length > 1 ? `${name} written as ${calls.length} calls (${to}): the target has no single call for it` : `${name} written as ${to}` });
+    return calls.map((call, i) => {
+      const payload: Json = { ...messageFields(p), call_id: ids[i], name: call.name, input: call.input, relay: this.mark(name) };
+      if (call.custom) payload.tool_kind = 'custom_tool_call';
+      const out = rewrite(event, 'tool.call', payload);
+      if (i > 0) {
+        out.seq = seqs[i];
+        out.parent_seq = seqs[i - 1];
+      }
+      return out;
+    });
+  }
+
+  private result(event: SpEvent): SpEvent[] {
+    const p = payloadOf(event);
+    const callId = String(p.call_id ?? '');
+    const rendered = this.rendered.get(callId);
+    if (rendered) {
+      this.rendered.delete(callId);
+      this.loss({ action: 'rendered', code: 'tool-result', seq: event.seq, type: event.type, from: rendered.name, to: 'text', reason: `result of ${rendered.name} written as text with its call (seq ${rendered.seq})` });
+      return [];
+    }
+    const call = this.translated.get(callId);
+    if (!call) return [this.message(event)];
+    this.translated.delete(callId);
+    const source = vocabularyOf(event.agent);
+    let isError = p.is_error === true;
+    const plain = (text: string): string => {
+      if (!source?.plainResult) return text;
+      const out = source.plainResult(call.from, text);
+      if (out.isError) isError = true;
+      return out.text;
+    };
+    let content: unknown = p.content;
+    if (typeof content === 'string') content = plain(content);
+    else if (Array.isArray(content)) content = content.map((b) => (isObject(b) && b.type === 'text' && typeof b.text === 'string' ? { ...b, text: plain(b.text) } : b));
+    const to = call.calls.map((c) => c.name).join('+');
+    this.loss({ action: 'translated', code: 'tool-result', seq: event.seq, type: event.type, from: call.from, to, reason: `result of ${call.from} written for ${to}${content !== p.content ? ' (the source tool\'s wrapping removed)' : ''}` });
+    return call.calls.map((c, i) => {
+      const payload: Json = { ...p, call_id: call.ids[i], name: c.name, content, relay: this.mark(call.from) };
+      if (isError) payload.is_error = true;
+      delete payload.tool_kind;
+      const out = this.message(rewrite(event, 'tool.result', payload));
+      if (i > 0) {
+        out.seq = event.seq + i / 1000;
+        out.parent_seq = event.seq + (i - 1) / 1000;
+      }
+      return out;
+    });
+  }
+
+  private mark(from?: string): RelayMark {
+    const mark: RelayMark = { target: this.options.target, source: this.info.agent };
+    if (from) mark.from = from;
+    return mark;
+  }
+
+  /** Pass 1: remember which calls are rendered, to keep their results for pass 2. */
+  isRendered(callId: string): boolean {
+    return this.rendered.has(callId);
+  }
+}
+
+function payloadOf(event: SpEvent): Json {
+  return isObject(event.payload) ? event.payload : {};
+}
+
+/** The fields of an assistant event that say which message and model it belongs to (writers group and label by them). */
+function messageFields(p: Json): Json {
+  const out: Json = {};
+  for (const key of ['message_id', 'model', 'provider', 'api', 'stop_reason', 'usage']) if (p[key] !== undefined) out[key] = p[key];
+  return out;
+}
+
+/** A copy of an event with a new type and payload (the old checksum no longer holds). */
+function rewrite(event: SpEvent, type: string, payload: Json): SpEvent {
+  const { checksum: _c, ...rest } = event;
+  return { ...rest, type, payload };
+}
+
+// ---- the header -----------------------------------------------------------------------------------
+
+function headerText(info: SessionInfo, others: number, options: RelayOptions): string {
+  const sp = info.start && isObject(info.start.payload) ? info.start.payload : {};
+  const when = (ts: number | undefined): string => (ts !== undefined ? toIso(ts).replace(/\.\d+Z$/, 'Z') : '?');
+  const lines = [
+    `[sp relay] This conversation was carried over from ${nameOf(info.agent)} (session ${str(sp.native_id) ?? '?'}${str(sp.cwd) ? `, cwd ${String(sp.cwd)}` : ''}), recorded ${when(info.firstTs)} to ${when(info.lastTs)}, relayed to ${nameOf(options.target)} ${when((options.now ?? new Date()).getTime() / 1000)}. Tool calls are shown as this agent's own tools where one does the same.`,
+  ];
+  const c = info.counts;
+  const lost: string[] = [];
+  if (c.thinkingText > 0) lost.push(`${c.thinkingText} thinking block(s) as marked text`);
+  if (c.thinkingDropped > 0) lost.push(`${c.thinkingDropped} thinking block(s) dropped`);
+  const rendered = [...c.rendered.values()].reduce((a, b) => a + b, 0);
+  if (rendered > 0) lost.push(`${rendered} tool call(s) shown as text (${[...c.rendered].map(([n, k]) => `${n}×${k}`).join(', ')})`);
+  if (c.images > 0) lost.push(`${c.images} image(s) as notes`);
+  if (others > 0) lost.push(`${others} other session(s) (subagents) not written`);
+  lines.push(lost.length > 0 ? `Not carried as it was: ${lost.join('; ')}.` : 'Everything was carried.');
+  return lines.join('\n');
+}
+
+function headerEvent(info: SessionInfo, others: number, options: RelayOptions): SpEvent {
+  const first = info.first!;
+  return {
+    session: first.session,
+    seq: first.seq - 0.5,
+    ts: info.firstTs ?? first.ts,
+    agent: info.agent,
+    type: 'message.user',
+    actor: 'user',
+    payload: { content: [{ type: 'text', text: headerText(info, others, options) }], relay: { target: options.target, source: info.agent, header: true } satisfies RelayMark },
+  };
+}
+
+export { relayedFor, type RelayMark };
+
+// ---- the transform --------------------------------------------------------------------------------
+
+/**
+ * Rewrites a canonical stream for `options.target` (see the file header). Same-agent streams pass
+ * through unchanged; every change is reported through `options.onLoss`.
+ */
+export async function* relayTransform(events: AsyncIterable<SpEvent>, options: RelayOptions): AsyncGenerator<SpEvent> {
+  const iterator = events[Symbol.asyncIterator]();
+  const first = await iterator.next();
+  if (first.done) return;
+  if (first.value.agent === options.target) {
+    // Same agent: native thinking, ids, everything as it was.
+    yield first.value;
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
+    return;
+  }
+
+  const dir = mkdtempSync(join(tmpdir(), 'sp-relay-'));
+  try {
+    const file = join(dir, 'events.ndjson');
+    const sessions = await spool(first.value, iterator, file, options);
+    const translators = new Map<string, SessionTranslator>();
+    for await (const line of splitLines(createReadStream(file, { highWaterMark: 1 << 20 }))) {
+      if (line.text === '') continue;
+      const event = JSON.parse(line.text) as SpEvent;
+      const id = String(event.session ?? '');
+      const info = sessions.get(id)!;
+      let translator = translators.get(id);
+      if (!translator) translators.set(id, (translator = new SessionTranslator(info, options, options.onLoss)));
+      if (!info.headerDone && info.agent !== options.target) {
+        info.headerDone = true;
+        if (options.header !== false && info.first) {
+          yield headerEvent(info, sessions.size - 1, options);
+          // The session's first event now follows the header, so a tree writer (Pi) hangs the whole session below it.
+          if (event.parent_seq === undefined) event.parent_seq = info.first.seq - 0.5;
+          delete event.checksum;
+        }
+      }
+      yield* translator.translate(event);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Pass 1: the events to `file`, per-session facts and counts, and the results of calls rendered as text. */
+async function spool(first: SpEvent, rest: AsyncIterator<SpEvent>, file: string, options: RelayOptions): Promise<Map<string, SessionInfo>> {
+  const sessions = new Map<string, SessionInfo>();
+  const translators = new Map<string, SessionTranslator>();
+  const fd = openSync(file, 'w', 0o600);
+  let buffer = '';
+  try {
+    for (let next: IteratorResult<SpEvent> = { value: first, done: false }; !next.done; next = await rest.next()) {
+      const event = next.value;
+      const id = String(event.session ?? '');
+      let info = sessions.get(id);
+      if (!info) {
+        info = { agent: event.agent, counts: { translated: 0, rendered: new Map(), thinkingText: 0, thinkingDropped: 0, images: 0 }, renderedResults: new Map() };
+        sessions.set(id, info);
+      }
+      info.first ??= event;
+      if (event.type === 'session.start' && !info.start) {
+        info.start = event;
+        info.agent = event.agent;
+      }
+      if (typeof event.ts === 'number' && Number.isFinite(event.ts) && event.type !== 'session.start') {
+        info.firstTs ??= event.ts;
+        info.lastTs = event.ts;
+      }
+      let translator = translators.get(id);
+      if (!translator) translators.set(id, (translator = new SessionTranslator(info, options, undefined)));
+      if (event.type === 'tool.result' && translator.isRendered(String(isObject(event.payload) ? event.payload.call_id ?? '' : ''))) {
+        const callId = String(payloadOf(event).call_id ?? '');
+        if (!info.renderedResults.has(callId)) info.renderedResults.set(callId, event);
+      }
+      translator.translate(event);
+      buffer += JSON.stringify(event) + '\n';
+      if (buffer.length >= 1 << 20) {
+        writeSync(fd, buffer);
+        buffer = '';
+      }
+    }
+    if (buffer) writeSync(fd, buffer);
+  } finally {
+    closeSync(fd);
+  }
+  return sessions;
+}

@@ -1,0 +1,19 @@
+// The tool vocabularies a relay translates between: one entry per agent (its file in this folder).
+import { claudeVocabulary } from './claude.js';
+import { codexVocabulary } from './codex.js';
+import { hermesVocabulary } from './hermes.js';
+import { piVocabulary } from './pi.js';
+import type { Vocabulary } from './types.js';
+
+export const VOCABULARIES: Record<string, Vocabulary> = {
+  claude: claudeVocabulary,
+  codex: codexVocabulary,
+  pi: piVocabulary,
+  hermes: hermesVocabulary,
+};
+
+export function vocabularyOf(agent: string | undefined): Vocabulary | undefined {
+  return agent !== undefined ? VOCABULARIES[agent] : undefined;
+}
+
+export type { Intent, NativeCall, Vocabulary } from './types.js';
