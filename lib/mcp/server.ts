@@ -1,0 +1,454 @@
+// The sp MCP server: the tools an agent calls to find, read, hand over and check sessions of other
+// agents. Every answer passes through redaction (events by sp-redact's stream before any tool uses
+// them, then the whole answer once more: redact.ts). A bad argument, an unknown session or a
+// missing store is a tool error (isError) with a message that says what to do; nothing a caller
+// sends can crash the server. The heavy parts (adapters, tokenizer, redaction rules, the store,
+// SQLite) are loaded at the first call that needs them, so the server answers `initialize` fast.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { McpServer, type CallToolResult } from '@modelcontextprotocol/server';
+import * as z from 'zod';
+import type { SessionRef } from '../adapter.js';
+import { UserError } from '../diagnostics.js';
+import type { SpEvent } from '../event.js';
+import type { Line } from '../lines.js';
+import {
+  ToolInputError,
+  adapterOf,
+  captureEvents,
+  compileHandoff,
+  findSession,
+  homeOf,
+  listSessions,
+  materialize,
+  redactEvents,
+  type Registry,
+} from './pipeline.js';
+import { redactValue } from './redact.js';
+
+export interface ServerOptions {
+  version: string;
+  /** The adapter registry (adapters/index.ts), loaded on first use. */
+  loadRegistry: () => Promise<Registry>;
+  /** Diagnostics (stderr: stdout is the protocol). */
+  log?: (line: string) => void;
+}
+
+const DEPTHS = ['brief', 'events', 'full'] as const;
+const PAGE = { events: 100, full: 25 } as const;
+const MAX_PAGE = 500;
+/** In depth `events`, strings longer than this are cut (depth `full` keeps them). */
+const EVENT_TEXT_LIMIT = 2000;
+
+const homeArgs = {
+  agent: z.string().optional().describe('the agent id (e.g. claude, codex); omitted: every registered agent'),
+  home: z.string().optional().describe("the agent's home directory (with agent); default: its environment variable, else e.g. ~/.claude"),
+  homes: z.record(z.string(), z.string()).optional().describe('homes per agent, e.g. {"claude": "/tmp/x/.claude", "codex": "/tmp/x/.codex"}'),
+};
+
+const sessionArg = z.string().describe('a native session id, a unique prefix of one, or a canonical sess_… id (list_sessions shows them)');
+
+type Json = Record<string, unknown>;
+
+/** A Line for the verifier, for events that come from memory rather than a file. */
+function lineOf(number: number, event: unknown): Line {
+  const text = JSON.stringify(event);
+  return { text, number, start: 0, end: text.length, terminated: true };
+}
+
+/** One page of a list: an opaque cursor encodes where the next page starts. */
+function encodeCursor(value: Json): string {
+  return Buffer.from(JSON.stringify(value)).toString('base64url');
+}
+function decodeCursor(cursor: string | undefined): Json {
+  if (cursor === undefined) return {};
+  try {
+    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Json;
+  } catch {
+    // reported below
+  }
+  throw new ToolInputError('"cursor" is not a cursor this server gave out: pass next_cursor from the previous page as it is');
+}
+
+function cut(value: unknown, limit: number): unknown {
+  if (typeof value === 'string') return value.length > limit ? `${value.slice(0, limit)}… [${value.length - limit} more characters: depth "full" has them]` : value;
+  if (Array.isArray(value)) return value.map((v) => cut(v, limit));
+  if (typeof value === 'object' && value !== null) {
+    const out: Json = {};
+    for (const [k, v] of Object.entries(value)) out[k] = k === 'data' && typeof v === 'string' && v.length > 256 ? `[${v.length} characters of base64: depth "full" has them]` : cut(v, limit);
+    return out;
+  }
+  return value;
+}
+
+/** Depth `events`: each event without its verbatim native lines, long strings cut. */
+function eventView(event: SpEvent): Json {
+  const { origin, ...rest } = event as SpEvent & { origin?: Json };
+  const view = cut(rest, EVENT_TEXT_LIMIT) as Json;
+  if (origin) {
+    const { raw: _raw, ...keep } = origin;
+    view.origin = keep;
+  }
+  return view;
+}
+
+const textOf = (payload: Json): string => {
+  const content = payload.content;
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) return content.map((b) => (b && typeof b === 'object' && typeof (b as Json).text === 'string' ? (b as Json).text : '')).join('\n');
+  return typeof payload.text === 'string' ? payload.text : '';
+};
+
+/** Depth `brief`: what the session is and where it stands, in a few hundred tokens. */
+function brief(ref: SessionRef, events: SpEvent[]): Json {
+  const counts: Record<string, number> = {};
+  for (const e of events) counts[e.type] = (counts[e.type] ?? 0) + 1;
+  const prompts = events.filter((e) => e.type === 'message.user').map((e) => ({ seq: e.seq, text: cut(textOf(e.payload as Json), 400) }));
+  const replies = events.filter((e) => e.type === 'message.assistant').map((e) => ({ seq: e.seq, text: cut(textOf(e.payload as Json), 400) }));
+  const edited = [...new Set(events.filter((e) => e.type === 'file.edit').map((e) => String((e.payload as Json).path)))];
+  const failed = events
+    .filter((e) => e.type === 'command.run' && typeof (e.payload as Json).exit_code === 'number' && (e.payload as Json).exit_code !== 0)
+    .slice(-3)
+    .map((e) => ({ seq: e.seq, command: cut((e.payload as Json).command, 200), exit_code: (e.payload as Json).exit_code }));
+  const start = events.find((e) => e.type === 'session.start');
+  return {
+    session: start?.session ?? events[0]?.session,
+    agent: ref.agent,
+    native_id: ref.native_id,
+    path: ref.path,
+    cwd: ref.cwd ?? (start?.payload as Json | undefined)?.cwd,
+    model: (start?.payload as Json | undefined)?.model,
+    events: events.length,
+    types: counts,
+    first_prompt: prompts[0],
+    last_prompt: prompts.length > 1 ? prompts[prompts.length - 1] : undefined,
+    last_reply: replies[replies.length - 1],
+    files_edited: edited,
+    failed_commands: failed,
+    more: 'get_session with depth "events" pages through the events; compile_context gives a token-budgeted handoff',
+  };
+}
+
+export function createSpServer(options: ServerOptions): McpServer {
+  const log = options.log ?? ((line: string) => process.stderr.write(`sp-mcp: ${line}\n`));
+  let registry: Promise<Registry> | undefined;
+  const adapters = () => (registry ??= options.loadRegistry());
+  const server = new McpServer(
+    { name: 'sp', version: options.version },
+    {
+      capabilities: { tools: {} },
+      instructions:
+        'sp reads the sessions of coding agents (Claude Code, Codex, Pi, Hermes …) as canonical events. Use list_sessions to ' +
+        'find a session, get_session to read it, compile_context for a token-budgeted handoff to continue it, relay to write it ' +
+        'as a new session of another agent (returns the resume command), search for the local store, verify to check a hash ' +
+        'chain. Secrets are redacted in everything this server returns.',
+    },
+  );
+
+  /** Runs a tool: its answer redacted, any error a tool error with a clear message. */
+  const tool = <A>(name: string, run: (args: A) => Promise<{ text?: string; json?: unknown }>) => async (args: A): Promise<CallToolResult> => {
+    try {
+      const { text, json } = await run(args);
+      const content: CallToolResult['content'] = [];
+      if (text !== undefined) content.push({ type: 'text', text: await redactValue(text) });
+      if (json !== undefined) content.push({ type: 'text', text: JSON.stringify(await redactValue(json), null, 1) });
+      return { content };
+    } catch (err) {
+      let message: string;
+      if (err instanceof ToolInputError) message = err.message;
+      else if (err instanceof UserError) message = err.where ? `${err.where}: ${err.message}` : err.message;
+      else {
+        message = `internal error: ${(err as Error)?.message ?? String(err)}`;
+        log(`${name}: ${(err as Error)?.stack ?? String(err)}`);
+      }
+      return { isError: true, content: [{ type: 'text', text: `${name}: ${await redactValue(message)}` }] };
+    }
+  };
+
+  const diagnostics: string[] = [];
+  const note = (where: string, what: string) => {
+    if (diagnostics.length < 20) diagnostics.push(`${where}: ${what}`);
+  };
+  const takeNotes = () => diagnostics.splice(0);
+
+  server.registerTool(
+    'list_sessions',
+    {
+      title: 'List agent sessions',
+      description:
+        "Sessions found in the coding agents' own stores (read-only), newest first per agent: agent, native_id, path, cwd, " +
+        'first prompt, title, first/last time, message and tool-call counts. Every registered agent unless "agent" is given.',
+      inputSchema: z.object({
+        ...homeArgs,
+        cwd: z.string().optional().describe("only this project directory's sessions"),
+        limit: z.number().int().min(1).max(MAX_PAGE).optional().describe('sessions per page (default 50)'),
+        cursor: z.string().optional().describe('next_cursor from the previous page'),
+      }),
+      annotations: { readOnlyHint: true },
+    },
+    tool('list_sessions', async (args: { agent?: string; home?: string; homes?: Record<string, string>; cwd?: string; limit?: number; cursor?: string }) => {
+      const from = Number(decodeCursor(args.cursor).o ?? 0);
+      const limit = args.limit ?? 50;
+      const all = await listSessions(await adapters(), { ...args, details: true }, note);
+      const page = all.slice(from, from + limit);
+      return {
+        json: {
+          sessions: page,
+          total: all.length,
+          next_cursor: from + limit < all.length ? encodeCursor({ o: from + limit }) : undefined,
+          diagnostics: takeNotes(),
+        },
+      };
+    }),
+  );
+
+  /** The session's events, captured now and redacted. */
+  const sessionEvents = async (args: { session: string; agent?: string; home?: string; homes?: Record<string, string> }) => {
+    const registry = await adapters();
+    const { adapter, ref } = await findSession(registry, args.session, args);
+    const events = await redactEvents(await captureEvents(adapter, ref, note));
+    return { adapter, ref, events };
+  };
+
+  server.registerTool(
+    'get_session',
+    {
+      title: 'Read a session',
+      description:
+        'One session as canonical events, redacted. depth "brief" (default): what it is and where it stands (prompts, last ' +
+        'reply, files edited, failed commands, counts per event type); "events": the events without verbatim native lines and ' +
+        'with long strings cut; "full": every event whole. Pages of "limit" events; pass next_cursor for the next page.',
+      inputSchema: z.object({
+        session: sessionArg,
+        ...homeArgs,
+        depth: z.enum(DEPTHS).optional().describe('brief | events | full (default brief)'),
+        limit: z.number().int().min(1).max(MAX_PAGE).optional().describe(`events per page (default ${PAGE.events} for events, ${PAGE.full} for full)`),
+        cursor: z.string().optional().describe('next_cursor from the previous page'),
+        types: z.array(z.string()).optional().describe('only these event types, e.g. ["tool.call", "file.edit"]'),
+      }),
+      annotations: { readOnlyHint: true },
+    },
+    tool(
+      'get_session',
+      async (args: { session: string; agent?: string; home?: string; homes?: Record<string, string>; depth?: (typeof DEPTHS)[number]; limit?: number; cursor?: string; types?: string[] }) => {
+        const depth = args.depth ?? 'brief';
+        const position = decodeCursor(args.cursor);
+        const { ref, events } = await sessionEvents(args);
+        if (depth === 'brief') return { json: { ...brief(ref, events), diagnostics: takeNotes() } };
+        if (position.s !== undefined && position.s !== events[0]?.session) throw new ToolInputError('"cursor" belongs to another session');
+        const selected = args.types ? events.filter((e) => args.types!.includes(e.type)) : events;
+        const from = Number(position.o ?? 0);
+        const limit = args.limit ?? PAGE[depth];
+        const page = selected.slice(from, from + limit);
+        return {
+          json: {
+            session: events[0]?.session,
+            agent: ref.agent,
+            native_id: ref.native_id,
+            depth,
+            total: selected.length,
+            from,
+            events: depth === 'full' ? page : page.map(eventView),
+            next_cursor: from + limit < selected.length ? encodeCursor({ s: events[0]?.session, o: from + limit }) : undefined,
+            diagnostics: takeNotes(),
+          },
+        };
+      },
+    ),
+  );
+
+  server.registerTool(
+    'compile_context',
+    {
+      title: 'Compile a handoff',
+      description:
+        'A token-budgeted handoff of a session for the agent that continues it (sp-compile --render): the goal, open steps, ' +
+        'decisions with reasons, the last failing command and its error, edited files, recent commands, constraints, each ' +
+        'line with the [seq] it comes from. Never over the budget (counted with the target\'s tokenizer). Redacted.',
+      inputSchema: z.object({
+        session: sessionArg,
+        ...homeArgs,
+        target: z.string().describe('who continues: claude, codex, pi, hermes or markdown'),
+        budget: z.number().int().min(1).optional().describe('token budget (default per target: 24,000; markdown 16,000)'),
+        format: z.enum(['message', 'agents-md']).optional().describe('message (a first user message with a relay header, default) or agents-md (an instructions-file section)'),
+      }),
+      annotations: { readOnlyHint: true },
+    },
+    tool('compile_context', async (args: { session: string; agent?: string; home?: string; homes?: Record<string, string>; target: string; budget?: number; format?: string }) => {
+      const { ref, events } = await sessionEvents(args);
+      const compiled = await compileHandoff(events, { target: args.target, budget: args.budget, format: args.format });
+      return {
+        text: compiled.text,
+        json: { session: events[0]?.session, agent: ref.agent, native_id: ref.native_id, target: args.target, tokens: compiled.tokens, budget: compiled.budget, dropped: compiled.dropped, diagnostics: takeNotes() },
+      };
+    }),
+  );
+
+  server.registerTool(
+    'relay',
+    {
+      title: 'Relay a session to another agent',
+      description:
+        "Writes a session (redacted) as a NEW native session of the target agent, in the target's home, so its real client " +
+        'resumes it; never overwrites anything. Returns the resume command, where it was written and the loss ledger (what ' +
+        'the resume-safety pass stubbed, dropped or transformed). dry_run writes nothing.',
+      inputSchema: z.object({
+        session: sessionArg,
+        ...homeArgs,
+        target: z.string().describe('the agent that continues (one that can be written, e.g. claude, codex, pi, hermes)'),
+        target_home: z.string().optional().describe("the target agent's home; default: homes[target], else its environment variable, else e.g. ~/.codex"),
+        cwd: z.string().optional().describe("the project directory the new session belongs to (default: the source session's)"),
+        model: z.string().optional().describe('the model the target continues with'),
+        branch: z.enum(['all', 'active']).optional().describe('all branches of a session tree (default) or only the active one'),
+        mkcwd: z.boolean().optional().describe('create the project directory when it does not exist'),
+        dry_run: z.boolean().optional().describe('compute everything, write nothing'),
+      }),
+      annotations: { destructiveHint: false, idempotentHint: false },
+    },
+    tool(
+      'relay',
+      async (args: {
+        session: string;
+        agent?: string;
+        home?: string;
+        homes?: Record<string, string>;
+        target: string;
+        target_home?: string;
+        cwd?: string;
+        model?: string;
+        branch?: 'all' | 'active';
+        mkcwd?: boolean;
+        dry_run?: boolean;
+      }) => {
+        const registry = await adapters();
+        const target = adapterOf(registry, args.target);
+        if (!target.materialize) {
+          const writers = Object.keys(registry).filter((id) => registry[id].materialize).sort();
+          throw new ToolInputError(`${target.displayName} sessions cannot be written; targets: ${writers.join(', ')}`);
+        }
+        const { ref, events } = await sessionEvents(args);
+        const home = args.target_home ?? homeOf(target, { homes: args.homes });
+        if (args.cwd !== undefined && !existsSync(args.cwd) && !args.mkcwd) {
+          throw new ToolInputError(`the project directory ${args.cwd} does not exist (pass mkcwd: true to create it)`);
+        }
+        const { result, losses } = await materialize(target, events, {
+          home,
+          cwd: args.cwd,
+          model: args.model,
+          branch: args.branch,
+          mkcwd: args.mkcwd,
+          dryRun: args.dry_run,
+          backup: true,
+        });
+        const byKind: Record<string, number> = {};
+        for (const l of losses) byKind[`${l.action} ${l.code}`] = (byKind[`${l.action} ${l.code}`] ?? 0) + 1;
+        return {
+          json: {
+            from: { agent: ref.agent, native_id: ref.native_id, session: events[0]?.session, events: events.length },
+            to: result,
+            resume: result.resume,
+            losses: { total: losses.length, by_kind: byKind, entries: losses.slice(0, 100), truncated: losses.length > 100 },
+            diagnostics: takeNotes(),
+          },
+        };
+      },
+    ),
+  );
+
+  server.registerTool(
+    'search',
+    {
+      title: 'Search the session store',
+      description:
+        'Full-text search over the sessions kept in the local sp store (sp-sync ingest, or the archive flow, puts them ' +
+        'there): session, seq, event type, time, title and a snippet per hit.',
+      inputSchema: z.object({
+        query: z.string().describe('words to find'),
+        limit: z.number().int().min(1).max(MAX_PAGE).optional().describe('hits (default 20)'),
+        store: z.string().optional().describe('the store directory (default $SP_HOME/store, SP_HOME defaults to ~/.sp)'),
+      }),
+      annotations: { readOnlyHint: true },
+    },
+    tool('search', async (args: { query: string; limit?: number; store?: string }) => {
+      if (args.query.trim() === '') throw new ToolInputError('"query" is empty');
+      return withStore(args.store, (store) => ({ json: { query: args.query, hits: store.search(args.query, { limit: args.limit ?? 20 }) } }));
+    }),
+  );
+
+  server.registerTool(
+    'verify',
+    {
+      title: 'Verify a hash chain',
+      description:
+        'Checks canonical events: JSON, the schema, seq per session and the hash chain; names the first damaged place and the ' +
+        'kind of damage. One of: "path" (an NDJSON file of events), "session" (captured now from its agent), "stored" (a ' +
+        'session id in the sp store).',
+      inputSchema: z.object({
+        path: z.string().optional().describe('an NDJSON file of canonical events'),
+        session: z.string().optional().describe("a session in an agent's store (with agent/home/homes as in get_session)"),
+        stored: z.string().optional().describe('a canonical session id in the sp store'),
+        store: z.string().optional().describe('the store directory, with "stored"'),
+        allow_fragment: z.boolean().optional().describe('accept a stream that starts after seq 0 (an incremental capture)'),
+        ...homeArgs,
+      }),
+      annotations: { readOnlyHint: true },
+    },
+    tool(
+      'verify',
+      async (args: { path?: string; session?: string; stored?: string; store?: string; allow_fragment?: boolean; agent?: string; home?: string; homes?: Record<string, string> }) => {
+        const given = (['path', 'session', 'stored'] as const).filter((k) => args[k] !== undefined);
+        if (given.length !== 1) throw new ToolInputError(`give exactly one of "path", "session", "stored"${given.length ? ` (got ${given.join(', ')})` : ''}`);
+        const { Verifier } = await import('../verify.js');
+        const { createValidator } = await import('../schema.js');
+        const verifier = new Verifier({ validator: await createValidator(), allowFragment: args.allow_fragment });
+        if (args.path !== undefined) {
+          const { inputsFrom, readObjects } = await import('../ndjson.js');
+          if (!existsSync(args.path)) throw new ToolInputError(`no such file: ${args.path}`);
+          const inputs = inputsFrom([args.path]);
+          for await (const { value, line, source } of readObjects(inputs, { onBadLine: (bad) => verifier.badLine(bad.source, bad.line, bad.reason) })) verifier.push(source, line, value);
+        } else if (args.session !== undefined) {
+          const registry = await adapters();
+          const { adapter, ref } = await findSession(registry, args.session, args);
+          let n = 0;
+          for (const event of await captureEvents(adapter, ref, note)) verifier.push(ref.path, lineOf(++n, event), event as never);
+        } else {
+          await withStore(args.store, async (store) => {
+            let n = 0;
+            if (!store.sessions({ all: true }).some((s: { id: string }) => s.id === args.stored)) throw new ToolInputError(`no session "${args.stored}" in the store ${store.dir}`);
+            for await (const event of store.events(args.stored)) verifier.push(`store:${args.stored}`, lineOf(++n, event), event);
+            return {};
+          });
+        }
+        return { json: { ...verifier.finish(), diagnostics: takeNotes() } };
+      },
+    ),
+  );
+
+  return server;
+}
+
+// The store (sp-sync's) is optional at run time: loaded only by the tools that need it, and a
+// missing or empty store is a tool error that says how to fill it.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyStore = any;
+
+async function withStore<T>(dir: string | undefined, use: (store: AnyStore) => T | Promise<T>): Promise<T> {
+  let mod: AnyStore;
+  try {
+    const spec = '../store/index.js';
+    mod = await import(spec);
+  } catch {
+    throw new ToolInputError('the session store is not available in this build of sp (sp-sync is missing)');
+  }
+  const resolved: string = mod.resolveStoreDir(dir);
+  const empty = `no sessions in the store ${resolved}: run \`sp-capture <agent> --all | sp-redact | sp-sync ingest\` or the archive flow (examples/archive.mjs) first`;
+  if (!existsSync(resolved) || !existsSync(join(resolved, 'index.sqlite'))) throw new ToolInputError(empty);
+  const store = mod.Store.open(resolved, { readonly: true });
+  try {
+    if (store.sessions({ all: true }).length === 0) throw new ToolInputError(empty);
+    return await use(store);
+  } finally {
+    store.close();
+  }
+}

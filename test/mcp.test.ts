@@ -1,0 +1,241 @@
+// sp-mcp driven by the MCP SDK's own client over stdio, on temp copies of the corpus fixtures:
+// the tool list, each tool with good and bad arguments, pagination, redaction of what leaves, and
+// a relay whose new Codex rollout is on disk with its resume command.
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FAKE } from './support/fakeSecrets.js';
+
+const root = new URL('..', import.meta.url).pathname;
+const CLAUDE_ID = 'e05d2652-6a94-447f-8b60-cded66e4199a';
+const work = mkdtempSync(join(tmpdir(), 'sp-mcp-test-'));
+const homes = {
+  claude: join(work, 'claude'),
+  codex: join(work, 'codex'),
+  pi: join(work, 'pi'),
+  hermes: join(work, 'hermes'),
+};
+const secret = FAKE.githubPat;
+
+let client: Client;
+let stderr = '';
+
+type Result = { isError?: boolean; content: Array<{ type: string; text: string }> };
+async function call(name: string, args: Record<string, unknown>): Promise<Result> {
+  return (await client.callTool({ name, arguments: args })) as Result;
+}
+async function ok(name: string, args: Record<string, unknown>): Promise<any> {
+  const r = await call(name, args);
+  expect(r.isError, r.content?.[0]?.text).toBeFalsy();
+  return JSON.parse(r.content[r.content.length - 1].text);
+}
+async function fails(name: string, args: Record<string, unknown>, message: RegExp): Promise<string> {
+  const r = await call(name, args);
+  expect(r.isError).toBe(true);
+  expect(r.content[0].text).toMatch(message);
+  return r.content[0].text;
+}
+
+beforeAll(async () => {
+  cpSync(join(root, 'fixtures/claude/corpus/S1-feature/.claude'), homes.claude, { recursive: true });
+  cpSync(join(root, 'fixtures/codex/corpus/S2-debug'), homes.codex, { recursive: true });
+  cpSync(join(root, 'fixtures/pi/corpus/S1-feature/agent'), homes.pi, { recursive: true });
+  mkdirSync(homes.hermes);
+  cpSync(join(root, 'fixtures/hermes/corpus/state.db'), join(homes.hermes, 'state.db'));
+  // A secret in the Claude session's first prompt: it must not come out of any tool.
+  const transcript = join(homes.claude, 'projects/-home-alice-acme-api', `${CLAUDE_ID}.jsonl`);
+  writeFileSync(transcript, readFileSync(transcript, 'utf8').replaceAll('Add a DELETE /todos/:id endpoint with a test.', `Add a DELETE /todos/:id endpoint with a test. My token is ${secret}`));
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [join(root, 'dist/bin/sp-mcp.js')],
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: join(work, 'home'),
+      SP_HOME: join(work, 'sp-home'),
+      CLAUDE_CONFIG_DIR: homes.claude,
+      CODEX_HOME: homes.codex,
+      PI_CODING_AGENT_DIR: homes.pi,
+      HERMES_HOME: homes.hermes,
+    },
+    stderr: 'pipe',
+  });
+  transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  client = new Client({ name: 'sp-test', version: '1.0.0' });
+  await client.connect(transport);
+}, 60_000);
+
+afterAll(async () => {
+  await client?.close();
+});
+
+describe('sp-mcp', () => {
+  it('lists its six tools, each with a description and an input schema', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(['compile_context', 'get_session', 'list_sessions', 'relay', 'search', 'verify']);
+    for (const t of tools) {
+      expect(t.description!.length).toBeGreaterThan(40);
+      expect(t.inputSchema.type).toBe('object');
+    }
+    const relay = tools.find((t) => t.name === 'relay')!;
+    expect((relay.inputSchema as any).required).toEqual(expect.arrayContaining(['session', 'target']));
+  });
+
+  it('list_sessions: every registered agent, one agent, a cwd filter, pages; bad arguments are tool errors', async () => {
+    const all = await ok('list_sessions', {});
+    const agents = new Set(all.sessions.map((s: any) => s.agent));
+    for (const a of ['claude', 'codex', 'pi', 'hermes']) expect(agents).toContain(a);
+    const claude = await ok('list_sessions', { agent: 'claude' });
+    expect(claude.sessions.map((s: any) => s.native_id)).toContain(CLAUDE_ID);
+    expect(claude.sessions.every((s: any) => s.agent === 'claude')).toBe(true);
+    // The prompt with the secret comes out redacted.
+    const mine = claude.sessions.find((s: any) => s.native_id === CLAUDE_ID);
+    expect(mine.first_prompt).toMatch(/\[REDACTED:[a-z0-9-]+:[0-9a-f]{8}\]/);
+    expect(JSON.stringify(all)).not.toContain(secret);
+    const none = await ok('list_sessions', { agent: 'claude', cwd: '/no/such/project' });
+    expect(none.sessions).toEqual([]);
+    const page = await ok('list_sessions', { limit: 1 });
+    expect(page.sessions).toHaveLength(1);
+    expect(page.total).toBe(all.total);
+    const next = await ok('list_sessions', { limit: 1, cursor: page.next_cursor });
+    expect(next.sessions[0]).toEqual(all.sessions[1]);
+    // A home given as an argument wins over the environment.
+    mkdirSync(join(work, 'empty'));
+    const elsewhere = await ok('list_sessions', { agent: 'claude', home: join(work, 'empty') });
+    expect(elsewhere.sessions).toEqual([]);
+    await fails('list_sessions', { agent: 'claude', home: join(work, 'missing') }, /missing: cannot read the Claude home: ENOENT/);
+
+    await fails('list_sessions', { agent: 'vim' }, /unknown agent "vim"; known agents: .*claude.*codex/);
+    await fails('list_sessions', { home: homes.claude }, /"home" needs "agent"/);
+    await fails('list_sessions', { cursor: 'not-a-cursor' }, /"cursor" is not a cursor/);
+    const invalid = await call('list_sessions', { limit: 'ten' });
+    expect(invalid.isError).toBe(true);
+  });
+
+  it('get_session: brief, events paged with a cursor, full; redacted; unknown ids are tool errors', async () => {
+    const b = await ok('get_session', { session: CLAUDE_ID.slice(0, 8) });
+    expect(b.native_id).toBe(CLAUDE_ID);
+    expect(b.agent).toBe('claude');
+    expect(b.first_prompt.text).toContain('DELETE /todos/:id');
+    expect(b.first_prompt.text).not.toContain(secret);
+    expect(b.types['message.user']).toBeGreaterThan(0);
+    expect(b.files_edited.length).toBeGreaterThan(0);
+
+    const seqs: number[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await ok('get_session', { session: CLAUDE_ID, depth: 'events', limit: 20, cursor });
+      expect(page.events.length).toBeLessThanOrEqual(20);
+      for (const e of page.events) {
+        seqs.push(e.seq);
+        expect(e.origin?.raw).toBeUndefined();
+      }
+      cursor = page.next_cursor;
+      pages++;
+    } while (cursor);
+    expect(pages).toBeGreaterThan(1);
+    expect(seqs).toEqual(seqs.map((_, i) => i));
+    expect(seqs.length).toBe(b.events);
+
+    const full = await ok('get_session', { session: b.session, depth: 'full', limit: 500 });
+    expect(full.events).toHaveLength(b.events);
+    expect(full.events[0].checksum).toMatch(/^sha256:/);
+    expect(JSON.stringify(full)).not.toContain(secret);
+    const calls = await ok('get_session', { session: CLAUDE_ID, depth: 'events', types: ['tool.call'], limit: 500 });
+    expect(calls.events.length).toBeGreaterThan(0);
+    expect(calls.events.every((e: any) => e.type === 'tool.call')).toBe(true);
+
+    await fails('get_session', { session: 'ffffffff-0000' }, /no session "ffffffff-0000"/);
+    await fails('get_session', { session: '' }, /"session" is empty/);
+    await fails('get_session', { session: CLAUDE_ID, depth: 'events', cursor: Buffer.from('[1]').toString('base64url') }, /not a cursor/);
+    const wrong = await call('get_session', { session: CLAUDE_ID, depth: 'everything' });
+    expect(wrong.isError).toBe(true);
+  });
+
+  it('compile_context: the rendered handoff within the budget; bad targets and impossible budgets are tool errors', async () => {
+    const r = await call('compile_context', { session: CLAUDE_ID, target: 'codex', budget: 3000 });
+    expect(r.isError, r.content[0].text).toBeFalsy();
+    const [text, meta] = [r.content[0].text, JSON.parse(r.content[1].text)];
+    expect(text).toContain('DELETE /todos/:id');
+    expect(text).toMatch(/\[seq \d+/);
+    expect(text).not.toContain(secret);
+    expect(meta.tokens).toBeLessThanOrEqual(3000);
+    expect(meta.target).toBe('codex');
+    await fails('compile_context', { session: CLAUDE_ID, target: 'emacs' }, /unknown target "emacs"; targets: claude, codex/);
+    await fails('compile_context', { session: CLAUDE_ID, target: 'codex', budget: 5 }, /budget|P0|tokens/i);
+  });
+
+  it('relay: a new Codex rollout on disk, its resume command and the loss ledger; dry_run writes nothing', async () => {
+    const target = join(work, 'codex-target');
+    const cwd = join(work, 'project');
+    const dry = await ok('relay', { session: CLAUDE_ID, target: 'codex', target_home: target, cwd, mkcwd: true, dry_run: true });
+    expect(dry.to.dry_run).toBe(true);
+    expect(existsSync(join(target, 'sessions'))).toBe(false);
+
+    const r = await ok('relay', { session: CLAUDE_ID, agent: 'claude', target: 'codex', target_home: target, cwd, mkcwd: true });
+    expect(r.from).toMatchObject({ agent: 'claude', native_id: CLAUDE_ID });
+    expect(r.to.agent).toBe('codex');
+    expect(r.resume).toContain(r.to.session_id);
+    expect(r.resume).toMatch(/codex/);
+    expect(r.to.path.startsWith(target)).toBe(true);
+    const written = readFileSync(r.to.path, 'utf8');
+    expect(written).toContain('DELETE /todos/:id');
+    // What went to the other agent was redacted first.
+    expect(written).not.toContain(secret);
+    expect(typeof r.losses.total).toBe('number');
+    expect(r.losses.entries.length).toBe(Math.min(r.losses.total, 100));
+
+    // The new session is listed for Codex from there.
+    const listed = await ok('list_sessions', { agent: 'codex', home: target });
+    expect(listed.sessions.map((s: any) => s.native_id)).toContain(r.to.session_id);
+
+    await fails('relay', { session: CLAUDE_ID, target: 'notepad' }, /unknown agent "notepad"/);
+    await fails('relay', { session: CLAUDE_ID, target: 'codex', target_home: target, cwd: join(work, 'missing') }, /does not exist .*mkcwd/);
+    await fails('relay', { session: 'nope', target: 'codex' }, /no session "nope"/);
+  });
+
+  it('verify: a file, a session, exactly one of them; damage is named', async () => {
+    const capture = spawnSync(process.execPath, [join(root, 'dist/bin/sp-capture.js'), 'claude', '--session', CLAUDE_ID, '--home', homes.claude], { encoding: 'utf8' });
+    const file = join(work, 'events.ndjson');
+    writeFileSync(file, capture.stdout);
+    expect((await ok('verify', { path: file })).ok).toBe(true);
+    const lines = capture.stdout.trim().split('\n');
+    const tampered = join(work, 'tampered.ndjson');
+    writeFileSync(tampered, [...lines.slice(0, 5), ...lines.slice(6)].join('\n') + '\n');
+    const bad = await ok('verify', { path: tampered });
+    expect(bad.ok).toBe(false);
+    expect(bad.sessions[0].damage.kind).toBe('deleted');
+    const session = await ok('verify', { session: CLAUDE_ID, agent: 'claude' });
+    expect(session.ok).toBe(true);
+    expect(session.events).toBe(lines.length);
+    await fails('verify', {}, /exactly one of "path", "session", "stored"/);
+    await fails('verify', { path: file, session: CLAUDE_ID }, /exactly one .*got path, session/);
+    await fails('verify', { path: join(work, 'nope.ndjson') }, /no such file/);
+  });
+
+  it('search: a clear tool error while the store is missing', async () => {
+    const text = await fails('search', { query: 'DELETE endpoint', store: join(work, 'no-store') }, /store/);
+    expect(text).toMatch(/sp-sync ingest|not available/);
+    await fails('search', { query: '   ' }, /"query" is empty/);
+  });
+
+  it('unknown tools are errors, and the server is still up after every bad call', async () => {
+    await expect(client.callTool({ name: 'rm_rf', arguments: {} })).rejects.toThrow();
+    const again = await ok('list_sessions', { agent: 'pi' });
+    expect(again.sessions.length).toBeGreaterThan(0);
+    expect(stderr).not.toMatch(/internal error/);
+  });
+});
+
+// The relay target home holds exactly one new rollout after the relay test (dry runs wrote none).
+afterAll(() => {
+  const target = join(work, 'codex-target', 'sessions');
+  if (existsSync(target)) {
+    const files = readdirSync(target, { recursive: true }).filter((f) => String(f).endsWith('.jsonl'));
+    expect(files).toHaveLength(1);
+  }
+});
