@@ -1,15 +1,98 @@
 #!/usr/bin/env node
-// sp-sync: ingests into the store and syncs it. Not built yet (issue #10): it says so and exits 2 rather than pretending.
+// sp-sync: the local append-only store (ingest, ls, log, search, fork, rm), identity (keygen) and
+// sync with remotes (remote add, push, pull, clone, status).
 import { runCli } from '../lib/cli.js';
 import { UserError } from '../lib/diagnostics.js';
+import type { Argv } from 'yargs';
+import * as cmd from '../lib/sync/commands.js';
 
-await runCli({
+interface Args extends cmd.CommonArgs {
+  _: Array<string | number>;
+  files?: string[];
+  session?: string;
+  since?: number;
+  text?: string;
+  limit: number;
+  all: boolean;
+  at?: number;
+  reason?: string;
+  name?: string;
+  url?: string;
+  dir: boolean;
+}
+
+
+await runCli<Args>({
   name: 'sp-sync',
-  summary: 'sp-sync ingests into the store and syncs it. It is not built yet in this version (tracked as issue #10).',
-  usage: '[options]',
-  examples: [],
-  options: (y) => y,
-  run: () => {
-    throw new UserError('not available in this version yet (issue #10)');
+  summary:
+    'Keeps canonical sessions in an append-only, hash-chained, signed store ($SP_HOME/store, SP_HOME defaults to ~/.sp) ' +
+    'and syncs it with remotes (git repositories or plain directories) event by event.',
+  usage: '<command> [options]',
+  examples: [
+    ['sp-capture claude --all | sp-redact | sp-sync ingest', 'store every Claude Code session (again later: only new events are added)'],
+    ['sp-sync ls', 'list stored sessions, newest first'],
+    ['sp-sync log sess_3f2a… | sp-verify', 'write a stored session back out and verify it'],
+    ['sp-sync search "removeTodo"', 'full-text search (substrings, CJK, code identifiers)'],
+    ['sp-sync fork sess_3f2a… --at 42 --reason "try codex"', 'a child session holding seq 0–42'],
+    ['sp-sync remote add origin git@github.com:me/sessions.git', 'a git remote (a bare path, file://, ssh:// …)'],
+    ['sp-sync push && sp-sync pull', 'send own events, merge everyone else\'s'],
+  ],
+  options: (y) =>
+    y
+      .option('store', { type: 'string', describe: 'the store directory (default $SP_HOME/store)', global: true })
+      .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'no progress and no summary on stderr', global: true })
+      .option('json', { type: 'boolean', default: false, describe: 'machine-readable output (JSON lines)', global: true })
+      .command('ingest [files..]', 'store canonical events from stdin or files (idempotent)', (b) =>
+        b.positional('files', { type: 'string', array: true, describe: 'NDJSON event streams; none or - = stdin' }),
+      )
+      .command('ls', 'list stored sessions', (b) => b.option('all', { type: 'boolean', default: false, describe: 'include deleted (tombstoned) sessions' }))
+      .command('log <session>', 'write a stored session\'s events to stdout', (b) =>
+        b
+          .positional('session', { type: 'string', describe: 'session id (or a unique prefix, or a native id prefix)' })
+          .option('since', { type: 'number', describe: 'only events with seq >= SINCE' }),
+      )
+      .command('search <text>', 'full-text search over stored events', (b) =>
+        b
+          .positional('text', { type: 'string', describe: 'a substring (3+ characters use the trigram index)' })
+          .option('limit', { type: 'number', default: 20, describe: 'at most this many hits' })
+          .option('session', { type: 'string', describe: 'only this session' }),
+      )
+      .command('reindex', 'rebuild index.sqlite from the session logs')
+      .command('keygen', 'create this SP_HOME\'s Ed25519 key pair ($SP_HOME/keys)')
+      .command('rm <session>', 'delete a session by appending a tombstone (nothing is removed)', (b) =>
+        b.positional('session', { type: 'string' }).option('reason', { type: 'string', describe: 'why' }),
+      )
+      .command('fork <session>', 'fork a session at a seq into a new child session', (b) =>
+        b
+          .positional('session', { type: 'string' })
+          .option('at', { type: 'number', demandOption: true, describe: 'the last seq the child keeps' })
+          .option('reason', { type: 'string', demandOption: true, describe: 'why the fork (kept in the lineage)' }),
+      )
+      .option('limit', { type: 'number', default: 20, hidden: true })
+      .option('all', { type: 'boolean', default: false, hidden: true })
+      .option('dir', { type: 'boolean', default: false, hidden: true })
+      .demandCommand(1, 'say which command (see --help)') as unknown as Argv<Args>,
+  run: async (args) => {
+    const command = String(args._[0]);
+    switch (command) {
+      case 'ingest':
+        return cmd.ingestCommand(args);
+      case 'ls':
+        return cmd.lsCommand(args);
+      case 'log':
+        return cmd.logCommand({ ...args, session: cmd.requireText(args.session, 'a session') });
+      case 'search':
+        return cmd.searchCommand({ ...args, text: String(args.text ?? '') });
+      case 'reindex':
+        return cmd.reindexCommand(args);
+      case 'keygen':
+        return cmd.keygenCommand(args);
+      case 'rm':
+        return cmd.rmCommand({ ...args, session: cmd.requireText(args.session, 'a session') });
+      case 'fork':
+        return cmd.forkCommand({ ...args, session: cmd.requireText(args.session, 'a session'), at: args.at!, reason: args.reason! });
+      default:
+        throw new UserError(`unknown command ${JSON.stringify(command)} (see --help)`);
+    }
   },
 });

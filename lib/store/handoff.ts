@@ -1,0 +1,65 @@
+// Handoff (seed §9.3): a `handoff` event in the stored session, a signed receipt (JSON) for audit
+// and for the receiving side, and the manifest's current_owner moved to the receiving agent.
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { createFileAtomic } from '../atomic.js';
+import { UserError } from '../diagnostics.js';
+import { signDocument } from './identity.js';
+import type { Store } from './store.js';
+import { RECEIPT_TYPE } from './verify.js';
+
+export interface HandoffOptions {
+  sourceSession: string;
+  fromAgent: string;
+  toAgent: string;
+  /** The session id the receiving agent resumes (e.g. the materialized native session). */
+  targetSessionId?: string;
+  note?: string;
+}
+
+export interface HandoffResult {
+  receiptPath: string;
+  receipt: Record<string, unknown>;
+  seq: number;
+}
+
+export function recordHandoff(store: Store, options: HandoffOptions): HandoffResult {
+  const summary = store.session(options.sourceSession);
+  if (!summary || summary.events === 0) throw new UserError(`no stored session ${options.sourceSession}`, store.dir);
+  const ts = Date.now() / 1000;
+  const receiptId =
+    'rcpt_' + createHash('sha256').update(`sp-handoff\0${options.sourceSession}\0${summary.events}\0${summary.head}\0${options.toAgent}\0${ts}`).digest('hex').slice(0, 24);
+  const payload: Record<string, unknown> = { from_agent: options.fromAgent, to_agent: options.toAgent, receipt_id: receiptId };
+  if (options.targetSessionId) payload.target_session = options.targetSessionId;
+  if (options.note) payload.note = options.note;
+  const result = store.append(options.sourceSession, [
+    { session: options.sourceSession, seq: summary.events, ts, agent: options.fromAgent, actor: 'system', type: 'handoff', payload },
+  ]);
+  const seq = result.seqs[0];
+  const after = store.session(options.sourceSession)!;
+  const manifest = store.manifest(options.sourceSession);
+  const receipt = signDocument(
+    {
+      type: RECEIPT_TYPE,
+      version: 1,
+      receipt_id: receiptId,
+      session_id: options.sourceSession,
+      session_uri: manifest?.session_uri ?? null,
+      from_agent: options.fromAgent,
+      to_agent: options.toAgent,
+      target_session: options.targetSessionId ?? null,
+      note: options.note ?? null,
+      event_seq: seq,
+      event_checksum: after.head,
+      issued_at: ts,
+      machine: store.machine,
+    },
+    store.signer(),
+  );
+  const receiptPath = join(store.dir, 'receipts', `${receiptId}.json`);
+  createFileAtomic(receiptPath, [JSON.stringify(receipt, null, 2) + '\n'], 0o644);
+  store.updateManifest(options.sourceSession, (m) => {
+    m.current_owner = { ...m.current_owner, agent: options.toAgent, granted_at: ts, receipt: receiptId };
+  });
+  return { receiptPath, receipt, seq };
+}

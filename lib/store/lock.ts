@@ -1,0 +1,97 @@
+// One writer per store at a time: a lock file created with O_EXCL holding "pid host". A lock left
+// by a process that died (kill -9) is broken by the next writer on the same host.
+import { closeSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { UserError } from '../diagnostics.js';
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function sleep(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+export class StoreLock {
+  private released = false;
+  private constructor(readonly path: string) {}
+
+  /** Takes the lock, waiting up to `timeoutMs` for another writer; a UserError if it stays held. */
+  static acquire(dir: string, timeoutMs = 10_000): StoreLock {
+    const path = join(dir, 'lock');
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      try {
+        const fd = openSync(path, 'wx', 0o644);
+        writeSync(fd, `${process.pid} ${hostname()}\n`);
+        closeSync(fd);
+        return new StoreLock(path);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      }
+      let holder = '';
+      try {
+        holder = readFileSync(path, 'utf8');
+      } catch {
+        continue; // released meanwhile
+      }
+      const [pidText, host] = holder.trim().split(' ');
+      const pid = Number(pidText);
+      // An empty file is a writer between open and write; only a known dead pid on this host is stale.
+      if (holder.endsWith('\n') && host === hostname() && Number.isInteger(pid) && !alive(pid)) {
+        breakStale(path, holder);
+        continue;
+      }
+      if (Date.now() >= deadline) {
+        throw new UserError(`the store is locked by another writer (pid ${pidText || '?'} on ${host || '?'}); try again when it has finished`, path);
+      }
+      sleep(25);
+    }
+  }
+
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    try {
+      unlinkSync(this.path);
+    } catch {
+      // already gone
+    }
+  }
+}
+
+/** Moves the stale lock aside and deletes it, unless another writer replaced it in between. */
+function breakStale(path: string, stale: string): void {
+  const aside = `${path}.stale.${process.pid}`;
+  try {
+    renameSync(path, aside);
+  } catch {
+    return;
+  }
+  let moved = '';
+  try {
+    moved = readFileSync(aside, 'utf8');
+  } catch {
+    return;
+  }
+  if (moved !== stale) {
+    // We moved a live writer's fresh lock: put it back (link fails if a third writer holds the name).
+    try {
+      renameSync(aside, path);
+    } catch {
+      // nothing more to do
+    }
+    return;
+  }
+  try {
+    unlinkSync(aside);
+  } catch {
+    // gone already
+  }
+}

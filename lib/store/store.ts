@@ -1,0 +1,661 @@
+// The append-only session store (DESIGN §5, seed §5.1/§8):
+//
+//   <store>/sessions/<id>/events.jsonl       canonical events, seq 0.., hash-chained: the truth
+//   <store>/sessions/<id>/events.jsonl.ckpt  an anchor (seq, offset, checksum) every 512 events
+//   <store>/sessions/<id>/manifest.json      signed summary: head, counts, URI, owner, lineage
+//   <store>/artifacts/                       content-addressed blobs
+//   <store>/receipts/<id>.json               signed handoff receipts
+//   <store>/index.sqlite                     rebuildable index + sync cursors
+//   <store>/lock, <store>/journal            one writer at a time; sessions a writer touched
+//
+// A write goes: journal the session id → append the lines and fsync → index (one SQLite
+// transaction) → manifest (temp file + rename). A process killed at any point leaves the log valid
+// up to its last complete line; the next writer cuts a torn last line, re-indexes what the index
+// missed and rewrites the manifest, touching nothing earlier. Readers read the log only up to the
+// manifest's byte count, so they never see a half-written line.
+import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readFileSync, readdirSync, statSync, unlinkSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { basename, join } from 'node:path';
+import { Chainer } from '../chain.js';
+import type { SpEvent } from '../event.js';
+import { fileLines } from '../lines.js';
+import { isObject, parseJsonObject } from '../json.js';
+import { replaceFileAtomic } from '../atomic.js';
+import { UserError, warn } from '../diagnostics.js';
+import { IndexWriter, openDb, rowToSummary, type Db } from './db.js';
+import { applyEvent, emptySummary, eventKey, TOMBSTONE_KEY, type SessionSummary } from './derive.js';
+import { ensureKeys, signDocument, type KeyPair, type Signature } from './identity.js';
+import { StoreLock } from './lock.js';
+import { ANCHOR_EVERY, ANCHOR_FILE, LOG_FILE, MANIFEST_FILE, anchorLines, appendDurably, readAnchors, scanLog, startPointFor, type Anchor, type ChainPoint } from './log.js';
+import { machineId, SESSION_ID_PATTERN, spHome } from './paths.js';
+
+export const MANIFEST_VERSION = '1.0.0';
+
+export interface Manifest {
+  schema_version: string;
+  session_id: string;
+  session_uri: string;
+  project: { org: string; name: string; cwd_hash?: string };
+  created_by: { agent: string | null; session_id: string | null; machine: string };
+  title: string | null;
+  current_owner: { agent: string | null; granted_at?: number; receipt?: string };
+  owner_history: Array<{ agent: string; granted_at?: number; receipt?: string }>;
+  parent_session: string | null;
+  lineage: { root: string; fork_of: string | null; fork_seq: number | null; reason: string | null; merged_into: null };
+  deleted: boolean;
+  event_count: number;
+  first_seq: number;
+  last_seq: number;
+  head: string | null;
+  /** The log's length in bytes that this manifest covers (readers stop there). */
+  bytes: number;
+  updated_at: number;
+  signature?: Signature;
+  [extra: string]: unknown;
+}
+
+export interface SearchHit {
+  session: string;
+  seq: number;
+  type: string;
+  ts: number | null;
+  title: string | null;
+  snippet: string;
+}
+
+export interface OpenOptions {
+  readonly?: boolean;
+  /** How long a writer waits for another writer's lock (default 10 s). */
+  lockTimeoutMs?: number;
+  /** SP_HOME for keys and the machine id (default $SP_HOME or ~/.sp). */
+  home?: string;
+}
+
+export interface IngestItem {
+  event: Record<string, unknown>;
+  /** `source:line`, for diagnostics. */
+  where?: string;
+}
+
+export interface IngestResult {
+  added: number;
+  skipped: number;
+  rejected: number;
+  sessions: Array<{ session: string; added: number; skipped: number; last_seq: number }>;
+}
+
+export interface AppendResult {
+  added: number;
+  skipped: number;
+  /** Stored seqs of the appended events, in order. */
+  seqs: number[];
+}
+
+interface Live {
+  id: string;
+  dir: string;
+  summary: SessionSummary;
+  manifest?: Manifest;
+  lastAnchor: number;
+  /** This run's incoming seq → stored seq, where they differ (to renumber parent_seq/derived_from). */
+  seqMap: Map<number, number>;
+}
+
+const BATCH = 1000;
+
+export class Store {
+  private db?: Db;
+  private writer?: IndexWriter;
+  private lock?: StoreLock;
+  private keys?: KeyPair;
+  private readonly live = new Map<string, Live>();
+  private readonly journaled = new Set<string>();
+  readonly home: string;
+  readonly machine: string;
+
+  private constructor(
+    readonly dir: string,
+    readonly readonly: boolean,
+    home: string,
+  ) {
+    this.home = home;
+    this.machine = readonly ? '' : machineId(home);
+  }
+
+  /** Opens a store. A writer takes the lock, repairs what a killed writer left and keeps the index current. */
+  static open(dir: string, options: OpenOptions = {}): Store {
+    const store = new Store(dir, options.readonly === true, options.home ?? spHome());
+    if (store.readonly) {
+      if (existsSync(join(dir, 'index.sqlite'))) store.db = openDb(join(dir, 'index.sqlite'), true);
+      return store;
+    }
+    mkdirSync(join(dir, 'sessions'), { recursive: true });
+    store.lock = StoreLock.acquire(dir, options.lockTimeoutMs);
+    try {
+      const fresh = !existsSync(join(dir, 'index.sqlite'));
+      store.db = openDb(join(dir, 'index.sqlite'), false);
+      store.writer = new IndexWriter(store.db);
+      store.keys = ensureKeys(store.home);
+      if (fresh) store.reindexAll(false);
+      else store.recover();
+    } catch (err) {
+      store.close();
+      throw err;
+    }
+    return store;
+  }
+
+  close(): void {
+    if (this.journaled.size > 0 && !this.readonly) {
+      try {
+        unlinkSync(join(this.dir, 'journal'));
+      } catch {
+        // never written
+      }
+      this.journaled.clear();
+    }
+    this.db?.close();
+    this.db = undefined;
+    this.lock?.release();
+  }
+
+  sessionDir(id: string): string {
+    if (!SESSION_ID_PATTERN.test(id)) throw new UserError(`not a session id: ${JSON.stringify(id)}`);
+    return join(this.dir, 'sessions', id);
+  }
+
+  /** Stored sessions (tombstoned ones only with `all`), newest first. */
+  sessions(options: { all?: boolean } = {}): SessionSummary[] {
+    if (!this.db) return this.sessionsFromManifests(options.all === true);
+    const rows = this.db.prepare(`SELECT * FROM sessions ${options.all ? '' : 'WHERE deleted = 0'} ORDER BY last_ts DESC, id`).all() as Record<string, unknown>[];
+    return rows.map(rowToSummary);
+  }
+
+  private sessionsFromManifests(all: boolean): SessionSummary[] {
+    const root = join(this.dir, 'sessions');
+    if (!existsSync(root)) return [];
+    const out: SessionSummary[] = [];
+    for (const id of readdirSync(root)) {
+      const m = this.manifest(id);
+      if (!m || (m.deleted && !all)) continue;
+      out.push({ ...emptySummary(id), agent: m.created_by.agent, native_id: m.created_by.session_id, title: m.title, events: m.event_count, owner: m.current_owner.agent, uri: m.session_uri, parent: m.parent_session, deleted: m.deleted, head: m.head, bytes: m.bytes });
+    }
+    return out;
+  }
+
+  /** One session's summary (tombstoned included), or undefined. */
+  session(id: string): SessionSummary | undefined {
+    if (this.db) {
+      const row = this.db.prepare('SELECT * FROM sessions WHERE id = ?').get(id) as Record<string, unknown> | undefined;
+      return row ? rowToSummary(row) : undefined;
+    }
+    return this.sessionsFromManifests(true).find((s) => s.id === id);
+  }
+
+  /** Resolves a session id or a unique prefix of one (or of its native id). */
+  resolveSession(ref: string): string {
+    const all = this.sessions({ all: true });
+    const exact = all.find((s) => s.id === ref);
+    if (exact) return exact.id;
+    const native = all.filter((s) => s.native_id === ref);
+    if (native.length === 1) return native[0].id;
+    const matches = all.filter((s) => s.id.startsWith(ref) || (s.native_id !== null && s.native_id.startsWith(ref)));
+    if (matches.length === 1) return matches[0].id;
+    if (matches.length === 0) throw new UserError(`no stored session matches ${JSON.stringify(ref)}`, this.dir);
+    throw new UserError(`${matches.length} stored sessions match ${JSON.stringify(ref)}; give more of the id`, this.dir);
+  }
+
+  manifest(id: string): Manifest | undefined {
+    const path = join(this.sessionDir(id), MANIFEST_FILE);
+    if (!existsSync(path)) return undefined;
+    const value = parseJsonObject(readFileSync(path, 'utf8')).value;
+    if (!value) throw new UserError('manifest is not a JSON object', path);
+    return value as Manifest;
+  }
+
+  /**
+   * Full-text search over message text, tool input/output, commands and diffs. Three characters or
+   * more use the trigram index (substring match, any script); shorter queries scan with LIKE.
+   */
+  search(text: string, options: { limit?: number; session?: string } = {}): SearchHit[] {
+    if (!this.db || text === '') return [];
+    const limit = options.limit ?? 20;
+    const long = [...text].length >= 3;
+    const where = long ? 'fts MATCH @q' : "fts.text LIKE @q ESCAPE '\\'";
+    const q = long ? `"${text.replace(/"/g, '""')}"` : `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const rows = this.db
+      .prepare(
+        `SELECT fts.session AS session, fts.seq AS seq, fts.text AS text, e.type AS type, e.ts AS ts, s.title AS title
+         FROM fts JOIN sessions s ON s.id = fts.session LEFT JOIN events e ON e.session = fts.session AND e.seq = fts.seq
+         WHERE ${where} AND s.deleted = 0 ${options.session ? 'AND fts.session = @session' : ''}
+         ORDER BY ${long ? 'rank' : 's.last_ts DESC, fts.seq'} LIMIT @limit`,
+      )
+      .all({ q, limit, session: options.session }) as Array<{ session: string; seq: number; text: string; type: string; ts: number | null; title: string | null }>;
+    return rows.map((r) => ({ session: r.session, seq: r.seq, type: r.type, ts: r.ts, title: r.title, snippet: snippet(r.text, text) }));
+  }
+
+  /** A stored session's events in order (from `since` on), as far as its manifest acknowledges them. */
+  async *events(sessionId: string, options: { since?: number } = {}): AsyncGenerator<SpEvent> {
+    const dir = this.sessionDir(sessionId);
+    const limit = this.live.get(sessionId)?.summary.bytes ?? this.manifest(sessionId)?.bytes;
+    if (limit === undefined) throw new UserError(`no stored session ${sessionId}`, this.dir);
+    const since = options.since ?? 0;
+    const start = startPointFor(readAnchors(dir).filter((a) => a.offset <= limit), since);
+    if (start.offset >= limit) return;
+    for await (const line of fileLines(join(dir, LOG_FILE), { start: start.offset })) {
+      if (line.start >= limit) break;
+      const event = JSON.parse(line.text) as SpEvent;
+      if (event.seq >= since) yield event;
+    }
+  }
+
+  // ---- writing ---------------------------------------------------------------------------------
+
+  private requireWriter(): IndexWriter {
+    if (!this.writer) throw new UserError('the store was opened read-only', this.dir);
+    return this.writer;
+  }
+
+  /**
+   * Ingests canonical events: per session, events already stored (same key) are skipped, new ones
+   * are appended after the stored tail with the next seq and chained onto it.
+   */
+  async ingest(items: AsyncIterable<IngestItem> | Iterable<IngestItem>, options: { onBatch?: (added: number, session: string) => void } = {}): Promise<IngestResult> {
+    this.requireWriter();
+    const result: IngestResult = { added: 0, skipped: 0, rejected: 0, sessions: [] };
+    const perSession = new Map<string, { session: string; added: number; skipped: number; last_seq: number }>();
+    const pending = new Map<string, SpEvent[]>();
+    let buffered = 0;
+    const flush = (id: string) => {
+      const events = pending.get(id);
+      if (!events || events.length === 0) return;
+      pending.delete(id);
+      buffered -= events.length;
+      const r = this.append(id, events);
+      const entry = perSession.get(id) ?? { session: id, added: 0, skipped: 0, last_seq: -1 };
+      entry.added += r.added;
+      entry.skipped += r.skipped;
+      entry.last_seq = this.live.get(id)!.summary.events - 1;
+      perSession.set(id, entry);
+      result.added += r.added;
+      result.skipped += r.skipped;
+      options.onBatch?.(r.added + r.skipped, id);
+    };
+    for await (const { event, where } of items) {
+      const problem = invalidEvent(event);
+      if (problem) {
+        warn(where, `not stored: ${problem}`);
+        result.rejected += 1;
+        continue;
+      }
+      const e = event as unknown as SpEvent;
+      let list = pending.get(e.session);
+      if (!list) pending.set(e.session, (list = []));
+      list.push(e);
+      buffered += 1;
+      if (list.length >= BATCH) flush(e.session);
+      else if (buffered >= 4 * BATCH) for (const id of [...pending.keys()]) flush(id);
+    }
+    for (const id of [...pending.keys()]) flush(id);
+    result.sessions = [...perSession.values()];
+    return result;
+  }
+
+  /**
+   * Appends events to one session (created when new). Events whose key is stored already are
+   * skipped. `init` fills a new session's manifest fields (fork lineage, a pulled URI).
+   */
+  append(id: string, events: SpEvent[], init: { uri?: string } = {}): AppendResult {
+    const writer = this.requireWriter();
+    const live = this.liveSession(id);
+    const summary: SessionSummary = { ...live.summary };
+    const chainer = new Chainer();
+    if (summary.head) chainer.seed(id, summary.head);
+    const lines: string[] = [];
+    const anchors: Anchor[] = [];
+    let bytes = summary.bytes;
+    const seqs: number[] = [];
+    let skipped = 0;
+    const run = this.db!.transaction(() => {
+      for (const incoming of events) {
+        const key = eventKey(incoming);
+        const existing = writer.seqOfKey(id, key);
+        if (existing !== undefined) {
+          if (existing !== incoming.seq) live.seqMap.set(incoming.seq, existing);
+          else live.seqMap.delete(incoming.seq);
+          skipped += 1;
+          continue;
+        }
+        const seq = summary.events;
+        if (seq !== incoming.seq) live.seqMap.set(incoming.seq, seq);
+        else live.seqMap.delete(incoming.seq);
+        const stored: SpEvent = { ...incoming, session: id, seq };
+        if (typeof stored.parent_seq === 'number') stored.parent_seq = live.seqMap.get(stored.parent_seq) ?? stored.parent_seq;
+        if (typeof stored.derived_from === 'number') stored.derived_from = live.seqMap.get(stored.derived_from) ?? stored.derived_from;
+        const chained = chainer.chain(stored);
+        const line = JSON.stringify(chained) + '\n';
+        lines.push(line);
+        bytes += Buffer.byteLength(line);
+        writer.addEvent(chained, key);
+        applyEvent(summary, chained);
+        summary.bytes = bytes;
+        seqs.push(seq);
+        if ((seq + 1) % ANCHOR_EVERY === 0) anchors.push({ seq, offset: bytes, head: chained.checksum! });
+      }
+      if (lines.length === 0) return;
+      this.journal(id);
+      mkdirSync(live.dir, { recursive: true });
+      appendDurably(join(live.dir, LOG_FILE), Buffer.from(lines.join('')));
+      if (anchors.length > 0) appendDurably(join(live.dir, ANCHOR_FILE), anchorLines(anchors));
+      summary.uri ??= init.uri ?? this.deriveUri(summary);
+      writer.putSession(summary);
+    });
+    run();
+    if (seqs.length > 0) {
+      if (anchors.length > 0) live.lastAnchor = anchors[anchors.length - 1].seq;
+      live.summary = summary;
+      this.writeManifest(live);
+    }
+    return { added: seqs.length, skipped, seqs };
+  }
+
+  /** Appends a tombstone: the session disappears from `ls` and search; nothing is removed. */
+  remove(id: string, reason?: string): AppendResult {
+    const live = this.liveSession(id);
+    if (live.summary.events === 0) throw new UserError(`no stored session ${id}`, this.dir);
+    if (live.summary.deleted) return { added: 0, skipped: 1, seqs: [] };
+    return this.append(id, [
+      {
+        session: id,
+        seq: live.summary.events,
+        ts: Date.now() / 1000,
+        agent: live.summary.agent ?? 'sp',
+        actor: 'system',
+        type: 'meta',
+        payload: { key: TOMBSTONE_KEY, deleted: true, machine: this.machine, ...(reason ? { reason } : {}) },
+      },
+    ]);
+  }
+
+  /**
+   * Forks a session at `atSeq`: a new session holding the parent's events 0..atSeq, then a
+   * `session.fork` event (parent_seq = atSeq) that names the parent; lineage goes in the manifest.
+   */
+  async fork(parentId: string, atSeq: number, reason: string): Promise<{ session: string; events: number }> {
+    const parent = this.liveSession(parentId);
+    if (parent.summary.events === 0) throw new UserError(`no stored session ${parentId}`, this.dir);
+    if (!Number.isInteger(atSeq) || atSeq < 0 || atSeq >= parent.summary.events) {
+      throw new UserError(`--at ${atSeq} is outside the session (seq 0–${parent.summary.events - 1})`);
+    }
+    const child = 'sess_' + createHash('sha256').update(`sp-fork\0${parentId}\0${atSeq}\0${reason}\0${this.machine}\0${Date.now()}\0${Math.random()}`).digest('hex').slice(0, 32);
+    const uri = (parent.summary.uri ?? this.deriveUri(parent.summary)).replace(/\/[^/]+$/, `/${child}`);
+    let batch: SpEvent[] = [];
+    let last: SpEvent | undefined;
+    for await (const event of this.events(parentId)) {
+      if (event.seq > atSeq) break;
+      const { checksum: _c, ...rest } = event;
+      last = { ...rest, session: child } as SpEvent;
+      batch.push(last);
+      if (batch.length >= BATCH) {
+        this.append(child, batch, { uri });
+        batch = [];
+      }
+    }
+    batch.push({
+      session: child,
+      seq: atSeq + 1,
+      ts: Date.now() / 1000,
+      agent: last?.agent ?? parent.summary.agent ?? 'sp',
+      actor: 'system',
+      type: 'session.fork',
+      parent_seq: atSeq,
+      payload: { from_session: parentId, from_seq: atSeq, to_session: child, reason, machine: this.machine },
+    });
+    this.append(child, batch, { uri });
+    return { session: child, events: this.liveSession(child).summary.events };
+  }
+
+  /** Rebuilds index.sqlite's derived tables from the logs (the sync cursors are kept). */
+  reindex(): void {
+    this.requireWriter();
+    this.reindexAll(true);
+  }
+
+  private reindexAll(drop: boolean): void {
+    const db = this.db!;
+    if (drop) db.exec('DELETE FROM sessions; DELETE FROM events; DELETE FROM fts;');
+    this.live.clear();
+    const root = join(this.dir, 'sessions');
+    for (const id of readdirSync(root).sort()) {
+      if (!SESSION_ID_PATTERN.test(id) || !statSync(join(root, id)).isDirectory()) continue;
+      this.catchUp(id);
+    }
+  }
+
+  /** Repairs the sessions a killed writer was writing (named in the journal). */
+  private recover(): void {
+    const path = join(this.dir, 'journal');
+    if (!existsSync(path)) return;
+    const ids = new Set(readFileSync(path, 'utf8').split('\n').filter((id) => SESSION_ID_PATTERN.test(id)));
+    for (const id of ids) if (existsSync(join(this.dir, 'sessions', id))) this.catchUp(id);
+    unlinkSync(path);
+  }
+
+  private journal(id: string): void {
+    if (this.journaled.has(id)) return;
+    appendDurably(join(this.dir, 'journal'), Buffer.from(id + '\n'));
+    this.journaled.add(id);
+  }
+
+  private liveSession(id: string): Live {
+    let live = this.live.get(id);
+    if (live) return live;
+    const dir = this.sessionDir(id);
+    const summary = this.writer!.session(id) ?? emptySummary(id);
+    const m = this.manifest(id);
+    live = { id, dir, summary, manifest: m, lastAnchor: lastAnchorSeq(dir), seqMap: new Map() };
+    // The index and manifest agree with each other on a store that was closed cleanly; anything
+    // else (a crash between the steps, a log appended by hand) is caught up from the log.
+    if (existsSync(dir) && (!m || m.bytes !== summary.bytes || fileSize(join(dir, LOG_FILE)) !== summary.bytes)) return this.catchUp(id);
+    this.live.set(id, live);
+    return live;
+  }
+
+  /**
+   * Brings the index and the manifest up to the log's valid end, scanning only what the index
+   * does not hold yet. A torn last line is cut off; damage before the last line is refused.
+   */
+  private catchUp(id: string): Live {
+    const writer = this.writer!;
+    const dir = this.sessionDir(id);
+    const logPath = join(dir, LOG_FILE);
+    repairAnchorFile(dir);
+    let summary = writer.session(id) ?? emptySummary(id);
+    if (writer.indexedCount(id) !== summary.events || (summary.bytes > 0 && fileSize(logPath) < summary.bytes)) {
+      this.db!.transaction(() => writer.dropSession(id))();
+      summary = emptySummary(id);
+    }
+    const m = this.manifest(id);
+    const from: ChainPoint = { offset: summary.bytes, seq: summary.events, head: summary.head ?? '' };
+    const anchors: Anchor[] = [];
+    let lastAnchor = lastAnchorSeq(dir);
+    const folded = { ...summary };
+    let scanError: UserError | undefined;
+    // Index rows go in in transactions of a few thousand, so a long catch-up keeps memory flat.
+    const pendingRows: Array<[SpEvent, string]> = [];
+    const flushRows = () => {
+      if (pendingRows.length === 0) return;
+      this.db!.transaction(() => {
+        for (const [event, key] of pendingRows) writer.addEvent(event, key);
+        folded.uri ??= m?.session_uri ?? this.deriveUri(folded);
+        writer.putSession(folded);
+      })();
+      pendingRows.length = 0;
+    };
+    const scan = scanLog(logPath, from, (event, end) => {
+      pendingRows.push([event, eventKey(event)]);
+      applyEvent(folded, event);
+      folded.bytes = end;
+      if ((event.seq + 1) % ANCHOR_EVERY === 0 && event.seq > lastAnchor) {
+        anchors.push({ seq: event.seq, offset: end, head: event.checksum! });
+        lastAnchor = event.seq;
+      }
+      if (pendingRows.length >= 4 * BATCH) flushRows();
+    });
+    flushRows();
+    if (scan.damage) {
+      if (!scan.damage.last) {
+        scanError = new UserError(`log damaged at seq ${scan.damage.seq} (${scan.damage.reason}) with lines after it; not repairing — run sp-verify`, logPath);
+      } else {
+        const fd = openSync(logPath, 'r+');
+        try {
+          ftruncateSync(fd, scan.end.offset);
+        } finally {
+          closeSync(fd);
+        }
+        warn(logPath, `repaired: cut off a damaged last line after seq ${scan.end.seq - 1} (${scan.damage.reason})`);
+      }
+    }
+    if (scanError) throw scanError;
+    if (anchors.length > 0) appendDurably(join(dir, ANCHOR_FILE), anchorLines(anchors));
+    folded.uri = folded.uri ?? m?.session_uri ?? this.deriveUri(folded);
+    if (folded.events > 0) this.db!.transaction(() => writer.putSession(folded))();
+    const live: Live = { id, dir, summary: folded, manifest: m, lastAnchor, seqMap: new Map() };
+    this.live.set(id, live);
+    if (folded.events > 0 && (!m || m.bytes !== folded.bytes || m.head !== folded.head)) this.writeManifest(live);
+    return live;
+  }
+
+  private writeManifest(live: Live): void {
+    const s = live.summary;
+    const previous = live.manifest;
+    const uri = s.uri ?? this.deriveUri(s);
+    const [, org = 'local', project = 'default'] = /^session:\/\/([^/]+)\/([^/]+)\//.exec(uri) ?? [];
+    const history = [...(previous?.owner_history ?? [])];
+    if (s.owner && history[history.length - 1]?.agent !== s.owner) history.push({ agent: s.owner, granted_at: s.last_ts ?? undefined });
+    const manifest: Manifest = {
+      schema_version: MANIFEST_VERSION,
+      session_id: s.id,
+      session_uri: uri,
+      project: { org, name: project, ...(s.cwd ? { cwd_hash: 'sha256:' + createHash('sha256').update(s.cwd).digest('hex') } : {}) },
+      created_by: previous?.created_by ?? { agent: s.agent, session_id: s.native_id, machine: this.machine },
+      title: s.title,
+      current_owner: { agent: s.owner, ...(history.length ? { granted_at: history[history.length - 1].granted_at } : {}) },
+      owner_history: history,
+      parent_session: s.parent,
+      lineage: { root: previous?.lineage?.root ?? (s.parent ? this.rootOf(s.parent) : s.id), fork_of: s.parent, fork_seq: s.fork_seq, reason: s.fork_reason, merged_into: null },
+      deleted: s.deleted,
+      event_count: s.events,
+      first_seq: 0,
+      last_seq: s.events - 1,
+      head: s.head,
+      bytes: s.bytes,
+      updated_at: Date.now() / 1000,
+    };
+    const receipt = previous?.current_owner?.receipt;
+    if (receipt && previous?.current_owner.agent === s.owner) manifest.current_owner.receipt = receipt;
+    const signed = signDocument(manifest, this.keys!);
+    replaceFileAtomic(join(live.dir, MANIFEST_FILE), JSON.stringify(signed, null, 2) + '\n', 0o644);
+    live.manifest = signed;
+  }
+
+  /** Sets fields of a session's manifest (e.g. the receipt of its last handoff) and re-signs it. */
+  updateManifest(id: string, change: (m: Manifest) => void): Manifest {
+    const live = this.liveSession(id);
+    if (!live.manifest) throw new UserError(`no stored session ${id}`, this.dir);
+    const next = { ...live.manifest };
+    change(next);
+    const signed = signDocument(next, this.keys!);
+    replaceFileAtomic(join(live.dir, MANIFEST_FILE), JSON.stringify(signed, null, 2) + '\n', 0o644);
+    live.manifest = signed;
+    return signed;
+  }
+
+  signer(): KeyPair {
+    this.requireWriter();
+    return this.keys!;
+  }
+
+  private rootOf(id: string): string {
+    const m = existsSync(join(this.dir, 'sessions', id, MANIFEST_FILE)) ? this.manifest(id) : undefined;
+    return m?.lineage?.root ?? id;
+  }
+
+  /**
+   * session://<org>/<project>/<task>/<id>: org and project from the git remote of the session's
+   * cwd (github.com/acme/api → acme/api) when it is a repository here, else `local` and the cwd's
+   * last folder; task from the title (first prompt), slugged.
+   */
+  deriveUri(s: SessionSummary): string {
+    let org = 'local';
+    let project = s.cwd ? slug(basename(s.cwd)) || 'default' : 'default';
+    if (s.cwd && existsSync(s.cwd)) {
+      try {
+        const url = execFileSync('git', ['-C', s.cwd, 'remote', 'get-url', 'origin'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 5000 }).trim();
+        const m = /[:/]([^/:]+)\/([^/]+?)(?:\.git)?\/?$/.exec(url);
+        if (m) {
+          org = slug(m[1]) || org;
+          project = slug(m[2]) || project;
+        }
+      } catch {
+        // not a git repository, or no origin
+      }
+    }
+    const task = slug(s.title ?? '').slice(0, 48).replace(/-+$/, '') || 'session';
+    return `session://${org}/${project}/${task}/${s.id}`;
+  }
+}
+
+function slug(text: string): string {
+  return text
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, '-')
+    .replace(/^-+|-+$/g, '');
+}
+
+function fileSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
+
+function lastAnchorSeq(dir: string): number {
+  const anchors = readAnchors(dir);
+  return anchors.length ? anchors[anchors.length - 1].seq : -1;
+}
+
+/** Cuts a torn last line off the anchor file (an anchor append that was killed). */
+function repairAnchorFile(dir: string): void {
+  const path = join(dir, ANCHOR_FILE);
+  if (!existsSync(path)) return;
+  const bytes = readFileSync(path);
+  const keep = bytes.lastIndexOf(0x0a) + 1;
+  if (keep === bytes.length) return;
+  const fd = openSync(path, 'r+');
+  try {
+    ftruncateSync(fd, keep);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function snippet(text: string, query: string, around = 60): string {
+  const at = text.toLowerCase().indexOf(query.toLowerCase());
+  const start = Math.max(0, at - around);
+  const end = at < 0 ? around * 2 : at + query.length + around;
+  return (start > 0 ? '…' : '') + text.slice(start, end).replace(/\s+/g, ' ') + (end < text.length ? '…' : '');
+}
+
+/** Why an input object cannot be stored, or undefined when it can. */
+export function invalidEvent(e: Record<string, unknown>): string | undefined {
+  if (typeof e.session !== 'string' || !SESSION_ID_PATTERN.test(e.session)) return 'no usable "session" (an id of letters, digits, _ . : -)';
+  if (!Number.isInteger(e.seq) || (e.seq as number) < 0) return 'no usable "seq"';
+  if (typeof e.type !== 'string' || e.type === '') return 'no "type"';
+  if (typeof e.agent !== 'string') return 'no "agent"';
+  if (typeof e.ts !== 'number' || !Number.isFinite(e.ts)) return 'no numeric "ts"';
+  if (!isObject(e.payload)) return '"payload" is not an object';
+  return undefined;
+}

@@ -1,0 +1,139 @@
+// Verifying what the store holds: each session's log (schema, seq, chain, anchors) against its
+// signed manifest, and handoff receipts against their signatures and the log they point into.
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { Verifier, type SessionReport } from '../verify.js';
+import type { EventValidator } from '../schema.js';
+import { fileLines } from '../lines.js';
+import { parseJsonObject, isObject } from '../json.js';
+import { checkSignature, type SignatureCheck } from './identity.js';
+import { LOG_FILE, MANIFEST_FILE, readAnchors } from './log.js';
+import { SESSION_ID_PATTERN } from './paths.js';
+
+export interface StoredSessionReport {
+  session: string;
+  ok: boolean;
+  events: number;
+  head?: string;
+  signature: SignatureCheck;
+  /** Everything wrong, first the log's first damage. */
+  problems: string[];
+  /** Notes that are not failures (an interrupted write past the acknowledged end). */
+  notes: string[];
+}
+
+/** Verifies one stored session directory (sessions/<id>/). */
+export async function verifySessionDir(dir: string, trusted: Map<string, Buffer>, validator?: EventValidator): Promise<StoredSessionReport> {
+  const id = dir.replace(/\/+$/, '').split('/').pop()!;
+  const problems: string[] = [];
+  const notes: string[] = [];
+  const manifestPath = join(dir, MANIFEST_FILE);
+  let manifest: Record<string, unknown> | undefined;
+  if (!existsSync(manifestPath)) problems.push(`${manifestPath}: no manifest`);
+  else {
+    manifest = parseJsonObject(readFileSync(manifestPath, 'utf8')).value;
+    if (!manifest) problems.push(`${manifestPath}: not a JSON object`);
+  }
+  const signature: SignatureCheck = manifest ? checkSignature(manifest, trusted) : { status: 'unsigned', message: 'no manifest' };
+  if (manifest && signature.status !== 'trusted') problems.push(`${manifestPath}: ${signature.message}`);
+  if (manifest && manifest.session_id !== id) problems.push(`${manifestPath}: session_id ${String(manifest.session_id)} is not the folder's ${id}`);
+
+  const logPath = join(dir, LOG_FILE);
+  const limit = typeof manifest?.bytes === 'number' ? manifest.bytes : Infinity;
+  const verifier = new Verifier({ validator });
+  const ends = new Map<number, { end: number; checksum: string }>();
+  const anchors = readAnchors(dir);
+  const anchorSeqs = new Set(anchors.map((a) => a.seq));
+  let foreign = 0;
+  if (existsSync(logPath)) {
+    for await (const line of fileLines(logPath)) {
+      if (line.start >= limit) break;
+      const parsed = parseJsonObject(line.text);
+      if (!parsed.value) {
+        verifier.badLine(logPath, line, parsed.reason!);
+        continue;
+      }
+      const v = parsed.value;
+      if (v.session !== id) foreign += 1;
+      if (anchorSeqs.has(v.seq as number)) ends.set(v.seq as number, { end: line.end, checksum: String(v.checksum) });
+      verifier.push(logPath, line, v);
+    }
+    const size = statSync(logPath).size;
+    if (size > limit) notes.push(`${size - limit} bytes after the end the manifest acknowledges (an interrupted write; the next writer repairs it)`);
+    if (size < limit && limit !== Infinity) problems.push(`${logPath}: the log is shorter (${size} bytes) than its manifest says (${limit}): events were removed`);
+  } else problems.push(`${logPath}: no log`);
+  const report = verifier.finish();
+  const s: SessionReport | undefined = report.sessions.find((r) => r.session === id) ?? report.sessions[0];
+  for (const d of report.stream_damage) problems.push(`${d.where}: ${d.kind}: ${d.message}`);
+  for (const r of report.sessions) if (!r.ok && r.damage) problems.push(`${r.damage.where}: ${r.damage.kind}${r.damage.seq !== undefined ? ` at seq ${r.damage.seq}` : ''}: ${r.damage.message}`);
+  if (foreign > 0) problems.push(`${logPath}: ${foreign} event(s) of another session`);
+  if (manifest && s) {
+    if (manifest.head !== (s.head ?? null)) problems.push(`${manifestPath}: head ${String(manifest.head)} is not the log's last checksum ${s.head}`);
+    if (manifest.event_count !== s.events) problems.push(`${manifestPath}: event_count ${String(manifest.event_count)} but the log holds ${s.events}`);
+  }
+  for (const a of anchors) {
+    const at = ends.get(a.seq);
+    if (a.offset > limit) continue;
+    if (!at || at.end !== a.offset || at.checksum !== a.head) problems.push(`${join(dir, 'events.jsonl.ckpt')}: the anchor at seq ${a.seq} does not match the log`);
+  }
+  return { session: id, ok: problems.length === 0, events: s?.events ?? 0, head: s?.head, signature, problems, notes };
+}
+
+/** Verifies every session of a store. */
+export async function verifyStore(storeDir: string, trusted: Map<string, Buffer>, validator?: EventValidator, only?: string[]): Promise<StoredSessionReport[]> {
+  const root = join(storeDir, 'sessions');
+  if (!existsSync(root)) return [];
+  const ids = only ?? readdirSync(root).filter((id) => SESSION_ID_PATTERN.test(id)).sort();
+  const out: StoredSessionReport[] = [];
+  for (const id of ids) out.push(await verifySessionDir(join(root, id), trusted, validator));
+  return out;
+}
+
+export const RECEIPT_TYPE = 'sp.handoff-receipt';
+
+export function isReceipt(value: unknown): value is Record<string, unknown> {
+  return isObject(value) && value.type === RECEIPT_TYPE;
+}
+
+export function isManifest(value: unknown): value is Record<string, unknown> {
+  return isObject(value) && typeof value.session_id === 'string' && 'event_count' in value && 'head' in value;
+}
+
+export interface ReceiptReport {
+  receipt: string;
+  ok: boolean;
+  signature: SignatureCheck;
+  problems: string[];
+}
+
+/**
+ * Verifies a handoff receipt: its signature, and, when the store holds the session, that the
+ * handoff event it names is there with the checksum it records.
+ */
+export async function verifyReceipt(receipt: Record<string, unknown>, trusted: Map<string, Buffer>, storeDir?: string): Promise<ReceiptReport> {
+  const problems: string[] = [];
+  const signature = checkSignature(receipt, trusted);
+  if (signature.status !== 'trusted') problems.push(signature.message);
+  for (const field of ['receipt_id', 'session_id', 'from_agent', 'to_agent', 'event_seq', 'event_checksum']) {
+    if (receipt[field] === undefined) problems.push(`no ${field}`);
+  }
+  const session = String(receipt.session_id);
+  const dir = storeDir && SESSION_ID_PATTERN.test(session) ? join(storeDir, 'sessions', session) : undefined;
+  if (dir && existsSync(join(dir, LOG_FILE))) {
+    let found: Record<string, unknown> | undefined;
+    for await (const line of fileLines(join(dir, LOG_FILE))) {
+      const v = parseJsonObject(line.text).value;
+      if (v && v.seq === receipt.event_seq) {
+        found = v;
+        break;
+      }
+    }
+    if (!found) problems.push(`the store has no seq ${String(receipt.event_seq)} in ${session}`);
+    else {
+      if (found.checksum !== receipt.event_checksum) problems.push(`seq ${String(receipt.event_seq)} of ${session} has checksum ${String(found.checksum)}, the receipt records ${String(receipt.event_checksum)}`);
+      const p = isObject(found.payload) ? found.payload : {};
+      if (found.type !== 'handoff' || p.receipt_id !== receipt.receipt_id) problems.push(`seq ${String(receipt.event_seq)} of ${session} is not this receipt's handoff event`);
+    }
+  }
+  return { receipt: String(receipt.receipt_id), ok: problems.length === 0, signature, problems };
+}

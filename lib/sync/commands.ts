@@ -1,0 +1,138 @@
+// The sp-sync subcommands over the store (bin/sp-sync.ts parses arguments and calls these).
+import { inputsFrom, readObjects, NdjsonWriter } from '../ndjson.js';
+import { EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE, UserError, warn } from '../diagnostics.js';
+import { createProgress } from '../progress.js';
+import { Store, resolveStoreDir, spHome, generateKeys, keysDir, type IngestItem } from '../store/index.js';
+import { toIso } from '../event.js';
+import { join } from 'node:path';
+
+export interface CommonArgs {
+  store?: string;
+  quiet: boolean;
+  json: boolean;
+}
+
+function openWriter(args: CommonArgs): Store {
+  return Store.open(resolveStoreDir(args.store));
+}
+
+function openReader(args: CommonArgs): Store {
+  return Store.open(resolveStoreDir(args.store), { readonly: true });
+}
+
+async function* items(files: string[] | undefined): AsyncGenerator<IngestItem> {
+  for await (const { value, line, source } of readObjects(inputsFrom(files))) yield { event: value, where: `${source}:${line.number}` };
+}
+
+export async function ingestCommand(args: CommonArgs & { files?: string[] }): Promise<number> {
+  const store = openWriter(args);
+  const progress = createProgress({ unit: 'events', quiet: args.quiet });
+  try {
+    const result = await store.ingest(items(args.files), { onBatch: (n, session) => progress.tick(n, session) });
+    progress.done();
+    if (args.json) process.stdout.write(JSON.stringify(result) + '\n');
+    else if (!args.quiet) {
+      warn(undefined, `${result.added} new event${result.added === 1 ? '' : 's'} stored, ${result.skipped} already stored, in ${result.sessions.length} session${result.sessions.length === 1 ? '' : 's'} (${store.dir})`);
+    }
+    return result.rejected > 0 ? EXIT_USAGE : EXIT_OK;
+  } finally {
+    progress.done();
+    store.close();
+  }
+}
+
+export function lsCommand(args: CommonArgs & { all: boolean }): number {
+  const store = openReader(args);
+  try {
+    const sessions = store.sessions({ all: args.all });
+    if (args.json) {
+      for (const s of sessions) process.stdout.write(JSON.stringify(s) + '\n');
+      return EXIT_OK;
+    }
+    for (const s of sessions) {
+      const when = s.last_ts !== null ? toIso(s.last_ts).slice(0, 16).replace('T', ' ') : '-';
+      process.stdout.write(
+        [s.id, (s.agent ?? '-').padEnd(6), String(s.events).padStart(6), when, (s.owner ?? '-').padEnd(6), (s.deleted ? '[deleted] ' : '') + (s.title ?? '')].join('  ') + '\n',
+      );
+    }
+    return EXIT_OK;
+  } finally {
+    store.close();
+  }
+}
+
+export async function logCommand(args: CommonArgs & { session: string; since?: number }): Promise<number> {
+  const store = openReader(args);
+  try {
+    const id = store.resolveSession(args.session);
+    const out = new NdjsonWriter(process.stdout);
+    for await (const event of store.events(id, { since: args.since })) await out.writeLine(JSON.stringify(event));
+    await out.end();
+    return EXIT_OK;
+  } finally {
+    store.close();
+  }
+}
+
+export function searchCommand(args: CommonArgs & { text: string; limit: number; session?: string }): number {
+  const store = openReader(args);
+  try {
+    const hits = store.search(args.text, { limit: args.limit, session: args.session });
+    for (const h of hits) {
+      if (args.json) process.stdout.write(JSON.stringify(h) + '\n');
+      else process.stdout.write(`${h.session}  seq ${h.seq}  ${h.type}: ${h.snippet}\n`);
+    }
+    return hits.length > 0 ? EXIT_OK : EXIT_CHECK_FAILED;
+  } finally {
+    store.close();
+  }
+}
+
+export function reindexCommand(args: CommonArgs): number {
+  const store = openWriter(args);
+  try {
+    store.reindex();
+    if (!args.quiet) warn(undefined, `index rebuilt from ${store.sessions({ all: true }).length} session logs`);
+    return EXIT_OK;
+  } finally {
+    store.close();
+  }
+}
+
+export function keygenCommand(args: CommonArgs): number {
+  const keys = generateKeys(spHome());
+  const pub = join(keysDir(spHome()), 'id_ed25519.pub');
+  if (args.json) process.stdout.write(JSON.stringify({ key_id: keys.keyId, public_key: pub }) + '\n');
+  else process.stdout.write(`${keys.keyId}\n`);
+  if (!args.quiet && !args.json) warn(undefined, `key pair written to ${keysDir(spHome())} (share ${pub}; others trust it by copying it into their keys/trusted/)`);
+  return EXIT_OK;
+}
+
+export function rmCommand(args: CommonArgs & { session: string; reason?: string }): number {
+  const store = openWriter(args);
+  try {
+    const id = store.resolveSession(args.session);
+    const r = store.remove(id, args.reason);
+    if (!args.quiet) warn(id, r.added ? 'tombstone appended (hidden from ls and search; nothing removed)' : 'already deleted');
+    return EXIT_OK;
+  } finally {
+    store.close();
+  }
+}
+
+export async function forkCommand(args: CommonArgs & { session: string; at: number; reason: string }): Promise<number> {
+  const store = openWriter(args);
+  try {
+    const id = store.resolveSession(args.session);
+    const r = await store.fork(id, args.at, args.reason);
+    process.stdout.write(args.json ? JSON.stringify({ session: r.session, parent: id, at: args.at, events: r.events }) + '\n' : `${r.session}\n`);
+    return EXIT_OK;
+  } finally {
+    store.close();
+  }
+}
+
+export function requireText(value: string | undefined, what: string): string {
+  if (value === undefined || value === '') throw new UserError(`${what} is required (see --help)`);
+  return value;
+}
