@@ -4,14 +4,18 @@ import type { Adapter } from '../lib/adapter.js';
 import { UserError } from '../lib/diagnostics.js';
 import { claude } from './claude/index.js';
 import { codex } from './codex/index.js';
+import { gemini } from './gemini/index.js';
 import { hermes } from './hermes/index.js';
 import { pi } from './pi/index.js';
+import { qwen } from './qwen/index.js';
 
 export const adapters: Record<string, Adapter> = {
   claude,
   codex,
+  gemini,
   hermes,
   pi,
+  qwen,
 };
 
 /** The adapter for an agent name; a UserError (exit 2) naming the known agents otherwise. */

@@ -1,0 +1,146 @@
+// `sp-materialize gemini`: canonical events → a NEW Gemini CLI session that the real client
+// resumes with `gemini --resume <id>` (formats/gemini-qwen.md §2.5). What this writer guarantees:
+//   * `<home>/tmp/<slug>/chats/session-<UTC minute>-<id8>.jsonl`, created atomically, never
+//     overwritten; `<slug>` is the one the client's registry finds for the project root, and a new
+//     project is registered with new files only (`tmp/<slug>/.project_root`; the client records it
+//     in projects.json itself), so no file of the user's is changed;
+//   * line 1 metadata {sessionId, projectHash, startTime, lastUpdated, kind:"main"}, both times the
+//     import time, so the client's 30-day clean-up does not delete the session;
+//   * messages with string ids, types user/gemini only; each tool result once, in toolCalls[].result
+//     (the client's own files also repeat it in a user message, which it then sends twice, §2.4);
+//     no `<session_context>` message, no patches; a user text the client would skip (starting with
+//     `/` or `?`) is prefixed with U+200B so it is sent.
+import { createHash, randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { MaterializeOptions } from '../../lib/adapter.js';
+import { createFileAtomic } from '../../lib/atomic.js';
+import { UserError } from '../../lib/diagnostics.js';
+import { toIso, type SpEvent } from '../../lib/event.js';
+import { str, type Json } from '../../lib/json.js';
+import { LossLedger, payloadOf, selectSession, shellQuote, writeLines, type WriterResult } from '../../lib/writer.js';
+import { resolveCwd } from '../claude/slug.js';
+import { defaultHome, sessionFileName, tmpDir } from './paths.js';
+import { projectSlugFor } from './project.js';
+import { AGENT } from './records.js';
+import { activePath, planTurns, type ModelStep } from './turns.js';
+
+/** The client version this writer was verified against. */
+export const CLIENT_VERSION = '0.61.0';
+/** The model gemini messages name when the source names none (write_todos needs a 2.x model). */
+export const DEFAULT_MODEL = 'gemini-2.5-pro';
+
+export interface GeminiMaterializeResult extends WriterResult {
+  /** The project folder, and whether this write registered it (new `.project_root`). */
+  slug: string;
+  registered: boolean;
+}
+
+/** What the client would skip as a slash command or `?` help (it trims first). */
+export function skippedByClient(text: string): boolean {
+  const t = text.trim();
+  return t.startsWith('/') || t.startsWith('?');
+}
+
+function modelLine(step: ModelStep, model: string): Json {
+  const record: Json = { id: randomUUID(), timestamp: toIso(step.ts), type: 'gemini', content: step.texts.join('\n\n') };
+  if (step.thoughts.length > 0) {
+    record.thoughts = step.thoughts.map((t) => ({ subject: t.subject ?? '', description: t.text, timestamp: toIso(t.ts) }));
+  }
+  if (step.usage) record.tokens = step.usage;
+  record.model = model;
+  if (step.calls.length > 0) {
+    record.toolCalls = step.calls.map((call) => {
+      // The client keeps `<tool>__<raw id>` and sends the raw id (§2.3).
+      const id = call.callId.startsWith(`${call.name}__`) ? call.callId : `${call.name}__${call.callId}`;
+      const response = call.result!.isError ? { error: call.result!.text } : { output: call.result!.text };
+      return {
+        id,
+        name: call.name,
+        args: call.args,
+        result: [{ functionResponse: { id, name: call.name, response } }],
+        status: call.result!.isError ? 'error' : 'success',
+        timestamp: toIso(call.result!.ts),
+      };
+    });
+  }
+  return record;
+}
+
+export async function materializeGemini(events: AsyncIterable<SpEvent>, options: MaterializeOptions = {}): Promise<GeminiMaterializeResult> {
+  const selected = await selectSession(events, options.session);
+  const sp = selected.start ? payloadOf(selected.start) : {};
+  const sessionCwd = str(options.cwd) ?? str(sp.cwd);
+  if (!sessionCwd) throw new UserError('the session names no cwd: pass --cwd DIR (the project folder the client will resume it from)');
+  if (options.mkcwd && !options.dryRun) mkdirSync(resolve(sessionCwd), { recursive: true });
+  const cwd = resolveCwd(sessionCwd);
+  const home = resolve(options.home ?? defaultHome());
+  const ledger = new LossLedger(options.onLoss);
+  for (const [id, other] of selected.others) {
+    ledger.add({ action: 'dropped', code: 'child-session', reason: `session ${id}${other.nativeId ? ` (native ${other.nativeId})` : ''}, ${other.count} event(s), is a separate session: not written` });
+  }
+  let sessionId: string;
+  if (options.sameId) {
+    const nativeId = str(sp.native_id);
+    if (selected.start?.agent !== AGENT || !nativeId) throw new UserError(`--same-id keeps a Gemini CLI session's own id; this session comes from ${selected.start?.agent ?? 'an unknown agent'}`);
+    sessionId = nativeId;
+  } else {
+    sessionId = randomUUID();
+  }
+
+  const fromGemini = selected.start?.agent === AGENT;
+  const sourceModel = fromGemini ? str(sp.model) : undefined;
+  const turns = planTurns(activePath(selected.events, ledger), { ledger, target: AGENT, artifactsDir: options.artifactsDir, safety: options.safety !== false });
+  const now = Date.now();
+  const lines: string[] = [
+    JSON.stringify({ sessionId, projectHash: createHash('sha256').update(cwd).digest('hex'), startTime: toIso(now / 1000), lastUpdated: toIso(now / 1000), kind: 'main' }),
+  ];
+  let userTurns = 0;
+  for (const turn of turns) {
+    if (turn.kind === 'user') {
+      const parts = turn.parts.map((part) => {
+        if (typeof part.text === 'string' && skippedByClient(part.text)) {
+          ledger.add({ action: 'transformed', code: 'slash-text', reason: 'a user text starting with / or ? (the client skips those): prefixed with U+200B' });
+          return { ...part, text: `\u200b${part.text}` };
+        }
+        return part;
+      });
+      userTurns += 1;
+      lines.push(JSON.stringify({ id: randomUUID(), timestamp: toIso(turn.ts), type: 'user', content: parts }));
+    } else {
+      // Another agent's model names mean nothing to the Gemini API: its steps take the default.
+      lines.push(JSON.stringify(modelLine(turn, options.model ?? (fromGemini ? turn.model ?? sourceModel : undefined) ?? DEFAULT_MODEL)));
+    }
+  }
+  if (userTurns === 0) throw new UserError('nothing to write: the session has no user message (the client lists only sessions with one)');
+
+  const { slug, register } = projectSlugFor(home, cwd);
+  const chats = join(tmpDir(home), slug, 'chats');
+  const path = join(chats, sessionFileName(now, sessionId));
+  if (options.sameId) {
+    // Another file of the same session would make `--resume` ambiguous.
+    if (existsSync(path)) throw new UserError('exists already: --same-id never overwrites a session', path);
+  }
+  if (!options.dryRun) {
+    mkdirSync(chats, { recursive: true });
+    if (register && !existsSync(join(tmpDir(home), slug, '.project_root'))) createFileAtomic(join(tmpDir(home), slug, '.project_root'), [cwd], 0o644);
+  }
+  writeLines(path, lines, { finalNewline: true, dryRun: options.dryRun, onLine: options.onLine });
+
+  const model = options.model ?? sourceModel ?? DEFAULT_MODEL;
+  const result: GeminiMaterializeResult = {
+    agent: AGENT,
+    session_id: sessionId,
+    path,
+    cwd,
+    resume: `cd ${shellQuote(cwd)} && gemini --resume ${sessionId} -m ${shellQuote(model)}`,
+    records: lines.length,
+    written_as: 'rebuilt',
+    source_session: selected.session,
+    changes: ledger.counts,
+    slug,
+    registered: register,
+  };
+  if (options.dryRun) result.dry_run = true;
+  return result;
+}

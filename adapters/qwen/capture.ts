@@ -1,0 +1,57 @@
+// `capture` for Qwen Code: one session file → session.start (envelope values from the first record,
+// title and model from one pass), then every line in file order through the record mapper. With a
+// cursor, capture continues after the last consumed line, a last line without its newline waits,
+// and the mapper's state comes back from the cursor. The file is opened read-only.
+import { statSync } from 'node:fs';
+import type { CaptureOptions, SessionRef } from '../../lib/adapter.js';
+import { readError } from '../../lib/diagnostics.js';
+import type { SpEvent } from '../../lib/event.js';
+import { captureLines, cursorFor, emitterFor, rawFinalNewline, sourceExtent, storeNextSeq, storePosition } from '../../lib/cursor.js';
+import type { Json } from '../../lib/json.js';
+import type { Line } from '../../lib/lines.js';
+import { readHead, summarize } from './discover.js';
+import { AGENT, QwenMapper, SESSION_KEYS, newQwenState, type QwenState } from './records.js';
+
+export async function* captureQwen(ref: SessionRef, options: CaptureOptions = {}): AsyncGenerator<SpEvent> {
+  const incremental = options.cursor !== undefined;
+  const cursor = cursorFor(AGENT, ref, options.cursor);
+  const path = ref.path;
+  const position = cursor.sources[path];
+  const { size } = sourceExtent(path, position, 'Qwen Code session file');
+  const state: QwenState = (cursor.state as QwenState | undefined) ?? newQwenState();
+  cursor.state = state;
+  const emitter = emitterFor(cursor, AGENT, ref.native_id);
+  const mapper = new QwenMapper({ emitter, path, state, raw: options.raw, onDiagnostic: options.onDiagnostic });
+
+  const start = async (): Promise<SpEvent> => {
+    const head = readHead(path) ?? {};
+    const info = await summarize({ ...ref }).catch(() => ref);
+    const level: Record<string, string> = {};
+    for (const key of SESSION_KEYS) if (typeof head[key] === 'string') level[key] = head[key] as string;
+    const payload: Json = { native_id: ref.native_id, source_path: path };
+    if (level.cwd !== undefined) payload.cwd = level.cwd;
+    if (level.version !== undefined) payload.version = level.version;
+    if (level.gitBranch !== undefined) payload.git_branch = level.gitBranch;
+    if (typeof info.model === 'string') payload.model = info.model;
+    if (typeof info.title === 'string') payload.title = info.title;
+    payload.envelope = level;
+    if (options.raw) payload.raw_final_newline = rawFinalNewline(path, size, incremental);
+    const ts = info.first_ts ?? statSync(path).mtimeMs / 1000;
+    return mapper.start(payload, ts, level);
+  };
+
+  let last: Line | undefined;
+  try {
+    for await (const line of captureLines(path, position, size, incremental)) {
+      if (!state.started) yield await start();
+      for (const event of mapper.line(line)) yield event;
+      last = line;
+    }
+  } catch (err) {
+    throw readError(err, path);
+  }
+  if (!state.started && !incremental) yield await start();
+  storePosition(cursor, path, last);
+  if (state.started) storeNextSeq(cursor, emitter);
+  options.onCursor?.(cursor);
+}

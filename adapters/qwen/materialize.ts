@@ -1,0 +1,104 @@
+// `sp-materialize qwen`: canonical events → a NEW Qwen Code session that the real client resumes
+// with `qwen --resume <id>` (formats/gemini-qwen.md §3.3–§3.5). What this writer guarantees:
+//   * `<runtime>/projects/<cwd, [^A-Za-z0-9] → ->/chats/<uuid>.jsonl`, created atomically, never
+//     overwritten (no other file is touched: the client needs no registry);
+//   * one linear `parentUuid` chain (null only at the root, the last line the leaf), one sessionId,
+//     types user/assistant/tool_result only, `cwd` = the exact project root on every record;
+//   * `message` = {role: "user"|"model", parts: Part objects}; function calls and responses with
+//     matching ids, one tool_result record per call right after the assistant record that made it.
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { MaterializeOptions } from '../../lib/adapter.js';
+import { UserError } from '../../lib/diagnostics.js';
+import { toIso, type SpEvent } from '../../lib/event.js';
+import { str, type Json } from '../../lib/json.js';
+import { LossLedger, payloadOf, selectSession, shellQuote, writeLines, type WriterResult } from '../../lib/writer.js';
+import { resolveCwd } from '../claude/slug.js';
+import { activePath, planTurns } from '../gemini/turns.js';
+import { projectFolder, projectsDir, runtimeDir } from './paths.js';
+import { AGENT } from './records.js';
+
+export const CLIENT_VERSION = '0.24.4';
+/** The model assistant records name when the source names none (the client continues with its own). */
+export const DEFAULT_MODEL = 'qwen3-coder-plus';
+
+export function sessionPath(runtime: string, cwd: string, sessionId: string): string {
+  return join(projectsDir(runtime), projectFolder(cwd), 'chats', `${sessionId}.jsonl`);
+}
+
+export async function materializeQwen(events: AsyncIterable<SpEvent>, options: MaterializeOptions = {}): Promise<WriterResult> {
+  const selected = await selectSession(events, options.session);
+  const sp = selected.start ? payloadOf(selected.start) : {};
+  const sessionCwd = str(options.cwd) ?? str(sp.cwd);
+  if (!sessionCwd) throw new UserError('the session names no cwd: pass --cwd DIR (the project folder the client will resume it from)');
+  if (options.mkcwd && !options.dryRun) mkdirSync(resolve(sessionCwd), { recursive: true });
+  const cwd = resolveCwd(sessionCwd);
+  const runtime = runtimeDir(options.home);
+  const ledger = new LossLedger(options.onLoss);
+  for (const [id, other] of selected.others) {
+    ledger.add({ action: 'dropped', code: 'child-session', reason: `session ${id}${other.nativeId ? ` (native ${other.nativeId})` : ''}, ${other.count} event(s), is a separate session: not written` });
+  }
+  const fromQwen = selected.start?.agent === AGENT;
+  let sessionId: string;
+  if (options.sameId) {
+    const nativeId = str(sp.native_id);
+    if (!fromQwen || !nativeId) throw new UserError(`--same-id keeps a Qwen Code session's own id; this session comes from ${selected.start?.agent ?? 'an unknown agent'}`);
+    sessionId = nativeId;
+  } else {
+    sessionId = randomUUID();
+  }
+  const path = sessionPath(runtime, cwd, sessionId);
+  if (existsSync(path)) throw new UserError('exists already: a session is never overwritten', path);
+
+  const turns = planTurns(activePath(selected.events, ledger), { ledger, target: AGENT, artifactsDir: options.artifactsDir, safety: options.safety !== false });
+  const gitBranch = str(sp.git_branch);
+  const lines: string[] = [];
+  let parent: string | null = null;
+  const add = (type: string, ts: number, body: Json): void => {
+    const uuid = randomUUID();
+    const record: Json = { uuid, parentUuid: parent, sessionId, timestamp: toIso(ts), type, cwd, version: CLIENT_VERSION };
+    if (gitBranch) record.gitBranch = gitBranch;
+    lines.push(JSON.stringify({ ...record, ...body }));
+    parent = uuid;
+  };
+  let users = 0;
+  for (const turn of turns) {
+    if (turn.kind === 'user') {
+      users += 1;
+      add('user', turn.ts, { provenance: 'real_user', message: { role: 'user', parts: turn.parts } });
+      continue;
+    }
+    const parts: Json[] = [];
+    for (const t of turn.thoughts) parts.push({ text: t.subject ? `**${t.subject}** ${t.text}` : t.text, thought: true });
+    for (const text of turn.texts) parts.push({ text });
+    for (const call of turn.calls) parts.push({ functionCall: { id: call.callId, name: call.name, args: call.args } });
+    if (parts.length === 0) continue;
+    const model = options.model ?? (fromQwen ? turn.model ?? str(sp.model) : undefined) ?? DEFAULT_MODEL;
+    add('assistant', turn.ts, { provenance: 'assistant_output', model, message: { role: 'model', parts } });
+    for (const call of turn.calls) {
+      const result = call.result!;
+      const response = result.isError ? { error: result.text } : { output: result.text };
+      add('tool_result', result.ts, {
+        provenance: 'tool_result',
+        message: { role: 'user', parts: [{ functionResponse: { id: call.callId, name: call.name, response } }] },
+        toolCallResult: { callId: call.callId, status: result.isError ? 'error' : 'success' },
+      });
+    }
+  }
+  if (users === 0) throw new UserError('nothing to write: the session has no user message');
+  writeLines(path, lines, { finalNewline: true, dryRun: options.dryRun, onLine: options.onLine });
+  const result: WriterResult = {
+    agent: AGENT,
+    session_id: sessionId,
+    path,
+    cwd,
+    resume: `cd ${shellQuote(cwd)} && qwen --resume ${sessionId}`,
+    records: lines.length,
+    written_as: 'rebuilt',
+    source_session: selected.session,
+    changes: ledger.counts,
+  };
+  if (options.dryRun) result.dry_run = true;
+  return result;
+}

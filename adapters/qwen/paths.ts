@@ -1,0 +1,39 @@
+// Where Qwen Code keeps sessions (formats/gemini-qwen.md §3.1): `<runtime>/projects/<cwd with every
+// [^A-Za-z0-9] → "->/chats/<sessionId>.jsonl`. The home is `$QWEN_HOME` (it IS the `.qwen` folder)
+// or `~/.qwen`; `QWEN_RUNTIME_DIR` moves `projects/` (and other runtime data) elsewhere.
+import { homedir } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
+
+export const HOME_ENV = 'QWEN_HOME';
+
+export function defaultHome(): string {
+  const fromEnv = process.env[HOME_ENV];
+  return fromEnv && fromEnv.trim() !== '' ? resolve(fromEnv) : join(homedir(), '.qwen');
+}
+
+/** The folder holding `projects/`: QWEN_RUNTIME_DIR when the home is the default one. */
+export function runtimeDir(home: string | undefined): string {
+  if (home !== undefined) return resolve(home);
+  const runtime = process.env.QWEN_RUNTIME_DIR;
+  return runtime && runtime.trim() !== '' ? resolve(runtime) : defaultHome();
+}
+
+export function projectsDir(runtime: string): string {
+  return join(runtime, 'projects');
+}
+
+/** The project folder name of a cwd (the client lower-cases it on Windows only). */
+export function projectFolder(cwd: string): string {
+  return cwd.replace(/[^A-Za-z0-9]/g, '-');
+}
+
+/** The client's accepted session file names. */
+export const SESSION_FILE = /^[0-9a-fA-F-]{32,36}\.jsonl$/;
+
+/** For `<runtime>/projects/<folder>/chats/<id>.jsonl`: the runtime folder. */
+export function runtimeOfFile(path: string): string | undefined {
+  const chats = dirname(resolve(path));
+  if (basename(chats) !== 'chats') return undefined;
+  const projects = dirname(dirname(chats));
+  return basename(projects) === 'projects' ? dirname(projects) : undefined;
+}
