@@ -1,13 +1,453 @@
 #!/usr/bin/env node
-// npm run bench: every benchmark in turn. Each prints its own table with ratios to a baseline
-// measured in the same run. Generated inputs are cached in bench/out/ (git-ignored).
-import { spawnSync } from 'node:child_process';
+// npm run bench [-- --quick] [-- --runs N] [-- --only capture,pipeline,redact,verify,compile,hermes,startup,ingest]
+//
+// One table: every figure next to a baseline measured in the same run, on the same input, as a
+// ratio (absolute times are noisy on a shared machine). Throughput rows: `× bare` is the speed
+// relative to a bare readline+JSON.parse pass over the same file (higher is better), `× jq` relative
+// to `jq -c .` (skipped with a note when jq is missing). Start-up rows: time relative to
+// `node -e ''` (lower is better). Hermes rows: relative to a bare better-sqlite3 SELECT.
+// Runs are interleaved (baseline, jq, each pass; again) and the best wall time of each is kept,
+// so load that comes and goes hits all alike; peak RSS is the highest seen (GNU time, %M).
+// Inputs are generated once into bench/out/ (git-ignored). The table is also written to
+// bench/out/results.json, and after a full run to bench/RESULTS.md.
+import { parseArgs } from 'node:util';
+import { spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { root } from './lib.mjs';
+import { lineCount, outDir, root, sizeMb, table } from './lib.mjs';
+import { syntheticFile, withSecrets, workFile } from './inputs.mjs';
+import { nativeFile } from './native.mjs';
 
-const benches = ['verify.mjs', 'redact.mjs', 'compile.mjs', 'hermes.mjs'];
-for (const name of benches) {
-  console.log(`\n## ${name}\n`);
-  const r = spawnSync(process.execPath, [join(root, 'bench', name), ...process.argv.slice(2)], { stdio: 'inherit' });
-  if (r.status !== 0) process.exit(r.status ?? 1);
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    runs: { type: 'string' },
+    only: { type: 'string' },
+  },
+});
+const quick = values.quick;
+const runs = Number(values.runs ?? (quick ? 1 : 3));
+const only = values.only ? new Set(values.only.split(',')) : undefined;
+const want = (section) => !only || only.has(section);
+// Sizes of the scaled inputs (MB), and the event count of the "100k-event session".
+const sizes = quick ? [2, 10] : [10, 100, 1024];
+const sessionEvents = quick ? 10_000 : 100_000;
+const hermesMessages = quick ? 20_000 : 100_000;
+const bigMb = 1024;
+
+const bin = (name) => join(root, 'dist', 'bin', `sp-${name}.js`);
+const node = process.execPath;
+const baselineParse = join(root, 'bench', 'baseline-parse.mjs');
+const jq = spawnSync('jq', ['--version'], { encoding: 'utf8' });
+const jqVersion = jq.status === 0 ? jq.stdout.trim() : undefined;
+const spHome = mkdtempSync(join(tmpdir(), 'sp-bench-home-'));
+const scratch = mkdtempSync(join(tmpdir(), 'sp-bench-'));
+const machine = {
+  nproc: cpus().length,
+  load_at_start: loadavg().map((l) => l.toFixed(2)).join(' '),
+  node: process.version,
+  jq: jqVersion ?? 'missing',
+  date: new Date().toISOString(),
+  mode: quick ? 'quick' : 'full',
+  runs,
+};
+const log = (msg) => process.stderr.write(`bench: ${msg}\n`);
+
+// ---------------------------------------------------------------------------------------------
+// Measuring: a bash pipeline whose measured stages run under GNU time (peak RSS, CPU time).
+
+const q = (s) => `'${String(s).replace(/'/g, `'\\''`)}'`;
+let timeFiles = 0;
+
+/**
+ * Runs `stages` (argv lists) as one pipeline, stdin from `input` when given; the last stage's
+ * output goes to `wc -l` when `count`, else to /dev/null. Resolves to wall seconds, the highest
+ * peak RSS of the stages (MB), their CPU seconds, the line count and the exit code.
+ */
+function pipeline(stages, { input, count = false, env } = {}) {
+  const files = stages.map(() => join(scratch, `time-${timeFiles++}`));
+  const parts = stages.map((argv, i) => `/usr/bin/time -f '%M %U %S' -o ${q(files[i])} ${argv.map(q).join(' ')}`);
+  const script = (input ? `${parts[0]} < ${q(input)}` : parts[0]) + parts.slice(1).map((p) => ` | ${p}`).join('') + (count ? ' | wc -l' : ' > /dev/null');
+  return new Promise((resolve, reject) => {
+    const start = process.hrtime.bigint();
+    const child = spawn('bash', ['-o', 'pipefail', '-c', script], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, SP_HOME: spHome, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+      let rssMb = 0;
+      let cpuSeconds = 0;
+      for (const file of files) {
+        const m = existsSync(file) ? /(\d+) ([\d.]+) ([\d.]+)\s*$/.exec(readFileSync(file, 'utf8')) : null;
+        if (m) {
+          rssMb = Math.max(rssMb, Number(m[1]) / 1024);
+          cpuSeconds += Number(m[2]) + Number(m[3]);
+        }
+        rmSync(file, { force: true });
+      }
+      resolve({ seconds, rssMb, cpuSeconds, code, lines: count ? Number(stdout.trim()) : undefined, stderr });
+    });
+  });
 }
+
+/** Interleaved runs of `passes` ({ key, stages, options, okCodes }); the best wall time of each. */
+async function interleaved(passes) {
+  const bestOf = new Map();
+  for (let i = 0; i < (runsOverride ?? runs); i++) {
+    for (const pass of passes) {
+      const r = await pipeline(pass.stages, pass.options);
+      if (!(pass.okCodes ?? [0]).includes(r.code)) throw new Error(`${pass.key} failed (exit ${r.code}): ${r.stderr.slice(0, 2000)}`);
+      const top = bestOf.get(pass.key);
+      bestOf.set(pass.key, !top || r.seconds < top.seconds ? { ...r, rssMb: Math.max(r.rssMb, top?.rssMb ?? 0) } : { ...top, rssMb: Math.max(r.rssMb, top.rssMb) });
+    }
+  }
+  return bestOf;
+}
+
+/** Set while the 1 GB inputs run (once each). */
+let runsOverride;
+
+// ---------------------------------------------------------------------------------------------
+// The table.
+
+const rows = [];
+const goals = [];
+
+function addRow({ section, pass, input, events, mb, r, bare, jqr, goal, met, note }) {
+  rows.push({
+    section,
+    pass,
+    input,
+    events: events ?? null,
+    mb: mb ?? null,
+    seconds: r.seconds,
+    events_per_s: events ? events / r.seconds : null,
+    mb_per_s: mb ? mb / r.seconds : null,
+    peak_rss_mb: r.rssMb || null,
+    baseline_seconds: bare?.seconds ?? null,
+    ratio_bare: bare ? bare.seconds / r.seconds : null,
+    jq_seconds: jqr?.seconds ?? null,
+    ratio_jq: jqr ? jqr.seconds / r.seconds : null,
+    goal: goal ?? '',
+    met: met ?? null,
+    note: note ?? '',
+  });
+}
+
+function goal(name, met, detail) {
+  goals.push({ goal: name, met, detail });
+}
+
+const fmt = (v, digits = 2) => (v === null || v === undefined || Number.isNaN(v) ? '' : typeof v === 'number' ? v.toFixed(digits) : String(v));
+const fmtInt = (v) => (v === null || v === undefined ? '' : Math.round(v).toLocaleString('en-US'));
+
+function printable() {
+  const header = ['section', 'pass', 'input', 'events', 'MB', 's', 'events/s', 'MB/s', 'RSS MB', 'base s', '× base', 'jq s', '× jq', 'goal'];
+  const body = rows.map((r) => [
+    r.section,
+    r.pass,
+    r.input,
+    fmtInt(r.events),
+    fmt(r.mb, 0),
+    fmt(r.seconds, r.seconds < 1 ? 3 : 2),
+    fmtInt(r.events_per_s),
+    fmt(r.mb_per_s, 1),
+    fmt(r.peak_rss_mb, 0),
+    fmt(r.baseline_seconds, r.baseline_seconds !== null && r.baseline_seconds < 1 ? 3 : 2),
+    fmt(r.ratio_bare),
+    fmt(r.jq_seconds),
+    fmt(r.ratio_jq),
+    r.goal ? `${r.goal}: ${r.met ? 'met' : 'NOT met'}` : r.note,
+  ]);
+  return [header, ...body];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sections.
+
+/** The baselines for an NDJSON file: readline+JSON.parse and jq -c . */
+function baselinePasses(file) {
+  const passes = [{ key: 'bare', stages: [[node, baselineParse, file]] }];
+  if (jqVersion) passes.push({ key: 'jq', stages: [['jq', '-c', '.', file]] });
+  return passes;
+}
+
+const sizeLabel = (size) => (typeof size === 'number' ? `${size} MB` : `${(Number(size.replace(/lines$/, '')) / 1000).toFixed(0)}k lines`);
+const runsFor = (mb) => (mb > 500 ? 1 : runs);
+
+async function captureAndPipeline() {
+  const rssByBin = {};
+  for (const agent of ['claude', 'codex', 'pi']) {
+    for (const size of [...sizes.map((s) => `${s}mb`), `${sessionEvents}lines`]) {
+      if (size === `${bigMb}mb` && quick) continue;
+      log(`native ${agent} ${size}`);
+      const { path, mb } = nativeFile(agent, size);
+      const label = `${agent} ×${sizeLabel(size.endsWith('mb') ? Number(size.slice(0, -2)) : size)}`;
+      const passes = [...baselinePasses(path), { key: 'capture', stages: [[node, bin('capture'), agent, '--path', path]], options: { count: true } }];
+      if (want('pipeline')) {
+        passes.push({ key: 'pipeline', stages: [[node, bin('capture'), agent, '--path', path], [node, bin('redact'), '-q'], [node, bin('verify'), '-q']] });
+      }
+      const best = await withRuns(runsFor(mb), () => interleaved(passes));
+      const bare = best.get('bare');
+      const jqr = best.get('jq');
+      const cap = best.get('capture');
+      const events = cap.lines;
+      if (want('capture')) {
+        addRow({ section: 'capture', pass: `sp-capture ${agent}`, input: label, events, mb, r: cap, bare, jqr });
+        if (size.endsWith('mb')) (rssByBin[`sp-capture ${agent}`] ??= []).push([Number(size.slice(0, -2)), cap.rssMb]);
+      }
+      const pipe = best.get('pipeline');
+      if (pipe) {
+        const ratio = bare.seconds / pipe.seconds;
+        const rate = events / pipe.seconds;
+        const met = ratio >= 0.6 && rate >= 150_000;
+        addRow({ section: 'pipeline', pass: 'capture|redact|verify', input: label, events, mb, r: pipe, bare, jqr, goal: '≥0.6× bare, ≥150k ev/s', met });
+        goal(`full pipeline ${label}: ≥ 0.6× bare and ≥ 150k events/s`, met, `${ratio.toFixed(2)}×, ${Math.round(rate).toLocaleString('en-US')} events/s`);
+      }
+    }
+  }
+  return rssByBin;
+}
+
+/** Runs fn with the run count set to n (1 for the 1 GB inputs). */
+async function withRuns(n, fn) {
+  const saved = runsOverride;
+  runsOverride = n;
+  try {
+    return await fn();
+  } finally {
+    runsOverride = saved;
+  }
+}
+
+async function streams() {
+  const rssByBin = {};
+  for (const size of sizes) {
+    log(`synthetic ${size} MB`);
+    const file = await withSecrets(await syntheticFile(size));
+    const events = await lineCount(file);
+    const mb = sizeMb(file);
+    const label = `synthetic ${size} MB (+secrets)`;
+    const passes = [...baselinePasses(file)];
+    if (want('redact')) passes.push({ key: 'redact', stages: [[node, bin('redact'), '-q', file]] });
+    if (want('verify')) passes.push({ key: 'verify', stages: [[node, bin('verify'), '-q', file]] });
+    if (want('compile')) passes.push({ key: 'compile', stages: [[node, bin('compile'), '--for', 'codex', file]] });
+    const best = await withRuns(runsFor(mb), () => interleaved(passes));
+    for (const name of ['redact', 'verify', 'compile']) {
+      const r = best.get(name);
+      if (!r) continue;
+      addRow({ section: name, pass: `sp-${name}`, input: label, events, mb, r, bare: best.get('bare'), jqr: best.get('jq') });
+      (rssByBin[`sp-${name}`] ??= []).push([size, r.rssMb]);
+    }
+  }
+  if (want('compile')) {
+    log(`work session ${sessionEvents} events`);
+    const file = await workFile(sessionEvents);
+    const events = await lineCount(file);
+    const mb = sizeMb(file);
+    const passes = [
+      ...baselinePasses(file),
+      { key: 'codex', stages: [[node, bin('compile'), '--for', 'codex', file]] },
+      { key: 'claude', stages: [[node, bin('compile'), '--for', 'claude', file]] },
+      { key: 'render', stages: [[node, bin('compile'), '--for', 'codex', '--render', file]] },
+    ];
+    const best = await interleaved(passes);
+    for (const [key, pass] of [['codex', 'sp-compile --for codex'], ['claude', 'sp-compile --for claude'], ['render', 'sp-compile --for codex --render']]) {
+      const r = best.get(key);
+      const met = r.seconds < 2;
+      addRow({ section: 'compile', pass, input: `work session ${fmtInt(events)} events`, events, mb, r, bare: best.get('bare'), jqr: best.get('jq'), goal: '< 2 s', met });
+      if (events >= 100_000) goal(`${pass} of a ${fmtInt(events)}-event session < 2 s`, met, `${r.seconds.toFixed(2)} s`);
+    }
+  }
+  return rssByBin;
+}
+
+async function hermesSection() {
+  const { cached, Database } = await import('./hermes-db.mjs');
+  const many = cached(`hermes-${hermesMessages}-many`, hermesMessages, Math.max(1, Math.round(hermesMessages / 95)));
+  const one = cached(`hermes-${hermesMessages}-one`, hermesMessages, 1);
+  const bareScript = join(scratch, 'hermes-bare.mjs');
+  writeFileSync(
+    bareScript,
+    `process.env.SQLITE_USE_URI = '1';\nconst { default: D } = await import(${JSON.stringify(join(root, 'node_modules', 'better-sqlite3', 'lib', 'index.js'))});\n` +
+      `const db = new D('file:' + process.argv[2] + '?immutable=1', { readonly: true });\nlet n = 0;\n` +
+      `for (const row of db.prepare('SELECT * FROM messages ORDER BY session_id, id').iterate()) { n += row.content ? row.content.length : 0; }\nconsole.log(n);\n`,
+  );
+  const oneId = new Database(`file:${one.path}?immutable=1`, { readonly: true }).prepare('SELECT id FROM sessions').get().id;
+  const mb = sizeMb(many.path);
+  log(`hermes ${hermesMessages} messages`);
+  const best = await interleaved([
+    { key: 'bare', stages: [[node, bareScript, many.path]] },
+    { key: 'all', stages: [[node, bin('capture'), 'hermes', '--all', '--home', many.home]], options: { count: true } },
+    { key: 'bare-one', stages: [[node, bareScript, one.path]] },
+    { key: 'one', stages: [[node, bin('capture'), 'hermes', '--session', oneId, '--home', one.home]], options: { count: true } },
+  ]);
+  const all = best.get('all');
+  const label = `state.db ${fmtInt(hermesMessages)} messages`;
+  addRow({ section: 'hermes', pass: 'sp-capture hermes --all', input: `${label}, ${fmtInt(Math.round(hermesMessages / 95))} sessions`, events: all.lines, mb, r: all, bare: best.get('bare'), goal: '< 1 s', met: all.seconds < 1, note: 'base: bare SELECT *' });
+  goal(`Hermes capture of a ${fmtInt(hermesMessages)}-message state.db < 1 s`, all.seconds < 1, `${all.seconds.toFixed(2)} s (bare SELECT ${best.get('bare').seconds.toFixed(2)} s)`);
+  const single = best.get('one');
+  addRow({ section: 'hermes', pass: 'sp-capture hermes --session', input: `${label}, 1 session`, events: single.lines, mb: sizeMb(one.path), r: single, bare: best.get('bare-one'), note: 'base: bare SELECT *' });
+
+  // Incremental: a copy of the many-session database, captured once with a cursor; then one new
+  // row per run, captured with the cursor. Start-up is part of a real run, so it is shown too.
+  log('hermes incremental');
+  const incHome = join(scratch, 'hermes-incremental');
+  mkdirSync(incHome, { recursive: true });
+  copyFileSync(many.path, join(incHome, 'state.db'));
+  const cursor = join(scratch, 'hermes.cursor');
+  const first = await pipeline([[node, bin('capture'), 'hermes', '--all', '--home', incHome, '--cursor', cursor]]);
+  if (first.code !== 0) throw new Error(`hermes cursor capture failed: ${first.stderr}`);
+  const lastSession = new Database(join(incHome, 'state.db'), { readonly: true }).prepare('SELECT id FROM sessions ORDER BY started_at DESC LIMIT 1').get().id;
+  let bestInc;
+  let bestNode;
+  for (let i = 0; i < Math.max(3, runs); i++) {
+    const db = new Database(join(incHome, 'state.db'));
+    db.prepare("INSERT INTO messages (session_id, role, content, timestamp) VALUES (?, 'user', ?, ?)").run(lastSession, `one more question ${i}`, 1797000000 + i);
+    db.close();
+    const r = await pipeline([[node, bin('capture'), 'hermes', '--all', '--home', incHome, '--cursor', cursor]], { count: true });
+    if (r.code !== 0 || r.lines < 1) throw new Error(`incremental capture failed (exit ${r.code}, ${r.lines} lines): ${r.stderr}`);
+    if (!bestInc || r.seconds < bestInc.seconds) bestInc = r;
+    const n = await pipeline([[node, '-e', '']]);
+    if (!bestNode || n.seconds < bestNode.seconds) bestNode = n;
+  }
+  const beyondStart = bestInc.seconds - bestNode.seconds;
+  addRow({ section: 'hermes', pass: 'sp-capture hermes --all --cursor (1 new row)', input: label, events: bestInc.lines, r: bestInc, bare: bestNode, goal: '< 50 ms beyond node start-up', met: beyondStart < 0.05, note: "base: node -e ''" });
+  goal('Hermes incremental capture of one new row < 50 ms (beyond node start-up)', beyondStart < 0.05, `${(bestInc.seconds * 1000).toFixed(0)} ms, node -e '' ${(bestNode.seconds * 1000).toFixed(0)} ms → ${(beyondStart * 1000).toFixed(0)} ms`);
+}
+
+async function startup() {
+  log('start-up');
+  const names = ['capture', 'redact', 'compile', 'materialize', 'verify', 'sync'].filter((n) => existsSync(bin(n)));
+  const n = quick ? 7 : 21;
+  const samples = new Map([['node', []], ...names.map((name) => [name, []])]);
+  for (let i = 0; i < n; i++) {
+    samples.get('node').push((await pipeline([[node, '-e', '']])).seconds);
+    for (const name of names) samples.get(name).push((await pipeline([[node, bin(name), '--version']])).seconds);
+  }
+  const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
+  const base = { seconds: median(samples.get('node')) };
+  for (const name of names) {
+    const seconds = median(samples.get(name));
+    const ratio = seconds / base.seconds;
+    rows.push({
+      section: 'start-up',
+      pass: `sp-${name} --version`,
+      input: `median of ${n}`,
+      events: null,
+      mb: null,
+      seconds,
+      events_per_s: null,
+      mb_per_s: null,
+      peak_rss_mb: null,
+      baseline_seconds: base.seconds,
+      ratio_bare: ratio, // time ratio: lower is better
+      jq_seconds: null,
+      ratio_jq: null,
+      goal: "≤ 1.6× node -e ''",
+      met: ratio <= 1.6,
+      note: '',
+    });
+    goal(`start-up sp-${name} --version ≤ 1.6× node -e ''`, ratio <= 1.6, `${ratio.toFixed(2)}× (${(seconds * 1000).toFixed(0)} ms vs ${(base.seconds * 1000).toFixed(0)} ms)`);
+  }
+}
+
+async function ingest() {
+  const script = join(root, 'bench', 'ingest.mjs');
+  if (!existsSync(script)) {
+    rows.push({ section: 'ingest', pass: 'sp-sync ingest', input: '', events: null, mb: null, seconds: NaN, events_per_s: null, mb_per_s: null, peak_rss_mb: null, baseline_seconds: null, ratio_bare: null, jq_seconds: null, ratio_jq: null, goal: '', met: null, note: 'not available (bench/ingest.mjs missing)' });
+    return;
+  }
+  log('ingest');
+  const r = spawnSync(node, [script, ...(quick ? ['--quick'] : [])], { encoding: 'utf8', env: { ...process.env, SP_HOME: spHome }, maxBuffer: 1 << 24 });
+  const line = r.stdout.trim().split('\n').pop();
+  let result;
+  try {
+    result = JSON.parse(line);
+  } catch {
+    rows.push({ section: 'ingest', pass: 'sp-sync ingest', input: '', events: null, mb: null, seconds: NaN, events_per_s: null, mb_per_s: null, peak_rss_mb: null, baseline_seconds: null, ratio_bare: null, jq_seconds: null, ratio_jq: null, goal: '', met: null, note: `bench/ingest.mjs failed (exit ${r.status}): ${(r.stderr || line || '').trim().split('\n').pop()}` });
+    return;
+  }
+  const pick = (...keys) => keys.map((k) => result[k]).find((v) => v !== undefined);
+  const seconds = Number(pick('seconds', 's', 'wall_s'));
+  const baseSeconds = pick('baseline_seconds', 'bare_seconds', 'baseline_s');
+  const events = pick('events');
+  const mb = pick('mb', 'MB', 'input_mb');
+  rows.push({
+    section: 'ingest',
+    pass: pick('pass', 'name') ?? 'sp-sync ingest',
+    input: pick('input') ?? '',
+    events: events ?? null,
+    mb: mb ?? null,
+    seconds,
+    events_per_s: events ? events / seconds : null,
+    mb_per_s: mb ? mb / seconds : null,
+    peak_rss_mb: pick('peak_rss_mb', 'rss_mb', 'rssMb') ?? null,
+    baseline_seconds: baseSeconds ?? null,
+    ratio_bare: baseSeconds ? baseSeconds / seconds : null,
+    jq_seconds: null,
+    ratio_jq: null,
+    goal: '',
+    met: null,
+    note: 'from bench/ingest.mjs',
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+
+log(`${machine.mode} run: nproc ${machine.nproc}, load ${machine.load_at_start}, node ${machine.node}, jq ${machine.jq}`);
+mkdirSync(outDir, { recursive: true });
+const rss = {};
+if (want('startup')) await startup();
+if (want('capture') || want('pipeline')) Object.assign(rss, await captureAndPipeline());
+if (want('redact') || want('verify') || want('compile')) Object.assign(rss, await streams());
+if (want('hermes')) await hermesSection();
+if (want('ingest')) await ingest();
+
+// Peak RSS as the input grows, per binary (goal < 150 MB at every size, flat).
+for (const [name, points] of Object.entries(rss)) {
+  if (points.length < 2) continue;
+  const worst = Math.max(...points.map(([, r]) => r));
+  const flat = points[points.length - 1][1] <= points[0][1] * 1.5 + 10;
+  goal(`peak RSS ${name} < 150 MB and flat (${points.map(([s]) => `${s} MB`).join(' / ')})`, worst < 150 && flat, points.map(([, r]) => `${r.toFixed(0)}`).join(' / ') + ' MB');
+}
+
+const printed = table(printable());
+const notes = [
+  "× base: speed relative to the baseline on the same input (base s / s; higher is better) — the baseline is a bare readline+JSON.parse pass over the input file, for Hermes a bare better-sqlite3 SELECT * over its messages; start-up rows: time relative to node -e '' (lower is better).",
+  jqVersion ? `× jq: speed relative to \`jq -c .\` (${jqVersion}) over the same file.` : '× jq: skipped — jq is not installed (apt-get install -y jq).',
+  'events: output events for capture and the pipeline, input events otherwise. RSS: peak RSS (GNU time %M); for the pipeline the highest of its three processes.',
+];
+const goalLines = goals.map((g) => `${g.met ? 'met    ' : 'NOT met'}  ${g.goal}: ${g.detail}`);
+process.stdout.write(
+  `sp benchmarks (${machine.mode}, best of ${runs}; 1 GB inputs: 1 run) — nproc ${machine.nproc}, load at start ${machine.load_at_start}, node ${machine.node}\n\n` +
+    printed +
+    '\n\n' +
+    notes.join('\n') +
+    '\n\nGoals:\n' +
+    goalLines.join('\n') +
+    '\n',
+);
+writeFileSync(join(outDir, 'results.json'), JSON.stringify({ machine, rows, goals }, null, 2) + '\n');
+if (!quick && !only) {
+  const md = printable().map((r) => `| ${r.map((c) => String(c).replace(/\|/g, '\\|')).join(' | ')} |`);
+  md.splice(1, 0, `|${printable()[0].map(() => '---').join('|')}|`);
+  writeFileSync(
+    join(root, 'bench', 'RESULTS.md'),
+    `# Benchmark results\n\n\`npm run bench\` (full run), ${machine.date}.\n\n` +
+      `Machine: \`nproc\` ${machine.nproc}, load average at start ${machine.load_at_start}, node ${machine.node}, ${machine.jq}. ` +
+      `Best of ${runs} interleaved runs (1 GB inputs: 1 run).\n\n` +
+      md.join('\n') +
+      '\n\n' +
+      notes.map((n) => `- ${n}`).join('\n') +
+      '\n\n## Goals\n\n' +
+      goals.map((g) => `- ${g.met ? '**met**' : '**not met**'} — ${g.goal}: ${g.detail}`).join('\n') +
+      '\n',
+  );
+}
+rmSync(scratch, { recursive: true, force: true });
+rmSync(spHome, { recursive: true, force: true });

@@ -89,7 +89,10 @@ export function reportError(err: unknown): number {
 function drainStdout(): Promise<void> {
   return new Promise((resolve) => {
     if (process.stdout.writableLength === 0) return resolve();
-    process.stdout.once('drain', () => resolve());
+    // 'drain' only follows a write that returned false; bytes still queued after writes that were
+    // under the high-water mark never get one, and waiting for it left the top-level await
+    // unsettled (exit 13). An empty write's callback runs once everything before it is out.
+    process.stdout.write('', () => resolve());
     process.stdout.once('error', () => resolve());
   });
 }
