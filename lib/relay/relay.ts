@@ -11,6 +11,7 @@ import { SessionPicker } from '../writer.js';
 import { splitBranches, type Branch } from './branches.js';
 import { compiledOf, contextSession, type ContextSession } from './context.js';
 import { RelayLedger } from './ledger.js';
+import { relayTransform } from './translate.js';
 
 /** Targets whose sessions keep a tree the client continues on (the others get one branch per session). */
 export const TREE_TARGETS: ReadonlySet<string> = new Set(['pi']);
@@ -46,20 +47,6 @@ export interface RelayOutcome {
   /** The source session written. */
   session: string;
   context?: Pick<ContextSession, 'turns' | 'turnTokens' | 'room'> & { summarized: number };
-}
-
-type Transform = (events: AsyncIterable<SpEvent>, options: { target: string; thinking?: ThinkingMode; header?: boolean; onLoss?: (entry: LossEntry) => void }) => AsyncIterable<SpEvent>;
-
-/** The tool-vocabulary transform (translate.ts) when present; until then events pass unchanged. */
-async function loadTransform(): Promise<Transform> {
-  const specifier = './translate.js';
-  try {
-    const module = (await import(specifier)) as { relayTransform?: Transform };
-    if (typeof module.relayTransform === 'function') return module.relayTransform;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND' && !/Cannot find module|Failed to load url|Failed to resolve/.test(String((err as Error).message))) throw err;
-  }
-  return (events) => events;
 }
 
 async function* fromArray(events: SpEvent[]): AsyncGenerator<SpEvent> {
@@ -142,14 +129,13 @@ export async function relay(adapter: Adapter, input: AsyncIterable<SpEvent>, opt
   }
 
   // ---- transform and write --------------------------------------------------------------------------
-  const transform = await loadTransform();
   const write = async (list: SpEvent[], keep: (sourceSeq: number | undefined) => boolean): Promise<MaterializeResult> => {
     const onLoss = (entry: LossEntry): void => {
       const mapped = typeof entry.seq === 'number' ? { ...entry, seq: toSource(entry.seq) } : entry;
       if (keep(mapped.seq)) record(session, mapped);
     };
     options.onSession?.();
-    const stream = transform(fromArray(list), { target: adapter.id, thinking: options.thinking ?? 'keep-text', header: mode === 'history' && options.header !== false, onLoss });
+    const stream = relayTransform(fromArray(list), { target: adapter.id, thinking: options.thinking ?? 'keep-text', header: mode === 'history' && options.header !== false, model: options.model, onLoss });
     const { thinking: _t, header: _h, branches: _b, onSession: _s, ...writerOptions } = options;
     return adapter.materialize!(stream, { ...writerOptions, session: undefined, branch: linear ? 'active' : options.branch ?? 'all', onLoss });
   };

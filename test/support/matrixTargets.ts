@@ -1,0 +1,219 @@
+// The targets of the relay matrix (matrix.ts), one entry each: where the writer puts the session
+// (a fresh home), how the real client resumes it against our mock model API, and what the model
+// got — texts, tool calls and results, the tools it was offered. Adding an agent (OpenCode, Gemini,
+// Qwen, Copilot …) is one more entry here.
+import { mkdirSync, realpathSync } from 'node:fs';
+import { join } from 'node:path';
+import type { TargetName } from '../../lib/compile/targets.js';
+import type { MaterializeResult } from '../../lib/adapter.js';
+import type { RelayOptions } from '../../lib/relay/relay.js';
+import { checkValidity, parseCalls } from '../../adapters/hermes/validity.js';
+import { runClaude } from './claudeClient.js';
+import { runCodexExec, writeCodexConfig } from './codexClient.js';
+import { startMockAnthropic } from './mockAnthropic.js';
+import { startMockResponses } from './mockResponses.js';
+import { startMockModel } from '../pi/mockModel.js';
+import { configureAgentDir, runPi, type ProviderModel } from '../pi/piClient.js';
+import { activePath, readEntries } from '../pi/support.js';
+import { readSession } from '../hermes/support.js';
+
+type Json = Record<string, any>;
+
+export const PROBE = 'SP-MATRIX-PROBE: reply OK';
+
+/** What reached the model (or the target's store) when the session was resumed. */
+export interface Observed {
+  accepted: boolean;
+  why?: string;
+  /** Every string of the history sent, joined. */
+  texts: string;
+  calls: Array<{ id: string; name: string }>;
+  /** Call ids that have a result. */
+  results: string[];
+  /** The tool names the target offered the model: its vocabulary. */
+  tools: Set<string>;
+}
+
+export interface Place {
+  dir: string;
+  /** Where the relay writes (home, cwd …). */
+  options: RelayOptions;
+  [extra: string]: unknown;
+}
+
+export interface MatrixTarget {
+  /** The agent name (sp-materialize's target). */
+  id: string;
+  label: string;
+  /** What sp-compile --for gets in context mode. */
+  compileFor: TargetName;
+  prepare(dir: string): Place;
+  resume(result: MaterializeResult, place: Place): Promise<Observed>;
+}
+
+function strings(value: unknown, into: string[] = []): string[] {
+  if (typeof value === 'string') into.push(value);
+  else if (value && typeof value === 'object') for (const v of Object.values(value)) strings(v, into);
+  return into;
+}
+
+function project(dir: string): string {
+  const cwd = join(dir, 'project');
+  mkdirSync(cwd, { recursive: true });
+  return realpathSync(cwd);
+}
+
+const failed = (why: string): Observed => ({ accepted: false, why, texts: '', calls: [], results: [], tools: new Set() });
+const tail = (text: string): string => text.trim().split('\n').slice(-2).join(' ').slice(-200);
+
+/** Anthropic Messages: tool_use blocks in assistant messages, tool_result blocks in user messages. */
+export function anthropicObserved(body: Json): Omit<Observed, 'accepted'> {
+  const calls: Observed['calls'] = [];
+  const results: string[] = [];
+  for (const m of (body.messages ?? []) as Json[]) {
+    if (!Array.isArray(m.content)) continue;
+    for (const b of m.content as Json[]) {
+      if (b.type === 'tool_use') calls.push({ id: String(b.id), name: String(b.name) });
+      if (b.type === 'tool_result') results.push(String(b.tool_use_id));
+    }
+  }
+  return { texts: strings(body.messages).join('\n'), calls, results, tools: new Set(((body.tools ?? []) as Json[]).map((t) => String(t.name))) };
+}
+
+/** OpenAI Responses (Codex): *_call items and their *_call_output items, by call_id. */
+export function responsesObserved(body: Json): Omit<Observed, 'accepted'> {
+  const calls: Observed['calls'] = [];
+  const results: string[] = [];
+  for (const item of (body.input ?? []) as Json[]) {
+    if (typeof item.call_id !== 'string') continue;
+    if (/_output$/.test(String(item.type))) results.push(item.call_id);
+    else if (/_call$/.test(String(item.type))) calls.push({ id: item.call_id, name: String(item.name ?? item.type) });
+  }
+  return { texts: strings(body.input).join('\n'), calls, results, tools: new Set(((body.tools ?? []) as Json[]).map((t) => String(t.name ?? t.type))) };
+}
+
+/** OpenAI Chat Completions: assistant tool_calls, tool messages by tool_call_id. */
+export function chatObserved(body: Json): Omit<Observed, 'accepted'> {
+  const calls: Observed['calls'] = [];
+  const results: string[] = [];
+  for (const m of (body.messages ?? []) as Json[]) {
+    for (const c of (m.tool_calls ?? []) as Json[]) calls.push({ id: String(c.id), name: String(c.function?.name) });
+    if (m.role === 'tool') results.push(String(m.tool_call_id));
+  }
+  return { texts: strings(body.messages).join('\n'), calls, results, tools: new Set(((body.tools ?? []) as Json[]).map((t) => String(t.function?.name ?? t.name))) };
+}
+
+const claudeTarget: MatrixTarget = {
+  id: 'claude',
+  label: 'Claude Code',
+  compileFor: 'claude',
+  prepare(dir) {
+    const home = join(dir, 'home');
+    return { dir, home, options: { home: join(home, '.claude'), cwd: project(dir) } };
+  },
+  async resume(result, place) {
+    const mock = await startMockAnthropic();
+    try {
+      const run = await runClaude(['-p', PROBE, '--resume', result.session_id, '--dangerously-skip-permissions', '--output-format', 'json'], {
+        cwd: result.cwd,
+        home: place.home as string,
+        port: mock.port,
+        timeoutMs: 90_000,
+      });
+      const body = mock.firstMain();
+      if (run.timedOut) return failed('the client timed out');
+      if (run.code !== 0 || !body) return failed(`exit ${run.code}: ${tail(run.stderr || run.stdout)}`);
+      if (!JSON.stringify(body.messages.at(-1)).includes(PROBE)) return failed('the request does not end with the probe');
+      return { accepted: true, ...anthropicObserved(body as Json) };
+    } finally {
+      await mock.close();
+    }
+  },
+};
+
+const codexTarget: MatrixTarget = {
+  id: 'codex',
+  label: 'Codex',
+  compileFor: 'codex',
+  prepare(dir) {
+    return { dir, home: join(dir, 'codex-home'), options: { home: join(dir, 'codex-home'), cwd: project(dir) } };
+  },
+  async resume(result, place) {
+    const mock = await startMockResponses('OK');
+    try {
+      writeCodexConfig(place.home as string, mock.baseUrl);
+      const run = await runCodexExec(['resume', result.session_id, PROBE], { home: place.home as string, work: place.dir, cwd: result.cwd, timeoutMs: 90_000 });
+      const request = mock.requests.find((r) => Array.isArray(r.body?.input));
+      if (run.timedOut) return failed('the client timed out');
+      if (run.code !== 0 || !request) return failed(`exit ${run.code}: ${tail(run.stderr)}`);
+      if (run.threadId !== result.session_id) return failed(`resumed thread ${run.threadId}, not ${result.session_id}`);
+      return { accepted: true, ...responsesObserved(request.body as Json) };
+    } finally {
+      await mock.close();
+    }
+  },
+};
+
+/** The model Pi restores for a file: the last model_change or assistant message on the active path. */
+function piModel(entries: Json[]): ProviderModel {
+  let model: ProviderModel = { provider: 'anthropic', model: 'claude-sonnet-4-5', api: 'anthropic-messages' };
+  for (const e of activePath(entries)) {
+    if (e.type === 'model_change') model = { provider: e.provider, model: e.modelId, api: model.api };
+    if (e.type === 'message' && e.message.role === 'assistant') model = { provider: e.message.provider, model: e.message.model, api: e.message.api };
+  }
+  return { ...model, api: model.api === 'openai-completions' ? 'openai-completions' : 'anthropic-messages' };
+}
+
+const piTarget: MatrixTarget = {
+  id: 'pi',
+  label: 'Pi',
+  compileFor: 'pi',
+  prepare(dir) {
+    return { dir, options: { home: join(dir, 'agent'), cwd: project(dir), mkcwd: true } };
+  },
+  async resume(result, place) {
+    const agentDir = place.options.home!;
+    const mock = await startMockModel();
+    try {
+      configureAgentDir(agentDir, mock, [piModel(readEntries(result.path))], { contextWindow: 1_000_000 });
+      const run = await runPi(['--session', result.path, '-ne', '-ns', '-np', '-nc', '-p', PROBE], { cwd: result.cwd, agentDir, home: join(place.dir, 'home'), timeoutMs: 90_000 });
+      const request = mock.requests[0];
+      if (run.timedOut) return failed('the client timed out');
+      if (run.code !== 0 || !request) return failed(`exit ${run.code}: ${tail(run.stderr || run.stdout)}`);
+      const violations = mock.requests.flatMap((r) => r.violations);
+      if (violations.length) return failed(`the API would reject it: ${violations[0]}`);
+      const seen = request.api === 'anthropic' ? anthropicObserved(request.body) : chatObserved(request.body);
+      if (!seen.texts.includes(PROBE)) return failed('the request does not carry the probe');
+      return { accepted: true, ...seen };
+    } finally {
+      await mock.close();
+    }
+  },
+};
+
+/** Hermes Agent's own tools (formats/hermes.md; the names its recorded sessions use). */
+export const HERMES_TOOLS = new Set(['read_file', 'write_file', 'patch', 'terminal', 'todo']);
+
+const hermesTarget: MatrixTarget = {
+  id: 'hermes',
+  label: 'Hermes (rows)',
+  compileFor: 'hermes',
+  prepare(dir) {
+    return { dir, options: { home: join(dir, 'hermes-home'), cwd: project(dir) } };
+  },
+  async resume(result) {
+    const { session, rows } = readSession(result.path, result.session_id);
+    if (!session) return failed('no session row');
+    const broken = checkValidity(rows as never, session).filter((r) => !r.ok);
+    if (broken.length) return failed(`validity: ${broken[0].rule}${broken[0].detail ? ` (${broken[0].detail})` : ''}`);
+    const calls: Observed['calls'] = [];
+    const results: string[] = [];
+    for (const row of rows as Json[]) {
+      if (row.role === 'assistant') for (const c of parseCalls(row.tool_calls).calls) calls.push({ id: String(c.id), name: String((c.function as Json | undefined)?.name) });
+      if (row.role === 'tool') results.push(String(row.tool_call_id));
+    }
+    return { accepted: true, texts: (rows as Json[]).map((r) => String(r.content ?? '')).join('\n'), calls, results, tools: HERMES_TOOLS };
+  },
+};
+
+export const TARGETS: MatrixTarget[] = [claudeTarget, codexTarget, piTarget, hermesTarget];
