@@ -5,6 +5,7 @@ import { inputsFrom, readObjects } from '../lib/ndjson.js';
 import { createValidator } from '../lib/schema.js';
 import { Verifier, formatReport } from '../lib/verify.js';
 import { EXIT_CHECK_FAILED, EXIT_OK } from '../lib/diagnostics.js';
+import type { StoredVerifyReport } from '../lib/store/index.js';
 
 interface Args {
   files?: string[];
@@ -12,6 +13,8 @@ interface Args {
   quiet: boolean;
   schema: boolean;
   allowFragment: boolean;
+  receipt?: string[];
+  store?: string;
 }
 
 await runCli<Args>({
@@ -26,6 +29,8 @@ await runCli<Args>({
     ['sp-verify session.ndjson other.ndjson', 'verify files (- reads stdin)'],
     ['sp-verify --json events.ndjson | jq .sessions', 'one machine-readable report'],
     ['sp-capture claude --cursor c.json | sp-verify --allow-fragment', 'an incremental capture starts after seq 0'],
+    ['sp-verify --store ~/.sp/store', 'every stored session: log, anchors and signed manifest (signers in $SP_HOME/keys/trusted/)'],
+    ['sp-verify --receipt ~/.sp/store/receipts/rcpt_….json', 'a signed handoff receipt and the handoff event it names'],
   ],
   options: (y) =>
     y
@@ -38,15 +43,38 @@ await runCli<Args>({
         default: false,
         describe: 'accept sessions that start after seq 0 (an incremental capture); their first link is not checked',
       })
+      .option('receipt', { type: 'string', array: true, describe: 'verify a signed handoff receipt (a .json receipt given as FILE is detected too)' })
+      .option('store', { type: 'string', describe: 'verify every session stored in this store (its signatures too); store and session folders given as FILE are detected' })
       .command('$0 [files..]', false) as never,
   run: async (args) => {
-    const inputs = inputsFrom(args.files);
     const validator = args.schema ? await createValidator() : undefined;
+    // Stored sessions, store folders and receipts are checked with their signatures (lib/store).
+    let stored: StoredVerifyReport | undefined;
+    let files = args.files;
+    const wantsStored = args.store !== undefined || (args.receipt?.length ?? 0) > 0 || (files ?? []).some((f) => f !== '-' && !/\.(ndjson|jsonl)$/.test(f));
+    if (wantsStored) {
+      const st = await import('../lib/store/index.js');
+      const split = st.splitStoredInputs(files ?? []);
+      split.receipts.push(...(args.receipt ?? []));
+      if (args.store !== undefined) split.storeDirs.push(args.store);
+      if (split.storeDirs.length + split.sessionDirs.length + split.receipts.length > 0) {
+        stored = await st.verifyStoredInputs(split, st.trustedKeys(st.spHome()), validator, args.store ?? st.resolveStoreDir());
+        files = split.streams;
+        if (files.length === 0) {
+          if (!args.quiet) process.stdout.write(args.json ? JSON.stringify(stored) + '\n' : st.formatStoredReport(stored) || 'nothing to verify\n');
+          return stored.ok ? EXIT_OK : EXIT_CHECK_FAILED;
+        }
+      }
+    }
+    const inputs = inputsFrom(files);
     const verifier = new Verifier({ validator, allowFragment: args.allowFragment });
     const lines = readObjects(inputs, { onBadLine: (bad) => verifier.badLine(bad.source, bad.line, bad.reason) });
     for await (const { value, line, source } of lines) verifier.push(source, line, value);
     const report = verifier.finish();
-    if (!args.quiet) process.stdout.write(args.json ? JSON.stringify(report) + '\n' : formatReport(report));
-    return report.ok ? EXIT_OK : EXIT_CHECK_FAILED;
+    if (!args.quiet) {
+      if (args.json) process.stdout.write(JSON.stringify(stored ? { ...report, stored: stored.stored, receipts: stored.receipts, ok: report.ok && stored.ok } : report) + '\n');
+      else process.stdout.write((stored ? (await import('../lib/store/index.js')).formatStoredReport(stored) : '') + formatReport(report));
+    }
+    return report.ok && (stored?.ok ?? true) ? EXIT_OK : EXIT_CHECK_FAILED;
   },
 });

@@ -7,3 +7,4 @@ export { generateKeys, loadKeys, ensureKeys, trustedKeys, checkSignature, keyIdO
 export { verifySessionDir, verifyStore, verifyReceipt, isReceipt, isManifest, RECEIPT_TYPE, type StoredSessionReport, type ReceiptReport } from './verify.js';
 export { recordHandoff, type HandoffOptions, type HandoffResult } from './handoff.js';
 export type { SpEvent } from '../event.js';
+export { splitStoredInputs, verifyStoredInputs, formatStoredReport, type StoredInputs, type StoredVerifyReport } from './verify.js';

@@ -137,3 +137,86 @@ export async function verifyReceipt(receipt: Record<string, unknown>, trusted: M
   }
   return { receipt: String(receipt.receipt_id), ok: problems.length === 0, signature, problems };
 }
+
+export interface StoredInputs {
+  /** Session folders (sessions/<id>/) to verify against their manifests. */
+  sessionDirs: string[];
+  /** Store folders: every session in them. */
+  storeDirs: string[];
+  receipts: string[];
+  /** What is left: NDJSON event streams. */
+  streams: string[];
+}
+
+/**
+ * Sorts sp-verify's file arguments: a store or session folder, a manifest.json (its session folder)
+ * and a receipt (a .json file of that shape) are checked with their signatures; everything else is
+ * an event stream.
+ */
+export function splitStoredInputs(files: readonly string[]): StoredInputs {
+  const out: StoredInputs = { sessionDirs: [], storeDirs: [], receipts: [], streams: [] };
+  for (const file of files) {
+    let isDir = false;
+    try {
+      isDir = file !== '-' && statSync(file).isDirectory();
+    } catch {
+      // missing: the stream reader reports it
+    }
+    if (isDir) {
+      if (existsSync(join(file, MANIFEST_FILE)) || existsSync(join(file, LOG_FILE))) out.sessionDirs.push(file);
+      else out.storeDirs.push(file);
+      continue;
+    }
+    if (file.endsWith('.json') && existsSync(file) && statSync(file).size < 1 << 20) {
+      const value = parseJsonObject(readFileSync(file, 'utf8')).value;
+      if (isReceipt(value)) {
+        out.receipts.push(file);
+        continue;
+      }
+      if (isManifest(value)) {
+        out.sessionDirs.push(join(file, '..'));
+        continue;
+      }
+    }
+    out.streams.push(file);
+  }
+  return out;
+}
+
+export interface StoredVerifyReport {
+  ok: boolean;
+  stored: StoredSessionReport[];
+  receipts: ReceiptReport[];
+}
+
+/** Verifies stored sessions and receipts; `storeDir` is where receipts' sessions are looked up. */
+export async function verifyStoredInputs(inputs: StoredInputs, trusted: Map<string, Buffer>, validator?: EventValidator, storeDir?: string): Promise<StoredVerifyReport> {
+  const stored: StoredSessionReport[] = [];
+  for (const dir of inputs.storeDirs) stored.push(...(await verifyStore(dir, trusted, validator)));
+  for (const dir of inputs.sessionDirs) stored.push(await verifySessionDir(dir, trusted, validator));
+  const receipts: ReceiptReport[] = [];
+  for (const file of inputs.receipts) {
+    const value = parseJsonObject(readFileSync(file, 'utf8')).value;
+    if (!value) {
+      receipts.push({ receipt: file, ok: false, signature: { status: 'unsigned', message: 'not JSON' }, problems: [`${file}: not a JSON object`] });
+      continue;
+    }
+    const r = await verifyReceipt(value, trusted, storeDir);
+    receipts.push({ ...r, problems: r.problems.map((p) => `${file}: ${p}`) });
+  }
+  return { ok: stored.every((s) => s.ok) && receipts.every((r) => r.ok), stored, receipts };
+}
+
+export function formatStoredReport(report: StoredVerifyReport): string {
+  const out: string[] = [];
+  for (const s of report.stored) {
+    if (s.ok) out.push(`ok      ${s.session} (stored, ${s.events} events, head ${s.head}, ${s.signature.message})`);
+    else out.push(`FAILED  ${s.session} (stored): ${s.problems.join('; ')}`);
+    for (const n of s.notes) out.push(`        ${s.session}: ${n}`);
+  }
+  for (const r of report.receipts) {
+    if (r.ok) out.push(`ok      receipt ${r.receipt} (${r.signature.message})`);
+    else out.push(`FAILED  receipt ${r.receipt}: ${r.problems.join('; ')}`);
+  }
+  return out.length ? out.join('\n') + '\n' : '';
+}
