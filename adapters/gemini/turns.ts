@@ -36,6 +36,8 @@ export interface ModelStep {
   model?: string;
   usage?: Json;
   ts: number;
+  /** A result for one of its calls arrived: what the model does next is a new step. */
+  answered?: boolean;
 }
 
 export type Turn = UserTurn | ModelStep;
@@ -97,6 +99,7 @@ export function planTurns(events: SpEvent[], options: PlanOptions): Turn[] {
   const { ledger } = options;
   const turns: Turn[] = [];
   const calls = new Map<string, PlannedCall>();
+  const callSteps = new Map<string, ModelStep>();
   let step: ModelStep | undefined;
   const openStep = (event: SpEvent, model: string | undefined, fresh: boolean): ModelStep => {
     if (!step || fresh || turns[turns.length - 1] !== step) {
@@ -171,7 +174,8 @@ export function planTurns(events: SpEvent[], options: PlanOptions): Turn[] {
         }
         const call: PlannedCall = { callId, name, args, event };
         calls.set(callId, call);
-        openStep(event, model, false).calls.push(call);
+        openStep(event, model, step !== undefined && step.answered === true).calls.push(call);
+        callSteps.set(callId, step!);
         break;
       }
       case 'tool.result': {
@@ -186,6 +190,7 @@ export function planTurns(events: SpEvent[], options: PlanOptions): Turn[] {
           continue;
         }
         call.result = { text, isError: p.is_error === true, ts: event.ts };
+        callSteps.get(callId)!.answered = true;
         break;
       }
       case 'meta':
