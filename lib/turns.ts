@@ -148,6 +148,7 @@ export function buildTurns(events: SpEvent[], report: Report, options: { safety?
       }
       case 'message.thinking': {
         const turn = assistant(event);
+        if (str(p.model) && p.model !== '<synthetic>') turn.model ??= p.model as string;
         const text = typeof p.text === 'string' ? p.text : '';
         if (text.trim() === '') {
           report('dropped', 'opaque-reasoning', `reasoning without readable text (${p.visibility ?? 'encrypted'}): not written (only its provider can read it)`, event);
@@ -158,6 +159,7 @@ export function buildTurns(events: SpEvent[], report: Report, options: { safety?
       }
       case 'tool.call': {
         const turn = assistant(event);
+        if (str(p.model) && p.model !== '<synthetic>') turn.model ??= p.model as string;
         const callId = String(p.call_id ?? '');
         const queue = results.get(callId) ?? [];
         const result = queue.find((r) => !consumed.has(r));

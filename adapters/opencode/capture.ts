@@ -1,0 +1,279 @@
+// `capture` for OpenCode: one session of a store (database, JSON storage, export file) →
+// session.start, then per message in the client's order (formats/opencode.md §3) its parts:
+//   user:      one message.user (text parts as text blocks, synthetic ones marked; images from
+//              file parts with a data: URL as image blocks, other file parts as file blocks);
+//   assistant: text → message.assistant, reasoning → message.thinking (Anthropic signature from
+//              metadata.anthropic.signature), tool → tool.call + tool.result (completed: output;
+//              error: the error; pending/running: what the client sends, "[Tool execution was
+//              interrupted]") + derived command.run / file.read / file.edit;
+//   step-start, step-finish, patch, compaction, snapshot, subtask, agent, retry and any type a later
+//   client adds → meta {key: opencode.part.<type>, raw: the part}; `todo` rows → meta opencode.todos.
+// Message fields beyond the mapped ones ride along in `extra` of the message's first event. A row
+// that is not JSON becomes meta with one diagnostic. `origin.native_seq` numbers the records
+// (messages and parts) in this order from 1; `origin.native_uuid` is the record's own id.
+import type { CaptureOptions, SessionRef } from '../../lib/adapter.js';
+import { UserError } from '../../lib/diagnostics.js';
+import { canonicalSessionId, type Actor, type SpEvent } from '../../lib/event.js';
+import { SessionEmitter } from '../../lib/emitter.js';
+import { isObject, rest, str, type Json } from '../../lib/json.js';
+import { loadSession } from './discover.js';
+import type { StoredSession } from './store.js';
+
+export const AGENT = 'opencode';
+const ASSISTANT: Actor = 'agent:opencode';
+export const INTERRUPTED = '[Tool execution was interrupted]';
+const HEAD = 4096;
+
+const seconds = (ms: unknown): number | undefined => (typeof ms === 'number' && Number.isFinite(ms) ? ms / 1000 : undefined);
+
+function timeOf(info: Json | undefined): number | undefined {
+  return isObject(info?.time) ? seconds(info.time.created) : undefined;
+}
+
+/** The session info in export shape, whichever store it came from (SQLite columns are snake_case). */
+export function sessionFields(info: Json): { id: string; directory?: string; title?: string; version?: string; projectID?: string; parentID?: string; slug?: string; created?: number; updated?: number; model?: Json } {
+  const time = isObject(info.time) ? info.time : {};
+  return {
+    id: String(info.id),
+    directory: str(info.directory),
+    title: str(info.title),
+    version: str(info.version),
+    projectID: str(info.projectID) ?? str(info.project_id),
+    parentID: str(info.parentID) ?? str(info.parent_id),
+    slug: str(info.slug),
+    created: typeof time.created === 'number' ? time.created : typeof info.time_created === 'number' ? info.time_created : undefined,
+    updated: typeof time.updated === 'number' ? time.updated : typeof info.time_updated === 'number' ? info.time_updated : undefined,
+    model: isObject(info.model) ? info.model : undefined,
+  };
+}
+
+const SESSION_KEYS = ['id', 'directory', 'title', 'version', 'projectID', 'project_id', 'parentID', 'parent_id', 'slug', 'time', 'time_created', 'time_updated', 'model'];
+
+/** A unified diff that creates `path` with `content` (what a write did, when no diff was recorded). */
+export function creationDiff(path: string, content: string): string {
+  const lines = content === '' ? [] : content.replace(/\n$/, '').split('\n');
+  return [`--- /dev/null`, `+++ ${path}`, `@@ -0,0 +1,${lines.length} @@`, ...lines.map((l) => `+${l}`), ''].join('\n');
+}
+
+interface Emit {
+  (type: string, payload: Json, ts: number, actor: Actor, seq: number, uuid: string | undefined, extra?: { derived_from?: number }): SpEvent;
+}
+
+export function* sessionEvents(stored: StoredSession, nativeId: string, options: CaptureOptions = {}): Generator<SpEvent> {
+  const emitter = new SessionEmitter(AGENT, nativeId);
+  const diagnose = options.onDiagnostic;
+  const f = sessionFields(stored.info);
+  let lastTs = seconds(f.created) ?? timeOf(stored.messages[0]?.info) ?? Date.now() / 1000;
+  const emit: Emit = (type, payload, ts, actor, seq, uuid, extra = {}) => {
+    lastTs = ts;
+    const origin: Json = { native_seq: seq };
+    if (uuid) origin.native_uuid = uuid;
+    return emitter.emit(type, payload, ts, { actor, level: type === 'meta' ? 2 : type === 'session.start' || type === 'message.thinking' ? 1 : 0, origin, derived_from: extra.derived_from });
+  };
+
+  const start: Json = { native_id: nativeId };
+  if (f.directory) start.cwd = f.directory;
+  if (f.title) start.title = f.title;
+  if (f.version) start.version = f.version;
+  if (f.projectID) start.project_id = f.projectID;
+  if (f.slug) start.slug = f.slug;
+  if (f.parentID) start.parent_session = canonicalSessionId(AGENT, f.parentID);
+  if (f.parentID) start.parent_native_id = f.parentID;
+  // The model the client continues with: the last user message's, else the session's.
+  const lastUser = [...stored.messages].reverse().find((m) => m.info?.role === 'user' && isObject(m.info.model));
+  const model = lastUser ? (lastUser.info!.model as Json) : f.model;
+  if (model) {
+    const id = str(model.modelID) ?? str(model.id);
+    if (id) start.model = id;
+    if (str(model.providerID)) start.provider = model.providerID;
+  }
+  const extra = rest(stored.info, SESSION_KEYS);
+  if (extra) start.extra = extra;
+  yield emit('session.start', start, lastTs, 'system', 0, undefined);
+
+  let seq = 0;
+  for (const message of stored.messages) {
+    seq += 1;
+    const messageSeq = seq;
+    if (!message.info) {
+      diagnose?.(`${stored.where}:${messageSeq}`, `message ${message.id}: ${message.bad!.reason}: ${message.bad!.text.slice(0, 200)}; kept as meta (the client would fail on it)`);
+      yield emit('meta', { key: 'unparseable', text: message.bad!.text, reason: message.bad!.reason, record: 'message', id: message.id }, lastTs, 'system', messageSeq, message.id);
+      for (const part of message.parts) {
+        seq += 1;
+        yield emit('meta', { key: 'opencode.part.orphan', raw: part.data ?? part.bad }, lastTs, 'system', seq, part.id);
+      }
+      continue;
+    }
+    const info = message.info;
+    const ts = timeOf(info) ?? lastTs;
+    const role = str(info.role);
+    const messageExtra = rest(info, ['id', 'sessionID', 'role', 'time', 'modelID', 'providerID', 'finish']);
+    let first = true;
+    const withExtra = (p: Json): Json => {
+      if (first) {
+        first = false;
+        if (messageExtra) p.message_extra = messageExtra;
+        if (isObject(info.time)) p.message_time = info.time;
+        p.message_seq = messageSeq;
+      }
+      return p;
+    };
+    if (message.parts.length === 0) {
+      yield emit('meta', { key: 'opencode.message.empty', raw: info }, ts, 'system', messageSeq, message.id);
+      continue;
+    }
+    if (role === 'user') {
+      const content: Json[] = [];
+      const partsMeta: Json[] = [];
+      let userSeq = 0;
+      const others: Array<{ seq: number; part: (typeof message.parts)[number] }> = [];
+      for (const part of message.parts) {
+        seq += 1;
+        const data = part.data;
+        if (data && data.type === 'text' && typeof data.text === 'string' && data.ignored !== true) {
+          const block: Json = { type: 'text', text: data.text };
+          if (data.synthetic === true) block.synthetic = true;
+          content.push(block);
+          partsMeta.push({ id: part.id, ...rest(data, ['id', 'sessionID', 'messageID', 'text']) });
+          userSeq ||= seq;
+        } else if (data && data.type === 'file' && typeof data.url === 'string') {
+          const m = /^data:([^;,]+);base64,(.*)$/s.exec(data.url);
+          if (m && m[1].startsWith('image/')) content.push({ type: 'image', media_type: m[1], data: m[2] });
+          else content.push({ type: 'file', mime: data.mime, filename: data.filename, url: data.url, ...(data.source !== undefined ? { source: data.source } : {}) });
+          partsMeta.push({ id: part.id, ...rest(data, ['id', 'sessionID', 'messageID', 'url']) });
+          userSeq ||= seq;
+        } else others.push({ seq, part });
+      }
+      if (content.length > 0) {
+        const p: Json = withExtra({ content, message_id: message.id, parts: partsMeta });
+        yield emit('message.user', p, ts, 'user', userSeq, message.id);
+      }
+      for (const { seq: at, part } of others) yield* otherPart(part, at, ts);
+      continue;
+    }
+    if (role !== 'assistant') {
+      yield emit('meta', { key: `opencode.message.${role ?? 'untyped'}`, raw: info, parts: message.parts.map((p) => p.data ?? p.bad) }, ts, 'system', messageSeq, message.id);
+      seq += message.parts.length;
+      continue;
+    }
+    const modelID = str(info.modelID);
+    const providerID = str(info.providerID);
+    const common = (p: Json): Json => {
+      p.message_id = message.id;
+      return p;
+    };
+    // Results (and what derives from them) follow all the message's parts, as on the wire: the
+    // calls of one model response come first, then their results.
+    const results: Array<() => Generator<SpEvent>> = [];
+    for (const part of message.parts) {
+      seq += 1;
+      const data = part.data;
+      const pts = data && isObject(data.time) ? seconds(data.time.start) ?? ts : ts;
+      if (!data) {
+        yield* otherPart(part, seq, pts);
+        continue;
+      }
+      const partExtra = rest(data, ['id', 'sessionID', 'messageID', 'type', 'text', 'tool', 'callID', 'state']);
+      if (data.type === 'text' && typeof data.text === 'string') {
+        const p: Json = common({ content: data.text === '' ? [] : [{ type: 'text', text: data.text }] });
+        if (modelID) p.model = modelID;
+        if (providerID) p.provider = providerID;
+        if (str(info.finish)) p.stop_reason = info.finish;
+        if (partExtra) p.part = partExtra;
+        yield emit('message.assistant', withExtra(p), pts, ASSISTANT, seq, part.id);
+      } else if (data.type === 'reasoning' && typeof data.text === 'string') {
+        const p: Json = common({ text: data.text, visibility: 'visible' });
+        const metadata = isObject(data.metadata) ? data.metadata : undefined;
+        const anthropic = metadata && isObject(metadata.anthropic) ? metadata.anthropic : undefined;
+        if (anthropic && str(anthropic.signature)) {
+          p.signature = anthropic.signature;
+          p.provider = 'anthropic';
+        } else if (providerID) p.provider = providerID;
+        if (modelID) p.model = modelID;
+        if (partExtra) p.part = partExtra;
+        yield emit('message.thinking', withExtra(p), pts, ASSISTANT, seq, part.id);
+      } else if (data.type === 'tool' && isObject(data.state)) {
+        const state = data.state;
+        const name = str(data.tool) ?? '';
+        const callId = str(data.callID) ?? part.id;
+        const input = state.input ?? {};
+        const call = emit('tool.call', withExtra(common({ call_id: callId, name, input, ...(modelID ? { model: modelID } : {}), ...(partExtra ? { part: partExtra } : {}) })), pts, ASSISTANT, seq, part.id);
+        yield call;
+        const status = str(state.status);
+        const end = isObject(state.time) ? seconds(state.time.end) ?? pts : pts;
+        const result: Json = { call_id: callId, name, status };
+        if (status === 'completed') {
+          const compacted = isObject(state.time) && state.time.compacted !== undefined;
+          result.content = compacted ? '[Old tool result content cleared]' : typeof state.output === 'string' ? state.output : JSON.stringify(state.output ?? '');
+          result.is_error = false;
+          if (compacted) result.original_output = state.output;
+        } else if (status === 'error') {
+          result.content = typeof state.error === 'string' ? state.error : JSON.stringify(state.error ?? '');
+          result.is_error = true;
+        } else {
+          result.content = INTERRUPTED;
+          result.is_error = true;
+          result.interrupted = true;
+        }
+        const structured = rest(state, ['status', 'input', 'output', 'error']);
+        if (structured) result.structured = structured;
+        const at = seq;
+        results.push(function* () {
+          yield emit('tool.result', result, end, 'tool', at, part.id);
+          yield* derived(name, input, state, call, pts, at, part.id);
+        });
+      } else {
+        yield* otherPart(part, seq, pts);
+      }
+    }
+    for (const result of results) yield* result();
+  }
+  if (stored.todos && stored.todos.length > 0) {
+    yield emit('meta', { key: 'opencode.todos', value: stored.todos }, lastTs, 'system', seq + 1, undefined);
+  }
+
+  function* otherPart(part: StoredSession['messages'][number]['parts'][number], at: number, ts: number): Generator<SpEvent> {
+    if (!part.data) {
+      diagnose?.(`${stored.where}:${at}`, `part ${part.id}: ${part.bad!.reason}: ${part.bad!.text.slice(0, 200)}; kept as meta`);
+      yield emit('meta', { key: 'unparseable', text: part.bad!.text, reason: part.bad!.reason, record: 'part', id: part.id }, ts, 'system', at, part.id);
+      return;
+    }
+    yield emit('meta', { key: `opencode.part.${str(part.data.type) ?? 'untyped'}`, raw: part.data }, ts, 'system', at, part.id);
+  }
+
+  function* derived(name: string, input: unknown, state: Json, call: SpEvent, ts: number, at: number, uuid: string): Generator<SpEvent> {
+    if (!isObject(input)) return;
+    const metadata = isObject(state.metadata) ? state.metadata : {};
+    const ok = state.status === 'completed';
+    if (name === 'bash' && typeof input.command === 'string') {
+      const p: Json = { cmd: input.command };
+      if (typeof metadata.exit === 'number') p.exit_code = metadata.exit;
+      if (typeof input.workdir === 'string') p.cwd = input.workdir;
+      const out = typeof state.output === 'string' ? state.output : typeof metadata.output === 'string' ? metadata.output : undefined;
+      if (out !== undefined) p.stdout_head = out.slice(0, HEAD);
+      if (!ok) p.interrupted = state.status !== 'error';
+      yield emit('command.run', p, ts, ASSISTANT, at, uuid, { derived_from: call.seq });
+    } else if (name === 'read' && typeof input.filePath === 'string' && ok) {
+      const p: Json = { path: input.filePath };
+      if (typeof input.offset === 'number' || typeof input.limit === 'number') p.range = { ...(typeof input.offset === 'number' ? { start: input.offset } : {}), ...(typeof input.limit === 'number' ? { lines: input.limit } : {}) };
+      yield emit('file.read', p, ts, ASSISTANT, at, uuid, { derived_from: call.seq });
+    } else if ((name === 'edit' || name === 'write') && typeof input.filePath === 'string' && ok) {
+      const filediff = isObject(metadata.filediff) ? metadata.filediff : undefined;
+      const diff = str(metadata.diff) ?? str(filediff?.patch) ?? (name === 'write' && typeof input.content === 'string' ? creationDiff(input.filePath, input.content) : undefined);
+      if (diff === undefined) return;
+      const p: Json = { path: input.filePath, diff, kind: name === 'write' && metadata.exists !== true ? 'create' : 'modify' };
+      if (typeof filediff?.additions === 'number') p.added = filediff.additions;
+      if (typeof filediff?.deletions === 'number') p.removed = filediff.deletions;
+      yield emit('file.edit', p, ts, ASSISTANT, at, uuid, { derived_from: call.seq });
+    }
+  }
+}
+
+/** The events of one OpenCode session, unchained. Incremental capture is not supported (rows change in place). */
+export async function* captureOpenCode(ref: SessionRef, options: CaptureOptions = {}): AsyncGenerator<SpEvent> {
+  if (options.cursor) {
+    throw new UserError('OpenCode sessions are captured whole, not incrementally (the client updates message and part rows in place): capture without --cursor', ref.path);
+  }
+  const stored = await loadSession(ref);
+  yield* sessionEvents(stored, ref.native_id, options);
+}

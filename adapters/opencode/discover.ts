@@ -1,0 +1,118 @@
+// Finding OpenCode sessions: the database of the data dir (1.2+) and, when there is one, its ≤ 1.1
+// JSON store `storage/` (sessions a 1.18 client no longer sees, but the user's history), newest
+// first by time_updated. A session's path is `<store>#<id>`; an export JSON file is its own path.
+import { existsSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { DiscoverOptions, SessionRef } from '../../lib/adapter.js';
+import { cutPrompt } from '../../lib/discover.js';
+import { UserError } from '../../lib/diagnostics.js';
+import { isObject, str } from '../../lib/json.js';
+import { DB_NAME, defaultHome, expandTilde, formatLocator, parseLocator, storeOf } from './paths.js';
+import { listDbSessions, listStorageSessions, readDbSession, readExport, readStorageSession, withDb, type SessionRow, type StoredSession } from './store.js';
+
+const AGENT = 'opencode';
+
+function refOf(store: string, kind: string, row: SessionRow, home?: string): SessionRef {
+  const ref: SessionRef = { agent: AGENT, native_id: row.id, path: formatLocator(store, row.id), store_kind: kind };
+  if (row.directory) ref.cwd = row.directory;
+  if (row.title) ref.title = row.title;
+  if (row.time_created) ref.first_ts = row.time_created / 1000;
+  if (row.time_updated) ref.last_ts = ref.mtime = row.time_updated / 1000;
+  if (row.parent_id) ref.parent_native_id = row.parent_id;
+  if (row.project_id) ref.project_id = row.project_id;
+  if (home) ref.home = home;
+  return ref;
+}
+
+async function sessionsOf(store: { kind: string; path: string }): Promise<SessionRow[]> {
+  if (store.kind === 'sqlite') return withDb(store.path, (db) => listDbSessions(db));
+  if (store.kind === 'storage') return listStorageSessions(store.path);
+  return [];
+}
+
+/** The session a path names: `<store>#<id>`, a store (its newest session), or an export JSON file. */
+export async function openSession(path: string): Promise<SessionRef> {
+  const { store: plain, session } = parseLocator(path);
+  const store = storeOf(plain);
+  if (!store) {
+    if (!existsSync(plain)) throw new UserError('no such file or folder', plain);
+    throw new UserError('not an OpenCode store (opencode.db, a storage/ folder, or an export JSON)', plain);
+  }
+  if (store.kind === 'export') {
+    const stored = readExport(store.path);
+    const f = stored.info;
+    const time = isObject(f.time) ? f.time : {};
+    const ref: SessionRef = { agent: AGENT, native_id: String(f.id ?? ''), path: store.path, store_kind: 'export', mtime: statSync(store.path).mtimeMs / 1000 };
+    if (str(f.directory)) ref.cwd = f.directory as string;
+    if (str(f.title)) ref.title = f.title as string;
+    if (typeof time.created === 'number') ref.first_ts = time.created / 1000;
+    return ref;
+  }
+  const rows = await sessionsOf(store);
+  const row = session ? rows.find((r) => r.id === session) : rows.find((r) => !r.parent_id) ?? rows[0];
+  if (!row) throw new UserError(session ? `no session ${session} in this ${store.kind === 'sqlite' ? 'database' : 'storage folder'}` : 'no sessions in it', store.path);
+  return refOf(store.path, store.kind, row);
+}
+
+/** The stored session of a ref (capture's input). */
+export async function loadSession(ref: SessionRef): Promise<StoredSession> {
+  const { store: plain, session } = parseLocator(ref.path);
+  const store = storeOf(plain);
+  if (!store) throw new UserError('not an OpenCode store (opencode.db, a storage/ folder, or an export JSON)', plain);
+  if (store.kind === 'export') return readExport(store.path);
+  const id = session ?? ref.native_id;
+  if (store.kind === 'sqlite') return withDb(store.path, (db) => readDbSession(db, id, ref.path));
+  return readStorageSession(store.path, id, ref.path);
+}
+
+async function summarize(ref: SessionRef): Promise<SessionRef> {
+  const stored = await loadSession(ref);
+  const out: SessionRef = { ...ref };
+  let messages = 0;
+  let toolCalls = 0;
+  for (const m of stored.messages) {
+    if (m.info?.role === 'user' || m.info?.role === 'assistant') messages += 1;
+    for (const p of m.parts) {
+      if (p.data?.type === 'tool') toolCalls += 1;
+      if (out.first_prompt === undefined && m.info?.role === 'user' && p.data?.type === 'text' && p.data.synthetic !== true && typeof p.data.text === 'string') out.first_prompt = cutPrompt(p.data.text);
+    }
+    if (m.info?.role === 'assistant' && str(m.info.modelID)) out.model = m.info.modelID;
+  }
+  out.messages = messages;
+  out.tool_calls = toolCalls;
+  return out;
+}
+
+export async function* discoverSessions(options: DiscoverOptions = {}): AsyncGenerator<SessionRef> {
+  const home = resolve(expandTilde(options.home ?? defaultHome()));
+  const db = join(home, DB_NAME);
+  const storage = join(home, 'storage');
+  const stores: Array<{ kind: string; path: string }> = [];
+  if (existsSync(db)) stores.push({ kind: 'sqlite', path: db });
+  if (existsSync(join(storage, 'session'))) stores.push({ kind: 'storage', path: storage });
+  if (stores.length === 0) {
+    if (!existsSync(home)) throw new UserError('no OpenCode data folder here (set --home or XDG_DATA_HOME)', home);
+    throw new UserError(`no ${DB_NAME} and no storage/ folder in the OpenCode data folder`, home);
+  }
+  const wantCwd = options.cwd !== undefined ? resolve(expandTilde(options.cwd)) : undefined;
+  const found: SessionRef[] = [];
+  for (const store of stores) {
+    for (const row of await sessionsOf(store)) {
+      if (wantCwd !== undefined && (!row.directory || resolve(row.directory) !== wantCwd)) continue;
+      found.push(refOf(store.path, store.kind, row, home));
+    }
+  }
+  found.sort((a, b) => (b.mtime ?? 0) - (a.mtime ?? 0) || a.path.localeCompare(b.path));
+  for (const ref of found) yield options.details ? await summarize(ref) : ref;
+}
+
+export async function findSession(id: string, options: DiscoverOptions = {}): Promise<SessionRef> {
+  const matches: SessionRef[] = [];
+  for await (const ref of discoverSessions({ home: options.home, onDiagnostic: options.onDiagnostic })) {
+    if (ref.native_id === id) return ref;
+    if (ref.native_id.startsWith(id)) matches.push(ref);
+  }
+  if (matches.length === 1) return matches[0];
+  if (matches.length > 1) throw new UserError(`"${id}" matches ${matches.length} sessions (${matches.slice(0, 3).map((m) => m.native_id).join(', ')}…); give more of the id`);
+  throw new UserError(`no OpenCode session "${id}" (sp-capture opencode --list shows the sessions)`);
+}

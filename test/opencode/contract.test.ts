@@ -1,0 +1,63 @@
+// The shared adapter contract suite on every OpenCode store: the corpus database (a locator
+// `<db>#<session>` per session), the export files, the 1.1.58 JSON store and the public storage_v2
+// fixtures. The hooks add rows to a copy of the database (a part of a type the client never wrote, a
+// part whose JSON is cut off), since a session is rows, not lines. Capture is not incremental (the
+// client updates rows in place), so the grow test is off; the round trip writes into a copy of the
+// corpus database (the writer adds rows to a database the client made, it never creates one).
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { opencode } from '../../adapters/opencode/index.js';
+import { parseLocator } from '../../adapters/opencode/paths.js';
+import { testAdapter, type Injected } from '../contract/testAdapter.js';
+import { DATA, DB, LEGACY, LEGACY_EXPORT, LEGACY_SESSION, PUBLIC_STORAGE, SESSIONS, copyDb, exportOf, locator } from './support.js';
+
+const fixtures = [
+  ...SESSIONS.map((id) => locator(DB, id)),
+  ...SESSIONS.map(exportOf),
+  locator(`${LEGACY}/storage`, LEGACY_SESSION),
+  LEGACY_EXPORT,
+  locator(PUBLIC_STORAGE, 's_stage0_small'),
+  locator(PUBLIC_STORAGE, 's_stage0_large'),
+];
+
+function copy(fixture: string, dir: string): string {
+  const { store, session } = parseLocator(fixture);
+  return locator(copyDb(dir, store), session!);
+}
+
+/** Appends a part to the last message of the fixture's session in a copy; its record number is the last. */
+function injectPart(fixture: string, dir: string, data: string, marker: string): Injected {
+  const { store, session } = parseLocator(fixture);
+  const db = copyDb(dir, store);
+  const handle = new Database(db);
+  let line: number;
+  try {
+    const last = handle.prepare('SELECT id, time_created FROM message WHERE session_id = ? ORDER BY time_created DESC, id DESC LIMIT 1').get(session) as { id: string; time_created: number };
+    handle.prepare('INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?, ?)').run('prt_ffffffffffffzzzzzzzzzzzzzz', last.id, session, last.time_created, last.time_created, data);
+    const messages = (handle.prepare('SELECT count(*) AS n FROM message WHERE session_id = ?').get(session) as { n: number }).n;
+    const parts = (handle.prepare('SELECT count(*) AS n FROM part WHERE session_id = ?').get(session) as { n: number }).n;
+    line = messages + parts;
+  } finally {
+    handle.close();
+  }
+  return { path: locator(db, session!), marker, line };
+}
+
+testAdapter(opencode, {
+  fixtures,
+  home: DATA,
+  copy,
+  injectUnknown: (fixture, dir) => {
+    const marker = `sp-contract-marker-${process.pid}`;
+    return injectPart(fixture, dir, JSON.stringify({ type: 'sp-contract-future-part', marker, nested: { kept: [1, 2, 3] } }), marker);
+  },
+  injectBroken: (fixture, dir) => injectPart(fixture, dir, '{"type":"text","text":"cut off', 'cut off'),
+  incremental: false,
+  roundTrip: {
+    fixtures: [...SESSIONS.map((id) => locator(DB, id)), LEGACY_EXPORT, locator(PUBLIC_STORAGE, 's_stage0_large')],
+    options: (home) => {
+      copyDb(home);
+      return { home, cwd: join(home, 'project') };
+    },
+  },
+});
