@@ -4,16 +4,20 @@ import type { Adapter } from '../lib/adapter.js';
 import { UserError } from '../lib/diagnostics.js';
 import { claude } from './claude/index.js';
 import { codex } from './codex/index.js';
+import { copilot } from './copilot/index.js';
 import { gemini } from './gemini/index.js';
 import { hermes } from './hermes/index.js';
+import { opencode } from './opencode/index.js';
 import { pi } from './pi/index.js';
 import { qwen } from './qwen/index.js';
 
 export const adapters: Record<string, Adapter> = {
   claude,
   codex,
+  copilot,
   gemini,
   hermes,
+  opencode,
   pi,
   qwen,
 };
