@@ -1,0 +1,58 @@
+// The bundled fixtures as agent homes, for the flows' --demo: every registered agent's recorded
+// sessions (fixtures/<agent>/corpus) copied into a temporary folder, and the folders in the copy
+// that the agent's own adapter recognizes as a home (it finds sessions there). Nothing is listed
+// by hand: a new adapter with fixtures takes part in every demo without a change here.
+import { cpSync, existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const root = new URL('..', import.meta.url).pathname;
+
+/** The adapter registry of the built package. */
+export async function registry() {
+  const file = join(root, 'dist/adapters/index.js');
+  if (!existsSync(file)) throw new Error('the project is not built: run npm ci (or npm run build) first');
+  return (await import(file)).adapters;
+}
+
+async function hasSessions(adapter, home) {
+  try {
+    for await (const _ of adapter.discover({ home, onDiagnostic: () => {} })) return true;
+  } catch {
+    // not a home of this agent
+  }
+  return false;
+}
+
+const dirs = (dir) =>
+  existsSync(dir)
+    ? readdirSync(dir)
+        .map((name) => join(dir, name))
+        .filter((p) => statSync(p).isDirectory())
+    : [];
+
+/**
+ * Copies each agent's corpus fixtures into `into` (a new temp folder by default) and returns
+ * { work, homes: { agent: [home, …] } }: a home per recorded scenario, found by the adapter itself.
+ */
+export async function fixtureHomes(into = mkdtempSync(join(tmpdir(), 'sp-fixtures-'))) {
+  const adapters = await registry();
+  const homes = {};
+  for (const id of Object.keys(adapters).sort()) {
+    const corpus = join(root, 'fixtures', id, 'corpus');
+    if (!existsSync(corpus)) continue;
+    const copy = join(into, id);
+    cpSync(corpus, copy, { recursive: true });
+    // A home is the corpus folder itself, a scenario folder, or one level inside one (.claude, agent/ …).
+    const candidates = [copy, ...dirs(copy).flatMap((d) => [d, ...dirs(d)])];
+    const found = [];
+    for (const candidate of candidates) {
+      if (found.some((h) => candidate.startsWith(h + '/'))) continue;
+      if (await hasSessions(adapters[id], candidate)) found.push(candidate);
+    }
+    // The innermost folder is the home when both it and its parent list sessions.
+    homes[id] = found.filter((h) => !found.some((o) => o !== h && o.startsWith(h + '/')));
+    if (homes[id].length === 0) delete homes[id];
+  }
+  return { work: into, homes };
+}
