@@ -53,6 +53,24 @@ async function* fromArray(events: SpEvent[]): AsyncGenerator<SpEvent> {
   yield* events;
 }
 
+/**
+ * An event whose parent is not in the stream any more (the transform folded a result into the text of
+ * its call) follows the event before it instead — also where the parent was implicit (seq - 1) — so a
+ * tree writer never starts a new root there.
+ */
+async function* knownParents(events: AsyncIterable<SpEvent>): AsyncGenerator<SpEvent> {
+  const seen = new Set<number>();
+  let previous: number | undefined;
+  for await (const event of events) {
+    const explicit = typeof event.parent_seq === 'number';
+    const lost = explicit ? !seen.has(event.parent_seq as number) : event.parent_seq === undefined && previous !== undefined && previous !== event.seq - 1 && !seen.has(event.seq - 1);
+    if (lost && previous !== undefined) yield { ...event, parent_seq: previous };
+    else yield event;
+    seen.add(event.seq);
+    previous = event.seq;
+  }
+}
+
 /** Seq order, stable: only streams that were interleaved change. */
 const bySeq = (events: SpEvent[]): SpEvent[] => (events.every((e, i) => i === 0 || e.seq >= events[i - 1].seq) ? events : [...events].sort((a, b) => a.seq - b.seq));
 
@@ -137,7 +155,7 @@ export async function relay(adapter: Adapter, input: AsyncIterable<SpEvent>, opt
     options.onSession?.();
     const stream = relayTransform(fromArray(list), { target: adapter.id, thinking: options.thinking ?? 'keep-text', header: mode === 'history' && options.header !== false, model: options.model, onLoss });
     const { thinking: _t, header: _h, branches: _b, onSession: _s, ...writerOptions } = options;
-    return adapter.materialize!(stream, { ...writerOptions, session: undefined, branch: linear ? 'active' : options.branch ?? 'all', onLoss });
+    return adapter.materialize!(knownParents(stream), { ...writerOptions, session: undefined, branch: linear ? 'active' : options.branch ?? 'all', onLoss });
   };
   const main: RelayResult = { ...(await write(active, () => true)), mode };
   const results: RelayResult[] = [main];
