@@ -1,7 +1,9 @@
 // The tool vocabularies a relay translates between: one entry per agent (its file in this folder).
 import { claudeVocabulary } from './claude.js';
 import { codexVocabulary } from './codex.js';
+import { copilotVocabulary } from './copilot.js';
 import { hermesVocabulary } from './hermes.js';
+import { opencodeVocabulary } from './opencode.js';
 import { piVocabulary } from './pi.js';
 import type { Vocabulary } from './types.js';
 
@@ -10,6 +12,8 @@ export const VOCABULARIES: Record<string, Vocabulary> = {
   codex: codexVocabulary,
   pi: piVocabulary,
   hermes: hermesVocabulary,
+  opencode: opencodeVocabulary,
+  copilot: copilotVocabulary,
 };
 
 export function vocabularyOf(agent: string | undefined): Vocabulary | undefined {
