@@ -2,7 +2,8 @@
 // target (DESIGN §3: nothing disappears without a line). Writers and the relay transform report
 // only what they changed (through onLoss); every source event nobody reported on was carried as
 // it was. An event with several entries (a call translated and its id repaired) is counted once,
-// under its most significant action; all its entries stay in the row.
+// under its most significant action (dropped only when no entry says it was written in some form);
+// all its entries stay in the row.
 import type { LossEntry } from '../adapter.js';
 import type { SpEvent } from '../event.js';
 
@@ -87,8 +88,12 @@ export class RelayLedger {
         yield { session, seq, type, action: 'carried' };
         continue;
       }
-      let top = list[0];
-      for (const entry of list) if (rank(entry.action) < rank(top.action)) top = entry;
+      // A dropped part of an event that was written (the UI data of a result) does not make the
+      // event dropped: the written form decides, dropped only when nothing of it was written.
+      const written = list.filter((entry) => entry.action !== 'dropped');
+      const candidates = written.length ? written : list;
+      let top = candidates[0];
+      for (const entry of candidates) if (rank(entry.action) < rank(top.action)) top = entry;
       const action = (ACTIONS as readonly string[]).includes(top.action) ? (top.action as LedgerAction) : 'transformed';
       const row: LedgerRow = { session, seq, type, action, code: top.code, reason: top.reason };
       if (top.from !== undefined) row.from = top.from;
