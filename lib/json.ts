@@ -34,7 +34,29 @@ export function parseJsonObject(text: string): { value?: Json; reason?: string }
     return { reason: `invalid JSON (${(err as Error).message})` };
   }
   if (!isObject(value)) return { reason: 'not a JSON object' };
+  // Only a line longer than twice the limit can hold that many brackets: short lines skip the walk.
+  if (text.length > 2 * MAX_JSON_DEPTH && nestedDeeperThan(value, MAX_JSON_DEPTH)) {
+    return { reason: `nested more than ${MAX_JSON_DEPTH} levels deep` };
+  }
   return { value };
+}
+
+/**
+ * Deeper than this a record is refused: the recursive walks over values (canonical JSON, redaction,
+ * schema checks) would overflow the stack. Real records nest a few dozen levels.
+ */
+export const MAX_JSON_DEPTH = 1000;
+
+/** Whether `value` nests arrays and objects more than `limit` levels deep (recursion bounded by `limit`). */
+export function nestedDeeperThan(value: unknown, limit: number): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  if (limit === 0) return true;
+  if (Array.isArray(value)) {
+    for (const item of value) if (nestedDeeperThan(item, limit - 1)) return true;
+    return false;
+  }
+  for (const key in value) if (nestedDeeperThan((value as Json)[key], limit - 1)) return true;
+  return false;
 }
 
 /** A line's text as a JSON object; undefined for a blank line, invalid JSON or another JSON value. */
