@@ -82,6 +82,17 @@ export function reportError(err: unknown): number {
   }
   const e = err as NodeJS.ErrnoException;
   if (e && e.code === 'EPIPE') return 0;
+  // A failed system call on a path (unreadable, a directory, a full disk) is about the input or the
+  // output, not a bug: one line naming the path, whichever module met it.
+  if (e && typeof e.code === 'string' && typeof e.syscall === 'string') {
+    warn(e.path ?? (e as { dest?: string }).dest, `cannot ${e.syscall}: ${e.code}`);
+    return EXIT_USAGE;
+  }
+  // JSON nested deeper than a recursive walk can follow (e.g. inside a string that held JSON).
+  if (err instanceof RangeError && /call stack/.test(err.message)) {
+    warn(undefined, 'the input nests JSON too deeply to process');
+    return EXIT_USAGE;
+  }
   warn('internal error', `${e?.message ?? String(err)}${process.env.SP_DEBUG ? `\n${e?.stack ?? ''}` : ' (SP_DEBUG=1 shows the stack)'}`);
   return EXIT_USAGE;
 }
