@@ -15,6 +15,7 @@ import { Chainer } from '../chain.js';
 import { excerpt, UserError, warn } from '../diagnostics.js';
 import type { SpEvent } from '../event.js';
 import { canonicalize } from '../jcs.js';
+import { parseJsonObject } from '../json.js';
 import { splitLines } from '../lines.js';
 import { NdjsonWriter, type Input } from '../ndjson.js';
 import { forEachLine, type RawLine } from './read.js';
@@ -230,14 +231,9 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
       try {
         await forEachLine(stream, spool !== undefined, (line) => {
           if (line.text.charCodeAt(0) !== 0x7b && line.text.trim() === '') return; // a JSON object starts with {
-          let value: unknown;
-          try {
-            value = JSON.parse(line.text);
-          } catch (err) {
-            throw new UserError(badLine(line, `invalid JSON (${(err as Error).message})`), `${input.name}:${line.number}`);
-          }
-          if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UserError(badLine(line, 'not a JSON object'), `${input.name}:${line.number}`);
-          const event = checkEvent(value as Record<string, unknown>, input.name, line.number);
+          const parsed = parseJsonObject(line.text);
+          if (!parsed.value) throw new UserError(badLine(line, parsed.reason!), `${input.name}:${line.number}`);
+          const event = checkEvent(parsed.value, input.name, line.number);
           if (typeof event.checksum !== 'string') chained = false;
           ex.push(event);
           if (spool && line.bytes) {
