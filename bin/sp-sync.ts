@@ -19,6 +19,7 @@ interface Args extends cmd.CommonArgs {
   name?: string;
   url?: string;
   dir: boolean;
+  action?: string;
 }
 
 
@@ -68,6 +69,22 @@ await runCli<Args>({
           .option('at', { type: 'number', demandOption: true, describe: 'the last seq the child keeps' })
           .option('reason', { type: 'string', demandOption: true, describe: 'why the fork (kept in the lineage)' }),
       )
+      .command('remote [action] [name] [url]', 'remotes: `remote add NAME URL` (git URL, or dir:PATH / --dir for a plain directory), `remote list`', (b) =>
+        b
+          .positional('action', { type: 'string', choices: ['add', 'list', 'ls'], describe: 'add or list' })
+          .positional('name', { type: 'string' })
+          .positional('url', { type: 'string', describe: 'a git URL (bare path, file://, ssh://, https://), or dir:PATH' })
+          .option('dir', { type: 'boolean', default: false, describe: 'the URL is a plain directory' }),
+      )
+      .command('push [name]', 'send this machine\'s events to a remote (default origin)', (b) => b.positional('name', { type: 'string' }))
+      .command('pull [name]', 'fetch and store other machines\' events from a remote (default origin)', (b) => b.positional('name', { type: 'string' }))
+      .command('clone <url>', 'add a remote as origin and pull everything from it', (b) =>
+        b
+          .positional('url', { type: 'string' })
+          .option('name', { type: 'string', describe: 'the remote name (default origin)' })
+          .option('dir', { type: 'boolean', default: false, describe: 'the URL is a plain directory' }),
+      )
+      .command('status', 'remotes and their per-session cursors (pushed / pulled seq)')
       .option('limit', { type: 'number', default: 20, hidden: true })
       .option('all', { type: 'boolean', default: false, hidden: true })
       .option('dir', { type: 'boolean', default: false, hidden: true })
@@ -91,6 +108,15 @@ await runCli<Args>({
         return cmd.rmCommand({ ...args, session: cmd.requireText(args.session, 'a session') });
       case 'fork':
         return cmd.forkCommand({ ...args, session: cmd.requireText(args.session, 'a session'), at: args.at!, reason: args.reason! });
+      case 'remote':
+        return cmd.remoteCommand(args as never);
+      case 'push':
+      case 'pull':
+        return cmd.syncCommand(args, command);
+      case 'clone':
+        return cmd.cloneCommand(args);
+      case 'status':
+        return cmd.statusCommand(args);
       default:
         throw new UserError(`unknown command ${JSON.stringify(command)} (see --help)`);
     }

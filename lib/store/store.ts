@@ -27,7 +27,7 @@ import { IndexWriter, openDb, rowToSummary, type Db } from './db.js';
 import { applyEvent, emptySummary, eventKey, TOMBSTONE_KEY, type SessionSummary } from './derive.js';
 import { ensureKeys, signDocument, type KeyPair, type Signature } from './identity.js';
 import { StoreLock } from './lock.js';
-import { ANCHOR_EVERY, ANCHOR_FILE, LOG_FILE, MANIFEST_FILE, anchorLines, appendDurably, readAnchors, scanLog, startPointFor, type Anchor, type ChainPoint } from './log.js';
+import { ANCHOR_EVERY, ANCHOR_FILE, LOG_FILE, MANIFEST_FILE, anchorLines, fileLinesSync, appendDurably, readAnchors, scanLog, startPointFor, type Anchor, type ChainPoint } from './log.js';
 import { machineId, SESSION_ID_PATTERN, spHome } from './paths.js';
 
 export const MANIFEST_VERSION = '1.0.0';
@@ -100,6 +100,8 @@ interface Live {
   lastAnchor: number;
   /** This run's incoming seq → stored seq, where they differ (to renumber parent_seq/derived_from). */
   seqMap: Map<number, number>;
+  /** Whose seqs seqMap holds (the ingest stream, or one machine's log on a remote). */
+  seqSource?: string;
 }
 
 const BATCH = 1000;
@@ -250,6 +252,37 @@ export class Store {
     }
   }
 
+  /** The stored log's lines from `since` on, as raw text (for pushing them unchanged). */
+  *rawLines(sessionId: string, since = 0): Generator<{ seq: number; text: string }> {
+    const dir = this.sessionDir(sessionId);
+    const limit = this.live.get(sessionId)?.summary.bytes ?? this.manifest(sessionId)?.bytes ?? 0;
+    const start = startPointFor(readAnchors(dir).filter((a) => a.offset <= limit), since);
+    if (start.offset >= limit) return;
+    let seq = start.seq;
+    for (const line of fileLinesSync(join(dir, LOG_FILE), start.offset)) {
+      if (line.start >= limit) break;
+      if (seq >= since) yield { seq, text: line.text };
+      seq += 1;
+    }
+  }
+
+  /** Sync cursors: how far a remote's log of one machine's session was read (pull) or written (push, machine = own). */
+  cursor(remote: string, machine: string, session: string): { seq: number; head: string | null } | undefined {
+    if (!this.db) return undefined;
+    return this.db.prepare('SELECT seq, head FROM cursors WHERE remote = ? AND machine = ? AND session = ?').get(remote, machine, session) as { seq: number; head: string | null } | undefined;
+  }
+
+  setCursor(remote: string, machine: string, session: string, seq: number, head: string | null): void {
+    this.requireWriter();
+    this.db!.prepare('INSERT INTO cursors(remote, machine, session, seq, head) VALUES (?, ?, ?, ?, ?) ON CONFLICT(remote, machine, session) DO UPDATE SET seq = excluded.seq, head = excluded.head').run(remote, machine, session, seq, head);
+  }
+
+  cursors(remote?: string): Array<{ remote: string; machine: string; session: string; seq: number; head: string | null }> {
+    if (!this.db) return [];
+    const sql = `SELECT remote, machine, session, seq, head FROM cursors ${remote ? 'WHERE remote = ?' : ''} ORDER BY remote, machine, session`;
+    return (remote ? this.db.prepare(sql).all(remote) : this.db.prepare(sql).all()) as Array<{ remote: string; machine: string; session: string; seq: number; head: string | null }>;
+  }
+
   // ---- writing ---------------------------------------------------------------------------------
 
   private requireWriter(): IndexWriter {
@@ -272,7 +305,7 @@ export class Store {
       if (!events || events.length === 0) return;
       pending.delete(id);
       buffered -= events.length;
-      const r = this.append(id, events);
+      const r = this.append(id, events, { source: 'ingest' });
       const entry = perSession.get(id) ?? { session: id, added: 0, skipped: 0, last_seq: -1 };
       entry.added += r.added;
       entry.skipped += r.skipped;
@@ -306,9 +339,14 @@ export class Store {
    * Appends events to one session (created when new). Events whose key is stored already are
    * skipped. `init` fills a new session's manifest fields (fork lineage, a pulled URI).
    */
-  append(id: string, events: SpEvent[], init: { uri?: string } = {}): AppendResult {
+  append(id: string, events: SpEvent[], init: { uri?: string; source?: string } = {}): AppendResult {
     const writer = this.requireWriter();
     const live = this.liveSession(id);
+    const source = init.source ?? 'local';
+    if (live.seqSource !== source) {
+      live.seqMap.clear();
+      live.seqSource = source;
+    }
     const summary: SessionSummary = { ...live.summary };
     const chainer = new Chainer();
     if (summary.head) chainer.seed(id, summary.head);

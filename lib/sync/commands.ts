@@ -2,7 +2,7 @@
 import { inputsFrom, readObjects, NdjsonWriter } from '../ndjson.js';
 import { EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE, UserError, warn } from '../diagnostics.js';
 import { createProgress } from '../progress.js';
-import { Store, resolveStoreDir, spHome, generateKeys, keysDir, type IngestItem } from '../store/index.js';
+import { Store, resolveStoreDir, spHome, machineId, generateKeys, keysDir, type IngestItem } from '../store/index.js';
 import { toIso } from '../event.js';
 import { join } from 'node:path';
 
@@ -135,4 +135,92 @@ export async function forkCommand(args: CommonArgs & { session: string; at: numb
 export function requireText(value: string | undefined, what: string): string {
   if (value === undefined || value === '') throw new UserError(`${what} is required (see --help)`);
   return value;
+}
+
+// ---- remotes ---------------------------------------------------------------------------------------
+
+export function remoteCommand(args: CommonArgs & { action?: string; name?: string; url?: string; dir: boolean }): Promise<number> | number {
+  return import('./remote.js').then((r) => {
+    const action = args.action ?? 'list';
+    if (action === 'add') {
+      const store = openWriter(args);
+      try {
+        const config = r.addRemote(store, requireText(args.name, 'a remote name'), requireText(args.url, 'a URL'), args.dir);
+        if (!args.quiet) warn(config.name, `added (${config.kind}: ${config.url})`);
+        return EXIT_OK;
+      } finally {
+        store.close();
+      }
+    }
+    if (action === 'list' || action === 'ls') {
+      const store = openReader(args);
+      try {
+        for (const remote of r.listRemotes(store)) process.stdout.write(args.json ? JSON.stringify(remote) + '\n' : `${remote.name}\t${remote.kind}\t${remote.url}\n`);
+        return EXIT_OK;
+      } finally {
+        store.close();
+      }
+    }
+    throw new UserError(`unknown remote action ${JSON.stringify(action)} (add, list)`);
+  });
+}
+
+export async function syncCommand(args: CommonArgs & { name?: string }, direction: 'push' | 'pull'): Promise<number> {
+  const r = await import('./remote.js');
+  const store = openWriter(args);
+  const progress = createProgress({ unit: 'events', quiet: args.quiet });
+  try {
+    const remote = r.getRemote(store, args.name);
+    const started = Date.now();
+    const report = await (direction === 'push' ? r.push : r.pull)(store, remote, { onProgress: (n, s) => progress.tick(n, s) });
+    progress.done();
+    if (args.json) process.stdout.write(JSON.stringify({ ...report, ms: Date.now() - started }) + '\n');
+    else if (!args.quiet) warn(remote.name, `${direction === 'push' ? 'pushed' : 'pulled'} ${report.events} event${report.events === 1 ? '' : 's'} in ${report.sessions} session${report.sessions === 1 ? '' : 's'}${report.commit ? ` (at ${report.commit.slice(0, 12)})` : ''}`);
+    return EXIT_OK;
+  } finally {
+    progress.done();
+    store.close();
+  }
+}
+
+export async function cloneCommand(args: CommonArgs & { url?: string; name?: string; dir: boolean }): Promise<number> {
+  const r = await import('./remote.js');
+  const store = openWriter(args);
+  try {
+    const name = args.name ?? 'origin';
+    const existing = r.listRemotes(store).find((x) => x.name === name);
+    const remote = existing ?? r.addRemote(store, name, requireText(args.url, 'a URL'), args.dir);
+    const report = await r.pull(store, remote);
+    if (args.json) process.stdout.write(JSON.stringify(report) + '\n');
+    else if (!args.quiet) warn(name, `cloned ${report.events} events in ${report.sessions} sessions into ${store.dir}`);
+    return EXIT_OK;
+  } finally {
+    store.close();
+  }
+}
+
+export async function statusCommand(args: CommonArgs): Promise<number> {
+  const r = await import('./remote.js');
+  const store = openReader(args);
+  try {
+    const all = r.status(store);
+    if (args.json) {
+      for (const s of all) process.stdout.write(JSON.stringify(s) + '\n');
+      return EXIT_OK;
+    }
+    for (const s of all) {
+      process.stdout.write(`${s.remote}\t${s.kind}\t${s.url}${s.seen ? `\tat ${s.seen.slice(0, 12)}` : ''}\n`);
+      for (const c of s.cursors) {
+        const dir = c.machine === store.machine || c.machine === readMachine() ? 'pushed' : `pulled from ${c.machine}`;
+        process.stdout.write(`  ${c.session}  ${dir}: seq ${c.seq}${c.local_events !== null ? ` (stored: ${c.local_events})` : ''}\n`);
+      }
+    }
+    return EXIT_OK;
+  } finally {
+    store.close();
+  }
+}
+
+function readMachine(): string {
+  return machineId(spHome());
 }
