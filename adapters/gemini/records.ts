@@ -74,6 +74,21 @@ const USER_MAPPED = new Set(['id', 'type', 'content', 'timestamp']);
 const GEMINI_MAPPED = new Set(['id', 'type', 'content', 'timestamp', 'thoughts', 'tokens', 'model', 'toolCalls']);
 const CALL_MAPPED = new Set(['id', 'name', 'args', 'result']);
 
+/**
+ * The call id the model saw: the client stores `<tool>__<raw id>` and sends the raw id (§2.3).
+ * The stored form goes to `native_call_id` when it differs.
+ */
+export function modelCallId(id: string, name: string | undefined): string {
+  return name && id.startsWith(`${name}__`) && id.length > name.length + 2 ? id.slice(name.length + 2) : id;
+}
+
+function withCallId(payload: Json, id: string, name: string | undefined): Json {
+  const callId = modelCallId(id, name);
+  payload.call_id = callId;
+  if (callId !== id) payload.native_call_id = id;
+  return payload;
+}
+
 function sha(value: unknown): string {
   return createHash('sha256').update(JSON.stringify(value)).digest('hex');
 }
@@ -284,7 +299,7 @@ export class GeminiMapper {
         if (!state.calls.includes(callId) && this.state.calls[callId] === undefined) {
           state.calls.push(callId);
           this.state.calls[callId] = k.name;
-          contentCalls.push({ type: 'tool.call', payload: common({ call_id: callId, name: k.name, input: k.args }), actor: ASSISTANT });
+          contentCalls.push({ type: 'tool.call', payload: common({ ...withCallId({}, callId, k.name), name: k.name, input: k.args }), actor: ASSISTANT });
         }
       } else if (k.kind === 'response') {
         if (!this.state.results[k.id ?? '']) contentResults.push(this.result(k.id ?? '', k.name, k.response, undefined));
@@ -312,7 +327,7 @@ export class GeminiMapper {
       if (!state.calls.includes(callId) && this.state.calls[callId] === undefined) {
         state.calls.push(callId);
         this.state.calls[callId] = name;
-        const payload: Json = common({ call_id: callId, name, input: call.args ?? {} });
+        const payload: Json = common({ ...withCallId({}, callId, name), name, input: call.args ?? {} });
         const extra = rest(call, CALL_MAPPED);
         if (extra) payload.extra = extra;
         out.push({ type: 'tool.call', payload, actor: ASSISTANT, ts: toEpochSeconds(call.timestamp) });
@@ -343,7 +358,8 @@ export class GeminiMapper {
   private result(callId: string, name: string | undefined, response: unknown, call: Json | undefined): Pending {
     this.state.results[callId] = true;
     const { content, is_error, plain } = responseContent(response);
-    const payload: Json = { call_id: callId, content };
+    const payload: Json = withCallId({}, callId, name ?? (this.state.calls[callId] || undefined));
+    payload.content = content;
     const status = call && typeof call.status === 'string' ? call.status : undefined;
     if (is_error || status === 'error') payload.is_error = true;
     if (name) payload.name = name;
