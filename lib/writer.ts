@@ -19,6 +19,11 @@ export function isDerived(event: SpEvent): boolean {
   return event.derived_from !== undefined && event.derived_from !== null;
 }
 
+/** Why a writer writes no record for a derived event: the call it points at carries it. */
+export function derivedReason(event: SpEvent): string {
+  return `derived from the tool call at seq ${String(event.derived_from)}, which is written and carries it`;
+}
+
 /** The native session id a session.start names. */
 export function nativeIdOf(start: SpEvent | undefined): string | undefined {
   return start ? str(payloadOf(start).native_id) : undefined;
@@ -65,7 +70,8 @@ export class LossLedger {
   constructor(private readonly onLoss?: (entry: LossEntry) => void) {}
 
   add(entry: LossEntry): void {
-    this.counts[entry.action] = (this.counts[entry.action] ?? 0) + 1;
+    // `carried` says why an event needs no record of its own (e.g. its call carries it): not a change.
+    if (entry.action !== 'carried') this.counts[entry.action] = (this.counts[entry.action] ?? 0) + 1;
     this.onLoss?.(entry);
   }
 

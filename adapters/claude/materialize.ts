@@ -17,7 +17,7 @@ import { UserError } from '../../lib/diagnostics.js';
 import { artifactPath } from '../../lib/artifacts.js';
 import type { SpEvent } from '../../lib/event.js';
 import { isObject, str, type Json } from '../../lib/json.js';
-import { LossLedger, capturedRawLines, isDerived, payloadOf, selectSession, shellQuote, writeLines, type WriterResult } from '../../lib/writer.js';
+import { LossLedger, capturedRawLines, derivedReason, isDerived, payloadOf, selectSession, shellQuote, writeLines, type WriterResult } from '../../lib/writer.js';
 import { defaultHome } from './paths.js';
 import { projectSlug, resolveCwd } from './slug.js';
 
@@ -262,7 +262,7 @@ class ClaudeWriter {
     const indices: number[] = [];
     this.events.forEach((event, index) => {
       if (!keep || keep.has(index)) indices.push(index);
-      else if (isConversational(event) || isTranscriptMeta(event)) this.loss('dropped', 'branch', 'not on the active branch (--branch active)', event);
+      else if (isConversational(event) || isTranscriptMeta(event) || isDerived(event)) this.loss('dropped', 'branch', 'not on the active branch (--branch active)', event);
     });
     this.layout(indices);
     this.finish();
@@ -398,7 +398,10 @@ class ClaudeWriter {
     };
     for (const index of indices) {
       const event = this.events[index];
-      if (isDerived(event)) continue;
+      if (isDerived(event)) {
+        this.loss('carried', 'derived', derivedReason(event), event);
+        continue;
+      }
       const p = payloadOf(event);
       switch (event.type) {
         case 'message.thinking':
@@ -450,9 +453,13 @@ class ClaudeWriter {
           this.writeMeta(index, flush);
           break;
         case 'session.start':
+          if (!this.copying) this.loss('carried', 'session-start', 'written as the new transcript\'s envelope (cwd, version, git branch on every line)', event);
+          break;
         case 'session.end':
         case 'session.fork':
-          break; // the envelope and the result say these; child sessions are reported as a whole
+          // Claude Code records neither: a transcript just stops, a fork is a new file.
+          if (!this.copying) this.loss('dropped', event.type === 'session.end' ? 'session-end' : 'session-fork', `${event.type} has no Claude Code record: not written`, event);
+          break;
         default:
           if (this.copying) break;
           this.loss('dropped', 'no-claude-record', `${event.type} has no Claude Code record; not written`, event);

@@ -22,7 +22,7 @@ import { UserError } from '../../lib/diagnostics.js';
 import { toIso, type SpEvent } from '../../lib/event.js';
 import { splitLines } from '../../lib/lines.js';
 import { isObject, str, type Json } from '../../lib/json.js';
-import { LossLedger, RawLineCheck, SessionPicker, isDerived, nativeIdOf, payloadOf, shellQuote, uuidv7, type WriterResult } from '../../lib/writer.js';
+import { LossLedger, RawLineCheck, SessionPicker, derivedReason, isDerived, nativeIdOf, payloadOf, shellQuote, uuidv7, type WriterResult } from '../../lib/writer.js';
 import { AGENT, UUID_PATTERN, defaultHome, parseRolloutName, rolloutRelPath, sessionsDir } from './paths.js';
 import { isImageWrapper } from './rollout.js';
 import { relayedFor } from '../../lib/relay/mark.js';
@@ -233,13 +233,19 @@ class RolloutWriter {
   }
 
   write(event: SpEvent): void {
-    if (isDerived(event)) return; // re-derivable from the call it points at
+    if (isDerived(event)) {
+      this.loss('carried', 'derived', derivedReason(event), event); // re-derivable from the call it points at
+      return;
+    }
     const p = payloadOf(event);
     switch (event.type) {
       case 'session.start':
+        this.loss('carried', 'session-start', 'written as the new session_meta line', event);
+        return;
       case 'session.end':
       case 'session.fork':
-        return; // the new session_meta and the result say these
+        this.loss('dropped', event.type === 'session.end' ? 'session-end' : 'session-fork', `${event.type} has no rollout line (the client ends a thread by stopping, forks into a new file): not written`, event);
+        return;
       case 'message.user':
         return this.user(event, p.content);
       case 'context.compiled':

@@ -249,7 +249,11 @@ class SessionTranslator {
       const why = !source ? `no tool vocabulary for ${event.agent}` : !intent ? `${name} has no counterpart in ${nameOf(this.options.target)}` : `${nameOf(this.options.target)} has no tool for a ${intent.kind}`;
       this.loss({ action: 'rendered', code: 'tool-name', seq: event.seq, type: event.type, from: name, to: 'text', reason: `tool call ${name} written as assistant text with its result (${why})` });
       const text = renderedText(event.agent, name, p.input, intent, this.info.renderedResults.get(callId), this.options.target);
-      return [rewrite(event, 'message.assistant', { ...messageFields(p), content: [{ type: 'text', text }] })];
+      // A message of its own: a client (or a checker) reads one message's text blocks as one text,
+      // and the call's text should not run into the words around it.
+      const fields = messageFields(p);
+      fields.message_id = `${str(p.message_id) ?? 'msg'}_sp_${callId || event.seq}`;
+      return [rewrite(event, 'message.assistant', { ...fields, content: [{ type: 'text', text }] })];
     }
     this.info.counts.translated += 1;
     const ids = calls.map((_, i) => (i === 0 ? callId : `${callId}_sp${i + 1}`));
@@ -311,6 +315,36 @@ class SessionTranslator {
     const mark: RelayMark = { target: this.options.target, source: this.info.agent };
     if (from) mark.from = from;
     return mark;
+  }
+
+  /**
+   * Source seqs that no event carries any more (a result written with its call, thinking dropped)
+   * → the seq to hang what followed them from; a split result → its last part. Tree writers (Pi)
+   * find an event's parent by `parent_seq`, else seq - 1: without this, what followed a removed
+   * event would become a new root, and what followed a split result would leave its other parts
+   * on a side branch.
+   */
+  private readonly redirect = new Map<number, number | null>();
+
+  private resolve(seq: number | null): number | null {
+    for (let guard = 0; seq !== null && this.redirect.has(seq) && guard < 1e6; guard += 1) seq = this.redirect.get(seq)!;
+    return seq;
+  }
+
+  /** Pass 2: the translation, with parents re-linked around removed and split events. */
+  translateLinked(event: SpEvent): SpEvent[] {
+    const out = this.translate(event);
+    const own = event.parent_seq === undefined ? event.seq - 1 : event.parent_seq;
+    if (out.length === 0) {
+      this.redirect.set(event.seq, this.resolve(own));
+      return out;
+    }
+    const first = out[0];
+    const parent = first.parent_seq === undefined ? first.seq - 1 : first.parent_seq;
+    if (parent !== null && this.redirect.has(parent)) first.parent_seq = this.resolve(parent);
+    const last = out[out.length - 1];
+    if (last.seq !== event.seq) this.redirect.set(event.seq, last.seq);
+    return out;
   }
 
   /** Pass 1: remember which calls are rendered, to keep their results for pass 2. */
@@ -409,7 +443,7 @@ export async function* relayTransform(events: AsyncIterable<SpEvent>, options: R
           delete event.checksum;
         }
       }
-      yield* translator.translate(event);
+      yield* translator.translateLinked(event);
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
