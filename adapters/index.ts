@@ -9,6 +9,7 @@ import { gemini } from './gemini/index.js';
 import { hermes } from './hermes/index.js';
 import { opencode } from './opencode/index.js';
 import { pi } from './pi/index.js';
+import { qoder } from './qoder/index.js';
 import { qwen } from './qwen/index.js';
 
 export const adapters: Record<string, Adapter> = {
@@ -19,6 +20,7 @@ export const adapters: Record<string, Adapter> = {
   hermes,
   opencode,
   pi,
+  qoder,
   qwen,
 };
 

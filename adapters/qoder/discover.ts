@@ -1,0 +1,35 @@
+// Finding Qoder CLI sessions: the Claude Code layout under the Qoder home (projects/<slug>/<uuid>.jsonl),
+// read by the Claude Code adapter's discovery, then named as Qoder's.
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { DiscoverOptions, SessionRef } from '../../lib/adapter.js';
+import { UserError } from '../../lib/diagnostics.js';
+import { discoverSessions as discoverClaude, openTranscript, summarize as summarizeClaude } from '../claude/discover.js';
+import { defaultHome, projectsDir } from './paths.js';
+
+export const AGENT = 'qoder';
+
+function asQoder(ref: SessionRef): SessionRef {
+  return { ...ref, agent: AGENT };
+}
+
+export async function openSession(path: string): Promise<SessionRef> {
+  return asQoder(await openTranscript(path));
+}
+
+export async function* discoverSessions(options: DiscoverOptions = {}): AsyncGenerator<SessionRef> {
+  const home = resolve(options.home ?? defaultHome());
+  if (!existsSync(projectsDir(home))) throw new UserError('cannot read the Qoder CLI projects folder: ENOENT (set --home or QODER_CONFIG_DIR)', projectsDir(home));
+  for await (const ref of discoverClaude({ ...options, home, details: false })) yield asQoder(options.details ? await summarizeClaude(ref) : ref);
+}
+
+export async function findSession(id: string, options: DiscoverOptions = {}): Promise<SessionRef> {
+  const matches: SessionRef[] = [];
+  for await (const ref of discoverSessions({ home: options.home, onDiagnostic: options.onDiagnostic })) {
+    if (ref.native_id === id) return ref;
+    if (ref.native_id.startsWith(id)) matches.push(ref);
+  }
+  if (matches.length === 1) return matches[0];
+  if (matches.length > 1) throw new UserError(`"${id}" matches ${matches.length} sessions (${matches.slice(0, 3).map((m) => m.native_id).join(', ')}…); give more of the id`);
+  throw new UserError(`no Qoder CLI session "${id}" under ${projectsDir(resolve(options.home ?? defaultHome()))} (sp-capture qoder --list shows the sessions)`);
+}

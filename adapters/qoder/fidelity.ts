@@ -1,0 +1,30 @@
+// What each canonical event type keeps through the Qoder CLI adapter (DESIGN §3). Qoder's transcript
+// is Claude Code's format plus a few record types, so capture and write go through the Claude Code
+// adapter; only the differences are named here.
+import type { Fidelity, FidelityTable } from '../../lib/adapter.js';
+import type { Level } from '../../lib/event.js';
+import { fidelity as claude } from '../claude/fidelity.js';
+
+export const fidelity: FidelityTable = {
+  ...claude,
+  'session.start': {
+    level: 0,
+    capture: 'as Claude Code: native id, cwd, git branch, client version (Qoder’s), first model (a tier alias), title',
+    materialize: 'cwd picks the project folder under ~/.qoder/projects; a new session id; a runtime-config head line',
+  },
+  'message.assistant': {
+    level: 0,
+    capture: 'as Claude Code (message.model is a Qoder tier alias: auto, efficient, ultimate …)',
+    materialize: 'as Claude Code, message.model a tier alias (auto unless the source is Qoder or --model names one)',
+  },
+  meta: {
+    level: 2,
+    capture: 'as Claude Code, plus Qoder’s runtime-config, workspace-directories, active-leaf records (key qoder.<type>, raw record)',
+    materialize: 'written back only from raw lines (--same-id --raw); a fresh runtime-config head and active-leaf are written',
+  },
+};
+
+export function levelOf(type: string): Level {
+  const entry: Fidelity | undefined = fidelity[type];
+  return entry ? entry.level : 2;
+}
