@@ -1,6 +1,7 @@
 // A streaming line splitter over bytes. It keeps byte offsets (for cursors into agents' files),
 // tells whether the last line had its newline (a torn write), strips one CR before LF and a
 // UTF-8 BOM at the very start, and holds only one line plus one chunk in memory.
+import { isUtf8 } from 'node:buffer';
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 
@@ -20,6 +21,8 @@ export interface Line {
    * share memory with the whole chunk read. Lets a filter pass an unchanged line on without encoding it again.
    */
   bytes?: Buffer;
+  /** Set when the line's bytes are not valid UTF-8 (its text then holds U+FFFD in their place). */
+  invalidUtf8?: true;
 }
 
 const LF = 0x0a;
@@ -43,6 +46,8 @@ export async function* splitLines(source: AsyncIterable<Buffer | string>, firstL
     if (stop > skip && body[stop - 1] === CR) stop -= 1;
     const line: Line = { text: body.toString('utf8', skip, stop), number, start: offset, end: offset + body.length, terminated };
     if (keepBytes) line.bytes = body;
+    // A lossy decode always leaves U+FFFD in the text: a cheap search first, the byte check only then.
+    if (line.text.includes('\ufffd') && !isUtf8(body.subarray(skip, stop))) line.invalidUtf8 = true;
     number += 1;
     offset += body.length;
     return line;

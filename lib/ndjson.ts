@@ -71,7 +71,8 @@ export async function* readObjects<T = Record<string, unknown>>(inputs: Input[],
     try {
       for await (const line of splitLines(stream, 1, 0, options.keepBytes)) {
         if (line.text.trim() === '') continue;
-        const parsed = parseJsonObject(line.text);
+        // sp writes UTF-8 only: other bytes in a canonical stream are damage, not text to guess at.
+        const parsed = line.invalidUtf8 ? { reason: 'not valid UTF-8' } : parseJsonObject(line.text);
         if (parsed.value) {
           yield { value: parsed.value as T, line, source: input.name };
           continue;
