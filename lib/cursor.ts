@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, createReadStream, openSync, readFileSync, readSync, statSync, type Stats } from 'node:fs';
 import type { Cursor, SourcePosition } from './adapter.js';
 import { replaceFileAtomic } from './atomic.js';
-import { UserError, errorCode, readError } from './diagnostics.js';
+import { UserError, errorCode, readError, warn } from './diagnostics.js';
 import { SessionEmitter } from './emitter.js';
 import { canonicalSessionId } from './event.js';
 import { splitLines, type Line } from './lines.js';
@@ -187,6 +187,7 @@ export function sourceExtent(path: string, position: SourcePosition | undefined,
 export async function* captureLines(path: string, position: SourcePosition | undefined, end: number, incremental: boolean): AsyncGenerator<Line> {
   for await (const line of sourceLines(path, position?.offset ?? 0, end, (position?.line ?? 0) + 1)) {
     if (!line.terminated && incremental) return;
+    if (line.invalidUtf8) warn(`${path}:${line.number}`, 'not valid UTF-8: the bad bytes are read as U+FFFD');
     yield line;
   }
 }
