@@ -6,6 +6,7 @@
 // never leaves a stream without its context.compiled event in a pipeline. File inputs are read a
 // second time for the copy; stdin is spooled to a temp file while it is read. Memory stays bounded
 // either way: lines are not kept, only the extractor's bounded state.
+import { isUtf8 } from 'node:buffer';
 import { closeSync, createReadStream, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
@@ -229,9 +230,11 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
         throw new UserError(`cannot read: ${(err as Error).message}`, input.name);
       }
       try {
-        await forEachLine(stream, spool !== undefined, (line) => {
+        await forEachLine(stream, true, (line) => {
           if (line.text.charCodeAt(0) !== 0x7b && line.text.trim() === '') return; // a JSON object starts with {
-          const parsed = parseJsonObject(line.text);
+          // Bytes that are not UTF-8 would be passed on as they are, into a stream that no longer verifies.
+          const invalid = line.text.includes('\ufffd') && line.bytes !== undefined && !isUtf8(line.bytes);
+          const parsed = invalid ? { reason: 'not valid UTF-8' } : parseJsonObject(line.text);
           if (!parsed.value) throw new UserError(badLine(line, parsed.reason!), `${input.name}:${line.number}`);
           const event = checkEvent(parsed.value, input.name, line.number);
           if (typeof event.checksum !== 'string') chained = false;
