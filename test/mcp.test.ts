@@ -223,6 +223,25 @@ describe('sp-mcp', () => {
     await fails('search', { query: '   ' }, /"query" is empty/);
   });
 
+  it('search: hits from a store filled by sp-capture | sp-redact | sp-sync ingest, redacted', async () => {
+    const store = join(work, 'store');
+    const bin = (name: string) => join(root, 'dist/bin', `sp-${name}.js`);
+    const filled = spawnSync('bash', ['-o', 'pipefail', '-c', `"${process.execPath}" "${bin('capture')}" claude --all --home "${homes.claude}" | "${process.execPath}" "${bin('redact')}" -q | "${process.execPath}" "${bin('sync')}" ingest --store "${store}" -q`], {
+      encoding: 'utf8',
+      env: { ...process.env, SP_HOME: join(work, 'sp-home') },
+    });
+    expect(filled.status, filled.stderr).toBe(0);
+    const found = await ok('search', { query: 'DELETE', store, limit: 5 });
+    expect(found.hits.length).toBeGreaterThan(0);
+    expect(found.hits.length).toBeLessThanOrEqual(5);
+    expect(found.hits[0].session).toMatch(/^sess_[0-9a-f]{32}$/);
+    const token = await ok('search', { query: 'token', store });
+    expect(JSON.stringify(token)).not.toContain(secret);
+    const stored = await ok('verify', { stored: found.hits[0].session, store });
+    expect(stored.ok).toBe(true);
+    await fails('verify', { stored: 'sess_00000000000000000000000000000000', store }, /no session "sess_0+" in the store/);
+  });
+
   it('unknown tools are errors, and the server is still up after every bad call', async () => {
     await expect(client.callTool({ name: 'rm_rf', arguments: {} })).rejects.toThrow();
     const again = await ok('list_sessions', { agent: 'pi' });
