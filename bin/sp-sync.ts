@@ -23,6 +23,17 @@ interface Args extends cmd.CommonArgs {
 }
 
 
+// `ingest` is a pipeline stage that runs often (a flow ingests every session): its few options are
+// parsed with util.parseArgs, skipping yargs' import; anything else (or --help) goes through yargs.
+const argv = process.argv.slice(2);
+if (argv[0] === 'ingest' && !argv.some((a) => a === '--help' || a === '-h')) {
+  const fast = await cmd.parseIngestArgs(argv.slice(1));
+  if (fast) {
+    const { runFast } = await import('../lib/sync/fast.js');
+    await runFast('sp-sync', () => cmd.ingestCommand(fast));
+  }
+}
+
 await runCli<Args>({
   name: 'sp-sync',
   summary:

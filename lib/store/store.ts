@@ -104,7 +104,8 @@ interface Live {
   seqSource?: string;
 }
 
-const BATCH = 1000;
+/** Events per durable commit (fsync + index transaction + manifest); SP_INGEST_BATCH overrides it. */
+const BATCH = Math.max(1, Number(process.env.SP_INGEST_BATCH) || 1000);
 
 export class Store {
   private db?: Db;

@@ -224,3 +224,18 @@ export async function statusCommand(args: CommonArgs): Promise<number> {
 function readMachine(): string {
   return machineId(spHome());
 }
+
+/** The ingest options without yargs; undefined when something else is given (yargs reports it). */
+export async function parseIngestArgs(argv: string[]): Promise<(CommonArgs & { files?: string[] }) | undefined> {
+  const { parseArgs } = await import('node:util');
+  try {
+    const { values, positionals } = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: { store: { type: 'string' }, quiet: { type: 'boolean', short: 'q' }, json: { type: 'boolean' } },
+    });
+    return { store: values.store, quiet: values.quiet === true, json: values.json === true, files: positionals };
+  } catch {
+    return undefined;
+  }
+}
