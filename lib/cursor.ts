@@ -185,6 +185,9 @@ export function sourceExtent(path: string, position: SourcePosition | undefined,
  * the next run, which reads it once its newline is there.
  */
 export async function* captureLines(path: string, position: SourcePosition | undefined, end: number, incremental: boolean): AsyncGenerator<Line> {
+  // A 0-byte session file (a client that died before its first write) yields a bare session.start: say so.
+  // An incremental capture is quiet about it: the file may just have been created.
+  if (end === 0 && !incremental) warn(path, 'empty file: no records in it');
   for await (const line of sourceLines(path, position?.offset ?? 0, end, (position?.line ?? 0) + 1)) {
     if (!line.terminated && incremental) return;
     if (line.invalidUtf8) warn(`${path}:${line.number}`, 'not valid UTF-8: the bad bytes are read as U+FFFD');
