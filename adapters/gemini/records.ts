@@ -170,6 +170,9 @@ export class GeminiMapper {
       if (cut) {
         const lastKnown = [...ids].reverse().find((x): x is string => x !== null && this.state.messages[x]?.last !== undefined);
         this.state.pending_parent = lastKnown !== undefined ? this.state.messages[lastKnown].last! : null;
+      } else {
+        // A later list that holds the whole history again (the resume's second patch) undoes the cut.
+        delete this.state.pending_parent;
       }
       return out;
     }
