@@ -1,0 +1,84 @@
+// The Gemini CLI writer: file name and metadata (import-time lastUpdated, so the 30-day clean-up
+// keeps it), each tool result written once (in toolCalls[].result only), text the client would
+// skip made safe, stubs for unanswered calls, and project registration by new files only.
+import { describe, expect, it } from 'vitest';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { gemini } from '../../adapters/gemini/index.js';
+import { baseSlug, projectSlugFor } from '../../adapters/gemini/project.js';
+import type { GeminiMaterializeResult } from '../../adapters/gemini/materialize.js';
+import type { LossEntry } from '../../lib/adapter.js';
+import { SessionBuilder, from } from '../support/canonical.js';
+import { HOME } from './support.js';
+
+type Json = Record<string, any>;
+const records = (path: string): Json[] => readFileSync(path, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as Json);
+
+function session(): SessionBuilder {
+  const b = new SessionBuilder('claude');
+  b.user('Fix the test');
+  b.thinking('Look first.', { signature: 'sig' });
+  b.assistant('Reading.', 'm1');
+  b.call('toolu_1', 'Read', { file_path: 'a.js' }, 'm1');
+  b.call('toolu_2', 'Bash', { command: 'npm test' }, 'm1');
+  b.result('toolu_1', 'line 1');
+  b.result('toolu_2', 'Exit code 1', { is_error: true });
+  b.assistant('Fixed.', 'm2');
+  b.user('/compact now');
+  b.call('toolu_3', 'Bash', { command: 'ls' }, 'm3');
+  return b;
+}
+
+describe('gemini writer', () => {
+  it('a new session file the client lists: metadata first with import times, messages typed user/gemini, each result once', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'sp-gemini-write-'));
+    const losses: LossEntry[] = [];
+    const before = Date.now();
+    const result = (await gemini.materialize!(from(session().events), { home, cwd: '/tmp/sp-test-project', onLoss: (l) => losses.push(l) })) as GeminiMaterializeResult;
+    expect(basename(result.path)).toMatch(new RegExp(`^session-\\d{4}-\\d\\d-\\d\\dT\\d\\d-\\d\\d-${result.session_id.slice(0, 8)}\\.jsonl$`));
+    expect(result.path).toBe(join(home, 'tmp', 'sp-test-project', 'chats', basename(result.path)));
+    const [meta, ...messages] = records(result.path);
+    expect(meta).toMatchObject({ sessionId: result.session_id, kind: 'main' });
+    expect(meta.projectHash).toMatch(/^[0-9a-f]{64}$/);
+    for (const t of [meta.startTime, meta.lastUpdated]) expect(Date.parse(t)).toBeGreaterThanOrEqual(before - 1000);
+    expect(messages.map((m) => m.type)).toEqual(['user', 'gemini', 'gemini', 'user', 'gemini']);
+    expect(messages.every((m) => typeof m.id === 'string')).toBe(true);
+    // No user functionResponse message: results only in toolCalls[].result.
+    expect(JSON.stringify(messages.filter((m) => m.type === 'user'))).not.toContain('functionResponse');
+    const step = messages[1];
+    expect(step).toMatchObject({ content: 'Reading.', model: 'gemini-2.5-pro', thoughts: [{ description: 'Look first.' }] });
+    expect(step.toolCalls.map((c: Json) => c.id)).toEqual(['Read__toolu_1', 'Bash__toolu_2']);
+    expect(step.toolCalls[1]).toMatchObject({ status: 'error', result: [{ functionResponse: { id: 'Bash__toolu_2', name: 'Bash', response: { error: 'Exit code 1' } } }] });
+    // A text the client would skip as a slash command is sent.
+    expect(messages[3].content[0].text).toBe('\u200b/compact now');
+    expect(messages[4].toolCalls[0]).toMatchObject({ id: 'Bash__toolu_3', status: 'error' });
+    expect(losses.map((l) => l.code)).toEqual(expect.arrayContaining(['slash-text', 'stub-result', 'reasoning-text']));
+    // Registered by a new marker only; no projects.json written.
+    expect(result.registered).toBe(true);
+    expect(readFileSync(join(home, 'tmp', 'sp-test-project', '.project_root'), 'utf8')).toBe('/tmp/sp-test-project');
+    expect(existsSync(join(home, 'projects.json'))).toBe(false);
+  });
+
+  it('an existing registration is used as is; the user’s projects.json and markers stay byte-identical', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'sp-gemini-home-'));
+    cpSync(HOME, home, { recursive: true });
+    const projects = readFileSync(join(home, 'projects.json'));
+    const marker = readFileSync(join(home, 'tmp', 'acme-api', '.project_root'));
+    const result = (await gemini.materialize!(from(session().events), { home, cwd: '/home/erin/acme-api' })) as GeminiMaterializeResult;
+    expect(result).toMatchObject({ slug: 'acme-api', registered: false });
+    expect(result.path.startsWith(join(home, 'tmp', 'acme-api', 'chats'))).toBe(true);
+    expect(readFileSync(join(home, 'projects.json'))).toEqual(projects);
+    expect(readFileSync(join(home, 'tmp', 'acme-api', '.project_root'))).toEqual(marker);
+  });
+
+  it('a slug another project owns is not taken: the client’s -1 suffix', () => {
+    const home = mkdtempSync(join(tmpdir(), 'sp-gemini-slug-'));
+    mkdirSync(join(home, 'tmp', 'acme-api'), { recursive: true });
+    writeFileSync(join(home, 'tmp', 'acme-api', '.project_root'), '/elsewhere/acme-api');
+    expect(projectSlugFor(home, '/home/x/acme-api')).toEqual({ slug: 'acme-api-1', register: true });
+    expect(projectSlugFor(home, '/elsewhere/acme-api')).toEqual({ slug: 'acme-api', register: false });
+    expect(baseSlug('/home/x/My Project!')).toBe('my-project');
+    expect(baseSlug('/')).toBe('project');
+  });
+});
