@@ -16,6 +16,9 @@ import { startMockModel } from '../pi/mockModel.js';
 import { configureAgentDir, runPi, type ProviderModel } from '../pi/piClient.js';
 import { activePath, readEntries } from '../pi/support.js';
 import { readSession } from '../hermes/support.js';
+import { copyDb } from '../opencode/support.js';
+import { runCopilot } from './copilotClient.js';
+import { configureOpenCode, opencodeHome, runOpenCode } from './opencodeClient.js';
 
 type Json = Record<string, any>;
 
@@ -216,4 +219,61 @@ const hermesTarget: MatrixTarget = {
   },
 };
 
-export const TARGETS: MatrixTarget[] = [claudeTarget, codexTarget, piTarget, hermesTarget];
+const copilotTarget: MatrixTarget = {
+  id: 'copilot',
+  label: 'Copilot CLI',
+  compileFor: 'markdown',
+  prepare(dir) {
+    const home = join(dir, 'home');
+    return { dir, home, options: { home: join(home, '.copilot'), cwd: project(dir) } };
+  },
+  async resume(result, place) {
+    const mock = await startMockModel();
+    try {
+      const run = await runCopilot(result.session_id, PROBE, { home: place.home as string, cwd: result.cwd, mock, timeoutMs: 180_000 });
+      const request = mock.requests[0];
+      if (run.timedOut) return failed('the client timed out');
+      if (run.code !== 0 || !request) return failed(`exit ${run.code}: ${tail(run.stderr || run.stdout)}`);
+      const violations = mock.requests.flatMap((r) => r.violations);
+      if (violations.length) return failed(`the API would reject it: ${violations[0]}`);
+      const seen = chatObserved(request.body);
+      if (!strings(request.body.messages.at(-1)).join('\n').includes(PROBE)) return failed('the request does not end with the probe');
+      return { accepted: true, ...seen };
+    } finally {
+      await mock.close();
+    }
+  },
+};
+
+/** `opencode run` re-joins positional words with spaces in quotes: its probe is one word. */
+const OPENCODE_PROBE = PROBE.replace(/[: ]+/g, '-');
+
+const opencodeTarget: MatrixTarget = {
+  id: 'opencode',
+  label: 'OpenCode',
+  compileFor: 'markdown',
+  prepare(dir) {
+    // The writer adds rows to a database the client made: a copy of the corpus one.
+    const { home, data } = opencodeHome(dir);
+    copyDb(data);
+    return { dir, home, options: { home: data, cwd: project(dir), backup: false } };
+  },
+  async resume(result, place) {
+    const mock = await startMockModel();
+    try {
+      configureOpenCode(place.home as string, mock);
+      const run = await runOpenCode(result.session_id, OPENCODE_PROBE, { home: place.home as string, cwd: result.cwd, timeoutMs: 240_000 });
+      const request = mock.requests.find((q) => strings(q.body.messages).some((s) => s.includes(OPENCODE_PROBE)));
+      if (run.timedOut) return failed('the client timed out');
+      if (run.code !== 0 || !request) return failed(`exit ${run.code}: ${tail(run.stderr || run.stdout)}`);
+      const violations = mock.requests.flatMap((r) => r.violations);
+      if (violations.length) return failed(`the API would reject it: ${violations[0]}`);
+      const seen = request.api === 'anthropic' ? anthropicObserved(request.body) : chatObserved(request.body);
+      return { accepted: true, ...seen };
+    } finally {
+      await mock.close();
+    }
+  },
+};
+
+export const TARGETS: MatrixTarget[] = [claudeTarget, codexTarget, piTarget, hermesTarget, copilotTarget, opencodeTarget];
