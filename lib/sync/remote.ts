@@ -313,7 +313,11 @@ function pullTree(store: Store, root: string, remoteName: string, options: SyncO
         store.setCursor(remoteName, machine, id, next, head);
         batch = [];
       };
-      for (const segment of segmentsOf(dir)) {
+      const segments = segmentsOf(dir);
+      const lastSegment = segments[segments.length - 1];
+      const remoteEnd = lastSegment ? lastSegment.start + completeLines(lastSegment.path).lines.length : 0;
+      if (remoteEnd < cursor.seq) throw new UserError(`${machine}'s log of ${id} is shorter on the remote (${remoteEnd} events) than when last pulled (${cursor.seq}): it was rewritten; refusing it`, dir);
+      for (const segment of segments) {
         if (segment.start + SEGMENT <= cursor.seq - 1) continue;
         const { lines } = completeLines(segment.path);
         for (let i = 0; i < lines.length; i++) {
@@ -339,7 +343,6 @@ function pullTree(store: Store, root: string, remoteName: string, options: SyncO
           }
         }
       }
-      if (next < cursor.seq) throw new UserError(`${machine}'s log of ${id} is shorter on the remote than when last pulled (seq ${cursor.seq}); refusing it`, dir);
       flush();
       if (added > 0) sessions += 1;
       events += added;
