@@ -158,8 +158,12 @@ export function* sessionEvents(stored: StoredSession, nativeId: string, options:
     }
     const modelID = str(info.modelID);
     const providerID = str(info.providerID);
+    // Every event of the message names its model: a writer keeps provider metadata (signatures)
+    // only for the model that made it, as the client does.
     const common = (p: Json): Json => {
       p.message_id = message.id;
+      if (modelID) p.model = modelID;
+      if (providerID) p.provider_id = providerID;
       return p;
     };
     // Results (and what derives from them) follow all the message's parts, as on the wire: the
@@ -197,7 +201,7 @@ export function* sessionEvents(stored: StoredSession, nativeId: string, options:
         const name = str(data.tool) ?? '';
         const callId = str(data.callID) ?? part.id;
         const input = state.input ?? {};
-        const call = emit('tool.call', withExtra(common({ call_id: callId, name, input, ...(modelID ? { model: modelID } : {}), ...(partExtra ? { part: partExtra } : {}) })), pts, ASSISTANT, seq, part.id);
+        const call = emit('tool.call', withExtra(common({ call_id: callId, name, input, ...(partExtra ? { part: partExtra } : {}) })), pts, ASSISTANT, seq, part.id);
         yield call;
         const status = str(state.status);
         const end = isObject(state.time) ? seconds(state.time.end) ?? pts : pts;

@@ -210,7 +210,8 @@ export async function materializeOpenCode(events: AsyncIterable<SpEvent>, option
       rows.push({ table: 'part', id: ids.next('prt', t), message_id: placeholder, time: t, data: { type: 'text', text: '(continued)' } });
       lastUser = placeholder;
     }
-    const pm = (sameAgent && str(payloadOf(turn.events[0]).provider) && turn.model ? { providerID: str(payloadOf(turn.events[0]).provider)!, modelID: turn.model } : providerModel(turn.model)) ?? fallback;
+    const providerId = sameAgent ? turn.events.map((e) => str(payloadOf(e).provider_id)).find((v) => v !== undefined) : undefined;
+    const pm = (providerId && turn.model ? { providerID: providerId, modelID: turn.model } : providerModel(turn.model)) ?? fallback;
     if (!turn.model) report('transformed', 'model', `an assistant turn names no model: written as ${pm.providerID}/${pm.modelID}`, turn.events[0]);
     const calls = callsOf(turn);
     const end = t + 1;
