@@ -2,9 +2,11 @@
 import { claudeVocabulary } from './claude.js';
 import { codexVocabulary } from './codex.js';
 import { copilotVocabulary } from './copilot.js';
+import { geminiVocabulary } from './gemini.js';
 import { hermesVocabulary } from './hermes.js';
 import { opencodeVocabulary } from './opencode.js';
 import { piVocabulary } from './pi.js';
+import { qwenVocabulary } from './qwen.js';
 import type { Vocabulary } from './types.js';
 
 export const VOCABULARIES: Record<string, Vocabulary> = {
@@ -14,6 +16,10 @@ export const VOCABULARIES: Record<string, Vocabulary> = {
   hermes: hermesVocabulary,
   opencode: opencodeVocabulary,
   copilot: copilotVocabulary,
+  gemini: geminiVocabulary,
+  qwen: qwenVocabulary,
+  // Qoder's tools are Claude Code's (formats/qoder.md §4).
+  qoder: { ...claudeVocabulary, agent: 'qoder' },
 };
 
 export function vocabularyOf(agent: string | undefined): Vocabulary | undefined {
