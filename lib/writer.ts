@@ -19,11 +19,6 @@ export function isDerived(event: SpEvent): boolean {
   return event.derived_from !== undefined && event.derived_from !== null;
 }
 
-/** Why a writer writes no record for a derived event: the call it points at carries it. */
-export function derivedReason(event: SpEvent): string {
-  return `derived from the tool call at seq ${String(event.derived_from)}, which is written and carries it`;
-}
-
 /** The native session id a session.start names. */
 export function nativeIdOf(start: SpEvent | undefined): string | undefined {
   return start ? str(payloadOf(start).native_id) : undefined;

@@ -17,7 +17,7 @@ import { UserError } from '../../lib/diagnostics.js';
 import { artifactPath } from '../../lib/artifacts.js';
 import type { SpEvent } from '../../lib/event.js';
 import { isObject, str, type Json } from '../../lib/json.js';
-import { LossLedger, capturedRawLines, derivedReason, isDerived, payloadOf, selectSession, shellQuote, writeLines, type WriterResult } from '../../lib/writer.js';
+import { LossLedger, capturedRawLines, isDerived, payloadOf, selectSession, shellQuote, writeLines, type WriterResult } from '../../lib/writer.js';
 import { defaultHome } from './paths.js';
 import { projectSlug, resolveCwd } from './slug.js';
 
@@ -398,10 +398,8 @@ class ClaudeWriter {
     };
     for (const index of indices) {
       const event = this.events[index];
-      if (isDerived(event)) {
-        this.loss('carried', 'derived', derivedReason(event), event);
-        continue;
-      }
+      // Derived: its call carries it (the relay ledger counts what no writer reports on as carried).
+      if (isDerived(event)) continue;
       const p = payloadOf(event);
       switch (event.type) {
         case 'message.thinking':
@@ -453,12 +451,12 @@ class ClaudeWriter {
           this.writeMeta(index, flush);
           break;
         case 'session.start':
-          if (!this.copying) this.loss('carried', 'session-start', 'written as the new transcript\'s envelope (cwd, version, git branch on every line)', event);
-          break;
-        case 'session.end':
+          break; // the envelope of every line says it
         case 'session.fork':
-          // Claude Code records neither: a transcript just stops, a fork is a new file.
-          if (!this.copying) this.loss('dropped', event.type === 'session.end' ? 'session-end' : 'session-fork', `${event.type} has no Claude Code record: not written`, event);
+          break; // the child session it names is reported as a whole (child-session)
+        case 'session.end':
+          // Claude Code records no end: a transcript just stops.
+          if (!this.copying) this.loss('dropped', 'session-end', 'session.end has no Claude Code record: not written', event);
           break;
         default:
           if (this.copying) break;

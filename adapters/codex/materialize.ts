@@ -22,7 +22,7 @@ import { UserError } from '../../lib/diagnostics.js';
 import { toIso, type SpEvent } from '../../lib/event.js';
 import { splitLines } from '../../lib/lines.js';
 import { isObject, str, type Json } from '../../lib/json.js';
-import { LossLedger, RawLineCheck, SessionPicker, derivedReason, isDerived, nativeIdOf, payloadOf, shellQuote, uuidv7, type WriterResult } from '../../lib/writer.js';
+import { LossLedger, RawLineCheck, SessionPicker, isDerived, nativeIdOf, payloadOf, shellQuote, uuidv7, type WriterResult } from '../../lib/writer.js';
 import { AGENT, UUID_PATTERN, defaultHome, parseRolloutName, rolloutRelPath, sessionsDir } from './paths.js';
 import { isImageWrapper } from './rollout.js';
 import { relayedFor } from '../../lib/relay/mark.js';
@@ -233,18 +233,15 @@ class RolloutWriter {
   }
 
   write(event: SpEvent): void {
-    if (isDerived(event)) {
-      this.loss('carried', 'derived', derivedReason(event), event); // re-derivable from the call it points at
-      return;
-    }
+    if (isDerived(event)) return; // re-derivable from the call it points at
     const p = payloadOf(event);
     switch (event.type) {
       case 'session.start':
-        this.loss('carried', 'session-start', 'written as the new session_meta line', event);
-        return;
-      case 'session.end':
+        return; // the new session_meta says it
       case 'session.fork':
-        this.loss('dropped', event.type === 'session.end' ? 'session-end' : 'session-fork', `${event.type} has no rollout line (the client ends a thread by stopping, forks into a new file): not written`, event);
+        return; // the other session it names is reported as a whole
+      case 'session.end':
+        this.loss('dropped', 'session-end', 'session.end has no rollout line (a thread ends when the client stops): not written', event);
         return;
       case 'message.user':
         return this.user(event, p.content);

@@ -22,7 +22,7 @@ import type { LossEntry, MaterializeOptions } from '../../lib/adapter.js';
 import { UserError } from '../../lib/diagnostics.js';
 import type { SpEvent } from '../../lib/event.js';
 import { isObject, str, type Json } from '../../lib/json.js';
-import { LossLedger, derivedReason, isDerived, payloadOf, selectSession, type WriterResult } from '../../lib/writer.js';
+import { LossLedger, isDerived, payloadOf, selectSession, type WriterResult } from '../../lib/writer.js';
 import { dbOfHome, defaultHome, expandTilde } from './paths.js';
 import { pyJson } from './pyjson.js';
 import { JSON_PREFIX, AGENT } from './rows.js';
@@ -211,10 +211,7 @@ class Planner {
   add(event: SpEvent): void {
     const p = payloadOf(event);
     const report = this.options.report;
-    if (isDerived(event)) {
-      report('carried', 'derived', derivedReason(event), event);
-      return;
-    }
+    if (isDerived(event)) return; // derived: its tool call is written
     switch (event.type) {
       case 'message.user': {
         if (fromHermes(event) && p.native_role === 'system') {
@@ -267,11 +264,11 @@ class Planner {
         return;
       }
       case 'session.start':
-        report('carried', 'session-start', 'written as the new sessions row (cwd, model, title)', event);
-        return;
-      case 'session.end':
+        return; // the new sessions row says it
       case 'session.fork':
-        report('dropped', event.type === 'session.end' ? 'session-end' : 'session-fork', `${event.type} of the source: not written (the new session is ended as cli_close, which resume clears)`, event);
+        return; // the other session it names is reported as a whole
+      case 'session.end':
+        report('dropped', 'session-end', 'session.end of the source: not written (the new session is ended as cli_close, which resume clears)', event);
         return;
       case 'meta': {
         const key = String(p.key ?? '');

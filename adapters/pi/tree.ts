@@ -6,7 +6,7 @@
 import type { LossEntry } from '../../lib/adapter.js';
 import type { SpEvent } from '../../lib/event.js';
 import { isObject, str, type Json } from '../../lib/json.js';
-import { derivedReason, isDerived, payloadOf } from '../../lib/writer.js';
+import { isDerived, payloadOf } from '../../lib/writer.js';
 
 export type PiLossEntry = LossEntry;
 
@@ -90,13 +90,9 @@ export class TreeBuilder {
     let open: Unit | undefined;
     for (const event of this.events) {
       const p = payloadOf(event);
-      if (isDerived(event)) {
-        this.report('carried', 'derived', derivedReason(event), event); // the call that made it is written
-        continue;
-      }
+      if (isDerived(event)) continue; // the call that made it is written
       switch (event.type) {
         case 'session.start':
-          this.report('carried', 'session-start', 'written as the session header line (id, cwd)', event);
           break;
         case 'message.thinking':
         case 'message.assistant':
@@ -135,10 +131,7 @@ export class TreeBuilder {
           break;
         case 'command.run':
           // A `!cmd` run captured from Pi: its message.user carries the entry.
-          if (fromPi(event) && p.via === 'bashExecution') {
-            this.report('carried', 'derived', 'a `!cmd` run: its bashExecution message entry carries it', event);
-            break;
-          }
+          if (fromPi(event) && p.via === 'bashExecution') break;
           this.report('dropped', 'no-pi-entry', 'command.run that no tool call made has no Pi entry: not written', event);
           break;
         default:

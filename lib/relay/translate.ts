@@ -111,6 +111,7 @@ interface Counts {
   thinkingText: number;
   thinkingDropped: number;
   images: number;
+  subagents: number;
 }
 
 interface SessionInfo {
@@ -158,7 +159,8 @@ class SessionTranslator {
   }
 
   translate(event: SpEvent): SpEvent[] {
-    if (event.agent === this.options.target || (event.derived_from !== undefined && event.derived_from !== null)) return [event];
+    if (event.agent === this.options.target) return [event];
+    if (event.derived_from !== undefined && event.derived_from !== null) return [this.derived(event)];
     switch (event.type) {
       case 'message.thinking':
         return this.thinking(event);
@@ -169,10 +171,35 @@ class SessionTranslator {
         return this.call(event);
       case 'tool.result':
         return this.result(event);
+      case 'session.fork':
+        return [this.fork(event)];
       default:
         return [event];
     }
   }
+
+  /**
+   * A derived event (file.edit, command.run, todo.*) stays as it is: it points at its call's seq,
+   * which the translated call keeps, and writers write the call, not it. Its ledger line says so.
+   */
+  private derived(event: SpEvent): SpEvent {
+    const call = this.callOfSeq.get(Number(event.derived_from));
+    const how = call === undefined ? 'which is written' : call === 'text' ? 'which is written as text' : `which is written as ${call}`;
+    this.loss({ action: 'carried', code: 'derived', seq: event.seq, type: event.type, reason: `derived from the tool call at seq ${String(event.derived_from)}, ${how}: the call carries it` });
+    return event;
+  }
+
+  /** A subagent (or other child session) the source started: not written into this session. */
+  private fork(event: SpEvent): SpEvent {
+    const p = payloadOf(event);
+    this.info.counts.subagents += 1;
+    const what = str(p.reason) === 'subagent' ? `subagent ${str(p.agent_type) ?? ''} session`.replace('  ', ' ') : 'child session';
+    this.loss({ action: 'dropped', code: 'subagent', seq: event.seq, type: event.type, reason: `the ${what} ${str(p.to_session) ?? str(p.native_id) ?? ''} it starts is not written (capture and relay it on its own); the call that started it is written with its result` });
+    return event;
+  }
+
+  /** Tool call seq → what it was written as (target tool names, or text). */
+  private readonly callOfSeq = new Map<number, string>();
 
   // ---- thinking ---------------------------------------------------------------------------------
 
@@ -245,6 +272,7 @@ class SessionTranslator {
     const calls = intent && target ? target.render(intent, this.context) : undefined;
     if (!calls || calls.length === 0) {
       this.rendered.set(callId, { name, seq: event.seq });
+      this.callOfSeq.set(event.seq, 'text');
       this.info.counts.rendered.set(name, (this.info.counts.rendered.get(name) ?? 0) + 1);
       const why = !source ? `no tool vocabulary for ${event.agent}` : !intent ? `${name} has no counterpart in ${nameOf(this.options.target)}` : `${nameOf(this.options.target)} has no tool for a ${intent.kind}`;
       this.loss({ action: 'rendered', code: 'tool-name', seq: event.seq, type: event.type, from: name, to: 'text', reason: `tool call ${name} written as assistant text with its result (${why})` });
@@ -260,6 +288,7 @@ class SessionTranslator {
     const seqs = calls.map((_, i) => (i === 0 ? event.seq : event.seq + i / 1000));
     this.translated.set(callId, { from: name, calls, ids, seqs });
     const to = calls.map((c) => c.name).join('+');
+    this.callOfSeq.set(event.seq, to);
     this.loss({ action: 'translated', code: 'tool-name', seq: event.seq, type: event.type, from: name, to, reason: calls.length > 1 ? `${name} written as ${calls.length} calls (${to}): the target has no single call for it` : `${name} written as ${to}` });
     return calls.map((call, i) => {
       const payload: Json = { ...messageFields(p), call_id: ids[i], name: call.name, input: call.input, relay: this.mark(name) };
@@ -385,7 +414,8 @@ function headerText(info: SessionInfo, others: number, options: RelayOptions): s
   const rendered = [...c.rendered.values()].reduce((a, b) => a + b, 0);
   if (rendered > 0) lost.push(`${rendered} tool call(s) shown as text (${[...c.rendered].map(([n, k]) => `${n}×${k}`).join(', ')})`);
   if (c.images > 0) lost.push(`${c.images} image(s) as notes`);
-  if (others > 0) lost.push(`${others} other session(s) (subagents) not written`);
+  if (c.subagents > 0) lost.push(`${c.subagents} subagent session(s) not written`);
+  if (others > 0) lost.push(`${others} other session(s) of the input not written`);
   lines.push(lost.length > 0 ? `Not carried as it was: ${lost.join('; ')}.` : 'Everything was carried.');
   return lines.join('\n');
 }
@@ -462,7 +492,7 @@ async function spool(first: SpEvent, rest: AsyncIterator<SpEvent>, file: string,
       const id = String(event.session ?? '');
       let info = sessions.get(id);
       if (!info) {
-        info = { agent: event.agent, counts: { translated: 0, rendered: new Map(), thinkingText: 0, thinkingDropped: 0, images: 0 }, renderedResults: new Map() };
+        info = { agent: event.agent, counts: { translated: 0, rendered: new Map(), thinkingText: 0, thinkingDropped: 0, images: 0, subagents: 0 }, renderedResults: new Map() };
         sessions.set(id, info);
       }
       info.first ??= event;
