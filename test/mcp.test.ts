@@ -124,6 +124,11 @@ describe('sp-mcp', () => {
     expect(b.types['message.user']).toBeGreaterThan(0);
     expect(b.files_edited.length).toBeGreaterThan(0);
 
+    // A Codex debugging session: its failed commands, in the brief.
+    const codexSessions = (await ok('list_sessions', { agent: 'codex' })).sessions;
+    const codexBrief = await ok('get_session', { session: codexSessions[0].native_id, agent: 'codex' });
+    expect(codexBrief.failed_commands).toContainEqual(expect.objectContaining({ cmd: 'npm test', exit_code: 1 }));
+
     const seqs: number[] = [];
     let cursor: string | undefined;
     let pages = 0;

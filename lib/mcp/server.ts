@@ -110,7 +110,7 @@ function brief(ref: SessionRef, events: SpEvent[]): Json {
   const failed = events
     .filter((e) => e.type === 'command.run' && typeof (e.payload as Json).exit_code === 'number' && (e.payload as Json).exit_code !== 0)
     .slice(-3)
-    .map((e) => ({ seq: e.seq, command: cut((e.payload as Json).command, 200), exit_code: (e.payload as Json).exit_code }));
+    .map((e) => ({ seq: e.seq, cmd: cut((e.payload as Json).cmd, 200), exit_code: (e.payload as Json).exit_code }));
   const start = events.find((e) => e.type === 'session.start');
   return {
     session: start?.session ?? events[0]?.session,
