@@ -105,15 +105,15 @@ function render(intent: Intent, context: VocabularyContext): NativeCall[] | unde
   }
 }
 
-/** Read's numbered lines (`     1\t…` or `1→…`) as the file's plain text. */
+/** Read's numbered lines (`1\t…`, `     1\t…` or `1→…`) as the file's plain text, without a reminder the client appended. */
 function plainResult(name: string, text: string): { text: string } {
   if (name !== 'Read') return { text };
   const lines = text.split('\n');
+  const reminder = lines.findIndex((l) => l.startsWith('<system-reminder>'));
+  const body = reminder >= 0 ? lines.slice(0, reminder) : lines;
   const numbered = /^\s*\d+(?:\t|→)/;
-  const body = lines.filter((l) => !/^<system-reminder>|^\s*$/.test(l));
-  if (body.length === 0 || !body.every((l) => numbered.test(l) || !/\S/.test(l))) return { text };
-  const end = lines.findIndex((l) => l.startsWith('<system-reminder>'));
-  return { text: (end >= 0 ? lines.slice(0, end) : lines).map((l) => l.replace(numbered, '')).join('\n').replace(/\n+$/, '\n') };
+  if (!body.some((l) => numbered.test(l)) || !body.every((l) => numbered.test(l) || l.trim() === '')) return { text };
+  return { text: body.map((l) => l.replace(numbered, '')).join('\n').replace(/\n+$/, '\n') };
 }
 
 export const claudeVocabulary: Vocabulary = { agent: 'claude', tools: TOOLS, parse, render, plainResult };
