@@ -29,7 +29,16 @@ export async function verifySessionDir(dir: string, trusted: Map<string, Buffer>
   const notes: string[] = [];
   const manifestPath = join(dir, MANIFEST_FILE);
   let manifest: Record<string, unknown> | undefined;
-  if (!existsSync(manifestPath)) problems.push(`${manifestPath}: no manifest`);
+  if (!existsSync(manifestPath)) {
+    // A writer killed before its first manifest of a new session left the session unacknowledged;
+    // the journal names it and the next writer completes it. Without that, a manifest was removed.
+    const journal = join(dir, '..', '..', 'journal');
+    const interrupted = existsSync(journal) && readFileSync(journal, 'utf8').split('\n').includes(id);
+    if (interrupted) {
+      return { session: id, ok: true, events: 0, signature: { status: 'unsigned', message: 'not acknowledged yet' }, problems: [], notes: ['an interrupted first write (no manifest yet; the next writer completes it)'] };
+    }
+    problems.push(`${manifestPath}: no manifest`);
+  }
   else {
     manifest = parseJsonObject(readFileSync(manifestPath, 'utf8')).value;
     if (!manifest) problems.push(`${manifestPath}: not a JSON object`);

@@ -1,0 +1,116 @@
+// Crash safety: `sp-sync ingest` killed with SIGKILL at random points, run after run (up to 200,
+// within a time budget so a loaded machine still finishes). After every run the store verifies
+// (logs, anchors, signed manifests) and holds every event of every ingest that had exited 0.
+import { describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { bin, sp, tempDir } from './support/store.js';
+import { Store, trustedKeys, verifyStore } from '../lib/store/index.js';
+import { syntheticChained, random } from '../lib/synthetic.js';
+
+const RUNS = 200;
+const BUDGET_MS = 35_000;
+
+function runIngest(home: string, file: string, killAfterMs: number | undefined): Promise<{ code: number | null; killed: boolean; ms: number }> {
+  return new Promise((resolve) => {
+    const started = Date.now();
+    const child = spawn(process.execPath, [bin('sp-sync'), 'ingest', '-q', file], {
+      env: { ...process.env, SP_HOME: home, SP_PROGRESS: '0', SP_INGEST_BATCH: '16' },
+      stdio: 'ignore',
+    });
+    let killed = false;
+    const timer = killAfterMs === undefined ? undefined : setTimeout(() => ((killed = true), child.kill('SIGKILL')), killAfterMs);
+    child.on('exit', (code) => {
+      if (timer) clearTimeout(timer);
+      resolve({ code, killed: killed && code === null, ms: Date.now() - started });
+    });
+  });
+}
+
+describe('ingest killed at random points', () => {
+  it(`keeps the store verifiable and loses nothing acknowledged (up to ${RUNS} runs)`, async () => {
+    const home = tempDir('sp-crash-');
+    const storeDir = join(home, 'store');
+    // Three interleaved sessions, small events: each run ingests a longer prefix of the same stream.
+    const events = [...syntheticChained({ events: 1200, sessions: 3, seed: 11 })].map((e) =>
+      e.seq === 0 ? e : { ...e, payload: { content: [{ type: 'text', text: `${e.type} ${e.seq}: 测试 removeTodo` }] } },
+    );
+    const { Chainer } = await import('../lib/chain.js');
+    const chainer = new Chainer();
+    const lines = events.map((e) => JSON.stringify(chainer.chain(e)));
+    const rand = random(2026);
+    const acknowledged = new Map<string, { count: number; head: string }>();
+    const started = Date.now();
+    let runs = 0;
+    let kills = 0;
+    let typical = 400;
+    const trusted = () => trustedKeys(home);
+    for (; runs < RUNS && Date.now() - started < BUDGET_MS; runs++) {
+      const upTo = Math.min(lines.length, 40 + Math.floor(((runs + 1) / RUNS) * lines.length * 0.9 + rand() * 60));
+      const file = join(home, `in-${runs % 2}.ndjson`);
+      writeFileSync(file, lines.slice(0, upTo).join('\n') + '\n');
+      const kill = rand() < 0.75 ? Math.floor(rand() * typical * 1.3) : undefined;
+      const r = await runIngest(home, file, kill);
+      if (r.killed) kills += 1;
+      else {
+        expect(r.code).toBe(0);
+        typical = Math.round(typical * 0.7 + r.ms * 0.3);
+        // Acknowledged: every event of this input, per session the last one's checksum.
+        for (const line of lines.slice(0, upTo)) {
+          const e = JSON.parse(line) as { session: string; seq: number; checksum: string };
+          const ack = acknowledged.get(e.session);
+          if (!ack || ack.count <= e.seq) acknowledged.set(e.session, { count: e.seq + 1, head: e.checksum });
+        }
+      }
+      if (!existsSync(storeDir)) continue;
+      const reports = await verifyStore(storeDir, trusted());
+      for (const report of reports) expect(report.problems, `run ${runs}: ${report.session}`).toEqual([]);
+      const store = Store.open(storeDir, { readonly: true, home });
+      try {
+        for (const [session, ack] of acknowledged) {
+          let checksumAtAck: string | undefined;
+          for await (const e of store.events(session, { since: ack.count - 1 })) {
+            checksumAtAck = e.checksum;
+            break;
+          }
+          expect(checksumAtAck, `run ${runs}: ${session} lost acknowledged events`).toBe(ack.head);
+        }
+      } finally {
+        store.close();
+      }
+    }
+    // A last, undisturbed run completes the store: everything, in order, chained as the input.
+    const file = join(home, 'all.ndjson');
+    writeFileSync(file, lines.join('\n') + '\n');
+    expect((await runIngest(home, file, undefined)).code).toBe(0);
+    const store = Store.open(storeDir, { readonly: true, home });
+    try {
+      const stored: string[] = [];
+      for (const s of store.sessions()) for await (const e of store.events(s.id)) stored.push(JSON.stringify(e));
+      expect(stored.sort()).toEqual([...lines].sort());
+    } finally {
+      store.close();
+    }
+    expect(existsSync(join(storeDir, 'journal'))).toBe(false);
+    expect(existsSync(join(storeDir, 'lock'))).toBe(false);
+    console.log(`crash test: ${runs} runs (${kills} killed) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    expect(runs).toBeGreaterThanOrEqual(Math.min(RUNS, 15));
+    expect(kills).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('serialises two ingests started at once; both land, the store verifies', async () => {
+    const home = tempDir('sp-crash-');
+    const a = [...syntheticChained({ events: 300, sessions: 2, seed: 1 })].map((e) => JSON.stringify(e)).join('\n') + '\n';
+    const b = [...syntheticChained({ events: 300, sessions: 2, seed: 2 })].map((e) => JSON.stringify(e)).join('\n') + '\n';
+    writeFileSync(join(home, 'a.ndjson'), a);
+    writeFileSync(join(home, 'b.ndjson'), b);
+    const [ra, rb] = await Promise.all([runIngest(home, join(home, 'a.ndjson'), undefined), runIngest(home, join(home, 'b.ndjson'), undefined)]);
+    expect([ra.code, rb.code]).toEqual([0, 0]);
+    const reports = await verifyStore(join(home, 'store'), trustedKeys(home));
+    expect(reports.length).toBe(4);
+    for (const r of reports) expect(r.problems).toEqual([]);
+    const ls = sp('sp-sync', ['ls', '--json'], { home }).stdout.trim().split('\n').map((l) => JSON.parse(l) as { events: number });
+    expect(ls.reduce((n, s) => n + s.events, 0)).toBe(600);
+  }, 60_000);
+});
