@@ -93,7 +93,8 @@ export function reportError(err: unknown): number {
     warn(undefined, 'the input nests JSON too deeply to process');
     return EXIT_USAGE;
   }
-  warn('internal error', `${e?.message ?? String(err)}${process.env.SP_DEBUG ? `\n${e?.stack ?? ''}` : ' (SP_DEBUG=1 shows the stack)'}`);
+  warn('internal error', `${e?.message ?? String(err)}${process.env.SP_DEBUG ? '' : ' (SP_DEBUG=1 shows the stack)'}`);
+  if (process.env.SP_DEBUG) process.stderr.write(`${e?.stack ?? ''}\n`);
   return EXIT_USAGE;
 }
 

@@ -38,7 +38,9 @@ export function readError(err: unknown, path: string): UserError {
 
 /** Writes one diagnostic line to stderr. `where` is a file:line, a seq, or a subject. */
 export function warn(where: string | undefined, what: string): void {
-  process.stderr.write(`${programName}: ${where ? `${where}: ` : ''}${what}\n`);
+  // One line whatever the message holds (a JSON.parse message quotes the input, newlines included).
+  const line = `${where ? `${where}: ` : ''}${what}`.replace(/[\r\n]+/g, ' ');
+  process.stderr.write(`${programName}: ${line}\n`);
 }
 
 /** Cuts a line for a diagnostic so one huge line cannot flood the terminal. */
