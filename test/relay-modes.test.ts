@@ -13,7 +13,7 @@ import type { SpEvent } from '../lib/event.js';
 import { canonicalize } from '../lib/jcs.js';
 import { createCounter } from '../lib/compile/tokens.js';
 import { splitBranches } from '../lib/relay/branches.js';
-import { compiledOf, contextSession, modelText } from '../lib/relay/context.js';
+import { compiledOf, contextSession, isCompaction, modelText } from '../lib/relay/context.js';
 import { relay } from '../lib/relay/relay.js';
 import { captureAll } from './contract/testAdapter.js';
 import * as CODEX from './support/codexFixtures.js';
@@ -76,11 +76,15 @@ describe('context mode', () => {
     const results = built.events.filter((e) => e.type === 'tool.result').map((e) => (e.payload as any).call_id);
     expect(calls.length).toBeGreaterThan(0);
     expect([...calls].sort()).toEqual([...results].sort());
-    // One more turn would not have fitted.
+    // One more turn would not have fitted, or lies before a compaction (the client would drop the handoff with it).
     const firstKept = own.findIndex((e) => e.seq === kept[0]);
     const previousStart = own.slice(0, firstKept).map((e) => e.type).lastIndexOf('message.user');
-    const previous = own.slice(previousStart, firstKept).reduce((n, e) => n + (modelText(e).text ? counter.count(modelText(e).text) : 0) + modelText(e).images * 1600, 0);
-    expect(cost + previous).toBeGreaterThan(built.room);
+    const previousTurn = own.slice(previousStart, firstKept);
+    const previous = previousTurn.reduce((n, e) => n + (modelText(e).text ? counter.count(modelText(e).text) : 0) + modelText(e).images * 1600, 0);
+    expect(cost + previous > built.room || previousTurn.some(isCompaction)).toBe(true);
+    // Nothing kept lies before the session's last compaction.
+    const lastCompaction = own.filter(isCompaction).at(-1);
+    if (lastCompaction) expect(kept.every((seq) => seq! > lastCompaction.seq)).toBe(true);
   }, 120_000);
 
   it('sp-capture | sp-compile --for codex | sp-materialize codex: a context-mode session, every source seq in the ledger', () => {

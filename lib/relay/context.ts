@@ -2,8 +2,9 @@
 // target gets a NEW, short session: the compiled handoff as its first user message, then the most
 // recent turns verbatim, as many whole turns as the compiled budget leaves room for. A turn is a
 // user message and everything up to the next one (assistant messages, thinking, tool calls and
-// their results), so a call is never kept without its result. Everything older is covered by the
-// handoff: the ledger lists it as dropped, code `summarized`.
+// their results), so a call is never kept without its result; no turn before the last compaction is
+// kept (the client would drop the handoff with it). Everything older is covered by the handoff: the
+// ledger lists it as dropped, code `summarized`.
 //
 // The kept events are renumbered from 0 (session.start, handoff, turns) so writers see one ordered
 // stream; `sourceSeq` maps each new seq back to the source event for the ledger.
@@ -75,6 +76,12 @@ export function modelText(event: SpEvent): { text: string; images: number } {
   return { text: parts.join('\n'), images };
 }
 
+/** A compaction: the client drops what came before it (a checkpoint event, Claude's compact boundary). */
+export function isCompaction(event: SpEvent): boolean {
+  if (event.type === 'checkpoint') return true;
+  return event.type === 'meta' && isObject(event.payload) && typeof event.payload.key === 'string' && event.payload.key.endsWith('compact_boundary');
+}
+
 /** Start indexes of the turns: each message.user that is not derived. */
 function turnStarts(events: SpEvent[]): number[] {
   const starts: number[] = [];
@@ -91,12 +98,14 @@ function turnStarts(events: SpEvent[]): number[] {
 export function contextSession(events: SpEvent[], compiledEvent: SpEvent, compiled: Compiled, count: (text: string) => number): ContextSession {
   const room = Math.max(0, compiled.budget - compiled.tokens);
   const starts = turnStarts(events);
-  // Whole turns from the newest back, while they fit.
+  // Whole turns from the newest back, while they fit, and never across a compaction: a client drops
+  // what comes before one, and the handoff would go with it.
   let keepFrom = events.length;
   let used = 0;
   let turns = 0;
   for (let t = starts.length - 1; t >= 0; t -= 1) {
     const end = t + 1 < starts.length ? starts[t + 1] : events.length;
+    if (events.slice(starts[t], end).some(isCompaction)) break;
     let cost = 0;
     for (let i = starts[t]; i < end; i += 1) {
       const { text, images } = modelText(events[i]);

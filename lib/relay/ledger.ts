@@ -7,8 +7,12 @@
 import type { LossEntry } from '../adapter.js';
 import type { SpEvent } from '../event.js';
 
-/** The actions of a ledger row, most significant first (a row takes the first its entries have). */
-export const ACTIONS = ['dropped', 'stubbed', 'rendered', 'translated', 'transformed', 'carried'] as const;
+/**
+ * The actions of a ledger row, most significant first (a row takes the first its entries have): a
+ * call translated whose missing result was stubbed counts as translated, a message whose missing
+ * model was filled in as stubbed.
+ */
+export const ACTIONS = ['dropped', 'rendered', 'translated', 'transformed', 'stubbed', 'carried'] as const;
 export type LedgerAction = (typeof ACTIONS)[number];
 
 export interface LedgerRow {

@@ -17,11 +17,14 @@ import { hermes } from '../../adapters/hermes/index.js';
 import { pi } from '../../adapters/pi/index.js';
 import { getAdapter } from '../../adapters/index.js';
 import type { Adapter } from '../../lib/adapter.js';
+import { Chainer } from '../../lib/chain.js';
 import type { SpEvent } from '../../lib/event.js';
 import { canonicalize } from '../../lib/jcs.js';
 import { inputsFrom } from '../../lib/ndjson.js';
 import type { LedgerTotals } from '../../lib/relay/ledger.js';
 import { relay, type RelayOutcome } from '../../lib/relay/relay.js';
+import { splitBranches } from '../../lib/relay/branches.js';
+import { isCompaction } from '../../lib/relay/context.js';
 import type { TargetName } from '../../lib/compile/targets.js';
 import { captureAll } from '../contract/testAdapter.js';
 import * as CODEX from './codexFixtures.js';
@@ -77,12 +80,12 @@ export interface CellResult {
   ms: number;
 }
 
-/** The text of a user message's text blocks. */
-function userText(event: SpEvent): string {
+/** The text blocks of a user message (each is looked for on its own: clients put images between them). */
+function userTexts(event: SpEvent): string[] {
   const content = (event.payload as { content?: unknown }).content;
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  return content.filter((b) => b && typeof b === 'object' && (b as { type?: string }).type === 'text').map((b) => String((b as { text?: unknown }).text ?? '')).join('\n');
+  if (typeof content === 'string') return [content];
+  if (!Array.isArray(content)) return [];
+  return content.filter((b) => b && typeof b === 'object' && (b as { type?: string }).type === 'text').map((b) => String((b as { text?: unknown }).text ?? ''));
 }
 
 export const squash = (text: string): string => text.replace(/\s+/g, ' ').trim();
@@ -90,7 +93,9 @@ export const squash = (text: string): string => text.replace(/\s+/g, ' ').trim()
 /** Source event → its compiled stream (the input events then the context.compiled event), as sp-compile writes it. */
 async function compileFor(events: SpEvent[], target: TargetName, dir: string): Promise<SpEvent[]> {
   const input = join(dir, 'source.ndjson');
-  writeFileSync(input, events.map((e) => canonicalize(e)).join('\n') + '\n');
+  // Chained, as sp-capture prints them (sp-compile then copies them as they are).
+  const chainer = new Chainer();
+  writeFileSync(input, events.map((e) => canonicalize(chainer.chain(e))).join('\n') + '\n');
   const chunks: Buffer[] = [];
   const out = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -107,18 +112,29 @@ async function* from(events: SpEvent[]): AsyncGenerator<SpEvent> {
   for (const event of events) yield JSON.parse(canonicalize(event)) as SpEvent;
 }
 
-/** The user texts the written session must carry: carried message.user events (and the handoff). */
+/**
+ * The user texts the resumed client must send: the carried message.user events (and the handoff) of
+ * the session, on its active branch, from the last compaction on — a client sends what a compaction
+ * kept (Pi: from its first kept entry; else from the compaction) and never an abandoned branch.
+ */
 export function carriedUserTexts(outcome: RelayOutcome, input: SpEvent[]): string[] {
   const carried = new Set<string>();
   for (const row of outcome.ledger.rows()) if (row.action === 'carried') carried.add(`${row.session}\0${row.seq}`);
-  const texts: string[] = [];
-  for (const event of input) {
-    if (event.type === 'message.user' && carried.has(`${event.session}\0${event.seq}`) && event.session === outcome.session) {
-      const text = squash(userText(event));
-      if (text) texts.push(text);
-    }
-    if (event.type === 'context.compiled') texts.push(squash(String((event.payload as { text?: unknown }).text ?? '')));
+  const own = input.filter((e) => e.session === outcome.session && e.type !== 'context.compiled');
+  const active = new Set(splitBranches(own).active.events.map((e) => e.seq));
+  let from = -Infinity;
+  for (const e of own) {
+    if (!active.has(e.seq) || !isCompaction(e)) continue;
+    const kept = (e.payload as { first_kept_seq?: unknown }).first_kept_seq;
+    from = typeof kept === 'number' ? kept : e.seq;
   }
+  const texts: string[] = [];
+  for (const event of own) {
+    if (event.type !== 'message.user' || event.seq < from || !active.has(event.seq) || !carried.has(`${event.session}\0${event.seq}`)) continue;
+    for (const text of userTexts(event).map(squash)) if (text) texts.push(text);
+  }
+  const compiled = input.find((e) => e.type === 'context.compiled');
+  if (compiled) texts.push(squash(String((compiled.payload as { text?: unknown }).text ?? '')));
   return texts;
 }
 

@@ -19,6 +19,8 @@ import { readSession } from '../hermes/support.js';
 import { copyDb } from '../opencode/support.js';
 import { runCopilot } from './copilotClient.js';
 import { configureOpenCode, opencodeHome, runOpenCode } from './opencodeClient.js';
+import { agentHome, preparePlace, resumeWith } from './geminiClients.js';
+import { startMockGemini } from './mockGemini.js';
 
 type Json = Record<string, any>;
 
@@ -126,7 +128,9 @@ const claudeTarget: MatrixTarget = {
       const body = mock.firstMain();
       if (run.timedOut) return failed('the client timed out');
       if (run.code !== 0 || !body) return failed(`exit ${run.code}: ${tail(run.stderr || run.stdout)}`);
-      if (!JSON.stringify(body.messages.at(-1)).includes(PROBE)) return failed('the request does not end with the probe');
+      // The probe is the newest user turn (the client may add context messages of its own after it).
+      const lastUser = [...body.messages].reverse().find((m) => m.role === 'user');
+      if (!JSON.stringify(lastUser).includes(PROBE)) return failed(`the last user message is not the probe: ${JSON.stringify(lastUser).slice(0, 160)}`);
       return { accepted: true, ...anthropicObserved(body as Json) };
     } finally {
       await mock.close();
@@ -276,4 +280,69 @@ const opencodeTarget: MatrixTarget = {
   },
 };
 
-export const TARGETS: MatrixTarget[] = [claudeTarget, codexTarget, piTarget, hermesTarget, copilotTarget, opencodeTarget];
+/** Gemini API contents: functionCall / functionResponse parts by id; tools from functionDeclarations. */
+export function geminiObserved(body: Json): Omit<Observed, 'accepted'> {
+  const calls: Observed['calls'] = [];
+  const results: string[] = [];
+  for (const c of (body.contents ?? []) as Json[]) {
+    for (const p of (c.parts ?? []) as Json[]) {
+      if (p.functionCall) calls.push({ id: String(p.functionCall.id), name: String(p.functionCall.name) });
+      if (p.functionResponse) results.push(String(p.functionResponse.id));
+    }
+  }
+  const tools = new Set<string>();
+  for (const t of (body.tools ?? []) as Json[]) for (const d of (t.functionDeclarations ?? []) as Json[]) tools.add(String(d.name));
+  return { texts: strings(body.contents).join('\n'), calls, results, tools };
+}
+
+const geminiTarget: MatrixTarget = {
+  id: 'gemini',
+  label: 'Gemini CLI',
+  compileFor: 'markdown',
+  prepare(dir) {
+    const place = preparePlace('gemini', dir, project(dir));
+    return { dir, home: place.home, tmp: place.tmp, options: { home: agentHome('gemini', place), cwd: place.cwd } };
+  },
+  async resume(result, place) {
+    const mock = await startMockGemini('OK');
+    try {
+      const run = await resumeWith('gemini', { home: place.home as string, tmp: place.tmp as string, cwd: result.cwd }, mock.url, result.session_id, PROBE);
+      const request = mock.requests.find((r) => r.main);
+      if (run.timedOut) return failed('the client timed out');
+      const violations = mock.requests.flatMap((r) => r.violations);
+      if (violations.length) return failed(`the API would reject it: ${violations[0]}`);
+      if (run.code !== 0 || !request) return failed(`exit ${run.code}: ${tail(run.stderr || run.stdout)}`);
+      if (!strings(request.body.contents.at(-1)).join('\n').includes(PROBE)) return failed('the request does not end with the probe');
+      return { accepted: true, ...geminiObserved(request.body) };
+    } finally {
+      await mock.close();
+    }
+  },
+};
+
+const qwenTarget: MatrixTarget = {
+  id: 'qwen',
+  label: 'Qwen Code',
+  compileFor: 'markdown',
+  prepare(dir) {
+    const place = preparePlace('qwen', dir, project(dir));
+    return { dir, home: place.home, tmp: place.tmp, options: { home: agentHome('qwen', place), cwd: place.cwd } };
+  },
+  async resume(result, place) {
+    const mock = await startMockModel();
+    try {
+      const run = await resumeWith('qwen', { home: place.home as string, tmp: place.tmp as string, cwd: result.cwd }, `http://127.0.0.1:${mock.port}`, result.session_id, PROBE);
+      const request = mock.requests.find((r) => Array.isArray(r.body.tools) && r.body.tools.length > 0);
+      if (run.timedOut) return failed('the client timed out');
+      const violations = mock.requests.flatMap((r) => r.violations);
+      if (violations.length) return failed(`the API would reject it: ${violations[0]}`);
+      if (run.code !== 0 || !request) return failed(`exit ${run.code}: ${tail(run.stderr || run.stdout)}`);
+      if (!strings(request.body.messages.at(-1)).join('\n').includes(PROBE)) return failed('the request does not end with the probe');
+      return { accepted: true, ...chatObserved(request.body) };
+    } finally {
+      await mock.close();
+    }
+  },
+};
+
+export const TARGETS: MatrixTarget[] = [claudeTarget, codexTarget, piTarget, hermesTarget, copilotTarget, opencodeTarget, geminiTarget, qwenTarget];
