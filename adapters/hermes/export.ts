@@ -3,9 +3,10 @@
 // decoded, tool_calls parsed), and the per-session JSON logs of older Hermes versions (session_id,
 // model, platform, session_start, messages[]; public fixtures from 0.11–0.17). Both are turned
 // into the rows the database reader maps (rows.ts), so a session reads the same from either.
+import { isUtf8 } from 'node:buffer';
 import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import type { CaptureOptions, Cursor, SessionRef, SourcePosition } from '../../lib/adapter.js';
-import { UserError } from '../../lib/diagnostics.js';
+import { UserError, warn } from '../../lib/diagnostics.js';
 import { emptyCursor } from '../../lib/cursor.js';
 import { SessionEmitter } from '../../lib/emitter.js';
 import { canonicalSessionId, toEpochSeconds, type SpEvent } from '../../lib/event.js';
@@ -86,12 +87,14 @@ function toSession(value: unknown, line: number, path: string): ExportedSession 
 
 /** Every session of an export file: one JSON object, or JSONL with one session per line. */
 export function readExport(path: string): ExportedSession[] {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(path, 'utf8');
+    bytes = readFileSync(path);
   } catch (err) {
     throw new UserError(`cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, path);
   }
+  const text = bytes.toString('utf8');
+  if (text.includes('\ufffd') && !isUtf8(bytes)) warn(path, 'not valid UTF-8: the bad bytes are read as U+FFFD');
   try {
     return [toSession(JSON.parse(text), 1, path)];
   } catch (err) {
