@@ -7,6 +7,7 @@
 // every change goes to the loss ledger (DESIGN §3).
 import { readFileSync } from 'node:fs';
 import { artifactPath } from '../../lib/artifacts.js';
+import { splitBranches } from '../../lib/relay/branches.js';
 import type { SpEvent } from '../../lib/event.js';
 import { isObject, str, type Json } from '../../lib/json.js';
 import { isDerived, payloadOf, type LossLedger } from '../../lib/writer.js';
@@ -53,30 +54,16 @@ export interface PlanOptions {
 }
 
 /**
- * The events on the path to the active leaf: from the last conversation event back along
- * `parent_seq` (else seq - 1). A `parent_seq: null` (a compaction cut) continues with the event
- * before, so a relay keeps the history before a compaction; branches left behind are reported.
+ * The events on the path to the active leaf (lib/relay/branches.ts: results belong to their call,
+ * so parallel calls are no branches; a compaction cut continues the line). Both clients resume one
+ * linear history, so what other branches hold is reported, not written.
  */
 export function activePath(events: SpEvent[], ledger: LossLedger): SpEvent[] {
   if (!events.some((e) => typeof e.parent_seq === 'number')) return events;
-  const bySeq = new Map(events.map((e, i) => [e.seq, i]));
-  let leaf = events.length - 1;
-  while (leaf > 0 && (events[leaf].type === 'meta' || isDerived(events[leaf]))) leaf -= 1;
-  const keep = new Set<number>();
-  for (let i: number | undefined = leaf; i !== undefined && i >= 0 && !keep.has(i); ) {
-    keep.add(i);
-    const parent: number | null | undefined = events[i].parent_seq;
-    i = typeof parent === 'number' ? bySeq.get(parent) : i - 1;
-  }
-  // Events after the leaf and derived events ride along with what they belong to.
-  const out: SpEvent[] = [];
-  let dropped = 0;
-  events.forEach((e, i) => {
-    if (keep.has(i) || i > leaf || e.type === 'session.start' || (isDerived(e) && keep.has(bySeq.get(e.derived_from!) ?? -1))) out.push(e);
-    else if (e.type !== 'meta') dropped += 1;
-  });
+  const { active, offActive } = splitBranches(events);
+  const dropped = offActive.filter((e) => e.type !== 'meta').length;
   if (dropped > 0) ledger.add({ action: 'dropped', code: 'branch', reason: `${dropped} event(s) on branches off the active path: not written (the clients resume one linear history)` });
-  return out;
+  return active.events;
 }
 
 function imageParts(block: Json, options: PlanOptions, event: SpEvent): Json | undefined {

@@ -159,7 +159,14 @@ export class QwenMapper {
       if (i === 0 && parentSeq !== undefined && parentSeq !== this.options.emitter.nextSeq - 1) extras.parent_seq = parentSeq;
       out.push(this.options.emitter.emit(p.type, p.payload, ts, extras));
     });
-    if (uuid !== undefined && out.length > 0) this.state.uuids[uuid] = out[out.length - 1].seq;
+    if (uuid !== undefined && out.length > 0) {
+      // A system record is no step of the conversation: what hangs off it continues from the step it
+      // hangs off (so a rewind's branch point reaches the message after it).
+      const system = pending.every((p) => p.type === 'meta');
+      const effective = system ? (parentSeq === undefined ? out[0].seq - 1 : parentSeq) : out[out.length - 1].seq;
+      if (effective !== null && effective >= 0) this.state.uuids[uuid] = effective;
+      else this.state.uuids[uuid] = out[out.length - 1].seq;
+    }
     return out;
   }
 }

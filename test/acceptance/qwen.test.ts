@@ -93,6 +93,11 @@ describe('qwen acceptance: the real client resumes materialized sessions and sen
       const events = await source.capture();
       const { losses } = await materializeAndResume(events);
       expect(losses.filter((l) => l.code === 'orphan-result')).toEqual([]);
+      // Only calls that never had a result get a stub: no result was lost on the way.
+      const main = events[0].session;
+      const answered = new Set(events.filter((e) => e.session === main && e.type === 'tool.result').map((e) => String((e.payload as Json).call_id)));
+      const stubbed = losses.filter((l) => l.code === 'stub-result').map((l) => events.find((e) => e.session === main && e.seq === l.seq && e.type === 'tool.call'));
+      expect(stubbed.filter((call) => call && answered.has(String((call.payload as Json).call_id))).map((c) => c!.seq)).toEqual([]);
     });
   }
 
