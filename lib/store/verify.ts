@@ -43,6 +43,7 @@ export async function verifySessionDir(dir: string, trusted: Map<string, Buffer>
     manifest = parseJsonObject(readFileSync(manifestPath, 'utf8')).value;
     if (!manifest) problems.push(`${manifestPath}: not a JSON object`);
   }
+  if (manifest && validator) for (const issue of validator.validateManifest(manifest)) problems.push(`${manifestPath}: ${issue.path} ${issue.message}`);
   const signature: SignatureCheck = manifest ? checkSignature(manifest, trusted) : { status: 'unsigned', message: 'no manifest' };
   if (manifest && signature.status !== 'trusted') problems.push(`${manifestPath}: ${signature.message}`);
   if (manifest && manifest.session_id !== id) problems.push(`${manifestPath}: session_id ${String(manifest.session_id)} is not the folder's ${id}`);
