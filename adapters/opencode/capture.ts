@@ -10,8 +10,11 @@
 //   client adds → meta {key: opencode.part.<type>, raw: the part}; `todo` rows → meta opencode.todos.
 // Message fields beyond the mapped ones ride along in `extra` of the message's first event. A row
 // that is not JSON becomes meta with one diagnostic. `origin.native_seq` numbers the records
-// (messages and parts) in this order from 1; `origin.native_uuid` is the record's own id.
+// (messages and parts) in this order from 1; `origin.native_uuid` is the record's own id (a user
+// message gathers its parts: their ids are in `payload.parts`).
+import { createHash } from 'node:crypto';
 import type { CaptureOptions, SessionRef } from '../../lib/adapter.js';
+import { cursorFor } from '../../lib/cursor.js';
 import { UserError } from '../../lib/diagnostics.js';
 import { canonicalSessionId, type Actor, type SpEvent } from '../../lib/event.js';
 import { SessionEmitter } from '../../lib/emitter.js';
@@ -273,11 +276,56 @@ export function* sessionEvents(stored: StoredSession, nativeId: string, options:
   }
 }
 
-/** The events of one OpenCode session, unchained. Incremental capture is not supported (rows change in place). */
+/** A message the client is still writing: an assistant turn not completed, or a tool still pending/running. */
+function inProgress(message: StoredSession['messages'][number]): boolean {
+  const info = message.info;
+  if (!info) return false;
+  if (message.parts.some((p) => p.data?.type === 'tool' && isObject(p.data.state) && (p.data.state.status === 'pending' || p.data.state.status === 'running'))) return true;
+  return info.role === 'assistant' && info.error === undefined && !(isObject(info.time) && info.time.completed !== undefined);
+}
+
+interface OpenCodeCursorState {
+  /** Events emitted so far, and the SHA-256 of what they said (times and checksums aside). */
+  done: number;
+  fingerprint: string;
+}
+
+function fingerprint(events: SpEvent[]): string {
+  const hash = createHash('sha256');
+  for (const { ts: _ts, checksum: _checksum, ...rest } of events) hash.update(JSON.stringify(rest)).update('\n');
+  return hash.digest('hex');
+}
+
+/**
+ * The events of one OpenCode session, unchained. With a cursor (incremental), the session is read
+ * again and only the events after those the cursor consumed come out; a message the client is still
+ * writing waits for the next run, and the todo rows (session state, not history) are left to full
+ * captures. Rows the cursor consumed that changed or vanished are reported, not mis-read.
+ */
 export async function* captureOpenCode(ref: SessionRef, options: CaptureOptions = {}): AsyncGenerator<SpEvent> {
-  if (options.cursor) {
-    throw new UserError('OpenCode sessions are captured whole, not incrementally (the client updates message and part rows in place): capture without --cursor', ref.path);
-  }
   const stored = await loadSession(ref);
-  yield* sessionEvents(stored, ref.native_id, options);
+  if (!options.cursor) {
+    yield* sessionEvents(stored, ref.native_id, options);
+    return;
+  }
+  const cursor = cursorFor(AGENT, ref, options.cursor);
+  const state: OpenCodeCursorState = (cursor.state as OpenCodeCursorState | undefined) ?? { done: 0, fingerprint: fingerprint([]) };
+  const complete = stored.messages.findIndex(inProgress);
+  const messages = complete === -1 ? stored.messages : stored.messages.slice(0, complete);
+  const diagnostics: Array<[string, string]> = [];
+  const events = [...sessionEvents({ ...stored, messages, todos: undefined }, ref.native_id, { onDiagnostic: (where, what) => diagnostics.push([where, what]) })];
+  if (events.length < state.done || fingerprint(events.slice(0, state.done)) !== state.fingerprint) {
+    throw new UserError(
+      `${events.length < state.done ? 'lost rows' : 'has rows that changed'} since the cursor was stored; not continuing, so nothing is mis-read (capture it again without the cursor)`,
+      ref.path,
+    );
+  }
+  const consumed = events.slice(0, state.done).reduce((max, e) => Math.max(max, e.origin?.native_seq ?? 0), 0);
+  for (const [where, what] of diagnostics) if (Number(where.slice(where.lastIndexOf(':') + 1)) > consumed) options.onDiagnostic?.(where, what);
+  yield* events.slice(state.done);
+  const last = events.reduce((max, e) => Math.max(max, e.origin?.native_seq ?? 0), 0);
+  cursor.sources[ref.path] = { offset: events.length, line: last };
+  cursor.state = { done: events.length, fingerprint: fingerprint(events) } satisfies OpenCodeCursorState;
+  cursor.sessions[canonicalSessionId(AGENT, ref.native_id)] = { next_seq: events.length };
+  options.onCursor?.(cursor);
 }

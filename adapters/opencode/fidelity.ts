@@ -2,6 +2,8 @@
 // 1 working context, 2 native. Records are numbered in the client's order (messages by
 // time_created then id, parts by id) from 1: `origin.native_seq`; `origin.native_uuid` is the
 // msg_/prt_ id. The database, the ≤ 1.1 JSON store and export files give the same events.
+// Incremental capture re-reads the session and emits what follows the events the cursor consumed
+// (checked by a fingerprint): messages still being written wait, todo rows come with full captures.
 import type { FidelityTable } from '../../lib/adapter.js';
 
 export const fidelity: FidelityTable = {
