@@ -26,7 +26,7 @@ function help(commands: CommandInfo[]): string {
     'Binaries (each a Unix filter over canonical NDJSON events; sp <command> --help for its options):',
     ...commands.filter((c) => c.kind === 'binary').map(row),
     '',
-    'Flows (zx scripts; each has --help and --demo, which runs it on the bundled fixtures):',
+    'Flows (scripts in examples/; sp <flow> --help for each, --demo runs one on the bundled fixtures):',
     ...commands.filter((c) => c.kind === 'flow').map(row),
     '',
     'More:',

@@ -50,11 +50,11 @@ export function summaryOf(file: string): string {
   } catch {
     return '';
   }
-  // The opening comment block, up to the end of its first sentence.
+  // The opening comment paragraph (up to an empty comment line), up to the end of its first sentence.
   const lines = head.split('\n').filter((l) => !l.startsWith('#!'));
   const block: string[] = [];
   for (const l of lines) {
-    if (!l.startsWith('//')) break;
+    if (!l.startsWith('//') || l.trim() === '//') break;
     block.push(l.replace(/^\/\/\s*/, ''));
   }
   const text = block.join(' ').replace(/^[\w .-]+:\s+/, '');
