@@ -11,7 +11,7 @@
 //     no `<session_context>` message, no patches; a user text the client would skip (starting with
 //     `/` or `?`) is prefixed with U+200B so it is sent.
 import { createHash, randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { MaterializeOptions } from '../../lib/adapter.js';
 import { createFileAtomic } from '../../lib/atomic.js';
@@ -20,7 +20,8 @@ import { toIso, type SpEvent } from '../../lib/event.js';
 import { str, type Json } from '../../lib/json.js';
 import { LossLedger, payloadOf, selectSession, shellQuote, writeLines, type WriterResult } from '../../lib/writer.js';
 import { resolveCwd } from '../claude/slug.js';
-import { defaultHome, sessionFileName, tmpDir } from './paths.js';
+import { readMetadata } from './discover.js';
+import { defaultHome, isSessionFileName, sessionFileName, tmpDir } from './paths.js';
 import { projectSlugFor } from './project.js';
 import { AGENT } from './records.js';
 import { activePath, planTurns, type ModelStep } from './turns.js';
@@ -119,7 +120,17 @@ export async function materializeGemini(events: AsyncIterable<SpEvent>, options:
   const path = join(chats, sessionFileName(now, sessionId));
   if (options.sameId) {
     // Another file of the same session would make `--resume` ambiguous.
-    if (existsSync(path)) throw new UserError('exists already: --same-id never overwrites a session', path);
+    let names: string[] = [];
+    try {
+      names = readdirSync(chats).filter(isSessionFileName);
+    } catch {
+      names = [];
+    }
+    for (const name of names) {
+      if (readMetadata(join(chats, name)).metadata?.sessionId === sessionId) {
+        throw new UserError('exists already: --same-id never writes a second file of a session (move it away, or drop --same-id)', join(chats, name));
+      }
+    }
   }
   if (!options.dryRun) {
     mkdirSync(chats, { recursive: true });

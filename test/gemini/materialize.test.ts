@@ -82,3 +82,15 @@ describe('gemini writer', () => {
     expect(baseSlug('/')).toBe('project');
   });
 });
+
+describe('gemini writer --same-id', () => {
+  it('keeps the session id of a Gemini session and refuses a second file of it', async () => {
+    const { captureAll } = await import('../contract/testAdapter.js');
+    const { FAILING } = await import('./support.js');
+    const home = mkdtempSync(join(tmpdir(), 'sp-gemini-sameid-'));
+    const { events } = await captureAll(gemini, FAILING);
+    const first = await gemini.materialize!(from(events), { home, cwd: '/tmp/sp-same', sameId: true });
+    expect(first.session_id).toBe('3b7eba0a-dab7-4a58-9689-f21016edd73f');
+    await expect(gemini.materialize!(from(events), { home, cwd: '/tmp/sp-same', sameId: true })).rejects.toThrow(/second file/);
+  });
+});
