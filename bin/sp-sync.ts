@@ -99,7 +99,7 @@ await runCli<Args>({
       .option('limit', { type: 'number', default: 20, hidden: true })
       .option('all', { type: 'boolean', default: false, hidden: true })
       .option('dir', { type: 'boolean', default: false, hidden: true })
-      .demandCommand(1, 'say which command (see --help)') as unknown as Argv<Args>,
+      .demandCommand(1, 'say which command') as unknown as Argv<Args>,
   run: async (args) => {
     const command = String(args._[0]);
     switch (command) {

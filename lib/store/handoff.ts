@@ -63,3 +63,36 @@ export function recordHandoff(store: Store, options: HandoffOptions): HandoffRes
   });
   return { receiptPath, receipt, seq };
 }
+
+export interface StoredHandoffOptions extends Omit<HandoffOptions, 'fromAgent'> {
+  /** `--store DIR`; without it the default store, and only when it holds the session. */
+  store?: string;
+  /** The agent handing over; default: the session's current owner (else its agent). */
+  fromAgent?: string;
+}
+
+/**
+ * For writers (sp-materialize): records the handoff when the source session is in the store.
+ * Returns undefined when it is not (nothing to record); a UserError when --store was given and
+ * the session is not in it.
+ */
+export async function recordHandoffIfStored(options: StoredHandoffOptions): Promise<HandoffResult | undefined> {
+  const { Store } = await import('./store.js');
+  const { resolveStoreDir } = await import('./paths.js');
+  const { existsSync } = await import('node:fs');
+  const { MANIFEST_FILE } = await import('./log.js');
+  const dir = resolveStoreDir(options.store);
+  const stored = existsSync(join(dir, 'sessions', options.sourceSession, MANIFEST_FILE));
+  if (!stored) {
+    if (options.store !== undefined) throw new UserError(`session ${options.sourceSession} is not in the store; no handoff recorded`, dir);
+    return undefined;
+  }
+  const store = Store.open(dir);
+  try {
+    const summary = store.session(options.sourceSession);
+    const fromAgent = options.fromAgent ?? summary?.owner ?? summary?.agent ?? 'unknown';
+    return recordHandoff(store, { ...options, fromAgent });
+  } finally {
+    store.close();
+  }
+}

@@ -5,6 +5,6 @@ export { eventKey, searchText } from './derive.js';
 export { resolveStoreDir, spHome, machineId } from './paths.js';
 export { generateKeys, loadKeys, ensureKeys, trustedKeys, checkSignature, keyIdOf, keysDir, type KeyPair, type Signature, type SignatureCheck } from './identity.js';
 export { verifySessionDir, verifyStore, verifyReceipt, isReceipt, isManifest, RECEIPT_TYPE, type StoredSessionReport, type ReceiptReport } from './verify.js';
-export { recordHandoff, type HandoffOptions, type HandoffResult } from './handoff.js';
+export { recordHandoff, recordHandoffIfStored, type HandoffOptions, type HandoffResult, type StoredHandoffOptions } from './handoff.js';
 export type { SpEvent } from '../event.js';
 export { splitStoredInputs, verifyStoredInputs, formatStoredReport, type StoredInputs, type StoredVerifyReport } from './verify.js';
