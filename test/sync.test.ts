@@ -120,6 +120,34 @@ describe('two machines converge', () => {
   });
 });
 
+describe('what travels with the events', () => {
+  it('tombstones, fork lineage, owners and URIs reach the other machine', async () => {
+    const shared = `dir:${join(tempDir('sp-remote-'), 'shared')}`;
+    const a = machine();
+    const b = machine();
+    const session = JSON.parse(claudeDebug.split('\n')[0]).session as string;
+    let child = '';
+    await withStore(a, async (s) => {
+      await s.ingest(items(claudeDebug));
+      child = (await s.fork(session, 4, 'explore')).session;
+      s.remove(session, 'done with it');
+      addRemote(s, 'origin', shared);
+      await push(s, getRemote(s));
+    });
+    await withStore(b, async (s) => {
+      addRemote(s, 'origin', shared);
+      await pull(s, getRemote(s));
+      expect(s.sessions().map((x) => x.id)).toEqual([child]);
+      expect(s.session(session)?.deleted).toBe(true);
+      const ma = JSON.parse((await import('node:fs')).readFileSync(join(a.dir, 'sessions', child, 'manifest.json'), 'utf8'));
+      const mb = s.manifest(child)!;
+      expect(mb.session_uri).toBe(ma.session_uri);
+      expect(mb.lineage).toMatchObject({ root: session, fork_of: session, fork_seq: 4, reason: 'explore' });
+      expect(mb.signature?.key_id).not.toBe(ma.signature.key_id); // each machine signs its own manifests
+    });
+  });
+});
+
 describe('remote integrity', () => {
   it('refuses a remote whose history was rewritten by a forced push', async () => {
     const remote = join(tempDir('sp-remote-'), 'sessions.git');
