@@ -208,10 +208,26 @@ class SessionTranslator {
     return providerOf(str(p.provider)) ?? AGENT_PROVIDER[event.agent] ?? providerOf(str(p.model)) ?? providerOf(str(sp.model)) ?? providerOf(str(sp.provider));
   }
 
+  /**
+   * Whether the target's writer can write this reasoning as its own thinking: made by the provider
+   * the target continues with, and (Claude) with the signature the API verifies; the Codex writer
+   * replays only its own encrypted reasoning, so another agent's is never native there.
+   */
+  private native(made: string | undefined, p: Json): boolean {
+    if (made === undefined || made !== this.targetProvider) return false;
+    if (this.options.target === 'claude') return str(p.signature) !== undefined || (p.visibility === 'redacted' && str(p.opaque) !== undefined);
+    return this.options.target !== 'codex';
+  }
+
   private thinking(event: SpEvent): SpEvent[] {
     const p = payloadOf(event);
     const made = this.sourceProvider(p, event);
-    if (made !== undefined && made === this.targetProvider) return [event];
+    if (this.native(made, p)) {
+      if (str(p.provider) === made || made === undefined) return [event];
+      // Routed (e.g. Anthropic through OpenRouter): the writer must see the provider that signed it.
+      this.loss({ action: 'carried', code: 'thinking', seq: event.seq, type: event.type, reason: `thinking from ${nameOf(event.agent)} kept as native thinking: made by ${made}${str(p.provider) ? ` (through ${String(p.provider)})` : ''}, which ${nameOf(this.options.target)} continues with` });
+      return [rewrite(event, event.type, { ...p, provider: made })];
+    }
     const text = typeof p.text === 'string' ? p.text : '';
     const whose = `thinking from ${nameOf(event.agent)}${made ? ` (${made})` : ''}`;
     if (this.options.thinking === 'drop' || text.trim() === '') {
@@ -241,7 +257,7 @@ class SessionTranslator {
         this.loss({ action: 'rendered', code: 'image', seq: event.seq, type: event.type, from: 'image', to: 'text', reason: `${str(block.media_type) ?? 'image'} ${imageRef(block)} written as a text note` });
       } else if (isObject(block) && block.type === 'thinking' && event.type === 'message.assistant') {
         const made = this.sourceProvider({ ...p, ...block }, event);
-        if (made !== undefined && made === this.targetProvider) {
+        if (this.native(made, { ...p, ...block })) {
           content.push(block);
           continue;
         }
