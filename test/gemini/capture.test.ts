@@ -149,4 +149,24 @@ describe('gemini capture: what the records carry', () => {
     const rewind = events.find((e) => e.type === 'meta' && (e.payload as Json).key === 'gemini.rewind')!;
     expect((rewind.payload as Json).value).toEqual({ target: 'u2', known: true });
   });
+
+  it('compression ($set.messages with a new summary turn): the summary comes out as events and starts a new root', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sp-gemini-compress-'));
+    const path = join(dir, 'session-2026-11-30T06-00-bbbbbbbb.jsonl');
+    const lines = [
+      { sessionId: 'bbbbbbbb-0000-4000-8000-000000000001', projectHash: 'x', startTime: '2026-11-30T06:00:00.000Z', kind: 'main' },
+      { id: 'u1', type: 'user', content: [{ text: 'first' }] },
+      { id: 'g1', type: 'gemini', content: 'one' },
+      { $set: { messages: [{ id: 's1', type: 'user', content: [{ text: '<state_snapshot>the user asked for one thing</state_snapshot>' }] }, { id: 's2', type: 'gemini', content: 'Got it.' }] } },
+      { id: 'u2', type: 'user', content: [{ text: 'next' }] },
+    ];
+    writeFileSync(path, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    const { events } = await captureAll(gemini, path);
+    const users = events.filter((e) => e.type === 'message.user');
+    expect(users.map((e) => (e.payload as Json).content[0].text)).toEqual(['first', '<state_snapshot>the user asked for one thing</state_snapshot>', 'next']);
+    expect(users[1].parent_seq).toBeNull();
+    expect(users[2].parent_seq).toBeUndefined();
+    const set = events.find((e) => e.type === 'meta' && (e.payload as Json).key === 'gemini.set')!;
+    expect((set.payload as Json).value.messages.replaced_with).toEqual(['s1', 's2']);
+  });
 });
