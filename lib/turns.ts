@@ -186,7 +186,9 @@ export function buildTurns(events: SpEvent[], report: Report, options: { safety?
         }
         break;
       case 'session.start':
+        break; // the writer's own session header says it
       case 'session.end':
+        report('dropped', 'session-end', 'session.end has no record in a linear chat: not written (the client records its own)', event);
         break;
       default:
         turns.push({ role: 'other', event });

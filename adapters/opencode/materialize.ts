@@ -192,7 +192,6 @@ export async function materializeOpenCode(events: AsyncIterable<SpEvent>, option
       for (const image of turn.images) {
         if (typeof image.data === 'string') {
           rows.push({ table: 'part', id: ids.next('prt', t), message_id: messageId, time: t, data: { type: 'file', mime: image.media_type, filename: 'image', url: `data:${image.media_type};base64,${image.data}` } });
-          report('carried', 'image', 'an image written as a file part with a data: URL', turn.event);
         } else {
           rows.push({ table: 'part', id: ids.next('prt', t), message_id: messageId, time: t, data: { type: 'text', text: `[image: ${image.media_type} (not carried over)]` } });
           report('rendered', 'image', 'an image stored elsewhere (artifact/url) written as a text marker', turn.event);
