@@ -194,3 +194,24 @@ describe('Hermes', () => {
     expect(hermes.plainResult!('terminal', 'not json')).toEqual({ text: 'not json' });
   });
 });
+
+describe('subagents and the web', () => {
+  it('Claude Agent ⇄ Hermes delegate_task, WebSearch ⇄ web_search; agents without them get none', () => {
+    const c = ctx();
+    const task = VOCABULARIES.claude.parse('Agent', { description: 'Survey acme-api layout', prompt: 'Survey this Node project.', subagent_type: 'Explore' }, c)!;
+    expect(VOCABULARIES.hermes.render(task, c)).toEqual([{ name: 'delegate_task', input: { goal: 'Survey this Node project.' } }]);
+    expect(VOCABULARIES.claude.render(VOCABULARIES.hermes.parse('delegate_task', { goal: 'Fix the test', context: 'npm test fails' }, c)!, c)).toEqual([
+      { name: 'Agent', input: { description: 'Fix the test', prompt: 'Fix the test\n\nnpm test fails' } },
+    ]);
+    expect(VOCABULARIES.hermes.parse('delegate_task', { tasks: [{ goal: 'a' }, { goal: 'b' }] }, c)).toBeUndefined();
+    const search = VOCABULARIES.hermes.parse('web_search', { query: 'node test runner' }, c)!;
+    expect(VOCABULARIES.claude.render(search, c)).toEqual([{ name: 'WebSearch', input: { query: 'node test runner' } }]);
+    // A WebFetch asks a question about the page: web_extract cannot, so it is rendered.
+    expect(VOCABULARIES.hermes.render(VOCABULARIES.claude.parse('WebFetch', { url: 'https://x.test', prompt: 'title?' }, c)!, c)).toBeUndefined();
+    for (const agent of ['codex', 'pi']) {
+      expect(VOCABULARIES[agent].render(task, c)).toBeUndefined();
+      expect(VOCABULARIES[agent].render(search, c)).toBeUndefined();
+    }
+  });
+});
+

@@ -56,6 +56,13 @@ function parse(name: string, input: unknown, context: VocabularyContext): Intent
       if (!id || !context.plan.update(id, { status, text: str(input.subject) })) return undefined;
       return { kind: 'plan', items: context.plan.snapshot() };
     }
+    case 'Agent':
+    case 'Task':
+      return typeof input.prompt === 'string' ? { kind: 'task', prompt: input.prompt, description: str(input.description) } : undefined;
+    case 'WebSearch':
+      return typeof input.query === 'string' ? { kind: 'web-search', query: input.query } : undefined;
+    case 'WebFetch':
+      return typeof input.url === 'string' ? { kind: 'web-fetch', urls: [input.url], prompt: str(input.prompt) } : undefined;
     default:
       return undefined;
   }
@@ -100,6 +107,12 @@ function render(intent: Intent, context: VocabularyContext): NativeCall[] | unde
       if (intent.glob) input.glob = intent.glob;
       return [{ name: 'Grep', input }];
     }
+    case 'task':
+      return [{ name: 'Agent', input: { description: intent.description ?? intent.prompt.split('\n')[0].slice(0, 60), prompt: intent.prompt } }];
+    case 'web-search':
+      return [{ name: 'WebSearch', input: { query: intent.query } }];
+    case 'web-fetch':
+      return intent.urls.map((url) => ({ name: 'WebFetch', input: { url, prompt: intent.prompt ?? 'Return the content of the page.' } }));
     case 'plan':
       return undefined;
   }

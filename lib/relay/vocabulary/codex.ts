@@ -65,6 +65,10 @@ function render(intent: Intent, context: VocabularyContext): NativeCall[] | unde
       return [exec(intent.command, intent.cwd)];
     case 'search':
       return [exec(searchCommand({ ...intent, path: intent.path && rel(intent.path) }))];
+    case 'task':
+    case 'web-search':
+    case 'web-fetch':
+      return undefined; // Codex's web search is the client's own item, its agents a deferred namespace
     case 'plan': {
       const input: Record<string, unknown> = {};
       if (intent.explanation) input.explanation = intent.explanation;

@@ -58,6 +58,17 @@ function parse(name: string, input: unknown, context: VocabularyContext): Intent
     case 'search_files':
       if (typeof input.pattern !== 'string') return undefined;
       return { kind: 'search', mode: input.target === 'files' ? 'files' : 'content', pattern: input.pattern, path: str(input.path), glob: str(input.file_glob) };
+    case 'delegate_task': {
+      const goal = str(input.goal);
+      if (!goal || Array.isArray(input.tasks)) return undefined; // a batch of tasks has no single counterpart
+      return { kind: 'task', prompt: str(input.context) ? `${goal}\n\n${String(input.context)}` : goal, description: goal.split('\n')[0].slice(0, 60) };
+    }
+    case 'web_search':
+      return typeof input.query === 'string' ? { kind: 'web-search', query: input.query } : undefined;
+    case 'web_extract': {
+      const urls = Array.isArray(input.urls) ? input.urls.filter((u): u is string => typeof u === 'string') : [];
+      return urls.length > 0 ? { kind: 'web-fetch', urls } : undefined;
+    }
     default:
       return undefined;
   }
@@ -99,6 +110,13 @@ function render(intent: Intent, context: VocabularyContext): NativeCall[] | unde
       if (intent.glob) input.file_glob = intent.glob;
       return [{ name: 'search_files', input }];
     }
+    case 'task':
+      return [{ name: 'delegate_task', input: { goal: intent.prompt } }];
+    case 'web-search':
+      return [{ name: 'web_search', input: { query: intent.query } }];
+    case 'web-fetch':
+      // A question about the page has no place in web_extract: the page is fetched whole.
+      return intent.prompt ? undefined : [{ name: 'web_extract', input: { urls: intent.urls } }];
   }
 }
 

@@ -74,6 +74,9 @@ function render(intent: Intent, context: VocabularyContext): NativeCall[] | unde
     case 'search':
       return [bash(searchCommand({ ...intent, path: intent.path && rel(intent.path) }))];
     case 'plan':
+    case 'task':
+    case 'web-search':
+    case 'web-fetch':
       return undefined;
   }
 }

@@ -21,7 +21,11 @@ export type Intent =
   | { kind: 'shell'; command: string; cwd?: string; timeoutMs?: number; description?: string }
   /** The whole plan after the call (vocabularies with incremental tools keep the state, see PlanState). */
   | { kind: 'plan'; items: PlanItem[]; explanation?: string }
-  | { kind: 'search'; mode: 'content' | 'files'; pattern: string; path?: string; glob?: string };
+  | { kind: 'search'; mode: 'content' | 'files'; pattern: string; path?: string; glob?: string }
+  /** Work handed to a subagent: what to do and a short label. */
+  | { kind: 'task'; prompt: string; description?: string }
+  | { kind: 'web-search'; query: string }
+  | { kind: 'web-fetch'; urls: string[]; prompt?: string };
 
 /** One native call: what the target's writer gets as a tool.call's name and input. */
 export interface NativeCall {
