@@ -1,12 +1,15 @@
 // The store: ingest idempotence and growth on corpus captures, log back out byte-identical and
 // verifiable, search (CJK, identifiers, short queries), reindex = incremental index, signatures and
 // tamper detection, fork lineage, handoff receipts, tombstones, torn-tail repair, the lock.
-import { describe, expect, it, beforeAll } from 'vitest';
+import { describe, expect, it, beforeAll, vi } from 'vitest';
 import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { CORPUS, capture, parseLines, sp, tempDir } from './support/store.js';
 import { Store, recordHandoff, verifyStore, trustedKeys } from '../lib/store/index.js';
+
+// Every step spawns node; on a loaded shared machine one test can take a minute.
+vi.setConfig({ testTimeout: 180_000 });
 
 let claudeLong: string;
 let claudeDebug: string;

@@ -1,12 +1,15 @@
 // Sync between two "machines" (two SP_HOMEs) through a local bare git repo, a file:// URL and a
 // plain directory: both append to the same session concurrently and converge to the same events;
 // a forced rewrite of the remote is refused; interrupted pushes and pulls resume.
-import { describe, expect, it, beforeAll } from 'vitest';
+import { describe, expect, it, beforeAll, vi } from 'vitest';
 import { execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { CORPUS, capture, sp, tempDir, bin } from './support/store.js';
 import { Store, eventKey, verifyStore, trustedKeys, type SpEvent } from '../lib/store/index.js';
 import { addRemote, getRemote, pull, push } from '../lib/sync/remote.js';
+
+// Every step spawns node; on a loaded shared machine one test can take a minute.
+vi.setConfig({ testTimeout: 180_000 });
 
 let claudeDebug: string;
 beforeAll(() => {
