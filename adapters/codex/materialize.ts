@@ -122,7 +122,8 @@ function indexEvent(index: SessionIndex, event: SpEvent): void {
       index.open.set(id, open - 1);
       index.answered.set(id, (index.answered.get(id) ?? 0) + 1);
     }
-  } else if (event.type === 'message.user' && index.firstPrompt === undefined && p.is_meta !== true && !p.role) {
+  } else if (event.type === 'message.user' && index.firstPrompt === undefined && p.is_meta !== true && !p.role && !(isObject(p.relay) && p.relay.header === true)) {
+    // (A relay header is not the prompt the picker should list the thread by.)
     const text = textOf(p.content).trim();
     if (text !== '') index.firstPrompt = text;
   } else if (event.type === 'context.compiled' && index.firstPrompt === undefined) {
