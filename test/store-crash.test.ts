@@ -10,7 +10,8 @@ import { Store, trustedKeys, verifyStore } from '../lib/store/index.js';
 import { syntheticChained, random } from '../lib/synthetic.js';
 
 const RUNS = 200;
-const BUDGET_MS = 35_000;
+const BUDGET_MS = 30_000;
+const LANES = 4;
 
 function runIngest(home: string, file: string, killAfterMs: number | undefined): Promise<{ code: number | null; killed: boolean; ms: number }> {
   return new Promise((resolve) => {
@@ -30,8 +31,6 @@ function runIngest(home: string, file: string, killAfterMs: number | undefined):
 
 describe('ingest killed at random points', () => {
   it(`keeps the store verifiable and loses nothing acknowledged (up to ${RUNS} runs)`, async () => {
-    const home = tempDir('sp-crash-');
-    const storeDir = join(home, 'store');
     // Three interleaved sessions, small events: each run ingests a longer prefix of the same stream.
     const events = [...syntheticChained({ events: 1200, sessions: 3, seed: 11 })].map((e) =>
       e.seq === 0 ? e : { ...e, payload: { content: [{ type: 'text', text: `${e.type} ${e.seq}: 测试 removeTodo` }] } },
@@ -39,63 +38,70 @@ describe('ingest killed at random points', () => {
     const { Chainer } = await import('../lib/chain.js');
     const chainer = new Chainer();
     const lines = events.map((e) => JSON.stringify(chainer.chain(e)));
-    const rand = random(2026);
-    const acknowledged = new Map<string, { count: number; head: string }>();
     const started = Date.now();
     let runs = 0;
     let kills = 0;
-    let typical = 400;
-    const trusted = () => trustedKeys(home);
-    for (; runs < RUNS && Date.now() - started < BUDGET_MS; runs++) {
-      const upTo = Math.min(lines.length, 40 + Math.floor(((runs + 1) / RUNS) * lines.length * 0.9 + rand() * 60));
-      const file = join(home, `in-${runs % 2}.ndjson`);
-      writeFileSync(file, lines.slice(0, upTo).join('\n') + '\n');
-      const kill = rand() < 0.75 ? Math.floor(rand() * typical * 1.3) : undefined;
-      const r = await runIngest(home, file, kill);
-      if (r.killed) kills += 1;
-      else {
-        expect(r.code).toBe(0);
-        typical = Math.round(typical * 0.7 + r.ms * 0.3);
-        // Acknowledged: every event of this input, per session the last one's checksum.
-        for (const line of lines.slice(0, upTo)) {
-          const e = JSON.parse(line) as { session: string; seq: number; checksum: string };
-          const ack = acknowledged.get(e.session);
-          if (!ack || ack.count <= e.seq) acknowledged.set(e.session, { count: e.seq + 1, head: e.checksum });
+    // Independent stores side by side: node's start-up dominates a run, so lanes in parallel get
+    // more runs into the budget (on a loaded machine especially).
+    const lane = async (k: number) => {
+      const home = tempDir('sp-crash-');
+      const storeDir = join(home, 'store');
+      const rand = random(2026 + k);
+      const acknowledged = new Map<string, { count: number; head: string }>();
+      let typical = 400;
+      for (let n = 0; runs < RUNS && Date.now() - started < BUDGET_MS; n++) {
+        runs += 1;
+        const upTo = Math.min(lines.length, 40 + Math.floor(((n + 1) * LANES / RUNS) * lines.length * 0.9 + rand() * 60));
+        const file = join(home, `in-${n % 2}.ndjson`);
+        writeFileSync(file, lines.slice(0, upTo).join('\n') + '\n');
+        const kill = rand() < 0.75 ? Math.floor(rand() * typical * 1.3) : undefined;
+        const r = await runIngest(home, file, kill);
+        if (r.killed) kills += 1;
+        else {
+          expect(r.code).toBe(0);
+          typical = Math.round(typical * 0.7 + r.ms * 0.3);
+          // Acknowledged: every event of this input, per session the last one's checksum.
+          for (const line of lines.slice(0, upTo)) {
+            const e = JSON.parse(line) as { session: string; seq: number; checksum: string };
+            const ack = acknowledged.get(e.session);
+            if (!ack || ack.count <= e.seq) acknowledged.set(e.session, { count: e.seq + 1, head: e.checksum });
+          }
+        }
+        if (!existsSync(storeDir)) continue;
+        const reports = await verifyStore(storeDir, trustedKeys(home));
+        for (const report of reports) expect(report.problems, `lane ${k} run ${n}: ${report.session}`).toEqual([]);
+        const store = Store.open(storeDir, { readonly: true, home });
+        try {
+          for (const [session, ack] of acknowledged) {
+            let checksumAtAck: string | undefined;
+            for await (const e of store.events(session, { since: ack.count - 1 })) {
+              checksumAtAck = e.checksum;
+              break;
+            }
+            expect(checksumAtAck, `lane ${k} run ${n}: ${session} lost acknowledged events`).toBe(ack.head);
+          }
+        } finally {
+          store.close();
         }
       }
-      if (!existsSync(storeDir)) continue;
-      const reports = await verifyStore(storeDir, trusted());
-      for (const report of reports) expect(report.problems, `run ${runs}: ${report.session}`).toEqual([]);
+      // A last, undisturbed run completes the store: everything, in order, chained as the input.
+      const file = join(home, 'all.ndjson');
+      writeFileSync(file, lines.join('\n') + '\n');
+      expect((await runIngest(home, file, undefined)).code).toBe(0);
       const store = Store.open(storeDir, { readonly: true, home });
       try {
-        for (const [session, ack] of acknowledged) {
-          let checksumAtAck: string | undefined;
-          for await (const e of store.events(session, { since: ack.count - 1 })) {
-            checksumAtAck = e.checksum;
-            break;
-          }
-          expect(checksumAtAck, `run ${runs}: ${session} lost acknowledged events`).toBe(ack.head);
-        }
+        const stored: string[] = [];
+        for (const s of store.sessions()) for await (const e of store.events(s.id)) stored.push(JSON.stringify(e));
+        expect(stored.sort()).toEqual([...lines].sort());
       } finally {
         store.close();
       }
-    }
-    // A last, undisturbed run completes the store: everything, in order, chained as the input.
-    const file = join(home, 'all.ndjson');
-    writeFileSync(file, lines.join('\n') + '\n');
-    expect((await runIngest(home, file, undefined)).code).toBe(0);
-    const store = Store.open(storeDir, { readonly: true, home });
-    try {
-      const stored: string[] = [];
-      for (const s of store.sessions()) for await (const e of store.events(s.id)) stored.push(JSON.stringify(e));
-      expect(stored.sort()).toEqual([...lines].sort());
-    } finally {
-      store.close();
-    }
-    expect(existsSync(join(storeDir, 'journal'))).toBe(false);
-    expect(existsSync(join(storeDir, 'lock'))).toBe(false);
+      expect(existsSync(join(storeDir, 'journal'))).toBe(false);
+      expect(existsSync(join(storeDir, 'lock'))).toBe(false);
+    };
+    await Promise.all(Array.from({ length: LANES }, (_, k) => lane(k)));
     console.log(`crash test: ${runs} runs (${kills} killed) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    expect(runs).toBeGreaterThanOrEqual(Math.min(RUNS, 15));
+    expect(runs).toBeGreaterThanOrEqual(Math.min(RUNS, 20));
     expect(kills).toBeGreaterThan(0);
   }, 120_000);
 
