@@ -34,6 +34,7 @@ export async function runCli<A>(spec: CliSpec<A>, argv: string[] = process.argv.
     process.stdout.write(`${packageVersion()}\n`);
     process.exit(0);
   }
+  process.stdout.on('error', onStdoutError);
   let code: number;
   try {
     const args = await parse(spec, argv);
@@ -42,7 +43,23 @@ export async function runCli<A>(spec: CliSpec<A>, argv: string[] = process.argv.
     code = reportError(err);
   }
   await drainStdout();
+  // A failed write to a file on stdout is reported on the next tick: let it reach onStdoutError.
+  await new Promise((resolve) => setImmediate(resolve));
   process.exit(code);
+}
+
+/**
+ * stdout cannot be written (`> /dev/full`, a full disk): one line and exit 2, never a stack trace or a
+ * silent exit 0. A closed pipe (`| head`) is left to the binary's own handler when it has one
+ * (sp-redact --check exits 1), else it ends the run quietly.
+ */
+function onStdoutError(err: NodeJS.ErrnoException): void {
+  if (err.code === 'EPIPE') {
+    if (process.stdout.listenerCount('error') === 1) process.exit(0);
+    return;
+  }
+  warn('stdout', `cannot write: ${err.code ?? err.message}`);
+  process.exit(EXIT_USAGE);
 }
 
 async function parse<A>(spec: CliSpec<A>, argv: string[]): Promise<A | undefined> {
