@@ -1,0 +1,7 @@
+// Cases that still fail, each with what is wrong, so the suite stays green while it names them: a
+// listed case runs as test.fails, so the day it is fixed the suite says so and the entry goes.
+// Key: `<binary> <target>/<case>`.
+export const KNOWN: Record<string, string> = {
+  'sp-capture copilot/missing-fields': 'a tool request without toolCallId becomes a tool.call with call_id "" (the schema needs one)',
+  'sp-capture opencode/invalid-utf8': 'an export file that is not UTF-8 is read lossily without a warning',
+};
