@@ -185,6 +185,15 @@ describe('identity and tamper detection', () => {
     const badEvent = sp('sp-verify', ['--store', storeDir], { home });
     expect(badEvent.status).toBe(1);
     expect(badEvent.stdout).toMatch(/modified/);
+
+    // A cut-back log: verify says events were removed, and a writer refuses to heal over it.
+    writeFileSync(logPath, log.slice(0, Math.floor(log.length / 2)).replace(/[^\n]*$/, ''));
+    const cut = sp('sp-verify', ['--store', storeDir], { home });
+    expect(cut.status).toBe(1);
+    expect(cut.stdout).toMatch(/shorter .* than its manifest says/);
+    const refused = sp('sp-sync', ['ingest'], { home, input: claudeDebug });
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toMatch(/events were removed/);
   });
 });
 

@@ -509,6 +509,11 @@ export class Store {
     const writer = this.writer!;
     const dir = this.sessionDir(id);
     const logPath = join(dir, LOG_FILE);
+    const acknowledged = existsSync(join(dir, MANIFEST_FILE)) ? this.manifest(id) : undefined;
+    if (acknowledged && fileSize(logPath) < acknowledged.bytes) {
+      // Writers only ever append: a log shorter than its signed manifest lost events. Not healed over.
+      throw new UserError(`the log is shorter (${fileSize(logPath)} bytes) than its manifest acknowledges (${acknowledged.bytes}): events were removed; see sp-verify`, logPath);
+    }
     repairAnchorFile(dir);
     let summary = writer.session(id) ?? emptySummary(id);
     if (writer.indexedCount(id) !== summary.events || (summary.bytes > 0 && fileSize(logPath) < summary.bytes)) {
