@@ -94,7 +94,9 @@ function activePath(events: SpEvent[], report: Report): SpEvent[] {
   return events.filter((e, i) => {
     if (keep.has(i)) return true;
     if (e.type === 'tool.result' && calls.has(String(payloadOf(e).call_id))) return true;
-    if (CONVERSATIONAL.has(e.type) && e.derived_from === undefined) report('dropped', 'other-branch', 'not on the active branch (--branch active): not written', e);
+    // Not part of any branch (session records, meta, derived events): the planner says what becomes of them.
+    if (!CONVERSATIONAL.has(e.type) || e.derived_from !== undefined) return true;
+    report('dropped', 'other-branch', 'not on the active branch (--branch active): not written', e);
     return false;
   });
 }
