@@ -310,3 +310,40 @@ describe('results, thinking, images, plans', () => {
     expect(textOf(out[0])).toContain('1 subagent session(s) not written');
   });
 });
+
+describe('what the writers make of translated calls', () => {
+  it('the Codex writer records a translated Edit as an apply_patch custom tool call with its custom output', async () => {
+    const events = await eventsOf(SOURCES[0]);
+    const { out } = await relayed(events, { target: 'codex' });
+    const lines: string[] = [];
+    await codex.materialize!(from(out), { home: '/nonexistent-sp-home', dryRun: true, onLine: (l) => lines.push(l) });
+    const items = lines.map((l) => JSON.parse(l) as Json).filter((l) => l.type === 'response_item').map((l) => l.payload as Json);
+    const patches = items.filter((i) => i.type === 'custom_tool_call');
+    expect(patches.map((i) => i.name)).toEqual(['apply_patch', 'apply_patch', 'apply_patch', 'apply_patch', 'apply_patch']);
+    for (const patch of patches) {
+      expect(String(patch.input)).toMatch(/^\*\*\* Begin Patch\n/);
+      expect(items.filter((i) => i.type === 'custom_tool_call_output' && i.call_id === patch.call_id)).toHaveLength(1);
+    }
+    // No Claude tool name reaches the rollout as a call.
+    const names = new Set(items.filter((i) => i.type === 'function_call' || i.type === 'custom_tool_call').map((i) => String(i.name)));
+    expect([...names].sort()).toEqual(['apply_patch', 'exec_command', 'update_plan']);
+    // The header is the first message, not the thread's first prompt.
+    const first = items.find((i) => i.type === 'message')!;
+    expect(JSON.stringify(first.content)).toContain('[sp relay]');
+  });
+
+  it('the Pi writer keeps every relayed message on one path (no new roots where results went with their call)', async () => {
+    const events = await eventsOf(SOURCES[0]);
+    const { out } = await relayed(events, { target: 'pi' });
+    const lines: string[] = [];
+    await pi.materialize!(from(out), { home: '/nonexistent-sp-home', cwd: '/tmp', dryRun: true, onLine: (l) => lines.push(l) });
+    const entries = lines.slice(1).map((l) => JSON.parse(l) as Json);
+    expect(entries.filter((e) => e.parentId === null)).toHaveLength(1);
+    // Walking up from the last entry reaches every message entry.
+    const byId = new Map(entries.map((e) => [e.id, e]));
+    const onPath = new Set<unknown>();
+    for (let at: Json | undefined = entries[entries.length - 1]; at; at = byId.get(at.parentId)) onPath.add(at.id);
+    expect(entries.filter((e) => e.type === 'message' && !onPath.has(e.id))).toEqual([]);
+  });
+});
+

@@ -65,7 +65,7 @@ export function providerOf(name: string | undefined): string | undefined {
   return name.toLowerCase();
 }
 
-/** Where each intent kind leaves nothing to call: the text a rendered call is written as. */
+/** The text a call without a counterpart in the target is written as: the call, then its result. */
 function renderedText(source: string, name: string, input: unknown, intent: Intent | undefined, result: SpEvent | undefined, target: string): string {
   const head = `[sp relay] ${nameOf(source)} tool call \`${name}\` (${nameOf(target)} has no such tool; shown as text):`;
   const body = intent?.kind === 'plan' ? planText(intent.items, intent.explanation) : typeof input === 'string' ? input : JSON.stringify(input, null, 2);
@@ -130,7 +130,6 @@ interface Translated {
   from: string;
   calls: NativeCall[];
   ids: string[];
-  seqs: number[];
 }
 
 /**
@@ -302,7 +301,7 @@ class SessionTranslator {
     this.info.counts.translated += 1;
     const ids = calls.map((_, i) => (i === 0 ? callId : `${callId}_sp${i + 1}`));
     const seqs = calls.map((_, i) => (i === 0 ? event.seq : event.seq + i / 1000));
-    this.translated.set(callId, { from: name, calls, ids, seqs });
+    this.translated.set(callId, { from: name, calls, ids });
     const to = calls.map((c) => c.name).join('+');
     this.callOfSeq.set(event.seq, to);
     this.loss({ action: 'translated', code: 'tool-name', seq: event.seq, type: event.type, from: name, to, reason: calls.length > 1 ? `${name} written as ${calls.length} calls (${to}): the target has no single call for it` : `${name} written as ${to}` });
