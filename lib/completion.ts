@@ -6,8 +6,8 @@
 // Completion needs options too: those come from each binary's own `--help` (its yargs definition),
 // run once when the completion script is generated, never at TAB time.
 import { execFile } from 'node:child_process';
-import { closeSync, existsSync, openSync, readSync, readdirSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { closeSync, existsSync, openSync, readFileSync, readSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 
 export interface CommandInfo {
@@ -130,20 +130,33 @@ export function parseHelp(help: string, program: string): Pick<CommandSpec, 'opt
 
 const run = promisify(execFile);
 
-/** Each command with its options, read from its own --help (binaries and flows, in parallel). */
+/**
+ * Each command with its options: a binary's from its own --help (its yargs definition), run in
+ * parallel; a flow's from the option lines of the help text in its source (`  --name …`), never by
+ * running it (a flow without --help would run).
+ */
 export async function describeCommands(commands: CommandInfo[]): Promise<CommandSpec[]> {
   return Promise.all(
     commands.map(async (command) => {
+      if (command.kind === 'flow') return { ...command, ...flowOptions(readFileSync(command.file, 'utf8')) };
       let help = '';
       try {
-        help = (await run(process.execPath, [command.file, '--help'], { timeout: 20_000, env: { ...process.env, SP_PROGRESS: '0' } })).stdout;
+        help = (await run(process.execPath, [command.file, '--help'], { timeout: 60_000, env: { ...process.env, SP_PROGRESS: '0' } })).stdout;
       } catch (err) {
         help = (err as { stdout?: string }).stdout ?? '';
       }
-      const program = command.kind === 'binary' ? `sp-${command.name}` : basename(command.file);
-      return { ...command, ...parseHelp(help, program) };
+      return { ...command, ...parseHelp(help, `sp-${command.name}`) };
     }),
   );
+}
+
+/** Options from a flow's help text: lines `  --name`, `  -x, --name`, `  --name, -x`; one word after the name (before the description) is its value. */
+export function flowOptions(source: string): Pick<CommandSpec, 'options' | 'subcommands' | 'agentArgument'> {
+  const options = new Map<string, OptionInfo>();
+  for (const m of source.matchAll(/^ {2}(?:-(\w), )?--([a-z][\w-]*)(?:, -(\w)(?=\s)|, --[a-z][\w-]*)?( [^\s,-]\S*)?(?= {2,}|$)/gm)) {
+    if (!options.has(m[2])) options.set(m[2], { name: m[2], alias: m[1] ?? m[3], boolean: m[4] === undefined });
+  }
+  return { options: [...options.values()], subcommands: [], agentArgument: false };
 }
 
 const words = (list: readonly string[]) => list.join(' ');

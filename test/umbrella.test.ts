@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { adapters } from '../adapters/index.js';
-import { parseHelp, summaryOf } from '../lib/completion.js';
+import { flowOptions, parseHelp, summaryOf } from '../lib/completion.js';
 
 const root = new URL('..', import.meta.url).pathname;
 const sp = join(root, 'dist/bin/sp.js');
@@ -72,12 +72,12 @@ describe('sp completion', () => {
   let zsh = '';
   beforeAll(() => {
     const b = run(['completion', 'bash']);
-    expect(b.status).toBe(0);
+    expect(b.status, b.stderr).toBe(0);
     bash = b.stdout;
     const z = run(['completion', 'zsh']);
-    expect(z.status).toBe(0);
+    expect(z.status, z.stderr).toBe(0);
     zsh = z.stdout;
-  }, 60_000);
+  }, 300_000);
 
   // Runs the bash completion function on a command line (the cursor after the last word).
   function complete(line: string): string[] {
@@ -105,6 +105,9 @@ _sp_complete; printf '%s\\n' "\${COMPREPLY[@]}"`;
     // The binaries themselves complete too.
     expect(complete('sp-capture ')).toEqual(Object.keys(adapters).sort());
     expect(complete('sp completion ')).toEqual(['bash', 'zsh']);
+    // Flows complete their options too (read from their help text, never by running them).
+    expect(complete('sp archive --')).toEqual(expect.arrayContaining(['--store', '--agents', '--home', '--verbose', '--demo', '--help']));
+    expect(complete('sp handoff --to-')).toEqual(['--to-cwd', '--to-home']);
   });
 
   it('zsh: a #compdef script with each command, agent and option', () => {
@@ -119,6 +122,17 @@ _sp_complete; printf '%s\\n' "\${COMPREPLY[@]}"`;
     const r = run(['completion', 'fish']);
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('sp completion bash');
+  });
+
+  it('flowOptions reads the option lines of a help text: values, aliases, flags', () => {
+    const help = 'const HELP = `x\n  --store DIR        the store\n  --agents a,b       agents\n  --verbose, -v      talk\n  -h, --help         this\n  --demo             a demo`;';
+    expect(flowOptions(help).options).toEqual([
+      { name: 'store', alias: undefined, boolean: false },
+      { name: 'agents', alias: undefined, boolean: false },
+      { name: 'verbose', alias: 'v', boolean: true },
+      { name: 'help', alias: 'h', boolean: true },
+      { name: 'demo', alias: undefined, boolean: true },
+    ]);
   });
 
   it('parseHelp reads wrapped yargs option lines, choices and subcommands', () => {
