@@ -17,6 +17,8 @@ export interface UserTurn {
   event: SpEvent;
   text: string;
   images: ImageBlock[];
+  /** File attachments (OpenCode file parts: mime, filename, url): the writer decides how to carry them. */
+  files: Json[];
 }
 
 export type AssistantPart =
@@ -51,7 +53,7 @@ export interface OtherItem {
 export type Turn = UserTurn | AssistantTurn | OtherItem;
 
 /** The text of a content (string or blocks); images collected; other blocks rendered as JSON and reported. */
-export function contentText(content: unknown, event: SpEvent, report: Report, images?: ImageBlock[]): string {
+export function contentText(content: unknown, event: SpEvent, report: Report, images?: ImageBlock[], files?: Json[]): string {
   if (typeof content === 'string') return content;
   const out: string[] = [];
   for (const block of Array.isArray(content) ? content : []) {
@@ -63,6 +65,8 @@ export function contentText(content: unknown, event: SpEvent, report: Report, im
         out.push(`[image: ${str(block.media_type) ?? 'image'} (not carried over)]`);
         report('rendered', 'image', 'an image in a tool result written as a text marker', event);
       }
+    } else if (block.type === 'file' && files) {
+      files.push(block);
     } else if (block.type === 'tool_use' || block.type === 'tool_result' || block.type === 'thinking') {
       // pointers to tool events; thinking is handled by the caller
     } else {
@@ -126,12 +130,13 @@ export function buildTurns(events: SpEvent[], report: Report, options: { safety?
       case 'message.user': {
         current = undefined;
         const images: ImageBlock[] = [];
-        const text = contentText(p.content, event, report, images);
-        if (text.trim() === '' && images.length === 0) {
+        const files: Json[] = [];
+        const text = contentText(p.content, event, report, images, files);
+        if (text.trim() === '' && images.length === 0 && files.length === 0) {
           report('dropped', 'empty-user', 'a user message without text: not written', event);
           break;
         }
-        turns.push({ role: 'user', event, text, images });
+        turns.push({ role: 'user', event, text, images, files });
         break;
       }
       case 'message.assistant': {

@@ -117,6 +117,10 @@ export async function materializeCopilot(events: AsyncIterable<SpEvent>, options
         text += `${text ? '\n' : ''}[image: ${image.media_type ?? 'image'} (not carried over)]`;
         report('rendered', 'image', 'an image in a user message written as a text marker (events.jsonl holds attachments as file paths only)', turn.event);
       }
+      for (const file of turn.files) {
+        text += `${text ? '\n' : ''}[file: ${String(file.filename ?? file.url ?? 'attachment')}${file.url ? ` (${String(file.url)})` : ''}]`;
+        report('rendered', 'file', 'a file attachment written as a text marker (its content, when the model saw it, is in the text around it)', turn.event);
+      }
       const data: Json = { content: text, ...copilotExtra(turn.event) };
       if (sameAgent && turn.event.agent === AGENT && typeof p.transformed_content === 'string') data.transformedContent = p.transformed_content;
       if (sameAgent && str(p.message_id)) data.messageId = p.message_id;

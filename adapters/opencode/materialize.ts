@@ -189,6 +189,11 @@ export async function materializeOpenCode(events: AsyncIterable<SpEvent>, option
         }
       }
       if (!wrote && turn.text !== '') rows.push({ table: 'part', id: ids.next('prt', t), message_id: messageId, time: t, data: { type: 'text', text: turn.text } });
+      if (!wrote) {
+        for (const b of turn.files) {
+          if (typeof b.url === 'string') rows.push({ table: 'part', id: ids.next('prt', t), message_id: messageId, time: t, data: { type: 'file', mime: b.mime ?? 'application/octet-stream', filename: b.filename ?? 'file', url: b.url } });
+        }
+      }
       for (const image of turn.images) {
         if (typeof image.data === 'string') {
           rows.push({ table: 'part', id: ids.next('prt', t), message_id: messageId, time: t, data: { type: 'file', mime: image.media_type, filename: 'image', url: `data:${image.media_type};base64,${image.data}` } });

@@ -41,12 +41,12 @@ function strings(value: unknown, into: string[] = []): string[] {
 
 const squash = (text: string): string => text.replace(/\s+/g, ' ').trim();
 
-/** The user texts of a canonical session (what the writer must carry). */
+/** The user text blocks of a canonical session (what the writer must carry). */
 function userTexts(events: SpEvent[]): string[] {
   const root = events.find((e) => e.type === 'session.start')?.session;
   return events
     .filter((e) => e.session === root && e.type === 'message.user')
-    .map((e) => ((e.payload as Json).content as Json[] | undefined ?? []).filter((b) => b.type === 'text').map((b) => b.text).join('\n'))
+    .flatMap((e) => (((e.payload as Json).content as Json[] | undefined) ?? []).filter((b) => b.type === 'text').map((b) => String(b.text)))
     .filter((t) => t.trim() !== '');
 }
 

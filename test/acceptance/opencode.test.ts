@@ -48,7 +48,7 @@ function userTexts(events: SpEvent[]): string[] {
   const root = events.find((e) => e.type === 'session.start')?.session;
   return events
     .filter((e) => e.session === root && e.type === 'message.user')
-    .map((e) => (((e.payload as Json).content as Json[] | undefined) ?? []).filter((b) => b.type === 'text').map((b) => b.text).join('\n'))
+    .flatMap((e) => (((e.payload as Json).content as Json[] | undefined) ?? []).filter((b) => b.type === 'text').map((b) => String(b.text)))
     .filter((t) => t.trim() !== '');
 }
 

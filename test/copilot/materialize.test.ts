@@ -13,6 +13,8 @@ import type { SpEvent } from '../../lib/event.js';
 import { captureAll } from '../contract/testAdapter.js';
 import { SessionBuilder } from '../support/canonical.js';
 import { ANTHROPIC, OPENAI } from './support.js';
+import { opencode } from '../../adapters/opencode/index.js';
+import { ATTACHMENT, DB, locator } from '../opencode/support.js';
 
 type Json = Record<string, any>;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -97,6 +99,16 @@ describe('copilot writer', () => {
     expect(results[1].data).toMatchObject({ success: false, error: { message: expect.stringContaining('No result was recorded') } });
     expect(file.find((l) => l.type === 'user.message')!.data.content).toContain('[image: image/png');
     expect(losses.map((l) => l.code)).toEqual(expect.arrayContaining(['stub-result', 'call-id', 'image']));
+  });
+
+  it('an OpenCode attachment (file part) becomes a text marker next to the text the model saw', async () => {
+    const { events } = await captureAll(opencode, locator(DB, ATTACHMENT));
+    const losses: LossEntry[] = [];
+    const file = lines((await materializeCopilot(from(events), { home: fresh(), cwd: '/tmp/x', onLoss: (l) => losses.push(l) })).path);
+    const first = file.find((l) => l.type === 'user.message')!.data.content as string;
+    expect(first).toContain('[file: package.json (file:///home/grace/acme-api/package.json)]');
+    expect(first).toContain('Summarize the attached file in one sentence.');
+    expect(losses.filter((l) => l.code === 'file')).toHaveLength(1);
   });
 
   it('never overwrites: --same-id of an existing session is refused; a dry run writes nothing', async () => {
