@@ -103,8 +103,8 @@ class Capturer {
       onDiagnostic: warn,
     });
     for await (const event of events) {
-      // The chainer returns the event in canonical key order: the line is plain JSON.stringify.
-      await this.writer.writeLine(JSON.stringify(this.chainer.chain(event)));
+      // The chainer serializes the event once, into its canonical line.
+      await this.writer.writeLine(this.chainer.chainLine(event));
       count += 1;
       this.written += 1;
       if (progress && (this.written & 1023) === 0) progress.note(`${this.written.toLocaleString('en-US')} events`);

@@ -1,8 +1,8 @@
 // The hash chain (DESIGN §2): checksum = "sha256:" + hex(SHA-256(previous checksum ‖ JCS(event
 // without checksum))). Each session has its own chain; the first event of a session chains from
 // the empty string, so sessions may be interleaved in one stream.
-import { createHash } from 'node:crypto';
-import { canonicalize, sortKeysDeep } from './jcs.js';
+import { createHash, hash } from 'node:crypto';
+import { canonicalize, sortKeysDeepPlain } from './jcs.js';
 import type { SpEvent } from './event.js';
 
 export const CHECKSUM_PREFIX = 'sha256:';
@@ -36,11 +36,7 @@ export class Chainer {
    * plain JSON.stringify — the canonicalizer's fast path — with no second sort.
    */
   chain<T extends SpEvent>(event: T): T {
-    const previous = this.tails.get(event.session) ?? '';
-    const sorted = sortKeysDeep(event) as Record<string, unknown>;
-    delete sorted.checksum;
-    const checksum = CHECKSUM_PREFIX + createHash('sha256').update(previous).update(canonicalize(sorted)).digest('hex');
-    this.tails.set(event.session, checksum);
+    const { sorted, checksum } = this.link(event);
     const out: Record<string, unknown> = {};
     let placed = false;
     for (const key of Object.keys(sorted)) {
@@ -52,6 +48,40 @@ export class Chainer {
     }
     if (!placed) out.checksum = checksum;
     return out as T;
+  }
+
+  /**
+   * The chained event as its canonical NDJSON line (no newline): the same text as
+   * `canonicalize(chain(event))`, but serialized once. The line is the checksum body with the
+   * checksum member spliced in at its sorted place, instead of a second stringify of a copy.
+   */
+  chainLine(event: SpEvent): string {
+    const { sorted, body, checksum } = this.link(event);
+    const member = `"checksum":${JSON.stringify(checksum)}`;
+    // The members that sort before "checksum" (actor, agent …) are short: their text is the prefix.
+    const before: Record<string, unknown> = {};
+    let any = false;
+    for (const key of Object.keys(sorted)) {
+      if (key > 'checksum') break;
+      before[key] = sorted[key];
+      any = true;
+    }
+    if (!any) return body.length === 2 ? `{${member}}` : `{${member},${body.slice(1)}`;
+    const end = canonicalize(before).length - 1; // where the prefix members end inside the body
+    return `${body.slice(0, end)},${member}${body.slice(end)}`;
+  }
+
+  /** Sorts the event, computes its checksum from the session's tail and moves the tail on. */
+  private link(event: SpEvent): { sorted: Record<string, unknown>; body: string; checksum: string } {
+    const previous = this.tails.get(event.session) ?? '';
+    const { copy, plain } = sortKeysDeepPlain(event);
+    const sorted = copy as unknown as Record<string, unknown>;
+    delete sorted.checksum;
+    const body = plain ? JSON.stringify(sorted) : canonicalize(sorted);
+    // One-shot hash: a Hash object and three calls per event cost more than concatenating the tail.
+    const checksum = CHECKSUM_PREFIX + hash('sha256', previous + body, 'hex');
+    this.tails.set(event.session, checksum);
+    return { sorted, body, checksum };
   }
 
   tail(session: string): string | undefined {

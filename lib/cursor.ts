@@ -12,7 +12,7 @@ import { replaceFileAtomic } from './atomic.js';
 import { UserError, errorCode, readError, warn } from './diagnostics.js';
 import { SessionEmitter } from './emitter.js';
 import { canonicalSessionId } from './event.js';
-import { splitLines, type Line } from './lines.js';
+import { READ_CHUNK, splitLines, type Line } from './lines.js';
 
 /** What `--cursor FILE` holds: one cursor per native session of one agent. */
 export interface CursorFile {
@@ -216,7 +216,7 @@ export function rawFinalNewline(path: string, size: number, incremental: boolean
  */
 export async function* sourceLines(path: string, start: number, end: number, firstLineNumber: number): AsyncGenerator<Line> {
   if (end <= start) return;
-  const stream = createReadStream(path, { start, end: end - 1, highWaterMark: 1 << 20, flags: 'r' });
+  const stream = createReadStream(path, { start, end: end - 1, highWaterMark: READ_CHUNK, flags: 'r' }); // see READ_CHUNK
   yield* splitLines(stream, firstLineNumber, start);
 }
 

@@ -94,3 +94,47 @@ export function sortKeysDeep<T>(value: T): T {
   }
   return out as T;
 }
+
+/**
+ * sortKeysDeep, also telling whether JSON.stringify of the copy is its canonical form: false when
+ * the value holds something JSON.stringify would drop, turn into null or reject differently
+ * (undefined or a function in an array, a function or symbol member, a non-finite number, a
+ * bigint), in which case canonicalize decides. Saves the second walk canonicalize would make.
+ */
+export function sortKeysDeepPlain<T>(value: T): { copy: T; plain: boolean } {
+  let plain = true;
+  const walk = (v: unknown): unknown => {
+    if (v === null) return v;
+    switch (typeof v) {
+      case 'string':
+      case 'boolean':
+        return v;
+      case 'number':
+        if (!Number.isFinite(v)) plain = false;
+        return v;
+      case 'object': {
+        if (Array.isArray(v)) {
+          const out = new Array(v.length);
+          for (let i = 0; i < v.length; i++) {
+            const item = v[i];
+            if (item === undefined) plain = false;
+            out[i] = walk(item);
+          }
+          return out;
+        }
+        const record = v as Record<string, unknown>;
+        const out: Record<string, unknown> = {};
+        for (const key of Object.keys(record).sort()) {
+          const member = record[key];
+          if (member !== undefined) out[key] = walk(member);
+        }
+        return out;
+      }
+      default:
+        plain = false;
+        return v;
+    }
+  };
+  const copy = walk(value) as T;
+  return { copy, plain };
+}

@@ -3,7 +3,7 @@
 import { createReadStream, statSync } from 'node:fs';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
-import { splitLines, type Line } from './lines.js';
+import { READ_CHUNK, splitLines, type Line } from './lines.js';
 import { UserError, excerpt, readError, warn } from './diagnostics.js';
 import { canonicalize } from './jcs.js';
 import { parseJsonObject } from './json.js';
@@ -26,7 +26,7 @@ export function inputsFrom(paths: readonly string[] | undefined): Input[] {
       throw readError(err, path);
     }
     if (isDir) throw new UserError('is a directory, not an NDJSON file', path);
-    return { name: path, open: () => createReadStream(path, { highWaterMark: 1 << 20 }) };
+    return { name: path, open: () => createReadStream(path, { highWaterMark: READ_CHUNK }) };
   });
 }
 

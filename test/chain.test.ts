@@ -64,4 +64,31 @@ describe('hash chain', () => {
     const a1 = second.chain(event(1));
     expect(a1.checksum).toBe(computeChecksum(a0.checksum!, event(1)));
   });
+
+  it('chainLine is the canonical text of chain(), checksums alike, on every event of recorded sessions', async () => {
+    const { adapters } = await import('../adapters/index.js');
+    const fixtures = new URL('../fixtures/', import.meta.url).pathname;
+    const sessions: Array<[string, string]> = [
+      ['claude', `${fixtures}claude/corpus/S3-long/.claude/projects/-home-alice-acme-api/fedfe4e3-0d75-4e8a-ae44-125dd06bbf71.jsonl`],
+      ['codex', `${fixtures}codex/corpus/S3-long/sessions/2026/11/30/rollout-2026-11-30T05-07-12-01a22ad9-94fc-7ae2-9539-88c29f4141fc.jsonl`],
+      ['pi', `${fixtures}pi/corpus/S3-long/agent/sessions/--home-carol-acme-api--/2026-11-30T05-03-28-829Z_01a22ad6-2c3b-714c-9526-cda55a420afd.jsonl`],
+    ];
+    let compared = 0;
+    for (const [agent, path] of sessions) {
+      const adapter = adapters[agent];
+      const byObject = new Chainer();
+      const byLine = new Chainer();
+      for await (const e of adapter.capture(await adapter.open(path, {}), { raw: true })) {
+        const line = byLine.chainLine(e);
+        expect(line).toBe(canonicalize(byObject.chain(e)));
+        compared += 1;
+      }
+    }
+    expect(compared).toBeGreaterThan(300);
+    // Unusual values go the canonicalizer's slow path and still agree: undefined inside an array,
+    // no member before "checksum", an empty payload.
+    const odd = { session: 'sess_o', seq: 0, ts: 1, type: 'meta', payload: { list: [1, undefined, 'x'] } } as unknown as SpEvent;
+    expect(new Chainer().chainLine(odd)).toBe(canonicalize(new Chainer().chain(odd)));
+    expect(() => new Chainer().chainLine({ ...event(0), payload: { n: Number.NaN } } as SpEvent)).toThrow();
+  });
 });

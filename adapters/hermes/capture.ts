@@ -12,13 +12,14 @@
 // compaction, /undo) as one meta, new child sessions as forks, and session.end / reopen / counter
 // updates when the marker moved. Each of these comes out exactly once.
 import { createHash } from 'node:crypto';
+import { statSync } from 'node:fs';
 import type { CaptureOptions, Cursor, SessionRef, SourcePosition } from '../../lib/adapter.js';
 import { UserError } from '../../lib/diagnostics.js';
 import { SessionEmitter } from '../../lib/emitter.js';
 import { canonicalSessionId, type SpEvent } from '../../lib/event.js';
 import { emptyCursor } from '../../lib/cursor.js';
 import type { Json } from '../../lib/json.js';
-import { TREE_SUFFIX, openSnapshot } from './discover.js';
+import { TREE_SUFFIX, openSnapshot, type Snapshot } from './discover.js';
 import { captureExport } from './export.js';
 import { LineageReader, type Lineage } from './lineage.js';
 import { dbOfPath, formatLocator, parseLocator } from './paths.js';
@@ -278,6 +279,67 @@ function* captureSession(ctx: Context, id: string): Generator<SpEvent> {
   cursor.sessions[session] = { ...cursor.sessions[session], next_seq: emitter.nextSeq };
 }
 
+// `sp-capture hermes --all` captures every session of one database in turn. Opening a snapshot
+// (connection, read transaction, schema) per session cost more than reading the rows of a small
+// session, so a snapshot a capture is done with is kept until the next timer tick: a capture of the
+// same database that starts before then (the next session of --all) takes it over — when the
+// database files are as they were when it was opened, so it sees nothing older than a fresh open
+// would. Only lock-free snapshots are kept: a rollback-journal read transaction would hold off writers.
+interface Kept {
+  dbPath: string;
+  snapshot: Snapshot;
+  stamp: string;
+  lineage: LineageReader;
+  timer: NodeJS.Timeout;
+}
+let kept: Kept | undefined;
+
+/** Size, modification time and inode of the database and its -wal/-shm: changes when a writer wrote. */
+function filesStamp(dbPath: string): string {
+  let stamp = '';
+  for (const suffix of ['', '-wal', '-shm']) {
+    try {
+      const st = statSync(dbPath + suffix, { bigint: true });
+      stamp += `${st.ino}:${st.size}:${st.mtimeNs}|`;
+    } catch {
+      stamp += '-|';
+    }
+  }
+  return stamp;
+}
+
+function dropKept(): void {
+  if (!kept) return;
+  clearTimeout(kept.timer);
+  kept.snapshot.close();
+  kept = undefined;
+}
+
+async function takeSnapshot(dbPath: string): Promise<{ snapshot: Snapshot; stamp: string; lineage?: LineageReader }> {
+  if (kept && kept.dbPath === dbPath) {
+    const stamp = filesStamp(dbPath);
+    if (stamp === kept.stamp) {
+      const { snapshot, lineage } = kept;
+      clearTimeout(kept.timer);
+      kept = undefined;
+      return { snapshot, stamp, lineage };
+    }
+  }
+  dropKept();
+  const stamp = filesStamp(dbPath);
+  return { snapshot: await openSnapshot(dbPath), stamp };
+}
+
+function keepSnapshot(dbPath: string, snapshot: Snapshot, stamp: string, lineage: LineageReader): void {
+  if (snapshot.handle.mode === 'rollback') {
+    snapshot.close();
+    return;
+  }
+  dropKept();
+  const entry: Kept = { dbPath, snapshot, stamp, lineage, timer: setTimeout(() => kept === entry && dropKept(), 0) };
+  kept = entry;
+}
+
 /** The events of one Hermes session (or lineage tree), unchained. */
 export async function* captureHermes(ref: SessionRef, options: CaptureOptions = {}): AsyncGenerator<SpEvent> {
   if (typeof ref.export === 'string') {
@@ -298,10 +360,12 @@ export async function* captureHermes(ref: SessionRef, options: CaptureOptions = 
     cursor.state = state;
     // One snapshot for the whole capture; it stays open while the events are consumed (rows are
     // read as they are needed, so memory stays flat however long the session).
-    const snapshot = await openSnapshot(dbPath);
+    const taken = await takeSnapshot(dbPath);
+    const snapshot = taken.snapshot;
     let yielded = false;
+    let done = false;
+    const lineage = taken.lineage ?? new LineageReader(snapshot.db, snapshot.schema.sessions);
     try {
-      const lineage = new LineageReader(snapshot.db, snapshot.schema.sessions);
       const ctx: Context = { db: snapshot.db, schema: snapshot.schema, dbPath, lineage, options, cursor, state, incremental: options.cursor !== undefined };
       const ids = tree ? lineage.tree(ref.native_id) : [ref.native_id];
       for (const id of ids) {
@@ -317,16 +381,20 @@ export async function* captureHermes(ref: SessionRef, options: CaptureOptions = 
           if (!yielded && attempt < 3 && snapshot.handle.mode !== 'wal-readonly-shm' && snapshot.handle.mode !== 'rollback') {
             snapshot.close();
             closeReadConnections();
+            done = true;
             throw new Retry();
           }
           throw new UserError(`cannot read session ${id}: ${errorText(err)}`, dbPath);
         }
       }
+      // Every event went out: the snapshot may serve the next session of this database.
+      keepSnapshot(dbPath, snapshot, taken.stamp, lineage);
+      done = true;
     } catch (err) {
       if (err instanceof Retry) continue;
       throw err;
     } finally {
-      snapshot.close();
+      if (!done) snapshot.close();
     }
     options.onCursor?.(cursor);
     return;
