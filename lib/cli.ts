@@ -105,6 +105,11 @@ export function reportError(err: unknown): number {
     warn(e.path ?? (e as { dest?: string }).dest, `cannot ${e.syscall}: ${e.code}`);
     return EXIT_USAGE;
   }
+  // SQLite refusing a database (corrupt, not a database, locked) that a reader or writer did not name itself.
+  if (e && typeof e.code === 'string' && e.code.startsWith('SQLITE_')) {
+    warn('database', `${e.message} (${e.code})`);
+    return EXIT_USAGE;
+  }
   // JSON nested deeper than a recursive walk can follow (e.g. inside a string that held JSON).
   if (err instanceof RangeError && /call stack/.test(err.message)) {
     warn(undefined, 'the input nests JSON too deeply to process');
