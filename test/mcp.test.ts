@@ -72,7 +72,8 @@ afterAll(async () => {
   await client?.close();
 });
 
-describe('sp-mcp', () => {
+// Generous: on a loaded 2-core machine one call that captures, redacts and compiles can take 20 s.
+describe('sp-mcp', { timeout: 180_000 }, () => {
   it('lists its six tools, each with a description and an input schema', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(['compile_context', 'get_session', 'list_sessions', 'relay', 'search', 'verify']);
@@ -156,6 +157,8 @@ describe('sp-mcp', () => {
 
     await fails('get_session', { session: 'ffffffff-0000' }, /no session "ffffffff-0000"/);
     await fails('get_session', { session: '' }, /"session" is empty/);
+    // A named agent whose home cannot be read says so, rather than "no session".
+    await fails('get_session', { session: CLAUDE_ID, agent: 'claude', home: join(work, 'nowhere') }, /nowhere: cannot read the Claude home/);
     await fails('get_session', { session: CLAUDE_ID, depth: 'events', cursor: Buffer.from('[1]').toString('base64url') }, /not a cursor/);
     const wrong = await call('get_session', { session: CLAUDE_ID, depth: 'everything' });
     expect(wrong.isError).toBe(true);

@@ -65,26 +65,33 @@ export async function listSessions(
 export async function findSession(registry: Registry, id: string, args: HomeArgs): Promise<{ adapter: Adapter; ref: SessionRef }> {
   if (id.trim() === '') throw new ToolInputError('"session" is empty: pass a native session id, a unique prefix of one, or a canonical sess_… id');
   const matches: Array<{ adapter: Adapter; ref: SessionRef }> = [];
+  // Why an agent had nothing to offer (an unreadable home …): reported when the agent was named.
+  const failures: string[] = [];
+  const failed = (err: unknown) => {
+    if (err instanceof UserError && /ambiguous|matches \d+ sessions/i.test(err.message)) throw new ToolInputError(err.message);
+    // Searching every agent, one agent's unreadable home or failing adapter must not hide the others.
+    if (args.agent !== undefined && !(err instanceof UserError)) throw err;
+    if (err instanceof UserError && !/^no .*session/i.test(err.message)) failures.push(err.where ? `${err.where}: ${err.message}` : err.message);
+  };
   for (const adapter of agentsFor(registry, args)) {
     const home = homeOf(adapter, args);
     if (adapter.find && !id.startsWith('sess_')) {
       try {
         matches.push({ adapter, ref: await adapter.find(id, { home }) });
-        continue;
       } catch (err) {
-        if (!(err instanceof UserError)) throw err;
-        if (/ambiguous|matches \d+ sessions/i.test(err.message)) throw new ToolInputError(err.message);
-        continue;
+        failed(err);
       }
+      continue;
     }
     try {
       for await (const ref of adapter.discover({ home })) {
         if (ref.native_id === id || ref.native_id.startsWith(id) || canonicalSessionId(adapter.id, ref.native_id) === id) matches.push({ adapter, ref });
       }
     } catch (err) {
-      if (!(err instanceof UserError)) throw err;
+      failed(err);
     }
   }
+  if (matches.length === 0 && args.agent !== undefined && failures.length > 0) throw new ToolInputError(failures[0]);
   const exact = matches.filter((m) => m.ref.native_id === id || canonicalSessionId(m.adapter.id, m.ref.native_id) === id);
   const chosen = exact.length > 0 ? exact : matches;
   if (chosen.length === 0) {
