@@ -32,6 +32,7 @@ const { values } = parseArgs({
     only: { type: 'string' },
     big: { type: 'string', default: 'claude' },
     'big-pipeline': { type: 'boolean', default: false },
+    'ingest-events': { type: 'string' },
   },
 });
 // Agents whose native session is also captured at 1 GB (full run): `--big claude,codex,pi`.
@@ -201,12 +202,12 @@ function baselinePasses(file, mb) {
 const sizeLabel = (size) => (typeof size === 'number' ? `${size} MB` : `${(Number(size.replace(/lines$/, '')) / 1000).toFixed(0)}k lines`);
 const runsFor = (mb) => (mb > 500 ? 1 : runs);
 
-async function captureAndPipeline() {
-  const rssByBin = {};
+/** Capture (and the pipeline) on each agent's native files; `big`: only the 1 GB ones (run last). */
+async function captureAndPipeline(big = false) {
   for (const agent of ['claude', 'codex', 'pi']) {
     // The recorded session scaled to the smallest size, to a 100k-event session (about 80–100 MB,
     // the middle point of the memory curve) and to 1 GB (in the full run; for the agents --big names).
-    const nativeSizes = [`${sizes[0]}mb`, `${sessionEvents}lines`, ...(quick || !bigAgents.includes(agent) ? [] : [`${bigMb}mb`])];
+    const nativeSizes = big ? (quick || !bigAgents.includes(agent) ? [] : [`${bigMb}mb`]) : [`${sizes[0]}mb`, `${sessionEvents}lines`];
     for (const size of nativeSizes) {
       log(`native ${agent} ${size}`);
       const { path, mb } = nativeFile(agent, size);
@@ -222,7 +223,7 @@ async function captureAndPipeline() {
       const events = cap.lines;
       if (want('capture')) {
         addRow({ section: 'capture', pass: `sp-capture ${agent}`, input: label, events, mb, r: cap, bare, jqr });
-        (rssByBin[`sp-capture ${agent}`] ??= []).push([Math.round(mb), cap.rssMb]);
+        (rss[`sp-capture ${agent}`] ??= []).push([Math.round(mb), cap.rssMb]);
       }
       const pipe = best.get('pipeline');
       if (pipe) {
@@ -234,7 +235,6 @@ async function captureAndPipeline() {
       }
     }
   }
-  return rssByBin;
 }
 
 /** Runs fn with the run count set to n (1 for the 1 GB inputs). */
@@ -249,7 +249,6 @@ async function withRuns(n, fn) {
 }
 
 async function streams() {
-  const rssByBin = {};
   for (const size of sizes) {
     log(`synthetic ${size} MB`);
     const file = await withSecrets(await syntheticFile(size));
@@ -266,7 +265,7 @@ async function streams() {
       const r = best.get(name);
       if (!r) continue;
       addRow({ section: name, pass: `sp-${name}`, input: label, events, mb, r, bare: best.get('bare'), jqr: best.get('jq') });
-      (rssByBin[`sp-${name}`] ??= []).push([size, r.rssMb]);
+      (rss[`sp-${name}`] ??= []).push([size, r.rssMb]);
     }
   }
   if (want('compile')) {
@@ -288,7 +287,6 @@ async function streams() {
       if (events >= 100_000) goal(`${pass} of a ${fmtInt(events)}-event session < 2 s`, met, `${r.seconds.toFixed(2)} s`);
     }
   }
-  return rssByBin;
 }
 
 async function hermesSection() {
@@ -374,7 +372,7 @@ async function startup() {
   // Every binary the package ships.
   const pkg = JSON.parse(readFileSync(join(build, 'package.json'), 'utf8'));
   const names = Object.keys(pkg.bin ?? {}).sort().filter((n) => existsSync(join(build, pkg.bin[n])));
-  const n = quick ? 7 : 21;
+  const n = quick ? 7 : 11;
   const samples = new Map([['node', []], ...names.map((name) => [name, []])]);
   for (let i = 0; i < n; i++) {
     samples.get('node').push((await pipeline([[node, '-e', '']])).seconds);
@@ -414,7 +412,7 @@ async function ingest() {
     return;
   }
   log('ingest');
-  const r = spawnSync(node, [script, ...(quick ? ['--quick'] : [])], { encoding: 'utf8', env: { ...process.env, SP_HOME: spHome }, maxBuffer: 1 << 24 });
+  const r = spawnSync(node, [script, ...(quick ? ['--quick'] : []), ...(values['ingest-events'] ? ['--events', values['ingest-events']] : [])], { encoding: 'utf8', env: { ...process.env, SP_HOME: spHome }, maxBuffer: 1 << 24 });
   const line = r.stdout.trim().split('\n').pop();
   let result;
   try {
@@ -443,55 +441,65 @@ async function ingest() {
 
 // ---------------------------------------------------------------------------------------------
 
-log(`${machine.mode} run: nproc ${machine.nproc}, load ${machine.load_at_start}, node ${machine.node}, jq ${machine.jq}`);
-mkdirSync(outDir, { recursive: true });
-const rss = {};
-if (want('startup')) await startup();
-if (want('capture') || want('pipeline')) Object.assign(rss, await captureAndPipeline());
-if (want('redact') || want('verify') || want('compile')) Object.assign(rss, await streams());
-if (want('hermes')) await hermesSection();
-if (want('ingest')) await ingest();
-
-// Peak RSS as the input grows, per binary (goal < 150 MB at every size, flat).
-for (const [name, points] of Object.entries(rss)) {
-  if (points.length < 2) continue;
-  const worst = Math.max(...points.map(([, r]) => r));
-  const flat = points[points.length - 1][1] <= points[0][1] * 1.5 + 10;
-  goal(`peak RSS ${name} < 150 MB and flat (${points.map(([s]) => `${s} MB`).join(' / ')})`, worst < 150 && flat, points.map(([, r]) => `${r.toFixed(0)}`).join(' / ') + ' MB');
+/** The table so far, with the goals: printed at the end, written after every section. */
+function report(final) {
+  const rssGoals = [];
+  // Peak RSS as the input grows, per binary (goal < 150 MB at every size, flat).
+  for (const [name, points] of Object.entries(rss)) {
+    if (points.length < 2) continue;
+    const sorted = [...points].sort((a, b) => a[0] - b[0]);
+    const worst = Math.max(...sorted.map(([, r]) => r));
+    const flat = sorted[sorted.length - 1][1] <= sorted[0][1] * 1.5 + 10;
+    rssGoals.push({ goal: `peak RSS ${name} < 150 MB and flat (${sorted.map(([s]) => `${s} MB`).join(' / ')})`, met: worst < 150 && flat, detail: sorted.map(([, r]) => `${r.toFixed(0)}`).join(' / ') + ' MB' });
+  }
+  const allGoals = [...goals, ...rssGoals];
+  const printed = table(printable());
+  const goalLines = allGoals.map((g) => `${g.met ? 'met    ' : 'NOT met'}  ${g.goal}: ${g.detail}`);
+  const title = `sp benchmarks (${machine.mode}, best of ${runs}; 1 GB inputs: 1 run)${final ? '' : ' — PARTIAL'} — nproc ${machine.nproc}, load at start ${machine.load_at_start}, node ${machine.node}`;
+  writeFileSync(join(outDir, 'results.json'), JSON.stringify({ machine, final, rows, goals: allGoals }, null, 2) + '\n');
+  if (!quick && !only) {
+    const cells = printable();
+    const md = cells.map((r) => `| ${r.map((c) => String(c).replace(/\|/g, '\\|')).join(' | ')} |`);
+    md.splice(1, 0, `|${cells[0].map(() => '---').join('|')}|`);
+    writeFileSync(
+      join(root, 'bench', 'RESULTS.md'),
+      `# Benchmark results\n\n\`npm run bench\` (full run${final ? '' : ', PARTIAL: the run was still going'}), ${machine.date}.\n\n` +
+        `Machine: \`nproc\` ${machine.nproc}, load average at start ${machine.load_at_start}, node ${machine.node}, ${machine.jq}. ` +
+        `Best of ${runs} interleaved run(s); 1 GB inputs: 1 run.\n\n` +
+        md.join('\n') +
+        '\n\n' +
+        notes.map((n) => `- ${n}`).join('\n') +
+        '\n\n## Goals\n\n' +
+        allGoals.map((g) => `- ${g.met ? '**met**' : '**not met**'} — ${g.goal}: ${g.detail}`).join('\n') +
+        '\n',
+    );
+  }
+  if (final) process.stdout.write(`${title}\n\n${printed}\n\n${notes.join('\n')}\n\nGoals:\n${goalLines.join('\n')}\n`);
 }
 
-const printed = table(printable());
 const notes = [
   "× base: speed relative to the baseline on the same input (base s / s; higher is better) — a bare readline+JSON.parse pass over the input file; for Hermes capture a bare better-sqlite3 SELECT * over the messages. Start-up and incremental rows: time relative to node -e '' (lower is better). × base CPU: the same with CPU time (user+system), less inflated by other load.",
   jqVersion ? `× jq: speed relative to \`jq -c .\` (${jqVersion}) over the same file (not run on the 1 GB inputs).` : '× jq: skipped — jq is not installed (apt-get install -y jq).',
   'events: output events for capture and the pipeline, input events otherwise. RSS: peak RSS (GNU time %M); for the pipeline the largest of its three processes.',
 ];
-const goalLines = goals.map((g) => `${g.met ? 'met    ' : 'NOT met'}  ${g.goal}: ${g.detail}`);
-process.stdout.write(
-  `sp benchmarks (${machine.mode}, best of ${runs}; 1 GB inputs: 1 run) — nproc ${machine.nproc}, load at start ${machine.load_at_start}, node ${machine.node}\n\n` +
-    printed +
-    '\n\n' +
-    notes.join('\n') +
-    '\n\nGoals:\n' +
-    goalLines.join('\n') +
-    '\n',
-);
-writeFileSync(join(outDir, 'results.json'), JSON.stringify({ machine, rows, goals }, null, 2) + '\n');
-if (!quick && !only) {
-  const md = printable().map((r) => `| ${r.map((c) => String(c).replace(/\|/g, '\\|')).join(' | ')} |`);
-  md.splice(1, 0, `|${printable()[0].map(() => '---').join('|')}|`);
-  writeFileSync(
-    join(root, 'bench', 'RESULTS.md'),
-    `# Benchmark results\n\n\`npm run bench\` (full run), ${machine.date}.\n\n` +
-      `Machine: \`nproc\` ${machine.nproc}, load average at start ${machine.load_at_start}, node ${machine.node}, ${machine.jq}. ` +
-      `Best of ${runs} interleaved runs (1 GB inputs: 1 run).\n\n` +
-      md.join('\n') +
-      '\n\n' +
-      notes.map((n) => `- ${n}`).join('\n') +
-      '\n\n## Goals\n\n' +
-      goals.map((g) => `- ${g.met ? '**met**' : '**not met**'} — ${g.goal}: ${g.detail}`).join('\n') +
-      '\n',
-  );
+
+log(`${machine.mode} run: nproc ${machine.nproc}, load ${machine.load_at_start}, node ${machine.node}, jq ${machine.jq}`);
+mkdirSync(outDir, { recursive: true });
+const rss = {};
+const sections = [
+  ['startup', () => startup()],
+  ['capture', () => (want('capture') || want('pipeline') ? captureAndPipeline() : undefined)],
+  ['streams', () => (want('redact') || want('verify') || want('compile') ? streams() : undefined)],
+  ['hermes', () => (want('hermes') ? hermesSection() : undefined)],
+  ['ingest', () => (want('ingest') ? ingest() : undefined)],
+  ['capture 1 GB', () => (want('capture') || want('pipeline') ? captureAndPipeline(true) : undefined)],
+];
+for (const [name, run] of sections) {
+  if (name === 'startup' && !want('startup')) continue;
+  await run();
+  report(false);
+  log(`${name} done`);
 }
+report(true);
 rmSync(scratch, { recursive: true, force: true });
 rmSync(spHome, { recursive: true, force: true });
