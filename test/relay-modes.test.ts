@@ -5,6 +5,7 @@
 // sp-capture | sp-compile | sp-materialize, and --report / the stderr totals agreeing with jq.
 import { afterAll, describe, expect, it } from 'vitest';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { claude } from '../adapters/claude/index.js';
 import { codex } from '../adapters/codex/index.js';
@@ -183,4 +184,23 @@ describe('the ledger', () => {
       expect(totals.translated).toBeGreaterThan(0);
     }
   });
+});
+
+describe('examples/relay.mjs', () => {
+  it('--demo --compile: capture | redact | compile | materialize | read back and verify, then the resume command alone on stdout', () => {
+    const report = join(dir(), 'ledger.ndjson');
+    const r = spawnSync(process.execPath, [new URL('../examples/relay.mjs', import.meta.url).pathname, '--demo', '--compile', '--budget', '5000', '--report', report], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout.trim().split('\n')).toHaveLength(1);
+    expect(r.stdout).toMatch(/^cd \S+ && codex resume [0-9a-f-]{36}\n$/);
+    expect(r.stderr).toMatch(/sp-compile --for codex --budget 5000/);
+    expect(r.stderr).toMatch(/ledger: \d+ carried, \d+ translated, \d+ rendered.* \(\d+ summarized\)/);
+    expect(r.stderr).toMatch(/the written session reads back and verifies; so does the ledger/);
+    const rows = lines(readFileSync(report, 'utf8')).filter((e) => e.payload.key === 'sp.materialize.ledger');
+    expect(rows.at(-1).payload.value).toMatchObject({ type: 'context.compiled', action: 'rendered' });
+    // Usage errors: exit 2, one line naming the fix.
+    const bad = spawnSync(process.execPath, [new URL('../examples/relay.mjs', import.meta.url).pathname, '--from', 'claude', '--to', 'codex'], { encoding: 'utf8' });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toBe('relay: say which session: --session ID or --latest (see --help)\n');
+  }, 240_000);
 });
