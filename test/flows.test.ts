@@ -34,7 +34,8 @@ function run(args: string[], extraEnv: Record<string, string> = {}): Promise<Run
 }
 const flow = (name: string, args: string[], extraEnv?: Record<string, string>) => run([join(root, 'examples', `${name}.mjs`), ...args], extraEnv);
 const sp = (name: string, args: string[]) => run([join(root, 'dist/bin', `sp-${name}.js`), ...args]);
-const LONG = 300_000;
+// The flows start many node processes; a loaded 2-core machine makes --demo take minutes.
+const LONG = 600_000;
 
 describe.each(['archive', 'handoff', 'audit'])('%s.mjs', (name) => {
   it('--help says what it does and how (exit 0); an unknown option is exit 2', async () => {
