@@ -99,3 +99,13 @@ describe('relays into and out of gemini and qwen', () => {
     });
   }
 });
+
+describe('web search', () => {
+  it('google_web_search (gemini) and web_search (qwen) are the same intent as Claude WebSearch', () => {
+    const context = { cwd: '/p', plan: new PlanState() };
+    const intent = VOCABULARIES.claude.parse('WebSearch', { query: 'node test runner' }, context)!;
+    expect(VOCABULARIES.gemini.render(intent, context)).toEqual([{ name: 'google_web_search', input: { query: 'node test runner' } }]);
+    expect(VOCABULARIES.qwen.render(intent, context)).toEqual([{ name: 'web_search', input: { query: 'node test runner' } }]);
+    expect(VOCABULARIES.gemini.parse('google_web_search', { query: 'q' }, context)).toEqual({ kind: 'web-search', query: 'q' });
+  });
+});

@@ -3,7 +3,7 @@
 // replace {file_path, instruction, old_string, new_string, allow_multiple?}, run_shell_command
 // {command, description?, dir_path?, is_background?}, glob {pattern, dir_path?}, grep_search
 // {pattern, dir_path?, include_pattern?}, write_todos {todos: [{description, status}]},
-// list_directory {dir_path}. Paths are absolute. A shell result is wrapped in
+// list_directory {dir_path}, google_web_search {query}. Paths are absolute. A shell result is wrapped in
 // `<untrusted_context>Output: … Exit Code: N …</untrusted_context>` (and a failing command still
 // has status "success"): read back to its output, an error when the exit code is not 0.
 import { isObject, str } from '../../json.js';
@@ -46,6 +46,8 @@ function parse(name: string, input: unknown, context: VocabularyContext): Intent
       context.plan.set(input.todos.filter(isObject).map((t) => ({ text: String(t.description ?? ''), status: planStatus(t.status) ?? 'pending' })));
       return { kind: 'plan', items: context.plan.snapshot() };
     }
+    case 'google_web_search':
+      return typeof input.query === 'string' ? { kind: 'web-search', query: input.query } : undefined;
     default:
       return undefined;
   }
@@ -90,6 +92,8 @@ function render(intent: Intent, context: VocabularyContext): NativeCall[] | unde
       return [{ name: 'grep_search', input: { pattern: intent.pattern, ...(intent.path ? { dir_path: abs(intent.path) } : {}), ...(intent.glob ? { include_pattern: intent.glob } : {}) } }];
     case 'plan':
       return [{ name: 'write_todos', input: { todos: intent.items.map((item) => ({ description: item.text, status: item.status })) } }];
+    case 'web-search':
+      return [{ name: 'google_web_search', input: { query: intent.query } }];
   }
 }
 

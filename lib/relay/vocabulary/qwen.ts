@@ -2,7 +2,7 @@
 // (offset 0-based), write_file {file_path, content}, edit {file_path, old_string, new_string,
 // replace_all?}, run_shell_command {command, description?, directory?, is_background?}, glob
 // {pattern, path?}, grep_search {pattern, path?, glob?}, todo_write {todos: [{id, content, status}]},
-// list_directory {path}. Paths are absolute. A shell result reads `Command: … Directory: … Output: …
+// list_directory {path}, web_search {query}. Paths are absolute. A shell result reads `Command: … Directory: … Output: …
 // Exit Code: N …`: read back to its output.
 import { isObject, str } from '../../json.js';
 import { shellOutput } from './gemini.js';
@@ -43,6 +43,8 @@ function parse(name: string, input: unknown, context: VocabularyContext): Intent
       context.plan.set(input.todos.filter(isObject).map((t) => ({ text: String(t.content ?? ''), status: planStatus(t.status) ?? 'pending', ...(str(t.id) ? { id: str(t.id) } : {}) })));
       return { kind: 'plan', items: context.plan.snapshot() };
     }
+    case 'web_search':
+      return typeof input.query === 'string' ? { kind: 'web-search', query: input.query } : undefined;
     default:
       return undefined;
   }
@@ -84,6 +86,8 @@ function render(intent: Intent, context: VocabularyContext): NativeCall[] | unde
       return [{ name: 'grep_search', input: { pattern: intent.pattern, ...(intent.path ? { path: abs(intent.path) } : {}), ...(intent.glob ? { glob: intent.glob } : {}) } }];
     case 'plan':
       return [{ name: 'todo_write', input: { todos: intent.items.map((item, i) => ({ id: item.id ?? String(i + 1), content: item.text, status: item.status })) } }];
+    case 'web-search':
+      return [{ name: 'web_search', input: { query: intent.query } }];
   }
 }
 
