@@ -16,7 +16,7 @@ import type { SpEvent } from '../../lib/event.js';
 import { canonicalize } from '../../lib/jcs.js';
 import { captureAll } from '../contract/testAdapter.js';
 import { SOURCES } from '../support/matrix.js';
-import { agentHome, preparePlace, resumeWith } from '../support/geminiClients.js';
+import { agentHome, preparePlace, resumeWith, runLimit } from '../support/geminiClients.js';
 import { startMockGemini, type MockGemini } from '../support/mockGemini.js';
 
 type Json = Record<string, any>;
@@ -25,14 +25,15 @@ const CHATS = new URL('../../fixtures/gemini/corpus/.gemini/tmp/acme-api/chats/'
 const GEMINI_SESSIONS = ['session-2026-11-30T05-46-3222ee9e.jsonl', 'session-2026-11-30T05-46-3b7eba0a.jsonl', 'session-2026-11-30T05-46-c5c0d891.jsonl'];
 
 let work: string;
-let mock: MockGemini;
 let counter = 0;
-beforeAll(async () => {
+/** Tests run concurrently, two clients at a time; each has its own mock. */
+const limit = runLimit(2);
+/** A test that may wait for its turn at a client: its own time limit covers the wait. */
+const concurrent = (name: string, fn: () => Promise<void>) => it.concurrent(name, fn, 900_000);
+beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'sp-gemini-acceptance-'));
-  mock = await startMockGemini('OK');
 });
-afterAll(async () => {
-  await mock?.close();
+afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
@@ -79,8 +80,14 @@ async function materializeAndResume(events: SpEvent[], beforeResume?: (result: G
   const expected = written(result.path);
   expect(expected.texts.length).toBeGreaterThan(0);
   await beforeResume?.(result);
-  const before = mock.requests.length;
-  const run = await resumeWith('gemini', place, mock.url, result.session_id, PROBE);
+  const mock: MockGemini = await startMockGemini('OK');
+  const before = 0;
+  let run;
+  try {
+    run = await limit(() => resumeWith('gemini', place, mock.url, result.session_id, PROBE));
+  } finally {
+    await mock.close();
+  }
   expect(run.timedOut, run.stderr.slice(-800)).toBe(false);
   const refused = mock.requests.slice(before).flatMap((r) => r.violations);
   expect(refused, 'the mock (like the real API) refused the history').toEqual([]);
@@ -100,7 +107,7 @@ async function materializeAndResume(events: SpEvent[], beforeResume?: (result: G
 
 describe('gemini acceptance: the real client resumes materialized sessions and sends their whole history', () => {
   for (const source of SOURCES) {
-    it(`${source.agent} ${source.name} → gemini: resumed, every user text, call and result sent once`, async () => {
+    concurrent(`${source.agent} ${source.name} → gemini: resumed, every user text, call and result sent once`, async () => {
       const events = await source.capture();
       const { losses } = await materializeAndResume(events);
       expect(losses.filter((l) => l.code === 'orphan-result')).toEqual([]);
@@ -113,7 +120,7 @@ describe('gemini acceptance: the real client resumes materialized sessions and s
   }
 
   for (const name of GEMINI_SESSIONS) {
-    it(`gemini ${name} → gemini (same agent, new id): resumed, each result once`, async () => {
+    concurrent(`gemini ${name} → gemini (same agent, new id): resumed, each result once`, async () => {
       const { events } = await captureAll(gemini, join(CHATS, name));
       // The round trip keeps the conversation: a capture of the written file (before the client
       // appends its new turn) gives the same texts, calls and results in the same order.

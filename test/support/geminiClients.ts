@@ -77,3 +77,22 @@ export async function resumeWith(agent: 'gemini' | 'qwen', place: Place, mockUrl
   }
   return runClient(clientBin(agent), args, { cwd: place.cwd, env, timeoutMs: 90_000, killGroup: true });
 }
+
+/**
+ * At most `limit` client runs at a time (tests of one file run concurrently; each client is a
+ * CPU-heavy start-up, so more than the cores only makes each slower).
+ */
+export function runLimit(limit: number): <T>(job: () => Promise<T>) => Promise<T> {
+  let active = 0;
+  const waiting: Array<() => void> = [];
+  return async <T>(job: () => Promise<T>): Promise<T> => {
+    while (active >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
+    active += 1;
+    try {
+      return await job();
+    } finally {
+      active -= 1;
+      waiting.shift()?.();
+    }
+  };
+}
