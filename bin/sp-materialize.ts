@@ -30,6 +30,7 @@ interface Args {
   thinking: 'keep-text' | 'drop';
   header: boolean;
   mkcwd: boolean;
+  store?: string;
 }
 
 /** Agents that can be written (read-only adapters have no materialize). */
@@ -150,6 +151,7 @@ await runCli<Args>({
       .option('mkcwd', { type: 'boolean', default: false, describe: 'create the project directory when it does not exist (the client resumes only from inside it)' })
       .option('safety', { type: 'boolean', default: true, describe: 'the resume-safety pass (--no-safety writes ids, thinking and unpaired tools as they are)' })
       .option('backup', { type: 'boolean', default: true, describe: 'back up a database the writer adds to (hermes: state.db) first; --no-backup skips it' })
+      .option('store', { type: 'string', describe: 'record the handoff (event, signed receipt, new owner) in this sp store; default: $SP_HOME/store when it holds the session' })
       .command('$0 <agent> [file]', false) as never,
   run: async (args) => {
     const adapter = getAdapter(args.agent);
@@ -186,6 +188,11 @@ await runCli<Args>({
     warn('ledger', `${totalsLine(totals)}${outcome.results.length > 1 ? ` (${outcome.results.length} sessions: the active branch and ${outcome.results.length - 1} other)` : ''}`);
     summarize(outcome.entries);
     if (args.report) writeReport(args.report, outcome.ledger, outcome.results);
+    if (!args.dryRun) {
+      const { recordHandoffIfStored } = await import('../lib/store/index.js');
+      const handoff = await recordHandoffIfStored({ store: args.store, sourceSession: outcome.session, toAgent: adapter.id, targetSessionId: outcome.results[0].session_id, note: `sp-materialize ${adapter.id} (${outcome.mode} mode)` });
+      if (handoff) warn('handoff', `recorded in the store: ${handoff.receiptPath}`);
+    }
     return EXIT_OK;
   },
 });
