@@ -153,7 +153,7 @@ export function createProgress(options: ProgressOptions): Progress {
     }
     const counted = total !== undefined ? `${format(count)}/${format(total)}` : format(count);
     let line = `${getProgramName()}: ${counted} ${options.unit}${detail ? ` · ${detail}` : ''}`;
-    const width = (stream.columns ?? 80) - 1;
+    const width = (stream.columns || 80) - 1; // a pty may report 0 columns
     if (line.length > width) line = `${line.slice(0, Math.max(0, width - 1))}…`;
     stream.write(`\r\x1b[K${line}`);
     drawn = true;

@@ -51,6 +51,15 @@ describe('progress', () => {
     expect(existsSync(lockPath())).toBe(false);
   });
 
+  it('a terminal that reports 0 columns (a pty under script) gets 80', async () => {
+    const out: string[] = [];
+    const p = createProgress({ unit: 'events', stream: { isTTY: true, columns: 0, write: (t: string) => out.push(t) }, env: {}, interval: 1 });
+    await sleep(5);
+    p.tick(7, 'sess_1');
+    p.done();
+    expect(out[0]).toMatch(/: 7 events · sess_1$/);
+  });
+
   it('a run shorter than one interval draws nothing and never takes the lock', () => {
     const { stream, out } = fakeTty();
     const p = createProgress({ unit: 'sessions', stream, env: {}, interval: 10_000 });
