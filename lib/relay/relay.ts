@@ -133,7 +133,8 @@ export async function relay(adapter: Adapter, input: AsyncIterable<SpEvent>, opt
   }
 
   // ---- branches -----------------------------------------------------------------------------------
-  const linear = !TREE_TARGETS.has(adapter.id) && options.branch === undefined;
+  // A --same-id move keeps the native file as it was (tree and all): no splitting.
+  const linear = !TREE_TARGETS.has(adapter.id) && options.branch === undefined && !options.sameId;
   let active = events;
   let extra: Branch[] = [];
   if (linear) {
