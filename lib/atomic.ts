@@ -19,6 +19,9 @@ function writeTemp(path: string, chunks: Iterable<string | Buffer>, mode: number
   } catch (err) {
     closeSync(fd);
     unlinkSync(temp);
+    // A full disk (ENOSPC) or a file size limit (EFBIG): name the file that could not be written.
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== undefined) throw new UserError(`cannot write: ${code} (nothing was written)`, path);
     throw err;
   }
   closeSync(fd);
