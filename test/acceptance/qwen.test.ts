@@ -15,7 +15,7 @@ import type { SpEvent } from '../../lib/event.js';
 import { canonicalize } from '../../lib/jcs.js';
 import { captureAll } from '../contract/testAdapter.js';
 import { SOURCES } from '../support/matrix.js';
-import { agentHome, preparePlace, resumeWith } from '../support/geminiClients.js';
+import { agentHome, preparePlace, resumeWith, runLimit } from '../support/geminiClients.js';
 import { startMockModel, type MockModel } from '../pi/mockModel.js';
 
 type Json = Record<string, any>;
@@ -24,14 +24,15 @@ const CHATS = new URL('../../fixtures/qwen/corpus/.qwen/projects/-home-frank-acm
 const QWEN_SESSIONS = ['5b9fc1a9-155a-439a-92db-56b55ac98811.jsonl', '1979a61b-1f78-43eb-bdec-2a31005e9698.jsonl'];
 
 let work: string;
-let mock: MockModel;
 let counter = 0;
-beforeAll(async () => {
+/** Tests run concurrently, two clients at a time; each has its own mock. */
+const limit = runLimit(2);
+/** A test that may wait for its turn at a client: its own time limit covers the wait. */
+const concurrent = (name: string, fn: () => Promise<void>) => it.concurrent(name, fn, 900_000);
+beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'sp-qwen-acceptance-'));
-  mock = await startMockModel('OK');
 });
-afterAll(async () => {
-  await mock?.close();
+afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
@@ -66,8 +67,14 @@ async function materializeAndResume(events: SpEvent[], beforeResume?: (result: M
   const expected = written(result.path);
   expect(expected.texts.length).toBeGreaterThan(0);
   await beforeResume?.(result);
-  const before = mock.requests.length;
-  const run = await resumeWith('qwen', place, `http://127.0.0.1:${mock.port}`, result.session_id, PROBE);
+  const mock: MockModel = await startMockModel('OK');
+  const before = 0;
+  let run;
+  try {
+    run = await limit(() => resumeWith('qwen', place, `http://127.0.0.1:${mock.port}`, result.session_id, PROBE));
+  } finally {
+    await mock.close();
+  }
   expect(run.timedOut, run.stderr.slice(-800)).toBe(false);
   const refused = mock.requests.slice(before).flatMap((r) => r.violations);
   expect(refused, 'the mock (like a real provider) refused the history').toEqual([]);
@@ -89,7 +96,7 @@ async function materializeAndResume(events: SpEvent[], beforeResume?: (result: M
 
 describe('qwen acceptance: the real client resumes materialized sessions and sends their whole history', () => {
   for (const source of SOURCES) {
-    it(`${source.agent} ${source.name} → qwen: resumed, every user text, call and result sent`, async () => {
+    concurrent(`${source.agent} ${source.name} → qwen: resumed, every user text, call and result sent`, async () => {
       const events = await source.capture();
       const { losses } = await materializeAndResume(events);
       expect(losses.filter((l) => l.code === 'orphan-result')).toEqual([]);
@@ -102,7 +109,7 @@ describe('qwen acceptance: the real client resumes materialized sessions and sen
   }
 
   for (const name of QWEN_SESSIONS) {
-    it(`qwen ${name} → qwen (same agent, new id): resumed; a capture of the written file keeps the conversation`, async () => {
+    concurrent(`qwen ${name} → qwen (same agent, new id): resumed; a capture of the written file keeps the conversation`, async () => {
       const { events } = await captureAll(qwen, join(CHATS, name));
       let again: SpEvent[] = [];
       await materializeAndResume(events, async (result) => {
