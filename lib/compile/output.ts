@@ -3,7 +3,7 @@
 // link or rename). Nothing is overwritten without --force, and the check covers every file first,
 // so a refusal leaves the directory as it was. With --force an instructions file keeps what it had:
 // only the sp-compile section is replaced (or appended when there is none).
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import { createFileAtomic } from '../atomic.js';
@@ -60,14 +60,22 @@ export function writeOutputs(dir: string, format: FormatName, target: Target, re
     const present = files.filter((f) => existsSync(f.path)).map((f) => f.path);
     if (present.length) throw new UserError(`${present.length === 1 ? 'exists' : 'exist'} already; not overwriting (--force replaces ${format === 'agents-md' ? 'the sp-compile section' : 'them'})`, present.join(', '));
   }
-  for (const f of files) {
-    if (!force) {
-      createFileAtomic(f.path, [f.text], 0o644);
-    } else if (format === 'agents-md' && existsSync(f.path)) {
-      replaceFileAtomic(f.path, mergeSection(readFileSync(f.path, 'utf8'), f.text));
-    } else {
-      replaceFileAtomic(f.path, f.text);
+  const created: string[] = [];
+  try {
+    for (const f of files) {
+      if (!force) {
+        createFileAtomic(f.path, [f.text], 0o644);
+        created.push(f.path);
+      } else if (format === 'agents-md' && existsSync(f.path)) {
+        replaceFileAtomic(f.path, mergeSection(readFileSync(f.path, 'utf8'), f.text));
+      } else {
+        replaceFileAtomic(f.path, f.text);
+      }
     }
+  } catch (err) {
+    // All of the handoff or none: a disk that fills up half-way must not leave some of its files.
+    for (const path of created) rmSync(path, { force: true });
+    throw err;
   }
   return files.map((f) => f.path);
 }
