@@ -24,7 +24,7 @@ for (const seed of seeds) {
 
     for (const c of fileCases) {
       const known = KNOWN[`sp-capture ${seed.agent}/${c.name}`];
-      (known ? test.fails : test)(`${c.name}${known ? ` (known: ${known})` : ''}`, async () => {
+      (known ? test.fails : test)(`${c.name}${known ? ` (known: ${known})` : ''}`, { timeout: 300_000 }, async () => {
         const dir = tempDir();
         const input = join(dir, basename(file.path));
         writeFileSync(input, c.make(readFileSync(file.path), file.kind, rng(c.name, seed.agent)));
@@ -38,7 +38,7 @@ for (const seed of seeds) {
     }
 
     for (const c of pathCases) {
-      test(c.name, async () => {
+      test(c.name, { timeout: 300_000 }, async () => {
         const dir = tempDir();
         chmodSync(dir, 0o755);
         const input = join(dir, basename(file.path));

@@ -2,7 +2,8 @@
 // file from fixtures/<agent>/ that sp-capture reads cleanly (and its SQLite database, if it keeps
 // sessions in one); and a canonical stream captured from one of them. A new adapter with fixtures
 // is covered without a change here.
-import { closeSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { adapters } from '../../../adapters/index.js';
 import type { SeedKind } from './cases.js';
@@ -62,6 +63,15 @@ function kindOf(path: string): SeedKind {
 
 /** Seeds per adapter; capture runs on a few candidates, smallest first (corpus recordings before public fixtures). */
 export async function nativeSeeds(): Promise<NativeSeed[]> {
+  // Every test file of one run needs them: the first worker to find them keeps them for the others.
+  const cache = join(tmpdir(), `sp-hard-seeds-${process.ppid}.json`);
+  if (existsSync(cache)) return JSON.parse(readFileSync(cache, 'utf8')) as NativeSeed[];
+  const seeds = await findSeeds();
+  writeFileSync(cache, JSON.stringify(seeds));
+  return seeds;
+}
+
+async function findSeeds(): Promise<NativeSeed[]> {
   const out: NativeSeed[] = [];
   await Promise.all(
     Object.keys(adapters)
