@@ -2,6 +2,7 @@
 // folder under adapters/ and one line here.
 import type { Adapter } from '../lib/adapter.js';
 import { UserError } from '../lib/diagnostics.js';
+import { aider } from './aider/index.js';
 import { claude } from './claude/index.js';
 import { codex } from './codex/index.js';
 import { copilot } from './copilot/index.js';
@@ -13,6 +14,7 @@ import { qoder } from './qoder/index.js';
 import { qwen } from './qwen/index.js';
 
 export const adapters: Record<string, Adapter> = {
+  aider,
   claude,
   codex,
   copilot,
