@@ -177,7 +177,7 @@ describe('sp-mcp', { timeout: 180_000 }, () => {
     await fails('compile_context', { session: CLAUDE_ID, target: 'codex', budget: 5 }, /budget|P0|tokens/i);
   });
 
-  it('relay: a new Codex rollout on disk, its resume command and the loss ledger; dry_run writes nothing', async () => {
+  it('relay: a new Codex rollout on disk with Codex tool names, its resume command and the ledger; context mode; dry_run writes nothing', async () => {
     const target = join(work, 'codex-target');
     const cwd = join(work, 'project');
     const dry = await ok('relay', { session: CLAUDE_ID, target: 'codex', target_home: target, cwd, mkcwd: true, dry_run: true });
@@ -194,12 +194,36 @@ describe('sp-mcp', { timeout: 180_000 }, () => {
     expect(written).toContain('DELETE /todos/:id');
     // What went to the other agent was redacted first.
     expect(written).not.toContain(secret);
-    expect(typeof r.losses.total).toBe('number');
-    expect(r.losses.entries.length).toBe(Math.min(r.losses.total, 100));
+    // The relay's tool translation: Claude's Bash and Edit calls are Codex's own tools in the rollout.
+    expect(r.mode).toBe('history');
+    const payloads = written.trim().split('\n').map((l) => JSON.parse(l).payload);
+    const toolNames = new Set(payloads.filter((p) => p?.type === 'function_call' || p?.type === 'custom_tool_call').map((p) => p.name));
+    expect(toolNames).toContain('exec_command');
+    expect(toolNames).toContain('apply_patch');
+    expect([...toolNames].filter((n) => /^(Bash|Edit|Write|Read)$/.test(n))).toEqual([]);
+    // The ledger: one row per source event, the non-carried ones listed with what they became.
+    const t = r.ledger.totals;
+    expect(t.events).toBe(r.from.events);
+    expect(t.carried + t.translated + t.rendered + t.transformed + t.stubbed + t.dropped).toBe(t.events);
+    expect(t.translated).toBeGreaterThan(0);
+    expect(r.ledger.changed.every((row: any) => row.action !== 'carried')).toBe(true);
+    expect(r.ledger.changed.length).toBe(Math.min(t.events - t.carried, 100));
+    expect(r.ledger.changed).toContainEqual(expect.objectContaining({ action: 'translated', type: 'tool.call', from: 'Bash', to: 'exec_command' }));
 
     // The new session is listed for Codex from there.
     const listed = await ok('list_sessions', { agent: 'codex', home: target });
     expect(listed.sessions.map((s: any) => s.native_id)).toContain(r.to.session_id);
+
+    // Context mode: the compiled handoff is the first user message; older turns are summarized in the ledger.
+    const ctx = await ok('relay', { session: CLAUDE_ID, agent: 'claude', target: 'codex', target_home: target, cwd, mkcwd: true, mode: 'context', budget: 2000, dry_run: true });
+    expect(ctx.mode).toBe('context');
+    // Every source event plus the context.compiled event, which is rendered as the first user message.
+    expect(ctx.ledger.totals.events).toBe(r.from.events + 1);
+    expect(ctx.ledger.changed).toContainEqual(expect.objectContaining({ action: 'rendered', code: 'handoff', type: 'context.compiled' }));
+    expect(ctx.ledger.totals.summarized).toBeGreaterThan(0);
+    expect(ctx.ledger.changed).toContainEqual(expect.objectContaining({ action: 'dropped', code: 'summarized' }));
+    expect(JSON.stringify(ctx)).not.toContain(secret);
+    await fails('relay', { session: CLAUDE_ID, target: 'codex', budget: 2000 }, /"budget" is for mode "context"/);
 
     await fails('relay', { session: CLAUDE_ID, target: 'notepad' }, /unknown agent "notepad"/);
     await fails('relay', { session: CLAUDE_ID, target: 'codex', target_home: target, cwd: join(work, 'missing') }, /does not exist .*mkcwd/);

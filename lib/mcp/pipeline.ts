@@ -1,12 +1,13 @@
 // The sp pipeline in memory for the MCP tools: find a session in an agent's home, capture it as
-// chained events, redact it, and compile or materialize it. The same library code the binaries
+// chained events, redact it, and compile or relay it. The same library code the binaries
 // run, with buffers in place of stdin/stdout (a tool answers once, so nothing here streams).
 import { Writable } from 'node:stream';
-import type { Adapter, DiscoverOptions, LossEntry, MaterializeOptions, MaterializeResult, SessionRef } from '../adapter.js';
+import type { Adapter, DiscoverOptions, SessionRef } from '../adapter.js';
 import { Chainer } from '../chain.js';
 import { UserError } from '../diagnostics.js';
 import { canonicalSessionId, type SpEvent } from '../event.js';
 import type { Input } from '../ndjson.js';
+import type { RelayOptions, RelayOutcome } from '../relay/relay.js';
 
 export type Registry = Record<string, Adapter>;
 
@@ -186,20 +187,37 @@ export async function compileHandoff(events: readonly SpEvent[], args: CompileAr
   }
 }
 
-/** Writes the events as a new session of the target agent; the result and the loss ledger. */
-export async function materialize(
-  adapter: Adapter,
-  events: readonly SpEvent[],
-  options: MaterializeOptions,
-): Promise<{ result: MaterializeResult; losses: LossEntry[] }> {
+/** sp-compile over the events: the context.compiled event that puts the relay in context mode. */
+export async function compiledEvent(events: readonly SpEvent[], args: { target: string; budget?: number }): Promise<SpEvent> {
+  const { TARGETS } = await import('../compile/targets.js');
+  if (!(TARGETS as readonly string[]).includes(args.target)) {
+    throw new ToolInputError(`context mode compiles for ${TARGETS.filter((t) => t !== 'markdown').join(', ')}; "${args.target}" takes history mode`);
+  }
+  const { compile } = await import('../compile/compile.js');
+  const { releaseTokenizers } = await import('../compile/tokens.js');
+  try {
+    const result = await compile({ inputs: [textInput('session', toNdjson(events))], target: args.target as never, budget: args.budget, renderOnly: true, out: new Collector() });
+    return result.event;
+  } catch (err) {
+    if (err instanceof UserError) throw new ToolInputError(err.message);
+    throw err;
+  } finally {
+    releaseTokenizers();
+  }
+}
+
+/**
+ * The relay sp-materialize runs (lib/relay/relay.ts): tool vocabulary translated, context mode when
+ * the events end with a context.compiled event, branches, and a ledger row per source event.
+ */
+export async function relayEvents(adapter: Adapter, events: readonly SpEvent[], options: RelayOptions): Promise<RelayOutcome> {
   if (!adapter.materialize) throw new ToolInputError(`${adapter.displayName} sessions cannot be written`);
-  const losses: LossEntry[] = [];
+  const { relay } = await import('../relay/relay.js');
   async function* stream() {
     yield* events;
   }
   try {
-    const result = await adapter.materialize(stream(), { ...options, onLoss: (entry) => losses.push(entry) });
-    return { result, losses };
+    return await relay(adapter, stream(), options);
   } catch (err) {
     if (err instanceof UserError) throw new ToolInputError(err.where ? `${err.where}: ${err.message}` : err.message);
     throw err;

@@ -17,11 +17,12 @@ import {
   adapterOf,
   captureEvents,
   compileHandoff,
+  compiledEvent,
   findSession,
   homeOf,
   listSessions,
-  materialize,
   redactEvents,
+  relayEvents,
   type Registry,
 } from './pipeline.js';
 import { redactValue } from './redact.js';
@@ -291,8 +292,10 @@ export function createSpServer(options: ServerOptions): McpServer {
       title: 'Relay a session to another agent',
       description:
         "Writes a session (redacted) as a NEW native session of the target agent, in the target's home, so its real client " +
-        'resumes it; never overwrites anything. Returns the resume command, where it was written and the loss ledger (what ' +
-        'the resume-safety pass stubbed, dropped or transformed). dry_run writes nothing.',
+        'resumes it; never overwrites anything. The same relay as sp-materialize: history mode carries the conversation with ' +
+        "tool calls translated into the target's own tools; context mode starts the target on a compiled handoff plus the " +
+        'newest turns. Returns the resume command, where it was written and the ledger: totals by action and every source ' +
+        'event that was not carried as it was (translated, rendered, stubbed, dropped …). dry_run writes nothing.',
       inputSchema: z.object({
         session: sessionArg,
         ...homeArgs,
@@ -300,7 +303,10 @@ export function createSpServer(options: ServerOptions): McpServer {
         target_home: z.string().optional().describe("the target agent's home; default: homes[target], else its environment variable, else e.g. ~/.codex"),
         cwd: z.string().optional().describe("the project directory the new session belongs to (default: the source session's)"),
         model: z.string().optional().describe('the model the target continues with'),
-        branch: z.enum(['all', 'active']).optional().describe('all branches of a session tree (default) or only the active one'),
+        mode: z.enum(['history', 'context']).optional().describe('history (the whole conversation, default) or context (a compiled handoff and the newest turns)'),
+        budget: z.number().int().min(1).optional().describe("context mode: the handoff's token budget (default per target)"),
+        branches: z.enum(['active', 'all']).optional().describe('a tree relayed to a linear agent: the active branch (default), or every other branch as its own session too'),
+        thinking: z.enum(['keep-text', 'drop']).optional().describe('reasoning the target cannot take natively: as marked text (default) or dropped'),
         mkcwd: z.boolean().optional().describe('create the project directory when it does not exist'),
         dry_run: z.boolean().optional().describe('compute everything, write nothing'),
       }),
@@ -317,7 +323,10 @@ export function createSpServer(options: ServerOptions): McpServer {
         target_home?: string;
         cwd?: string;
         model?: string;
-        branch?: 'all' | 'active';
+        mode?: 'history' | 'context';
+        budget?: number;
+        branches?: 'active' | 'all';
+        thinking?: 'keep-text' | 'drop';
         mkcwd?: boolean;
         dry_run?: boolean;
       }) => {
@@ -327,28 +336,39 @@ export function createSpServer(options: ServerOptions): McpServer {
           const writers = Object.keys(registry).filter((id) => registry[id].materialize).sort();
           throw new ToolInputError(`${target.displayName} sessions cannot be written; targets: ${writers.join(', ')}`);
         }
+        if (args.budget !== undefined && args.mode !== 'context') throw new ToolInputError('"budget" is for mode "context"');
         const { ref, events } = await sessionEvents(args);
         const home = args.target_home ?? homeOf(target, { homes: args.homes });
         if (args.cwd !== undefined && !existsSync(args.cwd) && !args.mkcwd) {
           throw new ToolInputError(`the project directory ${args.cwd} does not exist (pass mkcwd: true to create it)`);
         }
-        const { result, losses } = await materialize(target, events, {
+        const input = args.mode === 'context' ? [...events, await compiledEvent(events, { target: target.id, budget: args.budget })] : events;
+        const outcome = await relayEvents(target, input, {
           home,
           cwd: args.cwd,
           model: args.model,
-          branch: args.branch,
+          branches: args.branches,
+          thinking: args.thinking,
           mkcwd: args.mkcwd,
           dryRun: args.dry_run,
           backup: true,
         });
-        const byKind: Record<string, number> = {};
-        for (const l of losses) byKind[`${l.action} ${l.code}`] = (byKind[`${l.action} ${l.code}`] ?? 0) + 1;
+        const [main, ...others] = outcome.results;
+        // What an agent needs to judge the relay: the totals, and each event that did not go over as it was.
+        const changed = [...outcome.ledger.rows()].filter((row) => row.action !== 'carried');
         return {
           json: {
             from: { agent: ref.agent, native_id: ref.native_id, session: events[0]?.session, events: events.length },
-            to: result,
-            resume: result.resume,
-            losses: { total: losses.length, by_kind: byKind, entries: losses.slice(0, 100), truncated: losses.length > 100 },
+            mode: outcome.mode,
+            to: main,
+            resume: main.resume,
+            ...(others.length ? { branches: others.map((r) => ({ session_id: r.session_id, path: r.path, resume: r.resume, branch: r.branch })) } : {}),
+            ledger: {
+              totals: outcome.ledger.totals(),
+              changed: changed.slice(0, 100),
+              truncated: changed.length > 100,
+              session: outcome.ledger.unattached,
+            },
             diagnostics: takeNotes(),
           },
         };
