@@ -33,6 +33,7 @@ const { values } = parseArgs({
     big: { type: 'string', default: 'claude' },
     'big-pipeline': { type: 'boolean', default: false },
     'ingest-events': { type: 'string' },
+    resume: { type: 'boolean', default: false },
   },
 });
 // Agents whose native session is also captured at 1 GB (full run): `--big claude,codex,pi`.
@@ -259,7 +260,8 @@ async function streams() {
     if (want('redact')) passes.push({ key: 'redact', stages: [[node, bin('redact'), '-q', file]] });
     if (want('verify')) passes.push({ key: 'verify', stages: [[node, bin('verify'), '-q', file]] });
     // sp-compile holds what it selects from (a session's items) in memory: measured up to 100 MB.
-    if (want('compile') && mb < 500) passes.push({ key: 'compile', stages: [[node, bin('compile'), '--for', 'codex', file]] });
+    // A budget the must-keep items of a long synthetic stream fit in (this measures speed and memory).
+    if (want('compile') && mb < 500) passes.push({ key: 'compile', stages: [[node, bin('compile'), '--for', 'codex', '--budget', '5000000', file]] });
     const best = await withRuns(runsFor(mb), () => interleaved(passes));
     for (const name of ['redact', 'verify', 'compile']) {
       const r = best.get(name);
@@ -456,7 +458,7 @@ function report(final) {
   const printed = table(printable());
   const goalLines = allGoals.map((g) => `${g.met ? 'met    ' : 'NOT met'}  ${g.goal}: ${g.detail}`);
   const title = `sp benchmarks (${machine.mode}, best of ${runs}; 1 GB inputs: 1 run)${final ? '' : ' — PARTIAL'} — nproc ${machine.nproc}, load at start ${machine.load_at_start}, node ${machine.node}`;
-  writeFileSync(join(outDir, 'results.json'), JSON.stringify({ machine, final, rows, goals: allGoals }, null, 2) + '\n');
+  writeFileSync(join(outDir, 'results.json'), JSON.stringify({ machine, final, done, rss, rows, goals: allGoals }, null, 2) + '\n');
   if (!quick && !only) {
     const cells = printable();
     const md = cells.map((r) => `| ${r.map((c) => String(c).replace(/\|/g, '\\|')).join(' | ')} |`);
@@ -486,6 +488,18 @@ const notes = [
 log(`${machine.mode} run: nproc ${machine.nproc}, load ${machine.load_at_start}, node ${machine.node}, jq ${machine.jq}`);
 mkdirSync(outDir, { recursive: true });
 const rss = {};
+const done = [];
+// --resume: continue a run that stopped (bench/out/results.json), skipping the sections it finished.
+if (values.resume && existsSync(join(outDir, 'results.json'))) {
+  const previous = JSON.parse(readFileSync(join(outDir, 'results.json'), 'utf8'));
+  rows.push(...previous.rows);
+  goals.push(...previous.goals.filter((g) => !g.goal.startsWith('peak RSS')));
+  Object.assign(machine, previous.machine, { resumed: new Date().toISOString(), load_at_resume: loadavg().map((l) => l.toFixed(2)).join(' ') });
+  if (previous.rss) Object.assign(rss, previous.rss);
+  else for (const r of previous.rows) if (/^sp-(capture|redact|verify|compile)( \w+)?$/.test(r.pass) && r.mb && r.peak_rss_mb && r.section !== 'pipeline') (rss[r.pass] ??= []).push([Math.round(r.mb), r.peak_rss_mb]);
+  done.push(...(previous.done ?? [...new Set(previous.rows.map((r) => (r.section === 'start-up' ? 'startup' : r.section === 'pipeline' ? 'capture' : r.section)))]));
+  log(`resuming after: ${done.join(', ')}`);
+}
 const sections = [
   ['startup', () => startup()],
   ['capture', () => (want('capture') || want('pipeline') ? captureAndPipeline() : undefined)],
@@ -495,8 +509,9 @@ const sections = [
   ['capture 1 GB', () => (want('capture') || want('pipeline') ? captureAndPipeline(true) : undefined)],
 ];
 for (const [name, run] of sections) {
-  if (name === 'startup' && !want('startup')) continue;
+  if ((name === 'startup' && !want('startup')) || done.includes(name)) continue;
   await run();
+  done.push(name);
   report(false);
   log(`${name} done`);
 }
