@@ -3,7 +3,7 @@
 // and the file it reads project instructions from.
 import type { TokenizerName } from './tokens.js';
 
-export const TARGETS = ['claude', 'codex', 'pi', 'hermes', 'markdown'] as const;
+export const TARGETS = ['claude', 'codex', 'pi', 'hermes', 'opencode', 'copilot', 'gemini', 'qwen', 'qoder', 'markdown'] as const;
 export type TargetName = (typeof TARGETS)[number];
 
 export const FORMATS = ['message', 'agents-md', 'files'] as const;
@@ -36,25 +36,22 @@ export const TARGET: Record<TargetName, Target> = {
   pi: { name: 'pi', label: 'Pi', tokenizer: 'claude-estimate', window: 200_000, reserve: 30_000, budget: 24_000, instructionsFile: 'AGENTS.md' },
   // Hermes Agent (OpenRouter, Anthropic models by default): counted like Claude.
   hermes: { name: 'hermes', label: 'Hermes Agent', tokenizer: 'claude-estimate', window: 200_000, reserve: 40_000, budget: 24_000, instructionsFile: 'AGENTS.md' },
+  // OpenCode runs many providers, like Pi: counted like Claude, with Claude's window.
+  opencode: { name: 'opencode', label: 'OpenCode', tokenizer: 'claude-estimate', window: 200_000, reserve: 30_000, budget: 24_000, instructionsFile: 'AGENTS.md' },
+  // Copilot CLI: Claude and GPT models behind a 128k prompt limit; counted like Claude (the larger count).
+  copilot: { name: 'copilot', label: 'Copilot CLI', tokenizer: 'claude-estimate', window: 128_000, reserve: 30_000, budget: 24_000, instructionsFile: 'AGENTS.md' },
+  // Gemini CLI on Gemini 2.5: a 1M window; no local Gemini tokenizer, so counted like Claude (more tokens, safer).
+  gemini: { name: 'gemini', label: 'Gemini CLI', tokenizer: 'claude-estimate', window: 1_000_000, reserve: 40_000, budget: 24_000, instructionsFile: 'GEMINI.md' },
+  // Qwen Code on Qwen3-Coder: 256k native window; counted like Claude.
+  qwen: { name: 'qwen', label: 'Qwen Code', tokenizer: 'claude-estimate', window: 256_000, reserve: 40_000, budget: 24_000, instructionsFile: 'QWEN.md' },
+  // Qoder CLI: Claude Code's format and Claude-class models behind tier aliases.
+  qoder: { name: 'qoder', label: 'Qoder CLI', tokenizer: 'claude-estimate', window: 200_000, reserve: 52_000, budget: 24_000, instructionsFile: 'AGENTS.md' },
   // Plain markdown for pasting anywhere: counted like Claude, the larger of the counts here.
   markdown: { name: 'markdown', label: 'a coding agent', tokenizer: 'claude-estimate', window: 128_000, reserve: 0, budget: 16_000, instructionsFile: 'HANDOFF.md' },
 };
 
-/** How the relay header names the agent a session came from. */
-export function agentLabel(agent: string): string {
-  switch (agent) {
-    case 'claude':
-      return 'Claude Code';
-    case 'codex':
-      return 'Codex CLI';
-    case 'pi':
-      return 'Pi';
-    case 'hermes':
-      return 'Hermes Agent';
-    default:
-      return agent;
-  }
-}
+/** How a handoff names the agent a session came from. */
+export { agentLabel } from '../agents.js';
 
 export interface BudgetOptions {
   budget?: number;

@@ -20,6 +20,7 @@ import { closeSync, createReadStream, mkdtempSync, openSync, rmSync, writeSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LossEntry } from '../adapter.js';
+import { agentLabel } from '../agents.js';
 import type { SpEvent } from '../event.js';
 import { toIso } from '../event.js';
 import { isObject, str, type Json } from '../json.js';
@@ -44,8 +45,7 @@ export interface RelayOptions {
   now?: Date;
 }
 
-const AGENT_NAMES: Record<string, string> = { claude: 'Claude Code', codex: 'Codex CLI', pi: 'Pi', hermes: 'Hermes' };
-const nameOf = (agent: string): string => AGENT_NAMES[agent] ?? agent;
+const nameOf = agentLabel;
 
 /** The provider a target agent sends to (Pi and Hermes: the one their model comes from). */
 const AGENT_PROVIDER: Record<string, string> = { claude: 'anthropic', codex: 'openai' };
@@ -99,8 +99,8 @@ function imageNote(block: Json, where: string): string {
 
 /** Whether the target takes an image in this position (formats/*.md, the writers). */
 function acceptsImage(target: string, type: string): boolean {
-  if (type === 'message.user') return target === 'claude' || target === 'codex' || target === 'pi';
-  if (type === 'tool.result') return target === 'claude' || target === 'pi';
+  if (type === 'message.user') return ['claude', 'qoder', 'codex', 'pi', 'gemini', 'qwen'].includes(target);
+  if (type === 'tool.result') return ['claude', 'qoder', 'pi'].includes(target);
   return false;
 }
 

@@ -226,7 +226,7 @@ const hermesTarget: MatrixTarget = {
 const copilotTarget: MatrixTarget = {
   id: 'copilot',
   label: 'Copilot CLI',
-  compileFor: 'markdown',
+  compileFor: 'copilot',
   prepare(dir) {
     const home = join(dir, 'home');
     return { dir, home, options: { home: join(home, '.copilot'), cwd: project(dir) } };
@@ -255,7 +255,7 @@ const OPENCODE_PROBE = PROBE.replace(/[: ]+/g, '-');
 const opencodeTarget: MatrixTarget = {
   id: 'opencode',
   label: 'OpenCode',
-  compileFor: 'markdown',
+  compileFor: 'opencode',
   prepare(dir) {
     // The writer adds rows to a database the client made: a copy of the corpus one.
     const { home, data } = opencodeHome(dir);
@@ -298,7 +298,7 @@ export function geminiObserved(body: Json): Omit<Observed, 'accepted'> {
 const geminiTarget: MatrixTarget = {
   id: 'gemini',
   label: 'Gemini CLI',
-  compileFor: 'markdown',
+  compileFor: 'gemini',
   prepare(dir) {
     const place = preparePlace('gemini', dir, project(dir));
     return { dir, home: place.home, tmp: place.tmp, options: { home: agentHome('gemini', place), cwd: place.cwd } };
@@ -323,7 +323,7 @@ const geminiTarget: MatrixTarget = {
 const qwenTarget: MatrixTarget = {
   id: 'qwen',
   label: 'Qwen Code',
-  compileFor: 'markdown',
+  compileFor: 'qwen',
   prepare(dir) {
     const place = preparePlace('qwen', dir, project(dir));
     return { dir, home: place.home, tmp: place.tmp, options: { home: agentHome('qwen', place), cwd: place.cwd } };
