@@ -3,7 +3,7 @@
 //
 //   sp-capture FROM … | sp-redact          the session, secrets out
 //   sp-sync ingest                          kept in the store (the receipt points into it)
-//   sp-materialize TO --report LEDGER       a new native session of TO, and what changed on the way
+//   sp-materialize TO --report LEDGER       a new native session of TO, and a ledger row per source event
 //   recordHandoff                           a `handoff` event in the stored session + a signed receipt
 //
 // stdout is the resume command alone (so `eval "$(handoff.mjs claude codex --latest)"` continues
@@ -30,7 +30,7 @@ Usage: handoff.mjs FROM TO (--session ID | --latest) [options]
   --model NAME     the model TO continues with
   --mkcwd          create the project folder when it does not exist
   --note TEXT      a note kept in the receipt
-  --json           print one JSON record (result, losses, receipt) instead of the resume command
+  --json           print one JSON record (result, ledger, receipt) instead of the resume command
   --demo           a Claude Code fixture session to Codex, in temporary homes and store
   --help, -h       this text
 
@@ -90,19 +90,29 @@ async function handoff(o) {
     const toCwd = o.toCwd ?? o.cwd;
     const target = [...(o.toHome ? ['--home', o.toHome] : []), ...(toCwd ? ['--cwd', toCwd] : []), ...(o.model ? ['--model', o.model] : []), ...(o.mkcwd ? ['--mkcwd'] : [])];
     say(`3. relay: sp-materialize ${o.to} ${target.join(' ')} --report ledger.ndjson`);
-    const written = await $({ nothrow: true, env })`${node} ${bin('materialize')} ${o.to} ${events} ${target} --report ${ledger}`;
+    // sp-materialize records a handoff itself when the session is in $SP_HOME/store; step 4 records this
+    // one (with the note), so it runs with an SP_HOME that holds no store: one receipt, not two.
+    const written = await $({ nothrow: true, env: { ...env, SP_HOME: join(work, 'no-store') } })`${node} ${bin('materialize')} ${o.to} ${events} ${target} --report ${ledger}`;
     if (written.exitCode !== 0) await fail('sp-materialize', written);
     const result = JSON.parse(written.stdout.split('\n', 1)[0]);
-    const losses = readFileSync(ledger, 'utf8')
+    // The ledger: one row per source event; the ones not carried as they were say what they became.
+    const rows = readFileSync(ledger, 'utf8')
       .split('\n')
       .filter(Boolean)
       .map((l) => JSON.parse(l).payload)
-      .filter((p) => p.key === 'sp.materialize.loss')
+      .filter((p) => p.key === 'sp.materialize.ledger')
       .map((p) => p.value);
+    const totals = {};
+    for (const action of ['carried', 'translated', 'rendered', 'transformed', 'stubbed', 'dropped']) totals[action] = rows.filter((row) => row.action === action).length;
+    const changed = rows.filter((row) => row.action !== 'carried');
     const byKind = {};
-    for (const l of losses) byKind[`${l.action} ${l.code}`] = (byKind[`${l.action} ${l.code}`] ?? 0) + 1;
+    for (const row of changed) {
+      const kind = `${row.action} ${row.code}${row.from !== undefined ? ` ${row.from} → ${row.to}` : ''}`;
+      byKind[kind] = (byKind[kind] ?? 0) + 1;
+    }
     say(`   ${result.path}`);
-    for (const [kind, n] of Object.entries(byKind)) say(`   ${n}× ${kind}`);
+    say(`   ledger: ${rows.length} events: ${Object.entries(totals).map(([action, n]) => `${n} ${action}`).join(', ')}`);
+    for (const [kind, n] of Object.entries(byKind).sort((a, b) => b[1] - a[1])) say(`   ${n}× ${kind}`);
 
     say('4. receipt: a handoff event in the stored session, signed');
     const { Store, recordHandoff } = await import(join(root, 'dist/lib/store/index.js'));
@@ -119,7 +129,7 @@ async function handoff(o) {
     }
     say(`   ${receipt.receiptPath}`);
     say(`5. continue with:`);
-    if (o.json) process.stdout.write(JSON.stringify({ session: first.session, result, losses: { total: losses.length, by_kind: byKind }, receipt: receipt.receipt, receipt_path: receipt.receiptPath }) + '\n');
+    if (o.json) process.stdout.write(JSON.stringify({ session: first.session, result, ledger: { events: rows.length, totals, by_kind: byKind, changed }, receipt: receipt.receipt, receipt_path: receipt.receiptPath }) + '\n');
     else process.stdout.write(`${result.resume}\n`);
   } finally {
     rmSync(work, { recursive: true, force: true });

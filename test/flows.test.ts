@@ -127,6 +127,15 @@ describe('handoff.mjs', () => {
     const rollouts = readdirSync(join(codexHome, 'sessions'), { recursive: true }).map(String).filter((f) => f.endsWith('.jsonl'));
     expect(rollouts).toHaveLength(1);
     expect(rollouts[0]).toContain(resume.split(' ').pop());
+    // The ledger from --report: a row per source event (82), totals by action, the translated tool calls.
+    const line = r.stderr.match(/ledger: 82 events: (.*)/);
+    expect(line, r.stderr).not.toBeNull();
+    const totals = Object.fromEntries([...line![1].matchAll(/(\d+) (\w+)/g)].map((m) => [m[2], Number(m[1])]));
+    expect(Object.keys(totals)).toEqual(['carried', 'translated', 'rendered', 'transformed', 'stubbed', 'dropped']);
+    expect(Object.values(totals).reduce((a, b) => a + b, 0)).toBe(82);
+    expect(totals.translated).toBeGreaterThan(0);
+    expect(r.stderr).toMatch(/^ {3}\d+× translated tool-name Bash → exec_command$/m);
+    expect(r.stderr).not.toMatch(/× carried/);
     const receipts = readdirSync(join(store, 'receipts'));
     expect(receipts).toHaveLength(1);
     const receipt = JSON.parse(readFileSync(join(store, 'receipts', receipts[0]), 'utf8'));
