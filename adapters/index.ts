@@ -6,6 +6,7 @@ import { aider } from './aider/index.js';
 import { claude } from './claude/index.js';
 import { codex } from './codex/index.js';
 import { copilot } from './copilot/index.js';
+import { cursor } from './cursor/index.js';
 import { gemini } from './gemini/index.js';
 import { hermes } from './hermes/index.js';
 import { opencode } from './opencode/index.js';
@@ -18,6 +19,7 @@ export const adapters: Record<string, Adapter> = {
   claude,
   codex,
   copilot,
+  cursor,
   gemini,
   hermes,
   opencode,
