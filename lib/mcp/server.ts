@@ -367,7 +367,7 @@ export function createSpServer(options: ServerOptions): McpServer {
               totals: outcome.ledger.totals(),
               changed: changed.slice(0, 100),
               truncated: changed.length > 100,
-              session: outcome.ledger.unattached,
+              session_changes: outcome.ledger.unattached,
             },
             diagnostics: takeNotes(),
           },
