@@ -4,6 +4,7 @@ import type { Adapter } from '../../lib/adapter.js';
 import { captureAider } from './capture.js';
 import { discoverHistories, openHistory } from './discover.js';
 import { fidelity } from './fidelity.js';
+import { materializeAider } from './materialize.js';
 import { HOME_ENV, defaultHome } from './paths.js';
 
 export const aider: Adapter = {
@@ -14,6 +15,7 @@ export const aider: Adapter = {
   discover: discoverHistories,
   open: (path) => openHistory(path),
   capture: captureAider,
+  materialize: materializeAider,
   fidelity,
 };
 

@@ -21,5 +21,15 @@ testAdapter(aider, {
   injectUnknown: (fixture, dir) => insertAfterHeader(fixture, dir, `# sp-contract-marker-${process.pid} a heading no Aider writes`, `sp-contract-marker-${process.pid}`),
   injectBroken: (fixture, dir) => insertAfterHeader(fixture, dir, Buffer.concat([Buffer.from('#### cut off '), Buffer.from([0xff, 0xfe])]), 'cut off'),
   incremental: false,
-  roundTrip: false,
+  // Aider keeps no call ids and merges same-role neighbours: the trip keeps the user lines.
+  roundTrip: {
+    fixtures: [SMALL],
+    options: (home) => ({ home, cwd: home }),
+    // The first session (the writer's default): its user lines.
+    view: (events) =>
+      events
+        .filter((e) => e.session === events[0]?.session && e.type === 'message.user')
+        .flatMap((e) => ((e.payload as { content: { text: string }[] }).content[0].text.split('\n')))
+        .filter((line) => line !== ''),
+  },
 });

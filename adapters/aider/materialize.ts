@@ -1,0 +1,117 @@
+// `materialize` for Aider (formats/aider.md §6), UNVERIFIED (no Aider client here): a new Markdown
+// chat history Aider restores with `aider --chat-history-file FILE --restore-chat-history`. Always a
+// new file (`<cwd>/.aider.sp-<id>.chat.history.md`), never the user's own history. Restore's parser
+// has no escapes: a reply line starting `#### `, `> ` or `# ` would become a user turn, vanish, or be
+// dropped, so it gets one leading space. Tool calls and results are flattened into the reply as
+// fenced blocks; same-role neighbours are merged (Aider alternates user/assistant); thinking is dropped.
+import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { MaterializeOptions } from '../../lib/adapter.js';
+import { createFileAtomic } from '../../lib/atomic.js';
+import { UserError } from '../../lib/diagnostics.js';
+import type { SpEvent } from '../../lib/event.js';
+import { isObject, str } from '../../lib/json.js';
+import { LossLedger, isDerived, nativeIdOf, payloadOf, selectSession, shellQuote, type WriterResult } from '../../lib/writer.js';
+import { AGENT, expandTilde } from './paths.js';
+
+/** A reply line Aider's restore would misread, made safe by one leading space. */
+export function escapeReplyLine(line: string): string {
+  return line.startsWith('#### ') || line.startsWith('> ') || line.startsWith('# ') ? ` ${line}` : line;
+}
+
+function stamp(date: Date): string {
+  const p = (n: number): string => String(n).padStart(2, '0');
+  return `${date.getFullYear()}-${p(date.getMonth() + 1)}-${p(date.getDate())} ${p(date.getHours())}:${p(date.getMinutes())}:${p(date.getSeconds())}`;
+}
+
+function fence(text: string): string {
+  const longest = Math.max(2, ...(text.match(/`+/g) ?? []).map((m) => m.length));
+  return '`'.repeat(longest + 1);
+}
+
+interface Turn {
+  role: 'user' | 'assistant';
+  parts: string[];
+}
+
+export async function materializeAider(events: AsyncIterable<SpEvent>, options: MaterializeOptions = {}): Promise<WriterResult> {
+  const selected = await selectSession(events, options.session);
+  const ledger = new LossLedger(options.onLoss);
+  const start = selected.start ? payloadOf(selected.start) : {};
+  const cwd = resolve(expandTilde(options.cwd ?? str(start.cwd) ?? process.cwd()));
+  if (!existsSync(cwd)) {
+    if (options.mkcwd && !options.dryRun) mkdirSync(cwd, { recursive: true });
+    else if (!options.mkcwd) throw new UserError('the project folder does not exist (give --cwd, or --mkcwd to create it)', cwd);
+  } else if (!statSync(cwd).isDirectory()) throw new UserError('not a directory', cwd);
+
+  const turns: Turn[] = [];
+  const add = (role: Turn['role'], text: string): void => {
+    if (text.trim() === '') return;
+    const last = turns[turns.length - 1];
+    if (last?.role === role) last.parts.push(text);
+    else turns.push({ role, parts: [text] });
+  };
+  for (const event of selected.events) {
+    if (isDerived(event)) continue;
+    const payload = payloadOf(event);
+    if (event.type === 'message.user' || event.type === 'message.assistant') {
+      const role = event.type === 'message.user' ? 'user' : 'assistant';
+      const content = Array.isArray(payload.content) ? payload.content.filter(isObject) : [];
+      for (const block of content) {
+        if (block.type === 'text' && typeof block.text === 'string') add(role, block.text);
+        else if (block.type === 'image') {
+          add(role, '[image]');
+          ledger.report('rendered', 'image', 'an image has no place in a Markdown history: written as [image]', event);
+        }
+      }
+    } else if (event.type === 'tool.call') {
+      const body = `${str(payload.name) ?? 'tool'} ${JSON.stringify(payload.input ?? {}, null, 2)}`;
+      const f = fence(body);
+      add('assistant', `${f}tool-call\n${body}\n${f}`);
+      ledger.report('rendered', 'tool-call', 'Aider has no tool calls: written as a fenced block in the reply', event);
+    } else if (event.type === 'tool.result') {
+      const text = typeof payload.content === 'string' ? payload.content : JSON.stringify(payload.content);
+      const f = fence(text);
+      add('assistant', `${f}tool-result${payload.is_error === true ? ' (error)' : ''}\n${text}\n${f}`);
+      ledger.report('rendered', 'tool-result', 'written as a fenced block in the reply', event);
+    } else if (event.type === 'message.thinking') ledger.report('dropped', 'thinking', 'Aider keeps no reasoning', event);
+  }
+
+  const lines: string[] = ['', `# aider chat started at ${stamp(new Date())}`, ''];
+  const source = nativeIdOf(selected.start) ?? selected.session;
+  lines.push(`> Imported by sp from ${selected.start?.agent ?? 'unknown'} session ${source}  `, '');
+  let escaped = 0;
+  for (const turn of turns) {
+    const text = turn.parts.join('\n\n');
+    if (turn.role === 'user') {
+      for (const line of text.split('\n')) lines.push(`#### ${line}  `);
+    } else {
+      for (const line of text.replace(/^\n+|\n+$/g, '').split('\n')) {
+        const safe = escapeReplyLine(line);
+        if (safe !== line) escaped += 1;
+        lines.push(safe);
+      }
+    }
+    lines.push('');
+  }
+  if (escaped > 0) ledger.add({ action: 'transformed', code: 'reply-line-escaped', reason: `${escaped} reply line(s) began with '#### ', '> ' or '# ': one space added so Aider's restore keeps them as reply text` });
+
+  const short = source.replace(/[^A-Za-z0-9_-]/g, '').slice(0, 12) || 'session';
+  const path = join(cwd, `.aider.sp-${short}.chat.history.md`);
+  if (existsSync(path)) throw new UserError('exists already; not overwriting it', path);
+  for (const line of lines) options.onLine?.(line);
+  if (!options.dryRun) createFileAtomic(path, [lines.join('\n') + '\n'], 0o644);
+  return {
+    agent: AGENT,
+    session_id: short,
+    path,
+    cwd,
+    resume: `cd ${shellQuote(cwd)} && aider --chat-history-file ${shellQuote(path)} --restore-chat-history`,
+    records: turns.length,
+    written_as: 'rebuilt',
+    source_session: selected.session,
+    changes: ledger.counts,
+    unverified: 'no Aider client ran here: the file follows Aider\'s restore parser (formats/aider.md §3)',
+    ...(options.dryRun ? { dry_run: true } : {}),
+  };
+}
