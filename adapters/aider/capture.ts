@@ -181,23 +181,39 @@ export async function* captureAider(ref: SessionRef, options: CaptureOptions = {
     return new AiderSession(`${id}:${line?.number ?? 1}`, line?.number, ts, stamp, path, raw);
   };
 
+  // Lines before the first header (a stray preamble) have no time of their own: their events wait
+  // for the first header's time (the file's mtime, a later date, would put them after everything).
+  let preamble: SpEvent[] | undefined = [];
+  const release = function* (ts: number | undefined): Generator<SpEvent> {
+    if (!preamble) return;
+    for (const event of preamble) yield ts !== undefined && ts < event.ts ? { ...event, ts } : event;
+    preamble = undefined;
+  };
+  const hold = function* (events: Iterable<SpEvent>): Generator<SpEvent> {
+    for (const event of events) {
+      if (preamble && session?.headerLine === undefined) preamble.push(event);
+      else yield event;
+    }
+  };
   try {
     for await (const line of sourceLines(path, 0, size, 1)) {
       const kind = classify(line.text);
       if (kind === 'header') {
-        yield* finish();
-        if (session) yield* session.ensureStarted();
-        session = newSession(line, line.text.slice(HEADER.length));
+        yield* hold(finish());
+        if (session) yield* hold(session.ensureStarted());
+        const stamp = line.text.slice(HEADER.length);
+        yield* release(parseLocalStamp(stamp));
+        session = newSession(line, stamp);
         continue;
       }
       // Blank lines before the first header (Aider starts every header with one) belong to no session.
       if (!session && line.text.trim() === '') continue;
       session ??= newSession(undefined, undefined);
       if (line.invalidUtf8) {
-        yield* finish();
+        yield* hold(finish());
         options.onDiagnostic?.(`${path}:${line.number}`, `not valid UTF-8 (kept as meta, bad bytes as U+FFFD): ${line.text.slice(0, 120)}`);
-        yield* session.ensureStarted();
-        yield session.meta({ key: 'aider.invalid-utf8', raw: line.text }, line);
+        yield* hold(session.ensureStarted());
+        yield* hold([session.meta({ key: 'aider.invalid-utf8', raw: line.text }, line)]);
         continue;
       }
       if (kind === 'hash') {
@@ -206,18 +222,18 @@ export async function* captureAider(ref: SessionRef, options: CaptureOptions = {
           block.raw.push(line.text);
           continue;
         }
-        yield* finish();
-        yield* session.ensureStarted();
-        yield session.meta({ key: 'aider.unknown', raw: line.text }, line);
+        yield* hold(finish());
+        yield* hold(session.ensureStarted());
+        yield* hold([session.meta({ key: 'aider.unknown', raw: line.text }, line)]);
         continue;
       }
       if (block && block.kind !== kind) {
         // A blank line between two user lines or two output lines does not occur in Aider's writer; blank lines belong to replies.
         if (line.text.trim() === '' && block.kind !== 'assistant') {
-          yield* finish();
+          yield* hold(finish());
           continue;
         }
-        yield* finish();
+        yield* hold(finish());
       }
       if (!block) {
         if (kind === 'assistant' && line.text.trim() === '') continue;
@@ -229,9 +245,10 @@ export async function* captureAider(ref: SessionRef, options: CaptureOptions = {
   } catch (err) {
     throw readError(err, path);
   }
-  yield* finish();
-  if (session) yield* session.ensureStarted();
+  yield* hold(finish());
+  if (session) yield* hold(session.ensureStarted());
   else yield* newSession(undefined, undefined).ensureStarted();
+  yield* release(undefined);
 }
 
 /** `.aider.input.history` alone: one session whose user messages are its entries, each at its own time. */

@@ -41,6 +41,9 @@ describe('aider capture: the author\'s 4 MB history', () => {
     expect(sectionsWithModel).toBeGreaterThan(800);
     expect(withModel).toHaveLength(sectionsWithModel);
     expect(starts[1].ts).toBe(Date.UTC(2024, 7, 5, 19, 33, 2) / 1000); // the first header: 2024-08-05 19:33:02
+    // The preamble before it has no time of its own: it takes the first header's, not the file's mtime.
+    expect(starts[0].ts).toBe(starts[1].ts);
+    expect(events.filter((e) => e.session === starts[0].session).every((e) => e.ts === starts[1].ts)).toBe(true);
     console.log(`aider 4 MB: ${events.length} events, ${starts.length} sessions in ${ms} ms`);
     expect(ms).toBeLessThan(30_000);
   }, 60_000);
