@@ -32,7 +32,7 @@ const dir = mkdtempSync(join(tmpdir(), 'sp-matrix-report-'));
 const report = join(dir, 'matrix.md');
 const env = { ...process.env, SP_MATRIX_REPORT: report };
 if (values.sources) env.SP_MATRIX_SOURCES = values.sources;
-if (values.targets) env.SP_MATRIX_TARGETS = values.targets;
+env.SP_MATRIX_TARGETS = values.targets ?? 'all';
 if (values.modes) env.SP_MATRIX_MODES = values.modes;
 if (values.json) env.SP_MATRIX_JSON = values.json;
 try {
