@@ -2,6 +2,7 @@
 import { claudeVocabulary } from './claude.js';
 import { codexVocabulary } from './codex.js';
 import { copilotVocabulary } from './copilot.js';
+import { cursorVocabulary } from './cursor.js';
 import { geminiVocabulary } from './gemini.js';
 import { hermesVocabulary } from './hermes.js';
 import { opencodeVocabulary } from './opencode.js';
@@ -16,6 +17,8 @@ export const VOCABULARIES: Record<string, Vocabulary> = {
   hermes: hermesVocabulary,
   opencode: opencodeVocabulary,
   copilot: copilotVocabulary,
+  // Read only: Cursor's calls are translated for other targets, never written.
+  cursor: cursorVocabulary,
   gemini: geminiVocabulary,
   qwen: qwenVocabulary,
   // Qoder's tools are Claude Code's (formats/qoder.md §4).
