@@ -33,7 +33,8 @@ const how = mounted ? 'tmpfs of 1 MiB, 16 KiB free' : `prlimit --fsize=${LIMIT} 
 function runFull(bin: string, args: string[]): { status: number | null; stderr: string; signal: NodeJS.Signals | null } {
   const command = mounted ? process.execPath : 'prlimit';
   const argv = mounted ? [binPath(bin), ...args] : [`--fsize=${LIMIT}`, process.execPath, binPath(bin), ...args];
-  const r = spawnSync(command, argv, { encoding: 'utf8', env: { ...process.env, SP_HOME: join(tempDir(), 'sp-home') }, timeout: 600_000 });
+  // stdout is not collected: spawnSync would kill a child that prints more than its maxBuffer.
+  const r = spawnSync(command, argv, { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, SP_HOME: join(tempDir(), 'sp-home') }, timeout: 600_000 });
   return { status: r.status, stderr: r.stderr, signal: r.signal };
 }
 
