@@ -3,12 +3,12 @@
 // `<sessionId>/subagents/agent-<agentId>.jsonl` (+ `.meta.json`), its tasks in `<home>/tasks/<sessionId>/`.
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
+import { envPath } from '../../lib/paths.js';
 
 export const HOME_ENV = 'CLAUDE_CONFIG_DIR';
 
 export function defaultHome(): string {
-  const fromEnv = process.env[HOME_ENV];
-  return fromEnv && fromEnv.trim() !== '' ? resolve(fromEnv) : join(homedir(), '.claude');
+  return envPath(HOME_ENV) ?? join(homedir(), '.claude');
 }
 
 export function projectsDir(home: string): string {

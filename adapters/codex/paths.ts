@@ -4,13 +4,13 @@
 import { readdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
+import { envPath } from '../../lib/paths.js';
 
 export const HOME_ENV = 'CODEX_HOME';
 export const AGENT = 'codex';
 
 export function defaultHome(): string {
-  const fromEnv = process.env[HOME_ENV];
-  return fromEnv && fromEnv.trim() !== '' ? resolve(fromEnv) : join(homedir(), '.codex');
+  return envPath(HOME_ENV) ?? join(homedir(), '.codex');
 }
 
 export function sessionsDir(home: string): string {

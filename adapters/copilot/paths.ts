@@ -4,20 +4,16 @@
 import { closeSync, existsSync, openSync, readFileSync, readSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
+import { envPath, expandTilde } from '../../lib/paths.js';
 
 export const HOME_ENV = 'COPILOT_HOME';
 export const EVENTS_FILE = 'events.jsonl';
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export function expandTilde(path: string): string {
-  if (path === '~') return homedir();
-  if (path.startsWith('~/')) return join(homedir(), path.slice(2));
-  return path;
-}
+export { expandTilde } from '../../lib/paths.js';
 
 export function defaultHome(): string {
-  const fromEnv = process.env[HOME_ENV];
-  return fromEnv && fromEnv.trim() !== '' ? resolve(expandTilde(fromEnv)) : join(homedir(), '.copilot');
+  return envPath(HOME_ENV) ?? join(homedir(), '.copilot');
 }
 
 export function sessionStateDir(home: string): string {

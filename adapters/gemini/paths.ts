@@ -4,12 +4,12 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
+import { envPath } from '../../lib/paths.js';
 
 export const HOME_ENV = 'GEMINI_CLI_HOME';
 
 export function defaultHome(): string {
-  const fromEnv = process.env[HOME_ENV];
-  return join(fromEnv && fromEnv.trim() !== '' ? resolve(fromEnv) : homedir(), '.gemini');
+  return join(envPath(HOME_ENV) ?? homedir(), '.gemini');
 }
 
 export function tmpDir(home: string): string {

@@ -8,19 +8,15 @@
 import { existsSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { envPath, expandTilde } from '../../lib/paths.js';
 
 export const HOME_ENV = 'HERMES_HOME';
 export const DB_NAME = 'state.db';
 
-export function expandTilde(path: string): string {
-  if (path === '~') return homedir();
-  if (path.startsWith('~/')) return join(homedir(), path.slice(2));
-  return path;
-}
+export { expandTilde } from '../../lib/paths.js';
 
 export function defaultHome(): string {
-  const fromEnv = process.env[HOME_ENV];
-  return fromEnv && fromEnv.trim() !== '' ? resolve(expandTilde(fromEnv)) : join(homedir(), '.hermes');
+  return envPath(HOME_ENV) ?? join(homedir(), '.hermes');
 }
 
 export function dbOfHome(home: string): string {

@@ -6,20 +6,16 @@
 import { existsSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { envPath, expandTilde } from '../../lib/paths.js';
 
 export const HOME_ENV = 'XDG_DATA_HOME';
 export const DB_NAME = 'opencode.db';
 
-export function expandTilde(path: string): string {
-  if (path === '~') return homedir();
-  if (path.startsWith('~/')) return join(homedir(), path.slice(2));
-  return path;
-}
+export { expandTilde } from '../../lib/paths.js';
 
 /** The data dir: `$XDG_DATA_HOME/opencode`, else `~/.local/share/opencode`. */
 export function defaultHome(): string {
-  const xdg = process.env[HOME_ENV];
-  return join(xdg && xdg.trim() !== '' ? resolve(expandTilde(xdg)) : join(homedir(), '.local', 'share'), 'opencode');
+  return join(envPath(HOME_ENV) ?? join(homedir(), '.local', 'share'), 'opencode');
 }
 
 /** The database of a data dir (`OPENCODE_DB` wins when the data dir is the default one). */

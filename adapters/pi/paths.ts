@@ -4,18 +4,14 @@
 import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
+import { envPath, expandTilde } from '../../lib/paths.js';
 
 export const HOME_ENV = 'PI_CODING_AGENT_DIR';
 
-export function expandTilde(path: string): string {
-  if (path === '~') return homedir();
-  if (path.startsWith('~/')) return join(homedir(), path.slice(2));
-  return path;
-}
+export { expandTilde } from '../../lib/paths.js';
 
 export function defaultHome(): string {
-  const fromEnv = process.env[HOME_ENV];
-  return fromEnv && fromEnv.trim() !== '' ? resolve(expandTilde(fromEnv)) : join(homedir(), '.pi', 'agent');
+  return envPath(HOME_ENV) ?? join(homedir(), '.pi', 'agent');
 }
 
 export function sessionsDir(home: string): string {

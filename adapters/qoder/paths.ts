@@ -2,12 +2,12 @@
 // the slug as Claude Code makes it; home = `$QODER_CONFIG_DIR` or `~/.qoder`.
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { envPath } from '../../lib/paths.js';
 
 export const HOME_ENV = 'QODER_CONFIG_DIR';
 
 export function defaultHome(): string {
-  const fromEnv = process.env[HOME_ENV];
-  return fromEnv && fromEnv.trim() !== '' ? resolve(fromEnv) : join(homedir(), '.qoder');
+  return envPath(HOME_ENV) ?? join(homedir(), '.qoder');
 }
 
 export function projectsDir(home: string): string {

@@ -3,12 +3,12 @@
 // or `~/.qwen`; `QWEN_RUNTIME_DIR` moves `projects/` (and other runtime data) elsewhere.
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
+import { envPath } from '../../lib/paths.js';
 
 export const HOME_ENV = 'QWEN_HOME';
 
 export function defaultHome(): string {
-  const fromEnv = process.env[HOME_ENV];
-  return fromEnv && fromEnv.trim() !== '' ? resolve(fromEnv) : join(homedir(), '.qwen');
+  return envPath(HOME_ENV) ?? join(homedir(), '.qwen');
 }
 
 /** The folder holding `projects/`: QWEN_RUNTIME_DIR when the home is the default one. */
