@@ -4,21 +4,17 @@
 import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
+import { envPath, expandTilde } from '../../lib/paths.js';
 
 export const AGENT = 'aider';
 export const HOME_ENV = 'AIDER_HISTORY_ROOT';
 export const CHAT_FILE = '.aider.chat.history.md';
 export const INPUT_FILE = '.aider.input.history';
 
-export function expandTilde(path: string): string {
-  if (path === '~') return homedir();
-  if (path.startsWith('~/')) return join(homedir(), path.slice(2));
-  return path;
-}
+export { expandTilde } from '../../lib/paths.js';
 
 export function defaultHome(): string {
-  const fromEnv = process.env[HOME_ENV];
-  return fromEnv && fromEnv.trim() !== '' ? resolve(expandTilde(fromEnv)) : process.cwd();
+  return envPath(HOME_ENV) ?? process.cwd();
 }
 
 /** A history file has no id: the file's absolute path names it (stable while the file stays put). */

@@ -5,26 +5,22 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
+import { envPath, expandTilde } from '../../lib/paths.js';
 
 export const AGENT = 'cursor';
 export const HOME_ENV = 'CURSOR_HOME';
 export const IDE_ENV = 'CURSOR_IDE_DIR';
 
-export function expandTilde(path: string): string {
-  if (path === '~') return homedir();
-  if (path.startsWith('~/')) return join(homedir(), path.slice(2));
-  return path;
-}
+export { expandTilde } from '../../lib/paths.js';
 
 export function defaultHome(): string {
-  const fromEnv = process.env[HOME_ENV];
-  return fromEnv && fromEnv.trim() !== '' ? resolve(expandTilde(fromEnv)) : join(homedir(), '.cursor');
+  return envPath(HOME_ENV) ?? join(homedir(), '.cursor');
 }
 
 /** `…/Cursor/User` of the IDE on this platform. */
 export function defaultIdeDir(): string {
-  const fromEnv = process.env[IDE_ENV];
-  if (fromEnv && fromEnv.trim() !== '') return resolve(expandTilde(fromEnv));
+  const fromEnv = envPath(IDE_ENV);
+  if (fromEnv) return fromEnv;
   if (process.platform === 'darwin') return join(homedir(), 'Library', 'Application Support', 'Cursor', 'User');
   if (process.platform === 'win32') return join(process.env.APPDATA ?? join(homedir(), 'AppData', 'Roaming'), 'Cursor', 'User');
   return join(process.env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'Cursor', 'User');
