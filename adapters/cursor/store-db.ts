@@ -8,7 +8,7 @@ import { UserError } from '../../lib/diagnostics.js';
 import { SessionEmitter } from '../../lib/emitter.js';
 import { toEpochSeconds, type SpEvent } from '../../lib/event.js';
 import { isObject, str, type Json } from '../../lib/json.js';
-import { openForRead, type Db } from '../hermes/sqlite.js';
+import { openForRead, type Db } from '../../lib/sqlite.js';
 import { leafEvents } from './messages.js';
 import { AGENT, readMetaJson } from './paths.js';
 import { pbFields } from './protobuf.js';

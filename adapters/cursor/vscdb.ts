@@ -11,7 +11,7 @@ import { UserError } from '../../lib/diagnostics.js';
 import { SessionEmitter } from '../../lib/emitter.js';
 import { toEpochSeconds, type SpEvent } from '../../lib/event.js';
 import { isObject, str, type Json } from '../../lib/json.js';
-import type { Db } from '../hermes/sqlite.js';
+import type { Db } from '../../lib/sqlite.js';
 import { withStore } from './store-db.js';
 import { AGENT, unwrapQuery } from './paths.js';
 

@@ -25,7 +25,7 @@ import { LineageReader, type Lineage } from './lineage.js';
 import { dbOfPath, formatLocator, parseLocator } from './paths.js';
 import { AGENT, newRowState, sessionMapper, plainRow, type Row, type RowState } from './rows.js';
 import type { Schema } from './schema.js';
-import { closeReadConnections, errorText, prepared, rowMaker, type Db } from './sqlite.js';
+import { closeReadConnections, errorText, prepared, rowMaker, type Db } from '../../lib/sqlite.js';
 
 
 interface SessionState {

@@ -13,7 +13,7 @@ import { LineageReader, kindOf } from './lineage.js';
 import { dbOfHome, dbOfPath, defaultHome, expandTilde, formatLocator, parseLocator } from './paths.js';
 import { checkReadable, introspect, type Schema } from './schema.js';
 import { decodeContent, textOf, AGENT } from './rows.js';
-import { closeReadConnections, prepared, errorText, openForRead, patience, retryBusy, type Db, type ReadHandle } from './sqlite.js';
+import { closeReadConnections, prepared, errorText, openForRead, patience, retryBusy, type Db, type ReadHandle } from '../../lib/sqlite.js';
 
 /** A lineage-tree selector: `<id>+` captures the session's whole lineage (root and every descendant). */
 export const TREE_SUFFIX = '+';

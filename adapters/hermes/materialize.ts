@@ -27,7 +27,7 @@ import { dbOfHome, defaultHome, expandTilde } from './paths.js';
 import { pyJson } from './pyjson.js';
 import { JSON_PREFIX, AGENT } from './rows.js';
 import { FRESH_SCHEMA, checkWritable, introspect, type Schema } from './schema.js';
-import { errorText, openForRead, openForWrite, patience, retryBusy, type Db } from './sqlite.js';
+import { errorText, openForRead, openForWrite, patience, retryBusy, type Db } from '../../lib/sqlite.js';
 import { checkValidity, type RuleResult } from './validity.js';
 
 export const DEFAULT_MODEL = 'anthropic/claude-sonnet-4.6';

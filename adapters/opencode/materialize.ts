@@ -22,7 +22,7 @@ import type { SpEvent } from '../../lib/event.js';
 import { isObject, str, type Json } from '../../lib/json.js';
 import { activeBranch, buildTurns, callsOf, type AssistantTurn, type Report } from '../../lib/turns.js';
 import { LossLedger, payloadOf, selectSession, shellQuote, type WriterResult } from '../../lib/writer.js';
-import { errorText, openForWrite, patience, retryBusy, type Db } from '../hermes/sqlite.js';
+import { errorText, openForWrite, patience, retryBusy, type Db } from '../../lib/sqlite.js';
 import { AGENT } from './capture.js';
 import { IdMaker } from './ids.js';
 import { dbOfHome, defaultHome, expandTilde, formatLocator } from './paths.js';

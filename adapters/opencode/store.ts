@@ -7,7 +7,7 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { UserError, errorCode } from '../../lib/diagnostics.js';
 import { isObject, str, type Json } from '../../lib/json.js';
-import { openForRead, prepared, type Db } from '../hermes/sqlite.js';
+import { openForRead, prepared, type Db } from '../../lib/sqlite.js';
 
 export interface StoredPart {
   id: string;

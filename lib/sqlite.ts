@@ -1,5 +1,5 @@
-// Opening Hermes's state.db with better-sqlite3 (loaded lazily: discovery of the other agents never
-// pays for the native addon).
+// Opening an agent's SQLite database (Hermes's state.db, OpenCode's opencode.db, Cursor's stores)
+// with better-sqlite3, loaded lazily: discovery of the other agents never pays for the native addon.
 //
 // Reading must never disturb a live database (formats/hermes.md §1): a read-write connection
 // checkpoints and deletes the `-wal` when it closes, and even a plain read-only connection creates
@@ -32,7 +32,7 @@ import type Database from 'better-sqlite3';
 import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { UserError } from '../../lib/diagnostics.js';
+import { UserError } from './diagnostics.js';
 
 export type Db = Database.Database;
 type Ctor = typeof Database;
@@ -88,8 +88,8 @@ function headerMode(path: string): 'wal' | 'rollback' {
   try {
     const header = Buffer.alloc(100);
     const n = readSync(fd, header, 0, 100, 0);
-    if (n === 0) throw new UserError('empty file: not a Hermes state.db', path);
-    if (n < 100 || header.toString('latin1', 0, 16) !== 'SQLite format 3\u0000') throw new UserError('not a SQLite database (a Hermes state.db is one)', path);
+    if (n === 0) throw new UserError('empty file: not a SQLite database', path);
+    if (n < 100 || header.toString('latin1', 0, 16) !== 'SQLite format 3\u0000') throw new UserError('not a SQLite database', path);
     return header[18] === 2 && header[19] === 2 ? 'wal' : 'rollback';
   } finally {
     closeSync(fd);
@@ -268,7 +268,7 @@ export async function retryBusy<T>(fn: () => T, where: string, what: string, pat
       const elapsed = Date.now() - started;
       if (elapsed >= patienceMs) {
         throw new UserError(
-          `${what}: the database stayed locked for ${(elapsed / 1000).toFixed(1)} s (${attempt} tries; ${errorText(err)}): another process (a running Hermes?) holds it; try again when it is idle`,
+          `${what}: the database stayed locked for ${(elapsed / 1000).toFixed(1)} s (${attempt} tries; ${errorText(err)}): another process (the agent, running?) holds it; try again when it is idle`,
           where,
         );
       }
