@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // sp-materialize: canonical events → a NEW native session of an agent, and how to resume it.
-import { writeFileSync } from 'node:fs';
+import { replaceFileAtomic } from '../lib/atomic.js';
 import { runCli } from '../lib/cli.js';
 import { Chainer } from '../lib/chain.js';
 import { EXIT_OK, UserError, warn } from '../lib/diagnostics.js';
@@ -84,7 +84,7 @@ function writeReport(path: string, ledger: RelayLedger, results: RelayResult[]):
   for (const entry of ledger.unattached) add({ key: 'sp.materialize.loss', value: entry });
   for (const result of [...results.slice(1), main]) add({ key: 'sp.materialize.result', value: result });
   try {
-    writeFileSync(path, lines.join('\n') + '\n');
+    replaceFileAtomic(path, lines.join('\n') + '\n', 0o644); // whole or not at all (a full disk)
   } catch (err) {
     throw new UserError(`cannot write the report: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, path);
   }
