@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // sp-redact: secrets out of canonical event streams, structure intact, chain re-made; reversible
 // for the owner with an encrypted vault.
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { replaceFileAtomic } from '../lib/atomic.js';
 import { runCli } from '../lib/cli.js';
 import { inputsFrom } from '../lib/ndjson.js';
 import { EXIT_CHECK_FAILED, EXIT_OK, UserError, warn } from '../lib/diagnostics.js';
@@ -105,7 +106,7 @@ await runCli<Args>({
     }
     if (args.report) {
       try {
-        writeFileSync(args.report, JSON.stringify(report, null, 2) + '\n');
+        replaceFileAtomic(args.report, JSON.stringify(report, null, 2) + '\n', 0o644); // whole or not at all
       } catch (err) {
         throw new UserError(`cannot write report: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, args.report);
       }
