@@ -197,7 +197,13 @@ export class CopilotMapper {
       if (!isObject(request)) continue;
       const callId = str(request.toolCallId) ?? '';
       const name = str(request.name) ?? '';
-      if (callId) this.state.names[callId] = name;
+      // A request without an id or a name cannot be a call (nothing pairs with it, no client replays
+      // it): it is kept whole as meta instead of a tool.call the schema would refuse.
+      if (!callId || !name) {
+        out.push({ type: 'meta', payload: withId({ key: 'copilot.tool-request-incomplete', raw: request }), actor: ASSISTANT });
+        continue;
+      }
+      this.state.names[callId] = name;
       const p: Json = withId({ call_id: callId, name, input: parseArguments(request.arguments) });
       if (typeof request.arguments === 'string') p.arguments_string = true;
       const extra = rest(request, ['toolCallId', 'name', 'arguments']);
@@ -232,6 +238,8 @@ export class CopilotMapper {
       const more = rest(result, ['content', 'detailedContent']);
       if (more) p.result_extra = more;
     }
+    // A result that names no call cannot be paired: kept whole as meta, not as a tool.result the schema refuses.
+    if (!callId) return [{ type: 'meta', payload: { key: 'copilot.tool-result-without-call', raw: data }, actor: 'tool' }];
     return [{ type: 'tool.result', payload: p, actor: 'tool' }];
   }
 }
