@@ -3,9 +3,10 @@
 // `data` JSON lacks the ids, put back from the columns), the JSON files of ≤ 1.1 (`storage/`), and
 // export files. Order is the client's (formats/opencode.md §3): messages by (time_created, id),
 // parts by id. A row or file that is not JSON is returned as `bad` (capture keeps it as meta).
+import { isUtf8 } from 'node:buffer';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { UserError, errorCode } from '../../lib/diagnostics.js';
+import { UserError, errorCode, warn } from '../../lib/diagnostics.js';
 import { isObject, str, type Json } from '../../lib/json.js';
 import { openForRead, prepared, type Db } from '../../lib/sqlite.js';
 
@@ -122,12 +123,15 @@ export function readDbSession(db: Db, id: string, where: string): StoredSession 
 // ---- JSON storage (≤ 1.1) -------------------------------------------------------------------------
 
 function readJson(path: string): { value?: Json; text: string; reason?: string } {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(path, 'utf8');
+    bytes = readFileSync(path);
   } catch (err) {
     return { text: '', reason: `cannot read: ${errorCode(err)}` };
   }
+  const text = bytes.toString('utf8');
+  // Read on, but say so: the bad bytes become U+FFFD in what is captured.
+  if (text.includes('\ufffd') && !isUtf8(bytes)) warn(path, 'not valid UTF-8: the bad bytes are read as U+FFFD');
   return { ...parse(text), text };
 }
 

@@ -2,7 +2,5 @@
 // listed case runs as test.fails, so the day it is fixed the suite says so and the entry goes.
 // Key: `<binary> <target>/<case>`.
 export const KNOWN: Record<string, string> = {
-  'sp-capture opencode/invalid-utf8': 'an export file that is not UTF-8 is read lossily without a warning',
-  'sp-capture opencode db/missing-table': "opencode.db with its largest table renamed away is read as sessions without those records, without a warning",
   'sp-materialize gemini/full-disk': 'on a full disk the writer fails (exit 2) but leaves the project marker tmp/<project>/.project_root it wrote first',
 };
