@@ -11,7 +11,7 @@
 //     no `<session_context>` message, no patches; a user text the client would skip (starting with
 //     `/` or `?`) is prefixed with U+200B so it is sent.
 import { createHash, randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { MaterializeOptions } from '../../lib/adapter.js';
 import { createFileAtomic } from '../../lib/atomic.js';
@@ -132,11 +132,22 @@ export async function materializeGemini(events: AsyncIterable<SpEvent>, options:
       }
     }
   }
-  if (!options.dryRun) {
-    mkdirSync(chats, { recursive: true });
-    if (register && !existsSync(join(tmpDir(home), slug, '.project_root'))) createFileAtomic(join(tmpDir(home), slug, '.project_root'), [cwd], 0o644);
+  if (options.dryRun) writeLines(path, lines, { finalNewline: true, dryRun: true, onLine: options.onLine });
+  else {
+    const created = mkdirSync(chats, { recursive: true });
+    const marker = join(tmpDir(home), slug, '.project_root');
+    let written = false;
+    try {
+      writeLines(path, lines, { finalNewline: true, onLine: options.onLine });
+      written = true;
+      // The marker after the session: a failed write (a full disk) leaves no project registered for nothing.
+      if (register && !existsSync(marker)) createFileAtomic(marker, [cwd], 0o644);
+    } catch (err) {
+      if (written) rmSync(path, { force: true });
+      if (created) rmSync(created, { recursive: true, force: true });
+      throw err;
+    }
   }
-  writeLines(path, lines, { finalNewline: true, dryRun: options.dryRun, onLine: options.onLine });
 
   const model = options.model ?? sourceModel ?? DEFAULT_MODEL;
   const result: GeminiMaterializeResult = {
