@@ -3,7 +3,7 @@
 //   <store>/sessions/<id>/events.jsonl       canonical events, seq 0.., hash-chained: the truth
 //   <store>/sessions/<id>/events.jsonl.ckpt  an anchor (seq, offset, checksum) every 512 events
 //   <store>/sessions/<id>/manifest.json      signed summary: head, counts, URI, owner, lineage
-//   <store>/artifacts/                       content-addressed blobs
+//   (artifacts/: content-addressed image blobs are not stored yet; events keep their sha256 refs)
 //   <store>/receipts/<id>.json               signed handoff receipts
 //   <store>/index.sqlite                     rebuildable index + sync cursors
 //   <store>/lock, <store>/journal            one writer at a time; sessions a writer touched
