@@ -20,6 +20,7 @@ interface Args extends cmd.CommonArgs {
   url?: string;
   dir: boolean;
   action?: string;
+  artifacts?: string;
 }
 
 
@@ -42,6 +43,7 @@ await runCli<Args>({
   usage: '<command> [options]',
   examples: [
     ['sp-capture claude --all | sp-redact | sp-sync ingest', 'store every Claude Code session (again later: only new events are added)'],
+    ['sp-capture claude --all --artifacts blobs | sp-sync ingest --artifacts blobs', 'store sessions and the images they reference'],
     ['sp-sync ls', 'list stored sessions, newest first'],
     ['sp-sync log sess_3f2a… | sp-verify', 'write a stored session back out and verify it'],
     ['sp-sync search "removeTodo"', 'full-text search (substrings, CJK, code identifiers)'],
@@ -55,7 +57,12 @@ await runCli<Args>({
       .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'no progress and no summary on stderr', global: true })
       .option('json', { type: 'boolean', default: false, describe: 'machine-readable output (JSON lines)', global: true })
       .command('ingest [files..]', 'store canonical events from stdin or files (idempotent)', (b) =>
-        b.positional('files', { type: 'string', array: true, describe: 'NDJSON event streams; none or - = stdin' }),
+        b
+          .positional('files', { type: 'string', array: true, describe: 'NDJSON event streams; none or - = stdin' })
+          .option('artifacts', {
+            type: 'string',
+            describe: 'the directory sp-capture --artifacts wrote blobs to: each blob the events reference (sha256:…) is hash-checked and kept in <store>/artifacts/',
+          }),
       )
       .command('ls', 'list stored sessions', (b) => b.option('all', { type: 'boolean', default: false, describe: 'include deleted (tombstoned) sessions' }))
       .command('log <session>', 'write a stored session\'s events to stdout', (b) =>

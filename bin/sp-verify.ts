@@ -29,7 +29,7 @@ await runCli<Args>({
     ['sp-verify session.ndjson other.ndjson', 'verify files (- reads stdin)'],
     ['sp-verify --json events.ndjson | jq .sessions', 'one machine-readable report'],
     ['sp-capture claude --cursor c.json | sp-verify --allow-fragment', 'an incremental capture starts after seq 0'],
-    ['sp-verify --store ~/.sp/store', 'every stored session: log, anchors and signed manifest (signers in $SP_HOME/keys/trusted/)'],
+    ['sp-verify --store ~/.sp/store', 'every stored session: log, anchors and signed manifest (signers in $SP_HOME/keys/trusted/), and every artifact blob'],
     ['sp-verify --receipt ~/.sp/store/receipts/rcpt_….json', 'a signed handoff receipt and the handoff event it names'],
   ],
   options: (y) =>
@@ -72,7 +72,7 @@ await runCli<Args>({
     for await (const { value, line, source } of lines) verifier.push(source, line, value);
     const report = verifier.finish();
     if (!args.quiet) {
-      if (args.json) process.stdout.write(JSON.stringify(stored ? { ...report, stored: stored.stored, receipts: stored.receipts, ok: report.ok && stored.ok } : report) + '\n');
+      if (args.json) process.stdout.write(JSON.stringify(stored ? { ...report, stored: stored.stored, receipts: stored.receipts, artifacts: stored.artifacts, ok: report.ok && stored.ok } : report) + '\n');
       else process.stdout.write((stored ? (await import('../lib/store/index.js')).formatStoredReport(stored) : '') + formatReport(report));
     }
     return report.ok && (stored?.ok ?? true) ? EXIT_OK : EXIT_CHECK_FAILED;

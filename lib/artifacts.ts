@@ -1,7 +1,7 @@
 // Content-addressed artifacts: large blobs (images, logs) stored once under their SHA-256 and
 // referenced from events as `sha256:<hex>`.
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createFileAtomic } from './atomic.js';
 
@@ -25,4 +25,51 @@ export function storeArtifact(dir: string, bytes: Buffer): string {
 
 export function artifactPath(dir: string, ref: string): string {
   return join(dir, ref.replace(/^sha256:/, ''));
+}
+
+const ARTIFACT_REF = /^sha256:[0-9a-f]{64}$/;
+const BLOB_NAME = /^[0-9a-f]{64}$/;
+
+/**
+ * The artifact refs an event holds: the string values of `artifact` keys and the strings of
+ * `artifacts` arrays, at any depth. (Event checksums are `sha256:` strings too, hence by key.)
+ */
+export function artifactRefsIn(value: unknown, into: Set<string> = new Set()): Set<string> {
+  if (Array.isArray(value)) for (const v of value) artifactRefsIn(v, into);
+  else if (value !== null && typeof value === 'object') {
+    for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
+      if (key === 'artifact' && typeof v === 'string' && ARTIFACT_REF.test(v)) into.add(v);
+      else if (key === 'artifacts' && Array.isArray(v)) {
+        for (const x of v) if (typeof x === 'string' && ARTIFACT_REF.test(x)) into.add(x);
+      }
+      if (typeof v === 'object') artifactRefsIn(v, into);
+    }
+  }
+  return into;
+}
+
+/** The blob names (64 hex) in an artifacts directory; none when it does not exist. */
+export function listArtifacts(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).filter((n) => BLOB_NAME.test(n)).sort();
+}
+
+/** Whether the bytes at `path` hash to `hex`. */
+export function blobMatches(path: string, hex: string): boolean {
+  return artifactRef(readFileSync(path)) === 'sha256:' + hex;
+}
+
+/**
+ * Copies blob `hex` from directory `from` into `to` (idempotent, atomic) after checking that its
+ * bytes hash to its name. 'stored' or 'present' (nothing to do), 'missing' or 'mismatch' (not copied).
+ */
+export function copyArtifact(from: string, to: string, hex: string): 'stored' | 'present' | 'missing' | 'mismatch' {
+  if (existsSync(join(to, hex))) return 'present';
+  const source = join(from, hex);
+  if (!existsSync(source)) return 'missing';
+  const bytes = readFileSync(source);
+  if (artifactRef(bytes) !== 'sha256:' + hex) return 'mismatch';
+  mkdirSync(to, { recursive: true });
+  storeArtifact(to, bytes);
+  return 'stored';
 }

@@ -7,4 +7,4 @@ export { generateKeys, loadKeys, ensureKeys, trustedKeys, checkSignature, keyIdO
 export { verifySessionDir, verifyStore, verifyReceipt, isReceipt, isManifest, RECEIPT_TYPE, type StoredSessionReport, type ReceiptReport } from './verify.js';
 export { recordHandoff, recordHandoffIfStored, type HandoffOptions, type HandoffResult, type StoredHandoffOptions } from './handoff.js';
 export type { SpEvent } from '../event.js';
-export { splitStoredInputs, verifyStoredInputs, formatStoredReport, type StoredInputs, type StoredVerifyReport } from './verify.js';
+export { splitStoredInputs, verifyStoredInputs, formatStoredReport, verifyArtifacts, type StoredInputs, type StoredVerifyReport, type ArtifactsReport } from './verify.js';

@@ -3,7 +3,8 @@
 //   <store>/sessions/<id>/events.jsonl       canonical events, seq 0.., hash-chained: the truth
 //   <store>/sessions/<id>/events.jsonl.ckpt  an anchor (seq, offset, checksum) every 512 events
 //   <store>/sessions/<id>/manifest.json      signed summary: head, counts, URI, owner, lineage
-//   (artifacts/: content-addressed image blobs are not stored yet; events keep their sha256 refs)
+//   <store>/artifacts/<sha256 hex>           content-addressed blobs (images) events refer to as sha256:<hex>;
+//                                            written by `ingest --artifacts DIR` and pull, once, never changed
 //   <store>/receipts/<id>.json               signed handoff receipts
 //   <store>/index.sqlite                     rebuildable index + sync cursors
 //   <store>/lock, <store>/journal            one writer at a time; sessions a writer touched

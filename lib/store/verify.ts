@@ -1,5 +1,5 @@
 // Verifying what the store holds: each session's log (schema, seq, chain, anchors) against its
-// signed manifest, and handoff receipts against their signatures and the log they point into.
+// signed manifest, its artifact blobs against their names, and handoff receipts against their signatures and the log they point into.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Verifier, type SessionReport } from '../verify.js';
@@ -9,6 +9,7 @@ import { parseJsonObject, isObject } from '../json.js';
 import { checkSignature, type SignatureCheck } from './identity.js';
 import { LOG_FILE, MANIFEST_FILE, readAnchors } from './log.js';
 import { SESSION_ID_PATTERN } from './paths.js';
+import { blobMatches, listArtifacts } from '../artifacts.js';
 
 export interface StoredSessionReport {
   session: string;
@@ -197,6 +198,23 @@ export interface StoredVerifyReport {
   ok: boolean;
   stored: StoredSessionReport[];
   receipts: ReceiptReport[];
+  /** Per store directory: its artifacts/ blobs checked against their names. */
+  artifacts: ArtifactsReport[];
+}
+
+export interface ArtifactsReport {
+  store: string;
+  ok: boolean;
+  blobs: number;
+  problems: string[];
+}
+
+/** Checks every blob in a store's artifacts/ hashes to its name. */
+export function verifyArtifacts(storeDir: string): ArtifactsReport {
+  const dir = join(storeDir, 'artifacts');
+  const blobs = listArtifacts(dir);
+  const problems = blobs.filter((hex) => !blobMatches(join(dir, hex), hex)).map((hex) => `${join(dir, hex)}: the bytes do not hash to the name (changed)`);
+  return { store: storeDir, ok: problems.length === 0, blobs: blobs.length, problems };
 }
 
 /** Verifies stored sessions and receipts; `storeDir` is where receipts' sessions are looked up. */
@@ -214,7 +232,8 @@ export async function verifyStoredInputs(inputs: StoredInputs, trusted: Map<stri
     const r = await verifyReceipt(value, trusted, storeDir);
     receipts.push({ ...r, problems: r.problems.map((p) => `${file}: ${p}`) });
   }
-  return { ok: stored.every((s) => s.ok) && receipts.every((r) => r.ok), stored, receipts };
+  const artifacts = inputs.storeDirs.map(verifyArtifacts);
+  return { ok: stored.every((s) => s.ok) && receipts.every((r) => r.ok) && artifacts.every((a) => a.ok), stored, receipts, artifacts };
 }
 
 export function formatStoredReport(report: StoredVerifyReport): string {
@@ -223,6 +242,11 @@ export function formatStoredReport(report: StoredVerifyReport): string {
     if (s.ok) out.push(`ok      ${s.session} (stored, ${s.events} events, head ${s.head}, ${s.signature.message})`);
     else out.push(`FAILED  ${s.session} (stored): ${s.problems.join('; ')}`);
     for (const n of s.notes) out.push(`        ${s.session}: ${n}`);
+  }
+  for (const a of report.artifacts) {
+    if (a.ok) {
+      if (a.blobs > 0) out.push(`ok      ${a.store} artifacts (${a.blobs} blob${a.blobs === 1 ? '' : 's'})`);
+    } else out.push(`FAILED  ${a.store} artifacts: ${a.problems.join('; ')}`);
   }
   for (const r of report.receipts) {
     if (r.ok) out.push(`ok      receipt ${r.receipt} (${r.signature.message})`);

@@ -24,11 +24,33 @@ async function* items(files: string[] | undefined): AsyncGenerator<IngestItem> {
   for await (const { value, line, source } of readObjects(inputsFrom(files))) yield { event: value, where: `${source}:${line.number}` };
 }
 
-export async function ingestCommand(args: CommonArgs & { files?: string[] }): Promise<number> {
+/**
+ * Passes the items through, copying each `sha256:` artifact an event references from `from` into
+ * the store's artifacts/ (hash checked); a blob missing from `from` is a warning, not a failure.
+ */
+async function* withArtifacts(source: AsyncIterable<IngestItem>, from: string, storeDir: string): AsyncGenerator<IngestItem> {
+  const { artifactRefsIn, copyArtifact } = await import('../artifacts.js');
+  const to = join(storeDir, 'artifacts');
+  const done = new Set<string>();
+  for await (const item of source) {
+    for (const ref of artifactRefsIn(item.event)) {
+      if (done.has(ref)) continue;
+      done.add(ref);
+      const outcome = copyArtifact(from, to, ref.slice('sha256:'.length));
+      const whose = `${String(item.event.session)} seq ${String(item.event.seq)}`;
+      if (outcome === 'missing') warn(from, `artifact ${ref} referenced by ${whose} is not there`);
+      else if (outcome === 'mismatch') warn(from, `artifact ${ref} referenced by ${whose} does not hash to its name; not stored`);
+    }
+    yield item;
+  }
+}
+
+export async function ingestCommand(args: CommonArgs & { files?: string[]; artifacts?: string }): Promise<number> {
   const store = openWriter(args);
   const progress = createProgress({ unit: 'events', quiet: args.quiet });
   try {
-    const result = await store.ingest(items(args.files), { onBatch: (n, session) => progress.tick(n, session) });
+    const source = args.artifacts !== undefined ? withArtifacts(items(args.files), args.artifacts, store.dir) : items(args.files);
+    const result = await store.ingest(source, { onBatch: (n, session) => progress.tick(n, session) });
     progress.done();
     if (args.json) process.stdout.write(JSON.stringify(result) + '\n');
     else if (!args.quiet) {
@@ -175,7 +197,7 @@ export async function syncCommand(args: CommonArgs & { name?: string }, directio
     const report = await (direction === 'push' ? r.push : r.pull)(store, remote, { onProgress: (n, s) => progress.tick(n, s) });
     progress.done();
     if (args.json) process.stdout.write(JSON.stringify({ ...report, ms: Date.now() - started }) + '\n');
-    else if (!args.quiet) warn(remote.name, `${direction === 'push' ? 'pushed' : 'pulled'} ${report.events} event${report.events === 1 ? '' : 's'} in ${report.sessions} session${report.sessions === 1 ? '' : 's'}${report.commit ? ` (at ${report.commit.slice(0, 12)})` : ''}`);
+    else if (!args.quiet) warn(remote.name, `${direction === 'push' ? 'pushed' : 'pulled'} ${report.events} event${report.events === 1 ? '' : 's'} in ${report.sessions} session${report.sessions === 1 ? '' : 's'}${report.artifacts > 0 ? `, ${report.artifacts} artifact${report.artifacts === 1 ? '' : 's'}` : ''}${report.commit ? ` (at ${report.commit.slice(0, 12)})` : ''}`);
     return EXIT_OK;
   } finally {
     progress.done();
@@ -226,15 +248,15 @@ function readMachine(): string {
 }
 
 /** The ingest options without yargs; undefined when something else is given (yargs reports it). */
-export async function parseIngestArgs(argv: string[]): Promise<(CommonArgs & { files?: string[] }) | undefined> {
+export async function parseIngestArgs(argv: string[]): Promise<(CommonArgs & { files?: string[]; artifacts?: string }) | undefined> {
   const { parseArgs } = await import('node:util');
   try {
     const { values, positionals } = parseArgs({
       args: argv,
       allowPositionals: true,
-      options: { store: { type: 'string' }, quiet: { type: 'boolean', short: 'q' }, json: { type: 'boolean' } },
+      options: { store: { type: 'string' }, artifacts: { type: 'string' }, quiet: { type: 'boolean', short: 'q' }, json: { type: 'boolean' } },
     });
-    return { store: values.store, quiet: values.quiet === true, json: values.json === true, files: positionals };
+    return { store: values.store, artifacts: values.artifacts, quiet: values.quiet === true, json: values.json === true, files: positionals };
   } catch {
     return undefined;
   }

@@ -4,8 +4,10 @@
 // Layout on a remote, the same for both kinds:
 //   machines/<machine>/sessions/<session>/<first seq, 12 digits>.jsonl   512 events per segment
 //   machines/<machine>/sessions/<session>/manifest.json                   the pusher's signed manifest
+//   artifacts/<sha256 hex>                                                 content-addressed blobs
 // Each machine writes only below its own machines/<machine>/, so pushes from several machines
-// never touch the same file and never conflict. A segment holds the pusher's own stored log
+// never touch the same file and never conflict; a blob's name is its hash, so machines writing the
+// same blob write the same bytes (only missing ones are written, each hash-checked on pull). A segment holds the pusher's own stored log
 // lines verbatim (its seq numbering and chain), so a puller verifies the chain as it reads.
 //
 // push: append to the own segments what the remote lacks (the remote's own files say how far it
@@ -21,7 +23,8 @@ import { promisify } from 'node:util';
 import { closeSync, existsSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { replaceFileAtomic } from '../atomic.js';
-import { UserError } from '../diagnostics.js';
+import { UserError, warn } from '../diagnostics.js';
+import { copyArtifact, listArtifacts } from '../artifacts.js';
 import { computeChecksum } from '../chain.js';
 import { parseJsonObject } from '../json.js';
 import type { SpEvent } from '../event.js';
@@ -42,6 +45,8 @@ export interface SyncReport {
   remote: string;
   sessions: number;
   events: number;
+  /** Artifact blobs written to the remote (push) or the store (pull). */
+  artifacts: number;
   /** git: the remote commit after the operation. */
   commit?: string;
 }
@@ -288,6 +293,17 @@ async function pushTree(store: Store, root: string, remoteName: string, options:
   return { sessions, events };
 }
 
+/** Copies the blobs of `from`/artifacts that `to`/artifacts lacks, each checked against its name. */
+function copyMissingArtifacts(from: string, to: string): number {
+  let copied = 0;
+  for (const hex of listArtifacts(join(from, 'artifacts'))) {
+    const outcome = copyArtifact(join(from, 'artifacts'), join(to, 'artifacts'), hex);
+    if (outcome === 'stored') copied += 1;
+    else if (outcome === 'mismatch') warn(join(from, 'artifacts', hex), 'does not hash to its name; not copied');
+  }
+  return copied;
+}
+
 /** Reads every other machine's sessions in a tree from the cursors on and stores new events. */
 function pullTree(store: Store, root: string, remoteName: string, options: SyncOptions): { sessions: number; events: number } {
   const machinesDir = join(root, 'machines');
@@ -357,19 +373,21 @@ export async function push(store: Store, remote: RemoteConfig, options: SyncOpti
   if (remote.kind === 'dir') {
     mkdirSync(remote.url, { recursive: true });
     const r = await pushTree(store, remote.url, remote.name, options);
-    return { remote: remote.name, ...r };
+    return { remote: remote.name, ...r, artifacts: copyMissingArtifacts(store.dir, remote.url) };
   }
   const git = await openClone(store, remote);
   for (let attempt = 0; ; attempt++) {
     const head = await fetchChecked(store, remote, git);
     await resetTo(git, head);
-    const r = await pushTree(store, git.dir, remote.name, options);
-    if (r.events === 0 && (await git.run(['status', '--porcelain'])).stdout.trim() === '') {
+    const r = { ...(await pushTree(store, git.dir, remote.name, options)), artifacts: copyMissingArtifacts(store.dir, git.dir) };
+    if (r.events === 0 && r.artifacts === 0 && (await git.run(['status', '--porcelain'])).stdout.trim() === '') {
       if (head) writeState(store, remote, { seen: head });
       return { remote: remote.name, ...r, commit: head };
     }
-    await git.run(['add', '-A', join('machines', store.machine)]);
-    await git.run(['commit', '-q', '-m', `sp-sync push from ${store.machine}: ${r.events} events in ${r.sessions} sessions`]);
+    const paths = [join('machines', store.machine)];
+    if (r.artifacts > 0) paths.push('artifacts');
+    await git.run(['add', '-A', ...paths]);
+    await git.run(['commit', '-q', '-m', `sp-sync push from ${store.machine}: ${r.events} events in ${r.sessions} sessions, ${r.artifacts} artifacts`]);
     const pushed = await git.run(['push', '-q', 'origin', `HEAD:refs/heads/${BRANCH}`], { allowFail: true });
     if (pushed.ok) {
       const commit = (await git.run(['rev-parse', 'HEAD'])).stdout.trim();
@@ -387,12 +405,12 @@ export async function push(store: Store, remote: RemoteConfig, options: SyncOpti
 export async function pull(store: Store, remote: RemoteConfig, options: SyncOptions = {}): Promise<SyncReport> {
   if (remote.kind === 'dir') {
     if (!existsSync(remote.url)) throw new UserError('no such directory', remote.url);
-    return { remote: remote.name, ...pullTree(store, remote.url, remote.name, options) };
+    return { remote: remote.name, ...pullTree(store, remote.url, remote.name, options), artifacts: copyMissingArtifacts(remote.url, store.dir) };
   }
   const git = await openClone(store, remote);
   const head = await fetchChecked(store, remote, git);
   await resetTo(git, head);
-  const r = pullTree(store, git.dir, remote.name, options);
+  const r = { ...pullTree(store, git.dir, remote.name, options), artifacts: copyMissingArtifacts(git.dir, store.dir) };
   if (head) writeState(store, remote, { seen: head });
   return { remote: remote.name, ...r, commit: head };
 }
