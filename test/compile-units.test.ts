@@ -12,6 +12,7 @@ import {
   sentences,
   splitReason,
   formatSeqs,
+  oneLine,
 } from '../lib/compile/text.js';
 import { Extractor } from '../lib/compile/extract.js';
 import { extract, type Item } from '../lib/compile/items.js';
@@ -245,6 +246,38 @@ describe('selection', () => {
       expect(e.largest[0].what).toBe('decision [seq 1]');
       expect(e.exitCode).toBe(2);
     }
+  });
+});
+
+describe('large texts', () => {
+  it('P0 far over the budget is refused on estimates, without tokenizing it', () => {
+    const counter = createCounter('o200k_base');
+    const huge: Item = { id: 'huge', kind: 'goal', priority: 0, section: 'goal', session: 's', seqs: [7], text: 'All work and no play. '.repeat(200_000), value: 0, order: 0 };
+    const render = (items: readonly Item[]): Rendered => ({ text: items.map((i) => i.text).join('\n'), docs: [] });
+    try {
+      selectItems([huge], 1000, counter, render, (r) => counter.count(r.text), 's');
+      expect.unreachable();
+    } catch (err) {
+      const e = err as P0OverBudget;
+      expect(e.estimated).toBe(true);
+      expect(e.needed).toBeGreaterThan(600_000);
+      expect(e.message).toContain('(estimated)');
+      expect(e.largest[0].what).toBe('goal [seq 7]');
+    }
+    expect(counter.counted).toBe(0);
+  });
+
+  it('a text over a million characters is counted piece by piece, to the whole count', () => {
+    const counter = createCounter('o200k_base');
+    const line = 'The quick brown fox jumps over the lazy dog.\n'; // its tokens never merge with the next line's
+    expect(counter.count(line.repeat(50_000))).toBe(counter.count(line) * 50_000); // 2.25 M characters, three pieces
+  });
+
+  it('a one-line cut of a long text reads only its start, and cuts as the whole would', () => {
+    const long = 'word  \n\t'.repeat(1_000_000);
+    expect(oneLine(long, 50)).toBe(oneLine(long.slice(0, 100_000), 50));
+    expect(oneLine(long, 50)).toHaveLength(50);
+    expect(oneLine('  short\n text  ', 50)).toBe('short text');
   });
 });
 

@@ -2,12 +2,10 @@
 // `{role, message:{content:[text | tool_use{name, input}]}}`, `{type:"turn_ended"}`, `{type:"error"}`.
 // No ids, times, models or results: tool calls get ids `<line>:<n>`, every event the file's mtime;
 // tool_result / tool-call / tool-result variants are read too. Other records pass as meta with raw.
-import { statSync } from 'node:fs';
 import type { CaptureOptions, SessionRef } from '../../lib/adapter.js';
-import { readError } from '../../lib/diagnostics.js';
 import { SessionEmitter } from '../../lib/emitter.js';
 import type { SpEvent } from '../../lib/event.js';
-import { sourceLines } from '../../lib/cursor.js';
+import { captureLines, statSessionFile } from '../../lib/cursor.js';
 import { isObject, parseJsonObject, str, type Json } from '../../lib/json.js';
 import { AGENT, unwrapQuery } from './paths.js';
 
@@ -19,21 +17,13 @@ function textOf(value: unknown): string {
 
 export async function* captureTranscript(ref: SessionRef, options: CaptureOptions = {}): AsyncGenerator<SpEvent> {
   const path = ref.path;
-  let size: number;
-  let ts: number;
-  try {
-    const stat = statSync(path);
-    size = stat.size;
-    ts = stat.mtimeMs / 1000;
-  } catch (err) {
-    throw readError(err, path);
-  }
+  const { size, mtime: ts } = statSessionFile(path, 'Cursor agent transcript');
   const emitter = new SessionEmitter(AGENT, ref.native_id);
   // Transcript calls carry no ids: a result whose id names no call answers the oldest open call.
   const open: string[] = [];
   const known = new Set<string>();
   yield emitter.emit('session.start', { native_id: ref.native_id, source: 'agent-transcript', ...(ref.cwd ? { cwd: ref.cwd } : {}) }, ts, { actor: 'system', origin: { path } });
-  for await (const line of sourceLines(path, 0, size, 1)) {
+  for await (const line of captureLines(path, undefined, size, false)) {
     if (line.text.trim() === '') continue;
     const origin: Record<string, unknown> = { path, native_seq: line.number };
     if (options.raw) origin.raw = [line.text];

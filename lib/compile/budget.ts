@@ -30,12 +30,14 @@ export class P0OverBudget extends UserError {
     readonly parts: Array<{ what: string; count: number; tokens: number }>,
     /** The largest single items. */
     readonly largest: Array<{ what: string; tokens: number }>,
+    /** The figures are estimates: P0 was so far over that counting it exactly was not worth it. */
+    readonly estimated = false,
   ) {
-    const n = (x: number) => x.toLocaleString('en-US');
+    const n = (x: number) => (estimated ? '~' : '') + x.toLocaleString('en-US');
     const kinds = parts.map((p) => `${p.what}${p.count > 1 ? ` ×${p.count}` : ''} ${n(p.tokens)}`).join(', ');
     const top = largest.map((p) => `${p.what} ${n(p.tokens)}`).join(', ');
     super(
-      `the must-keep (P0) items need ${n(needed)} tokens but the budget is ${n(budget)} (${n(needed - budget)} over). ` +
+      `the must-keep (P0) items need ${n(needed)} tokens${estimated ? ' (estimated)' : ''} but the budget is ${budget.toLocaleString('en-US')} (${n(needed - budget)} over). ` +
         `By kind: ${kinds}. Largest: ${top}. Raise --budget (or --window), or hand off a smaller task.`,
       'budget',
     );
@@ -114,7 +116,10 @@ export function selectItems(
     pendingEstimate = 0;
   };
 
-  // P0: everything, or an error that says what it costs.
+  // P0: everything, or an error that says what it costs. P0 over the budget even if its estimate is
+  // that much too high is refused on estimates: counting a pasted 200 MB log exactly only to refuse
+  // it would take minutes and gigabytes.
+  if (ESTIMATE_LOWER * p0Cost > budget) throw overBudget(p0Cost, budget, p0, estimate, counter.estimate(render([]).text), true);
   if (upper() > budget) {
     settle();
     if (p0Cost > budget) throw overBudget(p0Cost, budget, p0, exact, measure(render([])));
@@ -231,20 +236,20 @@ export function selectItems(
   return { selected: final, dropped: items.filter((i) => !selected.has(i)), tokens, rendered, counts };
 }
 
-function overBudget(needed: number, budget: number, p0: readonly Item[], exact: (item: Item) => number, skeleton: number): P0OverBudget {
+function overBudget(needed: number, budget: number, p0: readonly Item[], cost: (item: Item) => number, skeleton: number, estimated = false): P0OverBudget {
   const byKind = new Map<string, { count: number; tokens: number }>();
   for (const item of p0) {
     const k = byKind.get(item.kind) ?? { count: 0, tokens: 0 };
     k.count++;
-    k.tokens += exact(item);
+    k.tokens += cost(item);
     byKind.set(item.kind, k);
   }
   const parts = [{ what: 'relay header, pointers and next step', count: 1, tokens: skeleton }, ...[...byKind].map(([what, k]) => ({ what, ...k }))].sort(
     (a, b) => b.tokens - a.tokens || (a.what < b.what ? -1 : 1),
   );
   const largest = p0
-    .map((i) => ({ what: `${i.kind} [seq ${i.seqs.join(', ')}]`, tokens: exact(i) }))
+    .map((i) => ({ what: `${i.kind} [seq ${i.seqs.join(', ')}]`, tokens: cost(i) }))
     .sort((a, b) => b.tokens - a.tokens || (a.what < b.what ? -1 : 1))
     .slice(0, 3);
-  return new P0OverBudget(needed, budget, parts, largest);
+  return new P0OverBudget(needed, budget, parts, largest, estimated);
 }

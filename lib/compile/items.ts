@@ -3,7 +3,7 @@
 // fails; P1 items are chosen by value per token; P2 items are the extractive summary.
 import { commandErrorQuote, commandErrors, commandResult, inputSummary, toolErrorLines, type Cmd, type Extractor, type Msg, type SessionState } from './extract.js';
 import { summarize } from './summarize.js';
-import { code, cutText, formatSeqs, normalizeKey, oneLine, relativePath, verbatimPart } from './text.js';
+import { code, coverKey, cutText, formatSeqs, normalizeKey, oneLine, relativePath, verbatimPart } from './text.js';
 
 export type Priority = 0 | 1 | 2;
 
@@ -141,7 +141,7 @@ export function extract(ex: Extractor, primaryId: string): Extraction {
       value: 0,
       order: 2,
     });
-    covered.add(normalizeKey(latest.text));
+    covered.add(coverKey(latest.text));
   }
   if (first && latest && first.seq !== latest.seq) {
     const text = quoteLine(first.text, 1200);
@@ -157,7 +157,7 @@ export function extract(ex: Extractor, primaryId: string): Extraction {
       value: 200,
       order: 1,
     });
-    covered.add(normalizeKey(first.text));
+    covered.add(coverKey(first.text));
   }
   for (const m of requests) {
     if (m.seq === latest?.seq || m.seq === first?.seq) continue;
@@ -174,7 +174,7 @@ export function extract(ex: Extractor, primaryId: string): Extraction {
       value: 40 + 30 * recency(m.seq),
       order: m.seq,
     });
-    covered.add(normalizeKey(m.text));
+    covered.add(coverKey(m.text));
   }
 
   // ---- open work: todos and the latest checklist ----------------------------------------------------

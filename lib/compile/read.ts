@@ -17,7 +17,6 @@ const LF = 0x0a;
 const CR = 0x0d;
 
 export async function forEachLine(source: AsyncIterable<Buffer | string>, keepBytes: boolean, onLine: (line: RawLine) => void): Promise<void> {
-  let carry: Buffer | undefined;
   let number = 1;
   let atStart = true;
   const emit = (buf: Buffer, start: number, end: number, terminated: boolean) => {
@@ -30,17 +29,23 @@ export async function forEachLine(source: AsyncIterable<Buffer | string>, keepBy
     if (stop > from && buf[stop - 1] === CR) stop--;
     onLine({ text: buf.toString('utf8', from, stop), number: number++, terminated, ...(keepBytes ? { bytes: buf.subarray(from, end) } : {}) });
   };
+  // A line longer than a chunk is kept as a list of pieces and joined once, at its newline:
+  // joining on every chunk would copy a long line over and over (quadratic in its length).
+  let carry: Buffer[] = [];
+  let carried = 0;
   for await (const chunk of source) {
     const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     let from = 0;
-    if (carry) {
+    if (carried > 0) {
       const at = buf.indexOf(LF);
       if (at === -1) {
-        carry = Buffer.concat([carry, buf]);
+        carry.push(Buffer.from(buf)); // a copy: the stream may reuse its chunk
+        carried += buf.length;
         continue;
       }
-      const whole = Buffer.concat([carry, buf.subarray(0, at + 1)]);
-      carry = undefined;
+      const whole = Buffer.concat([...carry, buf.subarray(0, at + 1)], carried + at + 1);
+      carry = [];
+      carried = 0;
       emit(whole, 0, whole.length, true);
       from = at + 1;
     }
@@ -50,7 +55,13 @@ export async function forEachLine(source: AsyncIterable<Buffer | string>, keepBy
       emit(buf, from, at + 1, true);
       from = at + 1;
     }
-    if (from < buf.length) carry = Buffer.from(buf.subarray(from)); // a copy: the stream may reuse its chunk
+    if (from < buf.length) {
+      carry.push(Buffer.from(buf.subarray(from)));
+      carried += buf.length - from;
+    }
   }
-  if (carry && carry.length > 0) emit(carry, 0, carry.length, false);
+  if (carried > 0) {
+    const rest = Buffer.concat(carry, carried);
+    emit(rest, 0, rest.length, false);
+  }
 }

@@ -27,8 +27,14 @@ export function imageCount(content: unknown): number {
 
 /** Whitespace collapsed to single spaces, cut to `max` characters with an ellipsis. */
 export function oneLine(text: string, max = Infinity): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return cutText(flat, max);
+  // A long text is flattened only as far as the cut keeps: collapsing all of a pasted 200 MB log
+  // to show its first line would take seconds and gigabytes. A prefix whose flat form is longer
+  // than `max` cuts to the same line as the whole text does.
+  for (let take = 4 * max + 64; take < text.length; take *= 4) {
+    const flat = text.slice(0, take).replace(/\s+/g, ' ').trimStart();
+    if (flat.length > max) return cutText(flat, max);
+  }
+  return cutText(text.replace(/\s+/g, ' ').trim(), max);
 }
 
 /** Cut to `max` characters (never inside a surrogate pair), with an ellipsis when cut. */
@@ -52,6 +58,14 @@ export function normalizeKey(text: string): string {
     .replace(/[`*_~"'“”‘’()[\]{}<>]/g, '')
     .replace(/[\s.,;:!?。，；：！？、]+/g, ' ')
     .trim();
+}
+
+/** How much of a text `coverKey` looks at: a restatement of a long paste restates its start. */
+export const COVER_PREFIX = 1 << 16;
+
+/** `normalizeKey` of a quoted text's first COVER_PREFIX characters, to find sentences that repeat it. */
+export function coverKey(text: string): string {
+  return normalizeKey(text.length > COVER_PREFIX ? text.slice(0, COVER_PREFIX) : text);
 }
 
 /** Text outside fenced code blocks (code is for reading files, not for a summary). */

@@ -158,14 +158,42 @@ export function releaseTokenizers(): void {
   countings.clear();
 }
 
+/**
+ * Texts longer than this are counted piece by piece: the encoder's memory grows ~70× the text it
+ * is given, so a 10 MB paste would cost 700 MB at once. Pieces end before a space or newline, where
+ * the encoders' pre-tokenizer splits anyway, so the sum equals the whole count bar a rare token.
+ */
+export const COUNT_PIECE = 1 << 20;
+
+/** Where the piece of `text` starting at `start` ends: before whitespace in its second half, else at the limit. */
+function pieceEnd(text: string, start: number): number {
+  const limit = start + COUNT_PIECE;
+  if (limit >= text.length) return text.length;
+  for (let i = limit; i > start + COUNT_PIECE / 2; i--) {
+    const c = text.charCodeAt(i);
+    if (c === 0x20 || c === 0x0a) return i;
+  }
+  const c = text.charCodeAt(limit);
+  return c >= 0xdc00 && c < 0xe000 ? limit + 1 : limit; // never between the halves of a surrogate pair
+}
+
 export function createCounter(name: TokenizerName): TokenCounter {
   let counted = 0;
   const encoding = encodingOf(name);
-  const raw = (text: string): number => {
-    counted++;
-    if (text === '') return 0;
+  const one = (text: string): number => {
     const c = countingFor(encoding);
     return c.primary.count(text) ?? c.fallback.count(text);
+  };
+  const raw = (text: string): number => {
+    counted++;
+    if (text.length <= COUNT_PIECE) return text === '' ? 0 : one(text);
+    let n = 0;
+    for (let start = 0; start < text.length; ) {
+      const end = pieceEnd(text, start);
+      n += one(text.slice(start, end));
+      start = end;
+    }
+    return n;
   };
   return {
     name,
