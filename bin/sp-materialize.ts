@@ -30,6 +30,7 @@ interface Args {
   thinking: 'keep-text' | 'drop';
   header: boolean;
   mkcwd: boolean;
+  experimental: boolean;
   store?: string;
 }
 
@@ -113,6 +114,7 @@ await runCli<Args>({
     ['sp-materialize codex events.ndjson --report ledger.ndjson', 'keep the loss ledger (one row per source event)'],
     [`jq -r 'select(.payload.key=="sp.materialize.ledger").payload.value.action' ledger.ndjson | sort | uniq -c`, 'ledger totals by action'],
     ['sp-capture claude --latest | sp-materialize hermes', 'a new session in ~/.hermes/state.db (backed up first); resume with hermes --resume ID'],
+    ['sp-capture claude --latest | sp-materialize cursor --experimental', 'a new Cursor CLI chat (unverified: no Cursor client checked it)'],
   ],
   epilogue:
     'The session written is the first session.start in the input (subagent sessions are reported, not written), or --session; ' +
@@ -149,6 +151,7 @@ await runCli<Args>({
       .option('thinking', { choices: ['keep-text', 'drop'] as const, default: 'keep-text' as const, describe: 'reasoning the target cannot take natively (another provider): as marked text, or dropped' })
       .option('header', { type: 'boolean', default: true, describe: 'history mode: a relay header as the first user message (--no-header leaves it out)' })
       .option('mkcwd', { type: 'boolean', default: false, describe: 'create the project directory when it does not exist (the client resumes only from inside it)' })
+      .option('experimental', { type: 'boolean', default: false, describe: `allow a writer no real client has checked (${Object.keys(adapters).filter((id) => adapters[id].experimental).join(', ')}); its result line says "unverified"` })
       .option('safety', { type: 'boolean', default: true, describe: 'the resume-safety pass (--no-safety writes ids, thinking and unpaired tools as they are)' })
       .option('backup', { type: 'boolean', default: true, describe: 'back up a database the writer adds to (hermes: state.db) first; --no-backup skips it' })
       .option('store', { type: 'string', describe: 'record the handoff (event, signed receipt, new owner) in this sp store; default: $SP_HOME/store when it holds the session' })
@@ -173,6 +176,7 @@ await runCli<Args>({
       thinking: args.thinking,
       header: args.header,
       mkcwd: args.mkcwd,
+      experimental: args.experimental,
       // Each session's preview lines follow its own result line: a new list per write.
       onSession: () => preview.push([]),
       onLine: args.dryRun ? (line) => preview[preview.length - 1].push(line) : undefined,

@@ -97,6 +97,8 @@ export interface MaterializeOptions {
   artifactsDir?: string;
   /** The resume-safety pass (default on). Off: ids, reasoning and unpaired tool calls are written as they are. */
   safety?: boolean;
+  /** Write even with an experimental writer (one no real client has checked; see Adapter.experimental). */
+  experimental?: boolean;
   /** Back up a store the writer changes in place (a shared database) before writing (default on). */
   backup?: boolean;
   /** Receives every native line in file order (for `--dry-run` previews); called in dry runs too. */
@@ -165,5 +167,7 @@ export interface Adapter {
   defaultModel?: string;
   /** Writes a new native session from canonical events; absent for read-only adapters. */
   materialize?(events: AsyncIterable<SpEvent>, options?: MaterializeOptions): Promise<MaterializeResult>;
+  /** Set when no real client has checked the writer: why. Relays then write only when asked (`--experimental`). */
+  experimental?: string;
   fidelity: FidelityTable;
 }

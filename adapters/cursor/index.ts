@@ -1,9 +1,11 @@
-// The Cursor adapter (formats/cursor.md), read-only: the CLI `store.db` (root-linked blobs), the IDE
-// `state.vscdb` (composerData / bubbleId rows by key), and agent transcripts as a fallback.
+// The Cursor adapter (formats/cursor.md): reads the CLI `store.db` (root-linked blobs), the IDE
+// `state.vscdb` (composerData / bubbleId rows by key), and agent transcripts as a fallback; writes a
+// CLI `store.db` only behind --experimental (unverified: no Cursor client runs here).
 import type { Adapter } from '../../lib/adapter.js';
 import { captureCursor } from './capture.js';
 import { discoverCursor, openCursor } from './discover.js';
 import { fidelity } from './fidelity.js';
+import { UNVERIFIED, materializeCursor } from './materialize.js';
 import { HOME_ENV, defaultHome } from './paths.js';
 
 export const cursor: Adapter = {
@@ -14,6 +16,8 @@ export const cursor: Adapter = {
   discover: discoverCursor,
   open: (path) => openCursor(path),
   capture: captureCursor,
+  materialize: materializeCursor,
+  experimental: UNVERIFIED,
   fidelity,
 };
 

@@ -308,6 +308,7 @@ export function createSpServer(options: ServerOptions): McpServer {
         branches: z.enum(['active', 'all']).optional().describe('a tree relayed to a linear agent: the active branch (default), or every other branch as its own session too'),
         thinking: z.enum(['keep-text', 'drop']).optional().describe('reasoning the target cannot take natively: as marked text (default) or dropped'),
         mkcwd: z.boolean().optional().describe('create the project directory when it does not exist'),
+        experimental: z.boolean().optional().describe('allow a writer no real client has checked (cursor); the result says "unverified"'),
         dry_run: z.boolean().optional().describe('compute everything, write nothing'),
       }),
       annotations: { destructiveHint: false, idempotentHint: false },
@@ -328,10 +329,14 @@ export function createSpServer(options: ServerOptions): McpServer {
         branches?: 'active' | 'all';
         thinking?: 'keep-text' | 'drop';
         mkcwd?: boolean;
+        experimental?: boolean;
         dry_run?: boolean;
       }) => {
         const registry = await adapters();
         const target = adapterOf(registry, args.target);
+        if (target.experimental && !args.experimental) {
+          throw new ToolInputError(`writing ${target.displayName} sessions is experimental and unverified (${target.experimental}); pass experimental: true to write one anyway`);
+        }
         if (!target.materialize) {
           const writers = Object.keys(registry).filter((id) => registry[id].materialize).sort();
           throw new ToolInputError(`${target.displayName} sessions cannot be written; targets: ${writers.join(', ')}`);
@@ -350,6 +355,7 @@ export function createSpServer(options: ServerOptions): McpServer {
           branches: args.branches,
           thinking: args.thinking,
           mkcwd: args.mkcwd,
+          experimental: args.experimental,
           dryRun: args.dry_run,
           backup: true,
         });

@@ -76,6 +76,9 @@ const bySeq = (events: SpEvent[]): SpEvent[] => (events.every((e, i) => i === 0 
 
 export async function relay(adapter: Adapter, input: AsyncIterable<SpEvent>, options: RelayOptions): Promise<RelayOutcome> {
   if (!adapter.materialize) throw new UserError(`${adapter.displayName} sessions cannot be written`);
+  if (adapter.experimental && !options.experimental) {
+    throw new UserError(`writing ${adapter.displayName} sessions is experimental and unverified (${adapter.experimental}); pass --experimental to write one anyway`);
+  }
   const ledger = new RelayLedger();
   const entries: LossEntry[] = [];
   const picker = new SessionPicker();

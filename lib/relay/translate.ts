@@ -67,7 +67,8 @@ export function providerOf(name: string | undefined): string | undefined {
 
 /** The text a call without a counterpart in the target is written as: the call, then its result. */
 function renderedText(source: string, name: string, input: unknown, intent: Intent | undefined, result: SpEvent | undefined, target: string): string {
-  const head = `[sp relay] ${nameOf(source)} tool call \`${name}\` (${nameOf(target)} has no such tool; shown as text):`;
+  const why = vocabularyOf(target)?.textOnly ? 'carried as text' : `${nameOf(target)} has no such tool; shown as text`;
+  const head = `[sp relay] ${nameOf(source)} tool call \`${name}\` (${why}):`;
   const body = intent?.kind === 'plan' ? planText(intent.items, intent.explanation) : typeof input === 'string' ? input : JSON.stringify(input, null, 2);
   let tail = '(no result was recorded)';
   if (result) {
@@ -289,7 +290,11 @@ class SessionTranslator {
       this.rendered.set(callId, { name, seq: event.seq });
       this.callOfSeq.set(event.seq, 'text');
       this.info.counts.rendered.set(name, (this.info.counts.rendered.get(name) ?? 0) + 1);
-      const why = !source ? `no tool vocabulary for ${event.agent}` : !intent ? `${name} has no counterpart in ${nameOf(this.options.target)}` : `${nameOf(this.options.target)} has no tool for a ${intent.kind}`;
+      const why = !source
+        ? `no tool vocabulary for ${event.agent}`
+        : !intent
+          ? `${name} has no counterpart in ${nameOf(this.options.target)}`
+          : target?.textOnly ?? `${nameOf(this.options.target)} has no tool for a ${intent.kind}`;
       this.loss({ action: 'rendered', code: 'tool-name', seq: event.seq, type: event.type, from: name, to: 'text', reason: `tool call ${name} written as assistant text with its result (${why})` });
       const text = renderedText(event.agent, name, p.input, intent, this.info.renderedResults.get(callId), this.options.target);
       // A message of its own: a client (or a checker) reads one message's text blocks as one text,

@@ -18,5 +18,11 @@ testAdapter(cursor, {
   fixtures: ['fixtures/cursor/agent-sessions/test-session.jsonl', 'fixtures/cursor/agent-sessions/large.jsonl', 'fixtures/cursor/agent-sessions/schema_drift.jsonl', store, globalDb],
   home,
   incremental: false,
-  roundTrip: false,
+  // The (experimental) writer carries tool calls and thinking as assistant text, in one leaf per
+  // turn: what must survive is every user request, in order (test/cursor/materialize.test.ts checks the rest).
+  roundTrip: {
+    fixtures: [store, 'fixtures/cursor/agent-sessions/large.jsonl'],
+    options: (home) => ({ home, cwd: home }),
+    view: (events) => events.filter((e) => e.type === 'message.user').map((e) => JSON.stringify((e.payload as { content: unknown }).content)),
+  },
 });

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { fileCases, mustReport, pathCases, rng, type FileCase } from './support/cases.js';
 import { IS_ROOT, NOBODY, expectWellBehaved, filesUnder, outcomeOf, record, removeTempDirs, runBin, tempDir, treeHash } from './support/harness.js';
 import { KNOWN } from './support/known.js';
-import { canonicalSeed, nativeSeeds, writers } from './support/seeds.js';
+import { canonicalSeed, nativeSeeds, writerFlags, writers } from './support/seeds.js';
 
 interface StreamBin {
   /** The table's name for it: binary and target. */
@@ -34,7 +34,7 @@ const bins: StreamBin[] = [
   ...writers().map((agent) => ({
     label: `sp-materialize ${agent}`,
     bin: 'sp-materialize',
-    args: (input: string, out: string) => [agent, input, '--home', join(out, 'home'), '--cwd', join(out, 'project'), '--report', join(out, 'losses.ndjson')],
+    args: (input: string, out: string) => [agent, input, ...writerFlags(agent), '--home', join(out, 'home'), '--cwd', join(out, 'project'), '--report', join(out, 'losses.ndjson')],
     codes: [0, 2],
   })),
 ];

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { syntheticChained } from '../../lib/synthetic.js';
 import { binPath, diagnosticProblems, filesUnder, record, removeTempDirs, tempDir } from './support/harness.js';
 import { KNOWN } from './support/known.js';
-import { nativeSeeds, writers } from './support/seeds.js';
+import { nativeSeeds, writerFlags, writers } from './support/seeds.js';
 
 const seeds = await nativeSeeds();
 const input = join(tempDir(), 'events.ndjson');
@@ -52,7 +52,7 @@ interface Writer {
 
 const claudeSeed = seeds.find((s) => s.agent === 'claude' && s.file)?.file?.path;
 const cases: Writer[] = [
-  ...writers().map((agent) => ({ label: `sp-materialize ${agent}`, bin: 'sp-materialize', args: (out: string) => [agent, input, '--home', join(out, 'home'), '--cwd', out] })),
+  ...writers().map((agent) => ({ label: `sp-materialize ${agent}`, bin: 'sp-materialize', args: (out: string) => [agent, input, ...writerFlags(agent), '--home', join(out, 'home'), '--cwd', out] })),
   { label: 'sp-compile --out', bin: 'sp-compile', args: (out) => ['--for', 'markdown', '--format', 'files', '--out', join(out, 'handoff'), input] },
   { label: 'sp-redact --vault --report', bin: 'sp-redact', args: (out) => [input, '--vault', join(out, 'vault'), '--report', join(out, 'report.json'), '--quiet'] },
   { label: 'sp-materialize --report', bin: 'sp-materialize', args: (out) => ['claude', input, '--dry-run', '--home', join(out, 'home'), '--report', join(out, 'losses.ndjson')] },

@@ -11,7 +11,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { syntheticChained } from '../../lib/synthetic.js';
 import { random } from '../../lib/synthetic.js';
 import { filesUnder, record, removeTempDirs, runBin, tempDir } from './support/harness.js';
-import { nativeSeeds, writers } from './support/seeds.js';
+import { nativeSeeds, writerFlags, writers } from './support/seeds.js';
 
 const Database = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
 const KILLS = Number(process.env.SP_HARD_KILLS ?? 5);
@@ -22,8 +22,8 @@ afterAll(removeTempDirs);
 const input = join(tempDir(), 'events.ndjson');
 writeFileSync(input, [...syntheticChained({ events: 1000, seed: 9 })].map((e) => JSON.stringify(e)).join('\n') + '\n');
 
-/** Temp names of atomic writers (`.<name>.<pid>.<hex>.tmp`) and similar: never read by a client. */
-const TEMP = /(^|\/)\.[^/]*\.tmp$|\.tmp$|\.tmp-/;
+/** Temp names of atomic writers (`.<name>.<pid>.<hex>.tmp`, or a folder `.<name>.tmp/`) and similar: never read by a client. */
+const TEMP = /(^|\/)\.[^/]*\.tmp(\/|$)|\.tmp$|\.tmp-/;
 
 interface Snapshot {
   /** Non-temp files: relative path with ids masked → line count (-1: not a JSON-lines file, -2: torn). */
@@ -87,7 +87,7 @@ function prepareHome(agent: string): { home: string; db?: string } {
 
 // One project folder for every run: session paths that name the cwd then compare across runs.
 const project = tempDir('sp-hard-project-');
-const args = (agent: string, home: string) => [agent, input, '--home', home, '--cwd', project, '--no-backup'];
+const args = (agent: string, home: string) => [agent, input, ...writerFlags(agent), '--home', home, '--cwd', project, '--no-backup'];
 
 describe.concurrent('kill -9 during sp-materialize', () => {
   for (const agent of writers()) {

@@ -3,8 +3,9 @@
 // target_directory?}, WebSearch, WebFetch {url}, and the IDE's read_file {target_file},
 // run_terminal_cmd {command}, grep, glob_file_search, web_search {search_term}. Argument names vary
 // between builds, so each takes the documented alternatives (path / file_path / target_file). Edits
-// (StrReplace, search_replace …) have no documented argument shape: rendered as text. Cursor is read
-// only here: nothing is written in its vocabulary (render gives undefined).
+// (StrReplace, search_replace …) have no documented argument shape: rendered as text. Nothing is
+// written in this vocabulary (render gives undefined): the experimental Cursor writer follows the
+// one layout known to resume, which carries calls as text.
 import { isObject, str } from '../../json.js';
 import type { Intent, NativeCall, Vocabulary, VocabularyContext } from './types.js';
 
@@ -49,4 +50,10 @@ function render(_intent: Intent, _context: VocabularyContext): NativeCall[] | un
   return undefined;
 }
 
-export const cursorVocabulary: Vocabulary = { agent: 'cursor', tools: TOOLS, parse, render };
+export const cursorVocabulary: Vocabulary = {
+  agent: 'cursor',
+  tools: TOOLS,
+  parse,
+  render,
+  textOnly: 'the Cursor writer carries tool calls as text: native tool-call leaves written by another program are unproven',
+};

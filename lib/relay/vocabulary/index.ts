@@ -17,7 +17,7 @@ export const VOCABULARIES: Record<string, Vocabulary> = {
   hermes: hermesVocabulary,
   opencode: opencodeVocabulary,
   copilot: copilotVocabulary,
-  // Read only: Cursor's calls are translated for other targets, never written.
+  // Cursor's calls are translated for other targets; as a target its (experimental) writer takes text.
   cursor: cursorVocabulary,
   gemini: geminiVocabulary,
   qwen: qwenVocabulary,

@@ -50,6 +50,8 @@ export interface Vocabulary {
   parse(name: string, input: unknown, context: VocabularyContext): Intent | undefined;
   /** An intent as native calls (one or more); undefined when the agent has no tool for it. */
   render(intent: Intent, context: VocabularyContext): NativeCall[] | undefined;
+  /** Why this agent's calls are never written natively, when they are not (the ledger says it instead of "no tool for"). */
+  textOnly?: string;
   /**
    * A result's text as this agent's tools give it, made plain (e.g. Codex's exec header, Hermes's
    * JSON envelope) for another agent; absent: the text as it is.

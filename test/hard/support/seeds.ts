@@ -102,6 +102,9 @@ async function findSeeds(): Promise<NativeSeed[]> {
 /** Agents sp-materialize can write. */
 export const writers = (): string[] => Object.keys(adapters).filter((id) => adapters[id].materialize).sort();
 
+/** The flags sp-materialize needs for a writer: an experimental one (Cursor) writes only with --experimental. */
+export const writerFlags = (agent: string): string[] => (adapters[agent].experimental ? ['--experimental'] : []);
+
 /** A canonical stream to damage: the capture of the Claude corpus session S1 (any seed if Claude has none). */
 export async function canonicalSeed(seeds: NativeSeed[]): Promise<Buffer> {
   const seed = seeds.find((s) => s.agent === 'claude' && s.file) ?? seeds.find((s) => s.file);
