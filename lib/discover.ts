@@ -4,7 +4,7 @@
 import { readdirSync, statSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
 import type { Diagnose, SessionRef } from './adapter.js';
-import { errorCode } from './diagnostics.js';
+import { UserError, errorCode } from './diagnostics.js';
 import { toEpochSeconds } from './event.js';
 
 /**
@@ -53,4 +53,31 @@ export function cutPrompt(text: string, max = 120): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   const chars = Array.from(flat);
   return chars.length > max ? chars.slice(0, max).join('') : flat;
+}
+
+/**
+ * The session `id` names among `refs`: its native id, else the one native id it is a unique prefix
+ * of (as the clients' own `--resume <prefix>` takes it). Several matches: a UserError listing a
+ * few; none: a UserError saying `none` (where it looked, and how to list). `where` is the place
+ * either error names.
+ */
+export async function findByIdPrefix(
+  refs: AsyncIterable<SessionRef> | Iterable<SessionRef>,
+  id: string,
+  none: string,
+  options: { where?: string; ignoreCase?: boolean } = {},
+): Promise<SessionRef> {
+  const fold = (s: string) => (options.ignoreCase ? s.toLowerCase() : s);
+  const want = fold(id);
+  const matches: SessionRef[] = [];
+  for await (const ref of refs) {
+    const have = fold(ref.native_id);
+    if (have === want) return ref;
+    if (have.startsWith(want)) matches.push(ref);
+  }
+  if (matches.length === 1) return matches[0];
+  if (matches.length > 1) {
+    throw new UserError(`"${id}" matches ${matches.length} sessions (${matches.slice(0, 3).map((m) => m.native_id).join(', ')}…); give more of the id`, options.where);
+  }
+  throw new UserError(none);
 }

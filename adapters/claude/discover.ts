@@ -4,7 +4,7 @@
 import { existsSync, readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { DiscoverOptions, SessionRef } from '../../lib/adapter.js';
-import { cutPrompt, noteTime, sessionFilesByFolder } from '../../lib/discover.js';
+import { cutPrompt, findByIdPrefix, noteTime, sessionFilesByFolder } from '../../lib/discover.js';
 import { UserError } from '../../lib/diagnostics.js';
 import { toEpochSeconds } from '../../lib/event.js';
 import { sourceLines, statSessionFile } from '../../lib/cursor.js';
@@ -232,15 +232,9 @@ export async function* discoverSessions(options: DiscoverOptions = {}): AsyncGen
 
 /** The transcript of a session id (or a unique prefix of one) under the home. */
 export async function findSession(id: string, options: DiscoverOptions = {}): Promise<SessionRef> {
-  const matches: SessionRef[] = [];
   const home = resolve(options.home ?? defaultHome());
-  for (const { folder: _folder, ...ref } of listTranscripts(home, options.onDiagnostic)) {
-    if (ref.native_id === id) return ref;
-    if (ref.native_id.startsWith(id)) matches.push(ref);
-  }
-  if (matches.length === 1) return matches[0];
-  if (matches.length > 1) {
-    throw new UserError(`"${id}" matches ${matches.length} sessions (${matches.slice(0, 3).map((m) => m.native_id).join(', ')}…); give more of the id`, home);
-  }
-  throw new UserError(`no Claude session "${id}" under ${projectsDir(home)} (sp-capture claude --list shows the sessions)`);
+  const refs = (function* () {
+    for (const { folder: _folder, ...ref } of listTranscripts(home, options.onDiagnostic)) yield ref;
+  })();
+  return findByIdPrefix(refs, id, `no Claude session "${id}" under ${projectsDir(home)} (sp-capture claude --list shows the sessions)`, { where: home });
 }

@@ -5,7 +5,7 @@
 import { readdirSync, statSync, type Dirent } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { DiscoverOptions, SessionRef } from '../../lib/adapter.js';
-import { cutPrompt, noteTime } from '../../lib/discover.js';
+import { cutPrompt, findByIdPrefix, noteTime } from '../../lib/discover.js';
 import { UserError, errorCode } from '../../lib/diagnostics.js';
 import { toEpochSeconds } from '../../lib/event.js';
 import { sourceLines, statSessionFile } from '../../lib/cursor.js';
@@ -164,17 +164,7 @@ export async function* discoverSessions(options: DiscoverOptions = {}): AsyncGen
 
 /** The rollout of a session id (or a unique prefix of one) under the home. */
 export async function findSession(id: string, options: DiscoverOptions = {}): Promise<SessionRef> {
-  const matches: SessionRef[] = [];
-  const want = id.toLowerCase();
-  for await (const ref of discoverSessions({ home: options.home, onDiagnostic: options.onDiagnostic })) {
-    const have = ref.native_id.toLowerCase();
-    if (have === want) return ref;
-    if (have.startsWith(want)) matches.push(ref);
-  }
-  if (matches.length === 1) return matches[0];
   const home = resolve(options.home ?? defaultHome());
-  if (matches.length > 1) {
-    throw new UserError(`"${id}" matches ${matches.length} sessions (${matches.slice(0, 3).map((m) => m.native_id).join(', ')}…); give more of the id`, home);
-  }
-  throw new UserError(`no Codex session "${id}" under ${sessionsDir(home)} (sp-capture codex --list shows the sessions)`);
+  const sessions = discoverSessions({ home: options.home, onDiagnostic: options.onDiagnostic });
+  return findByIdPrefix(sessions, id, `no Codex session "${id}" under ${sessionsDir(home)} (sp-capture codex --list shows the sessions)`, { where: home, ignoreCase: true });
 }

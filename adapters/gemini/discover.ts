@@ -5,7 +5,7 @@
 import { readFileSync, readdirSync, statSync, type Dirent } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { DiscoverOptions, SessionRef } from '../../lib/adapter.js';
-import { cutPrompt, noteTime } from '../../lib/discover.js';
+import { cutPrompt, findByIdPrefix, noteTime } from '../../lib/discover.js';
 import { UserError, errorCode } from '../../lib/diagnostics.js';
 import { sourceLines, statSessionFile } from '../../lib/cursor.js';
 import { toEpochSeconds } from '../../lib/event.js';
@@ -148,12 +148,6 @@ export async function* discoverSessions(options: DiscoverOptions = {}): AsyncGen
 
 /** A session by id (or a unique prefix), as `gemini --resume <uuid>` matches the metadata's id. */
 export async function findSession(id: string, options: DiscoverOptions = {}): Promise<SessionRef> {
-  const matches: SessionRef[] = [];
-  for await (const ref of discoverSessions({ home: options.home, onDiagnostic: options.onDiagnostic })) {
-    if (ref.native_id === id) return ref;
-    if (ref.native_id.startsWith(id)) matches.push(ref);
-  }
-  if (matches.length === 1) return matches[0];
-  if (matches.length > 1) throw new UserError(`"${id}" matches ${matches.length} sessions (${matches.slice(0, 3).map((m) => m.native_id).join(', ')}…); give more of the id`);
-  throw new UserError(`no Gemini CLI session "${id}" under ${tmpDir(resolve(options.home ?? defaultHome()))} (sp-capture gemini --list shows the sessions)`);
+  const sessions = discoverSessions({ home: options.home, onDiagnostic: options.onDiagnostic });
+  return findByIdPrefix(sessions, id, `no Gemini CLI session "${id}" under ${tmpDir(resolve(options.home ?? defaultHome()))} (sp-capture gemini --list shows the sessions)`);
 }

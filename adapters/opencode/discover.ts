@@ -4,7 +4,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { DiscoverOptions, SessionRef } from '../../lib/adapter.js';
-import { cutPrompt } from '../../lib/discover.js';
+import { cutPrompt, findByIdPrefix } from '../../lib/discover.js';
 import { UserError } from '../../lib/diagnostics.js';
 import { isObject, str } from '../../lib/json.js';
 import { DB_NAME, defaultHome, expandTilde, formatLocator, parseLocator, storeOf } from './paths.js';
@@ -107,12 +107,6 @@ export async function* discoverSessions(options: DiscoverOptions = {}): AsyncGen
 }
 
 export async function findSession(id: string, options: DiscoverOptions = {}): Promise<SessionRef> {
-  const matches: SessionRef[] = [];
-  for await (const ref of discoverSessions({ home: options.home, onDiagnostic: options.onDiagnostic })) {
-    if (ref.native_id === id) return ref;
-    if (ref.native_id.startsWith(id)) matches.push(ref);
-  }
-  if (matches.length === 1) return matches[0];
-  if (matches.length > 1) throw new UserError(`"${id}" matches ${matches.length} sessions (${matches.slice(0, 3).map((m) => m.native_id).join(', ')}…); give more of the id`);
-  throw new UserError(`no OpenCode session "${id}" (sp-capture opencode --list shows the sessions)`);
+  const sessions = discoverSessions({ home: options.home, onDiagnostic: options.onDiagnostic });
+  return findByIdPrefix(sessions, id, `no OpenCode session "${id}" (sp-capture opencode --list shows the sessions)`);
 }

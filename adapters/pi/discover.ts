@@ -4,7 +4,7 @@
 import { closeSync, openSync, readSync, readdirSync, statSync, type Dirent } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import type { DiscoverOptions, SessionRef } from '../../lib/adapter.js';
-import { cutPrompt, noteTime, sessionFilesByFolder } from '../../lib/discover.js';
+import { cutPrompt, findByIdPrefix, noteTime, sessionFilesByFolder } from '../../lib/discover.js';
 import { UserError, errorCode } from '../../lib/diagnostics.js';
 import { toEpochSeconds } from '../../lib/event.js';
 import { sourceLines, statSessionFile } from '../../lib/cursor.js';
@@ -177,15 +177,7 @@ export async function* discoverSessions(options: DiscoverOptions = {}): AsyncGen
 
 /** The session of an id (or a unique prefix of one, as `pi --session <prefix>` takes it) under the home. */
 export async function findSession(id: string, options: DiscoverOptions = {}): Promise<SessionRef> {
-  const matches: SessionRef[] = [];
-  for await (const ref of discoverSessions({ home: options.home, onDiagnostic: options.onDiagnostic })) {
-    if (ref.native_id === id) return ref;
-    if (ref.native_id.startsWith(id)) matches.push(ref);
-  }
-  if (matches.length === 1) return matches[0];
   const home = resolve(options.home ?? defaultHome());
-  if (matches.length > 1) {
-    throw new UserError(`"${id}" matches ${matches.length} sessions (${matches.slice(0, 3).map((m) => m.native_id).join(', ')}…); give more of the id`, home);
-  }
-  throw new UserError(`no Pi session "${id}" under ${sessionsDir(home)} (sp-capture pi --list shows the sessions)`);
+  const sessions = discoverSessions({ home: options.home, onDiagnostic: options.onDiagnostic });
+  return findByIdPrefix(sessions, id, `no Pi session "${id}" under ${sessionsDir(home)} (sp-capture pi --list shows the sessions)`, { where: home });
 }

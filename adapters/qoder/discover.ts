@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { DiscoverOptions, SessionRef } from '../../lib/adapter.js';
 import { UserError } from '../../lib/diagnostics.js';
+import { findByIdPrefix } from '../../lib/discover.js';
 import { discoverSessions as discoverClaude, openTranscript, summarize as summarizeClaude } from '../claude/discover.js';
 import { defaultHome, projectsDir } from './paths.js';
 
@@ -24,12 +25,6 @@ export async function* discoverSessions(options: DiscoverOptions = {}): AsyncGen
 }
 
 export async function findSession(id: string, options: DiscoverOptions = {}): Promise<SessionRef> {
-  const matches: SessionRef[] = [];
-  for await (const ref of discoverSessions({ home: options.home, onDiagnostic: options.onDiagnostic })) {
-    if (ref.native_id === id) return ref;
-    if (ref.native_id.startsWith(id)) matches.push(ref);
-  }
-  if (matches.length === 1) return matches[0];
-  if (matches.length > 1) throw new UserError(`"${id}" matches ${matches.length} sessions (${matches.slice(0, 3).map((m) => m.native_id).join(', ')}…); give more of the id`);
-  throw new UserError(`no Qoder CLI session "${id}" under ${projectsDir(resolve(options.home ?? defaultHome()))} (sp-capture qoder --list shows the sessions)`);
+  const sessions = discoverSessions({ home: options.home, onDiagnostic: options.onDiagnostic });
+  return findByIdPrefix(sessions, id, `no Qoder CLI session "${id}" under ${projectsDir(resolve(options.home ?? defaultHome()))} (sp-capture qoder --list shows the sessions)`);
 }

@@ -4,7 +4,7 @@
 import { readdirSync, statSync, type Dirent } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { DiscoverOptions, SessionRef } from '../../lib/adapter.js';
-import { cutPrompt, noteTime } from '../../lib/discover.js';
+import { cutPrompt, findByIdPrefix, noteTime } from '../../lib/discover.js';
 import { UserError, errorCode } from '../../lib/diagnostics.js';
 import { sourceLines, statSessionFile } from '../../lib/cursor.js';
 import { toEpochSeconds } from '../../lib/event.js';
@@ -114,12 +114,6 @@ export async function* discoverSessions(options: DiscoverOptions = {}): AsyncGen
 }
 
 export async function findSession(id: string, options: DiscoverOptions = {}): Promise<SessionRef> {
-  const matches: SessionRef[] = [];
-  for await (const ref of discoverSessions({ home: options.home, onDiagnostic: options.onDiagnostic })) {
-    if (ref.native_id === id) return ref;
-    if (ref.native_id.startsWith(id)) matches.push(ref);
-  }
-  if (matches.length === 1) return matches[0];
-  if (matches.length > 1) throw new UserError(`"${id}" matches ${matches.length} sessions (${matches.slice(0, 3).map((m) => m.native_id).join(', ')}…); give more of the id`);
-  throw new UserError(`no Qwen Code session "${id}" under ${projectsDir(runtimeDir(options.home))} (sp-capture qwen --list shows the sessions)`);
+  const sessions = discoverSessions({ home: options.home, onDiagnostic: options.onDiagnostic });
+  return findByIdPrefix(sessions, id, `no Qwen Code session "${id}" under ${projectsDir(runtimeDir(options.home))} (sp-capture qwen --list shows the sessions)`);
 }

@@ -40,6 +40,11 @@ export interface MatrixSource {
 }
 
 const file = (adapter: Adapter, path: string) => async () => (await captureAll(adapter, path)).events;
+/** A file that holds several sessions (an Aider history): its first one, as `sp-capture --session` gives it. */
+const firstSession = (capture: () => Promise<SpEvent[]>) => async () => {
+  const events = await capture();
+  return events.filter((e) => e.session === events[0].session);
+};
 const HERMES_DB = `${F}hermes/corpus/state.db`;
 
 export const SOURCES: MatrixSource[] = [
@@ -79,6 +84,11 @@ export const SOURCES: MatrixSource[] = [
     ['S1-openai', '67f33fd5-d20a-4bad-a942-cd54b8907c3f'],
     ['S1-anthropic', '37ff58dd-12dc-4017-8e24-403f3eda6806'],
   ].map(([name, id]) => ({ agent: 'copilot', name, capture: file(getAdapter('copilot'), `${F}copilot/corpus/.copilot/session-state/${id}/events.jsonl`) })),
+  // Agents no client of which records here: a session assembled from Qoder's documented records, a
+  // public Cursor agent transcript, and a public Aider history (its first session).
+  { agent: 'qoder', name: 'assembled', capture: file(getAdapter('qoder'), `${F}qoder/assembled/.qoder/projects/-home-ivan-probe/7c1d2e3f-4a5b-4c6d-8e7f-8091a2b3c4d5.jsonl`) },
+  { agent: 'cursor', name: 'transcript', capture: file(getAdapter('cursor'), `${F}cursor/agent-sessions/large.jsonl`) },
+  { agent: 'aider', name: 'history', capture: firstSession(file(getAdapter('aider'), `${F}aider/agentsview/myrepo/.aider.chat.history.md`)) },
 ];
 
 export type Mode = 'history' | 'context';
