@@ -250,7 +250,7 @@ describe('selection', () => {
 });
 
 describe('large texts', () => {
-  it('P0 far over the budget is refused on estimates, without tokenizing it', () => {
+  it('P0 far over the budget is refused on estimates, once a count of its start passes the budget', () => {
     const counter = createCounter('o200k_base');
     const huge: Item = { id: 'huge', kind: 'goal', priority: 0, section: 'goal', session: 's', seqs: [7], text: 'All work and no play. '.repeat(200_000), value: 0, order: 0 };
     const render = (items: readonly Item[]): Rendered => ({ text: items.map((i) => i.text).join('\n'), docs: [] });
@@ -264,7 +264,17 @@ describe('large texts', () => {
       expect(e.message).toContain('(estimated)');
       expect(e.largest[0].what).toBe('goal [seq 7]');
     }
-    expect(counter.counted).toBe(0);
+    expect(counter.counted).toBe(1); // the bounded count (its first quarter MiB), not the 4 MB
+  });
+
+  it('P0 that only looks far over (whitespace runs tokenize tightly) is counted, and fits', () => {
+    const counter = createCounter('o200k_base');
+    const padded: Item = { id: 'padded', kind: 'goal', priority: 0, section: 'goal', session: 's', seqs: [3], text: `keep ${' '.repeat(40_000)} this`, value: 0, order: 0 };
+    const render = (items: readonly Item[]): Rendered => ({ text: items.map((i) => i.text).join('\n'), docs: [] });
+    expect(0.6 * counter.estimate(padded.text)).toBeGreaterThan(5000);
+    const s = selectItems([padded], 5000, counter, render, (r) => counter.count(r.text), 's');
+    expect(s.selected).toEqual([padded]);
+    expect(s.tokens).toBeLessThan(5000);
   });
 
   it('a text over a million characters is counted piece by piece, to the whole count', () => {

@@ -116,10 +116,12 @@ export function selectItems(
     pendingEstimate = 0;
   };
 
-  // P0: everything, or an error that says what it costs. P0 over the budget even if its estimate is
-  // that much too high is refused on estimates: counting a pasted 200 MB log exactly only to refuse
-  // it would take minutes and gigabytes.
-  if (ESTIMATE_LOWER * p0Cost > budget) throw overBudget(p0Cost, budget, p0, estimate, counter.estimate(render([]).text), true);
+  // P0: everything, or an error that says what it costs. P0 far over the budget by its estimate is
+  // refused once a count from its start passes the budget, and described by estimates: counting a
+  // pasted 200 MB log exactly only to refuse it would take minutes and gigabytes.
+  if (ESTIMATE_LOWER * p0Cost > budget && counter.exceeds(p0Rendered.text, budget)) {
+    throw overBudget(p0Cost, budget, p0, estimate, counter.estimate(render([]).text), true);
+  }
   if (upper() > budget) {
     settle();
     if (p0Cost > budget) throw overBudget(p0Cost, budget, p0, exact, measure(render([])));

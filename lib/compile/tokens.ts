@@ -26,6 +26,8 @@ export interface TokenCounter {
   count(text: string): number;
   /** A cheap guess of `count` from the characters alone (no tokenizer). */
   estimate(text: string): number;
+  /** Whether `count(text)` is over `limit`, counting from the start only until it is (cost ∝ limit, not text). */
+  exceeds(text: string, limit: number): boolean;
   /** How many exact counts ran (for tests and the bench). */
   readonly counted: number;
 }
@@ -166,10 +168,10 @@ export function releaseTokenizers(): void {
 export const COUNT_PIECE = 1 << 20;
 
 /** Where the piece of `text` starting at `start` ends: before whitespace in its second half, else at the limit. */
-function pieceEnd(text: string, start: number): number {
-  const limit = start + COUNT_PIECE;
+function pieceEnd(text: string, start: number, size = COUNT_PIECE): number {
+  const limit = start + size;
   if (limit >= text.length) return text.length;
-  for (let i = limit; i > start + COUNT_PIECE / 2; i--) {
+  for (let i = limit; i > start + size / 2; i--) {
     const c = text.charCodeAt(i);
     if (c === 0x20 || c === 0x0a) return i;
   }
@@ -184,20 +186,24 @@ export function createCounter(name: TokenizerName): TokenCounter {
     const c = countingFor(encoding);
     return c.primary.count(text) ?? c.fallback.count(text);
   };
-  const raw = (text: string): number => {
+  /** The count of `text`, piece by piece; stops early (with what it has) once `stop` is passed. */
+  const pieces = (text: string, size: number, stop = Infinity): number => {
     counted++;
-    if (text.length <= COUNT_PIECE) return text === '' ? 0 : one(text);
+    if (text.length <= size) return text === '' ? 0 : one(text);
     let n = 0;
-    for (let start = 0; start < text.length; ) {
-      const end = pieceEnd(text, start);
+    for (let start = 0; start < text.length && n <= stop; ) {
+      const end = pieceEnd(text, start, size);
       n += one(text.slice(start, end));
       start = end;
     }
     return n;
   };
+  const factor = name === 'claude-estimate' ? CLAUDE_FACTOR : 1;
   return {
     name,
-    count: name === 'claude-estimate' ? (text) => Math.ceil(raw(text) * CLAUDE_FACTOR) : raw,
+    count: (text) => Math.ceil(pieces(text, COUNT_PIECE) * factor),
+    // Pieces of a quarter MiB (≥ 50k tokens): a typical budget is passed within the first one or two.
+    exceeds: (text, limit) => Math.ceil(pieces(text, COUNT_PIECE / 4, limit / factor) * factor) > limit,
     estimate: (text) => estimateTokens(name, text),
     get counted() {
       return counted;
