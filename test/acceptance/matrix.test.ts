@@ -1,5 +1,6 @@
 // The relay acceptance matrix (test/support/matrix.ts): every corpus session of Claude Code, Codex,
-// Pi, Hermes, Gemini CLI, Qwen Code, OpenCode and Copilot CLI relayed to every target, in history and context mode, resumed by the real clients
+// Pi, Hermes, Gemini CLI, Qwen Code, OpenCode and Copilot CLI, and a fixture session each of Qoder,
+// Cursor and Aider, relayed to every target, in history and context mode, resumed by the real clients
 // against our mock model APIs (Hermes: read back and held to its validity rules). One test per
 // cell; the cells run before, two at a time (the clients are heavy and CI has two cores). The table
 // is printed, and written to $SP_MATRIX_REPORT (markdown) and $SP_MATRIX_JSON when set
