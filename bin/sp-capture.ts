@@ -214,12 +214,15 @@ await runCli<Args>({
       return failed ? EXIT_USAGE : EXIT_OK;
     }
 
-    // --follow: capture, then again after every change, until SIGINT/SIGTERM.
+    // --follow: capture, then again after every change, until SIGINT/SIGTERM. What to watch is
+    // asked again after each capture (a session may have gained side files: Claude's subagents).
     const signal = stopOnSignals();
+    const watchedBy = async (list: SessionRef[]) => (await Promise.all(list.map(async (ref) => (adapter.watchPaths ? adapter.watchPaths(ref) : [ref.path])))).flat();
+    let watched = await watchedBy(refs);
     let lastDiscovery = Date.now();
     await follow({
       signal,
-      targets: () => refs.flatMap((ref) => (adapter.watchPaths ? adapter.watchPaths(ref) : [ref.path])),
+      targets: () => watched,
       step: async () => {
         if (args.all && Date.now() - lastDiscovery >= 1000) {
           // New sessions join an --all follow at the next rescan.
@@ -231,6 +234,7 @@ await runCli<Args>({
         for (const ref of refs) wrote += await capturer.capture(ref);
         await capturer.flush();
         if (wrote > 0) save();
+        watched = await watchedBy(refs);
       },
     });
     await capturer.flush();

@@ -160,7 +160,7 @@ export interface Adapter {
   /** A session by native id (or a unique prefix of one); absent: the CLI searches `discover`. */
   find?(id: string, options?: DiscoverOptions): Promise<SessionRef>;
   /** Files and folders `--follow` watches for a session (side files too); absent: `ref.path`. */
-  watchPaths?(ref: SessionRef): string[];
+  watchPaths?(ref: SessionRef): string[] | Promise<string[]>;
   /** Canonical events of one native session, unchained (the caller chains them). */
   capture(ref: SessionRef, options?: CaptureOptions): AsyncIterable<SpEvent>;
   /** The model a writer gives assistant messages that name none (and the target continues with). */

@@ -1,21 +1,23 @@
 // The Aider adapter (formats/aider.md): read `.aider.chat.history.md` (every session in it) and
 // `.aider.input.history`. Discovery searches a directory tree for history files (see discover.ts).
 import type { Adapter } from '../../lib/adapter.js';
-import { captureAider } from './capture.js';
-import { discoverHistories, openHistory } from './discover.js';
+import { lazyIterable, once } from '../../lib/lazy.js';
 import { fidelity } from './fidelity.js';
-import { materializeAider } from './materialize.js';
 import { HOME_ENV, defaultHome } from './paths.js';
+
+const discovery = once(() => import('./discover.js'));
+const capturing = once(() => import('./capture.js'));
+const writing = once(() => import('./materialize.js'));
 
 export const aider: Adapter = {
   id: 'aider',
   displayName: 'Aider',
   homeEnv: HOME_ENV,
   defaultHome,
-  discover: discoverHistories,
-  open: (path) => openHistory(path),
-  capture: captureAider,
-  materialize: materializeAider,
+  discover: (options) => lazyIterable(discovery, (m) => m.discoverHistories(options)),
+  open: async (path) => (await discovery()).openHistory(path),
+  capture: (ref, options) => lazyIterable(capturing, (m) => m.captureAider(ref, options)),
+  materialize: async (events, options) => (await writing()).materializeAider(events, options),
   fidelity,
 };
 

@@ -2,9 +2,8 @@
 // `.aider.input.history` next to it. Aider has no home of its own, so sp's "home" for Aider is a
 // directory to search for history files (AIDER_HISTORY_ROOT, default: the current directory).
 import { createHash } from 'node:crypto';
-import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
-import { envPath, expandTilde } from '../../lib/paths.js';
+import { envPath } from '../../lib/paths.js';
 
 export const AGENT = 'aider';
 export const HOME_ENV = 'AIDER_HISTORY_ROOT';

@@ -1,23 +1,25 @@
 // The Claude Code adapter (formats/claude-code.md): discover, capture, materialize, fidelity.
 import type { Adapter } from '../../lib/adapter.js';
-import { captureClaude, watchPaths } from './capture.js';
-import { discoverSessions, findSession, openTranscript } from './discover.js';
+import { lazyIterable, once } from '../../lib/lazy.js';
 import { fidelity } from './fidelity.js';
-import { DEFAULT_MODEL, materializeClaude } from './materialize.js';
-import { HOME_ENV, defaultHome } from './paths.js';
+import { DEFAULT_MODEL, HOME_ENV, defaultHome } from './paths.js';
+
+const discovery = once(() => import('./discover.js'));
+const capturing = once(() => import('./capture.js'));
+const writing = once(() => import('./materialize.js'));
 
 export const claude: Adapter = {
   id: 'claude',
   displayName: 'Claude Code',
   homeEnv: HOME_ENV,
   defaultHome,
-  discover: discoverSessions,
-  open: (path) => openTranscript(path),
-  find: (id, options) => findSession(id, options),
-  capture: captureClaude,
-  materialize: materializeClaude,
+  discover: (options) => lazyIterable(discovery, (m) => m.discoverSessions(options)),
+  open: async (path) => (await discovery()).openTranscript(path),
+  find: async (id, options) => (await discovery()).findSession(id, options),
+  capture: (ref, options) => lazyIterable(capturing, (m) => m.captureClaude(ref, options)),
+  materialize: async (events, options) => (await writing()).materializeClaude(events, options),
   defaultModel: DEFAULT_MODEL,
-  watchPaths,
+  watchPaths: async (ref) => (await capturing()).watchPaths(ref),
   fidelity,
 };
 

@@ -18,13 +18,11 @@ import { artifactPath } from '../../lib/artifacts.js';
 import type { SpEvent } from '../../lib/event.js';
 import { isObject, str, type Json } from '../../lib/json.js';
 import { LossLedger, capturedRawLines, isDerived, payloadOf, selectSession, shellQuote, writeLines, type WriterResult } from '../../lib/writer.js';
-import { defaultHome } from './paths.js';
+import { DEFAULT_MODEL, defaultHome } from './paths.js';
 import { projectSlug, resolveCwd } from './slug.js';
 
 /** The client version this writer was verified against (written as `version` for foreign sessions). */
 export const CLIENT_VERSION = '2.1.197';
-/** `message.model` for assistant messages that name none, when the session names none either. */
-export const DEFAULT_MODEL = 'claude-sonnet-4-5';
 /** The tool_result written for a tool_use that never got one. */
 export const STUB_RESULT = 'interrupted: no result was recorded';
 

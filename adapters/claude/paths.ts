@@ -72,3 +72,6 @@ function homeOfProjectDir(projectDir: string): string | undefined {
   const projects = dirname(projectDir);
   return basename(projects) === 'projects' ? dirname(projects) : undefined;
 }
+
+/** `message.model` for assistant messages that name none, when the session names none either. */
+export const DEFAULT_MODEL = 'claude-sonnet-4-5';

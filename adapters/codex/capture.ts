@@ -64,8 +64,3 @@ export async function* captureCodex(ref: SessionRef, options: CaptureOptions = {
   if (state.started) storeNextSeq(cursor, emitter);
   options.onCursor?.(cursor);
 }
-
-/** The files a follower of `ref` watches: the rollout itself. */
-export function watchPaths(ref: SessionRef): string[] {
-  return [ref.path];
-}

@@ -1,22 +1,23 @@
 // The Codex CLI adapter (formats/codex.md): discover, capture, materialize, fidelity.
 import type { Adapter } from '../../lib/adapter.js';
-import { captureCodex, watchPaths } from './capture.js';
-import { discoverSessions, findSession, openRollout } from './discover.js';
+import { lazyIterable, once } from '../../lib/lazy.js';
 import { fidelity } from './fidelity.js';
-import { materializeCodex } from './materialize.js';
 import { HOME_ENV, defaultHome } from './paths.js';
+
+const discovery = once(() => import('./discover.js'));
+const capturing = once(() => import('./capture.js'));
+const writing = once(() => import('./materialize.js'));
 
 export const codex: Adapter = {
   id: 'codex',
   displayName: 'Codex CLI',
   homeEnv: HOME_ENV,
   defaultHome,
-  discover: discoverSessions,
-  open: (path) => openRollout(path),
-  find: (id, options) => findSession(id, options),
-  capture: captureCodex,
-  materialize: materializeCodex,
-  watchPaths,
+  discover: (options) => lazyIterable(discovery, (m) => m.discoverSessions(options)),
+  open: async (path) => (await discovery()).openRollout(path),
+  find: async (id, options) => (await discovery()).findSession(id, options),
+  capture: (ref, options) => lazyIterable(capturing, (m) => m.captureCodex(ref, options)),
+  materialize: async (events, options) => (await writing()).materializeCodex(events, options),
   fidelity,
 };
 

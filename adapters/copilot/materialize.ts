@@ -23,11 +23,10 @@ import { isObject, str, type Json } from '../../lib/json.js';
 import { activeBranch, buildTurns, callsOf, type AssistantTurn, type Report } from '../../lib/turns.js';
 import { LossLedger, lineChunks, payloadOf, selectSession, shellQuote, type WriterResult } from '../../lib/writer.js';
 import { AGENT } from './events.js';
-import { EVENTS_FILE, UUID, defaultHome, expandTilde, sessionStateDir, yamlScalar } from './paths.js';
+import { defaultHome, EVENTS_FILE, expandTilde, sessionStateDir, UUID, yamlScalar } from './paths.js';
 
 /** The client version the written files claim (the one the writer was verified with). */
 export const COPILOT_VERSION = '1.0.102';
-export const DEFAULT_MODEL = 'gpt-4.1';
 
 export interface CopilotMaterializeResult extends WriterResult {
   title?: string;

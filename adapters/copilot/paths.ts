@@ -3,8 +3,8 @@
 // `workspace.yaml` (cwd, name) the pickers show. The folder name is the session id.
 import { closeSync, existsSync, openSync, readFileSync, readSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { basename, dirname, join, resolve } from 'node:path';
-import { envPath, expandTilde } from '../../lib/paths.js';
+import { basename, dirname, join } from 'node:path';
+import { envPath } from '../../lib/paths.js';
 
 export const HOME_ENV = 'COPILOT_HOME';
 export const EVENTS_FILE = 'events.jsonl';
@@ -73,3 +73,6 @@ export function readFirstLine(path: string, max = 1 << 16): string | undefined {
     closeSync(fd);
   }
 }
+
+/** The model a writer gives assistant messages that name none. */
+export const DEFAULT_MODEL = 'gpt-4.1';

@@ -2,21 +2,23 @@
 // `state.vscdb` (composerData / bubbleId rows by key), and agent transcripts as a fallback; writes a
 // CLI `store.db` only behind --experimental (unverified: no Cursor client runs here).
 import type { Adapter } from '../../lib/adapter.js';
-import { captureCursor } from './capture.js';
-import { discoverCursor, openCursor } from './discover.js';
+import { lazyIterable, once } from '../../lib/lazy.js';
 import { fidelity } from './fidelity.js';
-import { UNVERIFIED, materializeCursor } from './materialize.js';
-import { HOME_ENV, defaultHome } from './paths.js';
+import { HOME_ENV, UNVERIFIED, defaultHome } from './paths.js';
+
+const discovery = once(() => import('./discover.js'));
+const capturing = once(() => import('./capture.js'));
+const writing = once(() => import('./materialize.js'));
 
 export const cursor: Adapter = {
   id: 'cursor',
   displayName: 'Cursor',
   homeEnv: HOME_ENV,
   defaultHome,
-  discover: discoverCursor,
-  open: (path) => openCursor(path),
-  capture: captureCursor,
-  materialize: materializeCursor,
+  discover: (options) => lazyIterable(discovery, (m) => m.discoverCursor(options)),
+  open: async (path) => (await discovery()).openCursor(path),
+  capture: (ref, options) => lazyIterable(capturing, (m) => m.captureCursor(ref, options)),
+  materialize: async (events, options) => (await writing()).materializeCursor(events, options),
   experimental: UNVERIFIED,
   fidelity,
 };

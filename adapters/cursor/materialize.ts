@@ -17,10 +17,8 @@ import type { SpEvent } from '../../lib/event.js';
 import { isObject, str } from '../../lib/json.js';
 import { openForWrite } from '../../lib/sqlite.js';
 import { LossLedger, isDerived, nativeIdOf, payloadOf, selectSession, shellQuote, type WriterResult } from '../../lib/writer.js';
-import { AGENT, defaultHome, expandTilde } from './paths.js';
+import { AGENT, UNVERIFIED, defaultHome, expandTilde } from './paths.js';
 import { pbNode } from './protobuf.js';
-
-export const UNVERIFIED = 'no Cursor client ran here: the store follows the layout SpecStory writes and cursor-agent --resume is reported to accept (formats/cursor.md §7)';
 
 const sha256 = (data: Buffer): string => createHash('sha256').update(data).digest('hex');
 

@@ -4,8 +4,8 @@
 // A ref's path names one source; `state.vscdb#<composerId>` names one IDE chat.
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { basename, dirname, join, resolve } from 'node:path';
-import { envPath, expandTilde } from '../../lib/paths.js';
+import { basename, dirname, join } from 'node:path';
+import { envPath } from '../../lib/paths.js';
 
 export const AGENT = 'cursor';
 export const HOME_ENV = 'CURSOR_HOME';
@@ -58,3 +58,6 @@ export function unwrapQuery(text: string): string {
   const m = /^\s*<user_query>\s*([\s\S]*?)\s*<\/user_query>\s*$/.exec(text);
   return m ? m[1] : text;
 }
+
+/** Why the writer is experimental (a Cursor client cannot run here). */
+export const UNVERIFIED = 'no Cursor client ran here: the store follows the layout SpecStory writes and cursor-agent --resume is reported to accept (formats/cursor.md §7)';

@@ -21,15 +21,13 @@ import { str, type Json } from '../../lib/json.js';
 import { LossLedger, payloadOf, selectSession, shellQuote, writeLines, type WriterResult } from '../../lib/writer.js';
 import { resolveCwd } from '../claude/slug.js';
 import { readMetadata } from './discover.js';
-import { defaultHome, isSessionFileName, sessionFileName, tmpDir } from './paths.js';
+import { DEFAULT_MODEL, defaultHome, isSessionFileName, sessionFileName, tmpDir } from './paths.js';
 import { projectSlugFor } from './project.js';
 import { AGENT } from './records.js';
 import { activePath, planTurns, type ModelStep } from './turns.js';
 
 /** The client version this writer was verified against. */
 export const CLIENT_VERSION = '0.61.0';
-/** The model gemini messages name when the source names none (write_todos needs a 2.x model). */
-export const DEFAULT_MODEL = 'gemini-2.5-pro';
 
 export interface GeminiMaterializeResult extends WriterResult {
   /** The project folder, and whether this write registered it (new `.project_root`). */

@@ -52,3 +52,6 @@ export function projectRootOf(slugDir: string): string | undefined {
     return undefined;
   }
 }
+
+/** The model gemini messages name when the source names none (write_todos needs a 2.x model). */
+export const DEFAULT_MODEL = 'gemini-2.5-pro';

@@ -1,11 +1,13 @@
 // The Hermes Agent adapter (formats/hermes.md): discover, capture, materialize, fidelity. Sessions
 // live in one SQLite database, `$HERMES_HOME/state.db`; a session's path is `<db>#<id>`.
 import type { Adapter, SessionRef } from '../../lib/adapter.js';
-import { captureHermes } from './capture.js';
-import { discoverSessions, findSession, openSession } from './discover.js';
+import { lazyIterable, once } from '../../lib/lazy.js';
 import { fidelity } from './fidelity.js';
-import { DEFAULT_MODEL, materializeHermes } from './materialize.js';
-import { HOME_ENV, defaultHome, parseLocator } from './paths.js';
+import { DEFAULT_MODEL, HOME_ENV, defaultHome, parseLocator } from './paths.js';
+
+const discovery = once(() => import('./discover.js'));
+const capturing = once(() => import('./capture.js'));
+const writing = once(() => import('./materialize.js'));
 
 /** The files a running Hermes changes: the database and its -wal (where new rows land first). */
 function watchPaths(ref: SessionRef): string[] {
@@ -18,12 +20,12 @@ export const hermes: Adapter = {
   displayName: 'Hermes',
   homeEnv: HOME_ENV,
   defaultHome,
-  discover: discoverSessions,
-  open: (path) => openSession(path),
-  find: (id, options) => findSession(id, options),
+  discover: (options) => lazyIterable(discovery, (m) => m.discoverSessions(options)),
+  open: async (path) => (await discovery()).openSession(path),
+  find: async (id, options) => (await discovery()).findSession(id, options),
   watchPaths,
-  capture: captureHermes,
-  materialize: materializeHermes,
+  capture: (ref, options) => lazyIterable(capturing, (m) => m.captureHermes(ref, options)),
+  materialize: async (events, options) => (await writing()).materializeHermes(events, options),
   defaultModel: DEFAULT_MODEL,
   fidelity,
 };

@@ -23,14 +23,13 @@ import { UserError } from '../../lib/diagnostics.js';
 import type { SpEvent } from '../../lib/event.js';
 import { isObject, str, type Json } from '../../lib/json.js';
 import { LossLedger, isDerived, payloadOf, selectSession, type WriterResult } from '../../lib/writer.js';
-import { dbOfHome, defaultHome, expandTilde } from './paths.js';
+import { dbOfHome, DEFAULT_MODEL, defaultHome, expandTilde } from './paths.js';
 import { pyJson } from './pyjson.js';
 import { JSON_PREFIX, AGENT } from './rows.js';
 import { FRESH_SCHEMA, checkWritable, introspect, type Schema } from './schema.js';
 import { errorText, openForRead, openForWrite, patience, retryBusy, type Db } from '../../lib/sqlite.js';
 import { checkValidity, type RuleResult } from './validity.js';
 
-export const DEFAULT_MODEL = 'anthropic/claude-sonnet-4.6';
 export const STUB_RESULT = 'No result was recorded for this tool call (the session ended or moved on before it finished).';
 /** Tool ids every provider Hermes routes to accepts (Anthropic is the strictest). */
 const TOOL_ID = /^[A-Za-z0-9_-]{1,64}$/;

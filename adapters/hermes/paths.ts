@@ -57,3 +57,6 @@ export function dbOfPath(path: string): string {
   }
   return plain;
 }
+
+/** The model a writer gives assistant messages that name none. */
+export const DEFAULT_MODEL = 'anthropic/claude-sonnet-4.6';

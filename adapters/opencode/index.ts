@@ -2,11 +2,13 @@
 // in `<data dir>/opencode.db` (1.2+), in the JSON store `storage/` (≤ 1.1) or in `opencode export`
 // files; a session inside a store is `<store>#<session id>`.
 import type { Adapter, SessionRef } from '../../lib/adapter.js';
-import { captureOpenCode } from './capture.js';
-import { discoverSessions, findSession, openSession } from './discover.js';
+import { lazyIterable, once } from '../../lib/lazy.js';
 import { fidelity } from './fidelity.js';
-import { DEFAULT_MODEL, materializeOpenCode } from './materialize.js';
-import { HOME_ENV, defaultHome, parseLocator } from './paths.js';
+import { DEFAULT_MODEL, HOME_ENV, defaultHome, parseLocator } from './paths.js';
+
+const discovery = once(() => import('./discover.js'));
+const capturing = once(() => import('./capture.js'));
+const writing = once(() => import('./materialize.js'));
 
 /** What a running client changes: the database and its -wal (new rows land there first). */
 function watchPaths(ref: SessionRef): string[] {
@@ -19,12 +21,12 @@ export const opencode: Adapter = {
   displayName: 'OpenCode',
   homeEnv: HOME_ENV,
   defaultHome,
-  discover: discoverSessions,
-  open: (path) => openSession(path),
-  find: (id, options) => findSession(id, options),
+  discover: (options) => lazyIterable(discovery, (m) => m.discoverSessions(options)),
+  open: async (path) => (await discovery()).openSession(path),
+  find: async (id, options) => (await discovery()).findSession(id, options),
   watchPaths,
-  capture: captureOpenCode,
-  materialize: materializeOpenCode,
+  capture: (ref, options) => lazyIterable(capturing, (m) => m.captureOpenCode(ref, options)),
+  materialize: async (events, options) => (await writing()).materializeOpenCode(events, options),
   defaultModel: DEFAULT_MODEL,
   fidelity,
 };

@@ -25,9 +25,8 @@ import { LossLedger, payloadOf, selectSession, shellQuote, type WriterResult } f
 import { errorText, openForWrite, patience, retryBusy, type Db } from '../../lib/sqlite.js';
 import { AGENT } from './capture.js';
 import { IdMaker } from './ids.js';
-import { dbOfHome, defaultHome, expandTilde, formatLocator } from './paths.js';
+import { dbOfHome, DEFAULT_MODEL, defaultHome, expandTilde, formatLocator } from './paths.js';
 
-export const DEFAULT_MODEL = 'anthropic/claude-sonnet-4-5';
 /** The client version the session row names (the one the writer was verified with). */
 export const OPENCODE_VERSION = '1.18.33';
 

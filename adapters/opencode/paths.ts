@@ -65,3 +65,6 @@ export function storeOf(path: string): { kind: StoreKind; path: string } | undef
   }
   return { kind: path.endsWith('.json') ? 'export' : 'sqlite', path };
 }
+
+/** The model a writer gives assistant messages that name none. */
+export const DEFAULT_MODEL = 'anthropic/claude-sonnet-4-5';

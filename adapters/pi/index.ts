@@ -1,22 +1,24 @@
 // The Pi coding agent adapter (formats/pi.md): discover, capture, materialize, fidelity.
 import type { Adapter } from '../../lib/adapter.js';
-import { capturePi } from './capture.js';
-import { discoverSessions, findSession, openSession } from './discover.js';
+import { lazyIterable, once } from '../../lib/lazy.js';
 import { fidelity } from './fidelity.js';
-import { materializePi } from './materialize.js';
 import { DEFAULT_MODEL } from './models.js';
 import { HOME_ENV, defaultHome } from './paths.js';
+
+const discovery = once(() => import('./discover.js'));
+const capturing = once(() => import('./capture.js'));
+const writing = once(() => import('./materialize.js'));
 
 export const pi: Adapter = {
   id: 'pi',
   displayName: 'Pi',
   homeEnv: HOME_ENV,
   defaultHome,
-  discover: discoverSessions,
-  open: (path) => openSession(path),
-  find: (id, options) => findSession(id, options),
-  capture: capturePi,
-  materialize: materializePi,
+  discover: (options) => lazyIterable(discovery, (m) => m.discoverSessions(options)),
+  open: async (path) => (await discovery()).openSession(path),
+  find: async (id, options) => (await discovery()).findSession(id, options),
+  capture: (ref, options) => lazyIterable(capturing, (m) => m.capturePi(ref, options)),
+  materialize: async (events, options) => (await writing()).materializePi(events, options),
   defaultModel: DEFAULT_MODEL,
   fidelity,
 };

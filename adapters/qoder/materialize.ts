@@ -14,12 +14,10 @@ import { isObject, type Json } from '../../lib/json.js';
 import { shellQuote, writeLines, type WriterResult } from '../../lib/writer.js';
 import { materializeClaude } from '../claude/materialize.js';
 import { AGENT } from './discover.js';
-import { defaultHome } from './paths.js';
+import { DEFAULT_MODEL, defaultHome } from './paths.js';
 
 /** The client version this writer was checked against (loader check). */
 export const CLIENT_VERSION = '1.1.52';
-/** Qoder's default tier alias. */
-export const DEFAULT_MODEL = 'auto';
 const CONTEXT_WINDOW = 262_144;
 
 async function* asClaude(events: AsyncIterable<SpEvent>, sameId: boolean): AsyncGenerator<SpEvent> {

@@ -1,7 +1,7 @@
 // Where Qoder CLI keeps sessions (formats/qoder.md §3): `<home>/projects/<slug of cwd>/<uuid>.jsonl`,
 // the slug as Claude Code makes it; home = `$QODER_CONFIG_DIR` or `~/.qoder`.
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { envPath } from '../../lib/paths.js';
 
 export const HOME_ENV = 'QODER_CONFIG_DIR';
@@ -13,3 +13,6 @@ export function defaultHome(): string {
 export function projectsDir(home: string): string {
   return join(home, 'projects');
 }
+
+/** Qoder's default tier alias. */
+export const DEFAULT_MODEL = 'auto';

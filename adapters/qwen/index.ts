@@ -1,21 +1,23 @@
 // The Qwen Code adapter (formats/gemini-qwen.md §3): discover, capture, materialize, fidelity.
 import type { Adapter } from '../../lib/adapter.js';
-import { captureQwen } from './capture.js';
-import { discoverSessions, findSession, openSession } from './discover.js';
+import { lazyIterable, once } from '../../lib/lazy.js';
 import { fidelity } from './fidelity.js';
-import { DEFAULT_MODEL, materializeQwen } from './materialize.js';
-import { HOME_ENV, defaultHome } from './paths.js';
+import { DEFAULT_MODEL, HOME_ENV, defaultHome } from './paths.js';
+
+const discovery = once(() => import('./discover.js'));
+const capturing = once(() => import('./capture.js'));
+const writing = once(() => import('./materialize.js'));
 
 export const qwen: Adapter = {
   id: 'qwen',
   displayName: 'Qwen Code',
   homeEnv: HOME_ENV,
   defaultHome,
-  discover: discoverSessions,
-  open: (path) => openSession(path),
-  find: (id, options) => findSession(id, options),
-  capture: captureQwen,
-  materialize: materializeQwen,
+  discover: (options) => lazyIterable(discovery, (m) => m.discoverSessions(options)),
+  open: async (path) => (await discovery()).openSession(path),
+  find: async (id, options) => (await discovery()).findSession(id, options),
+  capture: (ref, options) => lazyIterable(capturing, (m) => m.captureQwen(ref, options)),
+  materialize: async (events, options) => (await writing()).materializeQwen(events, options),
   defaultModel: DEFAULT_MODEL,
   fidelity,
 };

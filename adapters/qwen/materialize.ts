@@ -16,12 +16,10 @@ import { str, type Json } from '../../lib/json.js';
 import { LossLedger, payloadOf, selectSession, shellQuote, writeLines, type WriterResult } from '../../lib/writer.js';
 import { resolveCwd } from '../claude/slug.js';
 import { activePath, planTurns } from '../gemini/turns.js';
-import { projectFolder, projectsDir, runtimeDir } from './paths.js';
+import { DEFAULT_MODEL, projectFolder, projectsDir, runtimeDir } from './paths.js';
 import { AGENT } from './records.js';
 
 export const CLIENT_VERSION = '0.24.4';
-/** The model assistant records name when the source names none (the client continues with its own). */
-export const DEFAULT_MODEL = 'qwen3-coder-plus';
 
 export function sessionPath(runtime: string, cwd: string, sessionId: string): string {
   return join(projectsDir(runtime), projectFolder(cwd), 'chats', `${sessionId}.jsonl`);

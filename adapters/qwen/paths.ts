@@ -37,3 +37,6 @@ export function runtimeOfFile(path: string): string | undefined {
   const projects = dirname(dirname(chats));
   return basename(projects) === 'projects' ? dirname(projects) : undefined;
 }
+
+/** The model assistant records name when the source names none (the client continues with its own). */
+export const DEFAULT_MODEL = 'qwen3-coder-plus';
