@@ -92,7 +92,17 @@ describe('sp-sync ingest', () => {
     const r = sp('sp-sync', ['ingest'], { home, input: `${good}\n{"not":"an event"}\nnot json\n` });
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/stdin:2: not stored: no usable "session"/);
+    expect(r.stderr).toMatch(/stdin:3: invalid JSON .*: not json; not stored/);
     expect(parseLines(sp('sp-sync', ['ls', '--json'], { home }).stdout)[0].events).toBe(1);
+  });
+
+  it('a line that is not JSON alone also makes the exit status 2, after the good events are stored', () => {
+    const home = tempDir();
+    const [first, second] = claudeDebug.split('\n');
+    const r = sp('sp-sync', ['ingest'], { home, input: `${first}\n{"torn":\n${second}\n` });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/^sp-sync: stdin:2: invalid JSON/m);
+    expect(parseLines(sp('sp-sync', ['ls', '--json'], { home }).stdout)[0].events).toBe(2);
   });
 });
 

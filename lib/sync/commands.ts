@@ -1,5 +1,5 @@
 // The sp-sync subcommands over the store (bin/sp-sync.ts parses arguments and calls these).
-import { inputsFrom, readObjects, NdjsonWriter } from '../ndjson.js';
+import { describeBadLine, inputsFrom, readObjects, NdjsonWriter, type BadLine } from '../ndjson.js';
 import { EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE, UserError, warn } from '../diagnostics.js';
 import { createProgress } from '../progress.js';
 import { Store, resolveStoreDir, spHome, machineId, generateKeys, keysDir, type IngestItem } from '../store/index.js';
@@ -20,8 +20,13 @@ function openReader(args: CommonArgs): Store {
   return Store.open(resolveStoreDir(args.store), { readonly: true });
 }
 
-async function* items(files: string[] | undefined): AsyncGenerator<IngestItem> {
-  for await (const { value, line, source } of readObjects(inputsFrom(files))) yield { event: value, where: `${source}:${line.number}` };
+/** The input's events; a line that is not JSON is reported (file:line) and counted in `bad`, and the rest go on. */
+async function* items(files: string[] | undefined, bad: { lines: number }): AsyncGenerator<IngestItem> {
+  const onBadLine = (line: BadLine) => {
+    bad.lines += 1;
+    warn(`${line.source}:${line.line.number}`, `${describeBadLine(line)}; not stored`);
+  };
+  for await (const { value, line, source } of readObjects(inputsFrom(files), { onBadLine })) yield { event: value, where: `${source}:${line.number}` };
 }
 
 /**
@@ -49,14 +54,16 @@ export async function ingestCommand(args: CommonArgs & { files?: string[]; artif
   const store = openWriter(args);
   const progress = createProgress({ unit: 'events', quiet: args.quiet });
   try {
-    const source = args.artifacts !== undefined ? withArtifacts(items(args.files), args.artifacts, store.dir) : items(args.files);
+    // Every good event is stored; a bad line (not JSON, or not an event) makes the exit status 2.
+    const bad = { lines: 0 };
+    const source = args.artifacts !== undefined ? withArtifacts(items(args.files, bad), args.artifacts, store.dir) : items(args.files, bad);
     const result = await store.ingest(source, { onBatch: (n, session) => progress.tick(n, session) });
     progress.done();
     if (args.json) process.stdout.write(JSON.stringify(result) + '\n');
     else if (!args.quiet) {
       warn(undefined, `${result.added} new event${result.added === 1 ? '' : 's'} stored, ${result.skipped} already stored, in ${result.sessions.length} session${result.sessions.length === 1 ? '' : 's'} (${store.dir})`);
     }
-    return result.rejected > 0 ? EXIT_USAGE : EXIT_OK;
+    return result.rejected > 0 || bad.lines > 0 ? EXIT_USAGE : EXIT_OK;
   } finally {
     progress.done();
     store.close();
