@@ -34,8 +34,8 @@ function pbBytes(field: number, bytes: Buffer): Buffer {
 }
 
 /**
- * A text field of the metadata subtree. The reader follows any 32-byte field 1 or 2 as a blob
- * reference, so a text that encodes to exactly 32 bytes gets a trailing space.
+ * A text field of the metadata subtree. A reader follows any 32-byte field 1 or 2 as a blob
+ * reference, so a text of 32 bytes (or of 30, which the preview wraps in two more) gets a trailing space.
  */
 function metaText(text: string): Buffer {
   const bytes = Buffer.from(text, 'utf8');
