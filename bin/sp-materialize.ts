@@ -10,7 +10,8 @@ import { canonicalize } from '../lib/jcs.js';
 import { adapters, getAdapter } from '../adapters/index.js';
 import type { LossEntry } from '../lib/adapter.js';
 import { totalsLine, type RelayLedger } from '../lib/relay/ledger.js';
-import { relay, TREE_TARGETS, type RelayOptions, type RelayResult } from '../lib/relay/relay.js';
+import { TREE_TARGETS } from '../lib/agents.js';
+import type { RelayOptions, RelayResult } from '../lib/relay/relay.js';
 
 interface Args {
   agent: string;
@@ -181,6 +182,7 @@ await runCli<Args>({
       onSession: () => preview.push([]),
       onLine: args.dryRun ? (line) => preview[preview.length - 1].push(line) : undefined,
     };
+    const { relay } = await import('../lib/relay/relay.js'); // loaded here: --help and --version do without it
     const outcome = await relay(adapter, readEvents(inputsFrom(args.file ? [args.file] : undefined)), options);
     const totals = outcome.ledger.totals();
     outcome.results[0].ledger = totals;

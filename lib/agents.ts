@@ -15,5 +15,8 @@ export const AGENT_LABELS: Readonly<Record<string, string>> = {
   aider: 'Aider',
 };
 
+/** Targets whose sessions keep a tree the client continues on (the others get one branch per session). */
+export const TREE_TARGETS: ReadonlySet<string> = new Set(['pi']);
+
 /** The agent's name for a reader; an agent sp does not know keeps its id. */
 export const agentLabel = (agent: string): string => AGENT_LABELS[agent] ?? agent;

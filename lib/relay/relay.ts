@@ -4,6 +4,7 @@
 // → the relay transform (tool vocabulary, thinking, images, header) → the target's writer. Every
 // source event gets a ledger row (ledger.ts). The adapter is passed in: lib/ does not import adapters/.
 import type { Adapter, LossEntry, MaterializeOptions, MaterializeResult } from '../adapter.js';
+import { TREE_TARGETS } from '../agents.js';
 import { UserError } from '../diagnostics.js';
 import type { SpEvent } from '../event.js';
 import { isObject } from '../json.js';
@@ -13,8 +14,6 @@ import { compiledOf, contextSession, type ContextSession } from './context.js';
 import { RelayLedger } from './ledger.js';
 import { relayTransform } from './translate.js';
 
-/** Targets whose sessions keep a tree the client continues on (the others get one branch per session). */
-export const TREE_TARGETS: ReadonlySet<string> = new Set(['pi']);
 
 export type ThinkingMode = 'keep-text' | 'drop';
 
