@@ -3,11 +3,14 @@
 // byte-identical `--same-id` write, the file in chunks, and small helpers over canonical events.
 // One definition, so every writer picks sessions and decides "byte-identical or rebuilt" the same way.
 import { randomBytes } from 'node:crypto';
-import type { LossEntry, MaterializeResult } from './adapter.js';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { LossEntry, MaterializeOptions, MaterializeResult } from './adapter.js';
 import { createFileAtomic } from './atomic.js';
 import { UserError } from './diagnostics.js';
 import type { SpEvent } from './event.js';
 import { isObject, str, type Json } from './json.js';
+import { expandTilde } from './paths.js';
 
 /** An event's payload as an object (`{}` when it is not one). */
 export function payloadOf(event: SpEvent): Json {
@@ -234,4 +237,32 @@ export function* lineChunks(lines: readonly string[], finalNewline = true): Gene
     }
   }
   if (buffer) yield buffer;
+}
+
+// ---- writers of text-only histories (Aider, Cursor) ---------------------------------------------
+
+/**
+ * The project folder a session is written for: --cwd, else the session's own, else the current
+ * directory. It must exist (--mkcwd creates it, except in a dry run): the client finds the session
+ * by its folder.
+ */
+export function projectFolder(options: MaterializeOptions, start: Json): string {
+  const cwd = resolve(expandTilde(options.cwd ?? str(start.cwd) ?? process.cwd()));
+  if (!existsSync(cwd)) {
+    if (!options.mkcwd) throw new UserError('the project folder does not exist (give --cwd, or --mkcwd to create it)', cwd);
+    if (!options.dryRun) mkdirSync(cwd, { recursive: true });
+  } else if (!statSync(cwd).isDirectory()) throw new UserError('not a directory', cwd);
+  return cwd;
+}
+
+/** Turns of alternating roles: a text of the same role as the last turn joins that turn (blank texts are skipped). */
+export class AlternatingTurns {
+  readonly turns: Array<{ role: 'user' | 'assistant'; parts: string[] }> = [];
+
+  add(role: 'user' | 'assistant', text: string): void {
+    if (text.trim() === '') return;
+    const last = this.turns[this.turns.length - 1];
+    if (last?.role === role) last.parts.push(text);
+    else this.turns.push({ role, parts: [text] });
+  }
 }

@@ -4,15 +4,15 @@
 // has no escapes: a reply line starting `#### `, `> ` or `# ` would become a user turn, vanish, or be
 // dropped, so it gets one leading space. Tool calls and results are flattened into the reply as
 // fenced blocks; same-role neighbours are merged (Aider alternates user/assistant); thinking is dropped.
-import { existsSync, mkdirSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { MaterializeOptions } from '../../lib/adapter.js';
 import { createFileAtomic } from '../../lib/atomic.js';
 import { UserError } from '../../lib/diagnostics.js';
 import type { SpEvent } from '../../lib/event.js';
 import { isObject, str } from '../../lib/json.js';
-import { LossLedger, isDerived, nativeIdOf, payloadOf, selectSession, shellQuote, type WriterResult } from '../../lib/writer.js';
-import { AGENT, expandTilde } from './paths.js';
+import { AlternatingTurns, LossLedger, isDerived, nativeIdOf, payloadOf, projectFolder, selectSession, shellQuote, type WriterResult } from '../../lib/writer.js';
+import { AGENT } from './paths.js';
 
 /** A reply line Aider's restore would misread, made safe by one leading space. */
 export function escapeReplyLine(line: string): string {
@@ -29,28 +29,14 @@ function fence(text: string): string {
   return '`'.repeat(longest + 1);
 }
 
-interface Turn {
-  role: 'user' | 'assistant';
-  parts: string[];
-}
-
 export async function materializeAider(events: AsyncIterable<SpEvent>, options: MaterializeOptions = {}): Promise<WriterResult> {
   const selected = await selectSession(events, options.session);
   const ledger = new LossLedger(options.onLoss);
   const start = selected.start ? payloadOf(selected.start) : {};
-  const cwd = resolve(expandTilde(options.cwd ?? str(start.cwd) ?? process.cwd()));
-  if (!existsSync(cwd)) {
-    if (options.mkcwd && !options.dryRun) mkdirSync(cwd, { recursive: true });
-    else if (!options.mkcwd) throw new UserError('the project folder does not exist (give --cwd, or --mkcwd to create it)', cwd);
-  } else if (!statSync(cwd).isDirectory()) throw new UserError('not a directory', cwd);
+  const cwd = projectFolder(options, start);
 
-  const turns: Turn[] = [];
-  const add = (role: Turn['role'], text: string): void => {
-    if (text.trim() === '') return;
-    const last = turns[turns.length - 1];
-    if (last?.role === role) last.parts.push(text);
-    else turns.push({ role, parts: [text] });
-  };
+  const history = new AlternatingTurns();
+  const add = history.add.bind(history);
   for (const event of selected.events) {
     if (isDerived(event)) continue;
     const payload = payloadOf(event);
@@ -81,7 +67,7 @@ export async function materializeAider(events: AsyncIterable<SpEvent>, options: 
   const source = nativeIdOf(selected.start) ?? selected.session;
   lines.push(`> Imported by sp from ${selected.start?.agent ?? 'unknown'} session ${source}  `, '');
   let escaped = 0;
-  for (const turn of turns) {
+  for (const turn of history.turns) {
     const text = turn.parts.join('\n\n');
     if (turn.role === 'user') {
       for (const line of text.split('\n')) lines.push(`#### ${line}  `);
@@ -107,7 +93,7 @@ export async function materializeAider(events: AsyncIterable<SpEvent>, options: 
     path,
     cwd,
     resume: `cd ${shellQuote(cwd)} && aider --chat-history-file ${shellQuote(path)} --restore-chat-history`,
-    records: turns.length,
+    records: history.turns.length,
     written_as: 'rebuilt',
     source_session: selected.session,
     changes: ledger.counts,

@@ -9,14 +9,14 @@
 // `chats/<md5(cwd)>/<agentId>/` folder, built under a temporary name and renamed into place, with
 // the `meta.json` newer builds keep beside it. Our own capture reads it back (test/cursor/).
 import { createHash, randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { MaterializeOptions } from '../../lib/adapter.js';
 import { UserError } from '../../lib/diagnostics.js';
 import type { SpEvent } from '../../lib/event.js';
 import { isObject, str } from '../../lib/json.js';
 import { openForWrite } from '../../lib/sqlite.js';
-import { LossLedger, isDerived, nativeIdOf, payloadOf, selectSession, shellQuote, type WriterResult } from '../../lib/writer.js';
+import { AlternatingTurns, LossLedger, isDerived, nativeIdOf, payloadOf, projectFolder, selectSession, shellQuote, type WriterResult } from '../../lib/writer.js';
 import { AGENT, UNVERIFIED, defaultHome, expandTilde } from './paths.js';
 import { pbNode } from './protobuf.js';
 
@@ -42,11 +42,6 @@ function metaText(text: string): Buffer {
   return bytes.length === 32 || bytes.length === 30 ? Buffer.from(`${text} `, 'utf8') : bytes;
 }
 
-interface Leaf {
-  role: 'user' | 'assistant';
-  parts: string[];
-}
-
 function fenced(label: string, body: string): string {
   const longest = Math.max(2, ...(body.match(/`+/g) ?? []).map((m) => m.length));
   const fence = '`'.repeat(longest + 1);
@@ -57,20 +52,12 @@ export async function materializeCursor(events: AsyncIterable<SpEvent>, options:
   const selected = await selectSession(events, options.session);
   const ledger = new LossLedger(options.onLoss);
   const start = selected.start ? payloadOf(selected.start) : {};
-  const cwd = resolve(expandTilde(options.cwd ?? str(start.cwd) ?? process.cwd()));
-  if (!existsSync(cwd)) {
-    if (options.mkcwd && !options.dryRun) mkdirSync(cwd, { recursive: true });
-    else if (!options.mkcwd) throw new UserError('the project folder does not exist (give --cwd, or --mkcwd to create it): Cursor finds a chat by its folder', cwd);
-  } else if (!statSync(cwd).isDirectory()) throw new UserError('not a directory', cwd);
+  const cwd = projectFolder(options, start); // Cursor finds a chat by the md5 of its folder
 
   // Leaves alternate user / assistant: neighbours of one role are joined, as one turn.
-  const leaves: Leaf[] = [];
-  const add = (role: Leaf['role'], text: string): void => {
-    if (text.trim() === '') return;
-    const last = leaves[leaves.length - 1];
-    if (last?.role === role) last.parts.push(text);
-    else leaves.push({ role, parts: [text] });
-  };
+  const history = new AlternatingTurns();
+  const add = history.add.bind(history);
+  const leaves = history.turns;
   let model = options.model;
   for (const event of selected.events) {
     if (isDerived(event)) continue;
