@@ -6,12 +6,12 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { createHash } from 'node:crypto';
 import {
-  DEFAULT_MODEL,
   STUB_RESULT,
   materializeClaude,
   type ClaudeLossEntry,
   type ClaudeMaterializeOptions,
 } from '../adapters/claude/materialize.js';
+import { DEFAULT_MODEL } from '../adapters/claude/paths.js';
 import { javaStringHash, projectSlug } from '../adapters/claude/slug.js';
 import { UserError } from '../lib/diagnostics.js';
 import type { SpEvent } from '../lib/event.js';
