@@ -89,7 +89,8 @@ function setup() {
 }
 
 const lines = (text: string) => text.split('\n').filter(Boolean);
-const parse = (text: string) => lines(text).map((l) => JSON.parse(l) as SpEvent & Record<string, any>);
+// Output events, inspected loosely: their payloads are whatever each event type carries.
+const parse = (text: string) => lines(text).map((l) => JSON.parse(l) as Record<string, any>);
 
 describe('sp-redact: fields', () => {
   const { env, write } = setup();

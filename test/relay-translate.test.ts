@@ -186,7 +186,8 @@ describe('Edit ⇄ apply_patch on real calls', () => {
       const files = parsePatch(String(payload(patch).input))!;
       const calls = written.map((e) => ({ name: String(payload(e).name), input: payload(e).input }));
       // Each Edit is one hunk of an Update File, each Write an Add File, in the patch's order.
-      const hunks = files.flatMap((f) => (f.op === 'update' ? f.hunks.map((h) => ({ name: 'Edit', path: f.path, old: h.old, new: h.new })) : f.op === 'add' ? [{ name: 'Write', path: f.path, content: f.content }] : []));
+      type Hunk = { name: 'Edit'; path: string; old: string; new: string } | { name: 'Write'; path: string; content: string };
+      const hunks = files.flatMap((f): Hunk[] => (f.op === 'update' ? f.hunks.map((h) => ({ name: 'Edit', path: f.path, old: h.old, new: h.new })) : f.op === 'add' ? [{ name: 'Write', path: f.path, content: f.content }] : []));
       expect(calls.map((c) => c.name)).toEqual(hunks.map((h) => h.name));
       calls.forEach((call, i) => {
         const input = call.input as Json;

@@ -153,7 +153,7 @@ function expectedHistory(events: SpEvent[]): Expected {
 /** Every expected item is in the request; texts in order; each tool_use answered in the next message. */
 function expectHistorySent(messages: AnthropicMessage[], expected: Expected): void {
   expect(messages.length, 'the client made a model request').toBeGreaterThan(0);
-  const all = messages.flatMap((m) => blocks(m).map((b) => ({ role: m.role, ...b })));
+  const all: Json[] = messages.flatMap((m) => blocks(m).map((b): Json => ({ role: m.role, ...b })));
   const texts = all.filter((b) => b.type === 'text' && !injected(b)).map((b) => String(b.text));
   let at = 0;
   const missing: string[] = [];
@@ -169,7 +169,7 @@ function expectHistorySent(messages: AnthropicMessage[], expected: Expected): vo
   expect(results).toEqual(expect.arrayContaining(expected.toolResults));
   const thinking = all.filter((b) => b.type === 'thinking').map((b) => ({ text: b.thinking, signature: b.signature }));
   expect(thinking).toEqual(expect.arrayContaining(expected.thinking));
-  const images = all.filter((b) => b.type === 'image').map((b) => b.source?.data);
+  const images = all.filter((b) => b.type === 'image').map((b) => (b.source as Json | undefined)?.data);
   expect(images).toEqual(expect.arrayContaining(expected.images));
   // The API needs every tool_use answered in the very next (user) message.
   messages.forEach((m, i) => {

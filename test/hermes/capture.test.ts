@@ -136,7 +136,7 @@ describe('what the scenarios show', () => {
     const archived = events.filter((e) => e.type === 'meta' && payload(e).key === 'hermes.message.compacted');
     expect(archived).toHaveLength(49);
     expect(archived.every((e) => payload(e).seen_by_model === false && payload(e).raw.active === 0)).toBe(true);
-    const typedRows = new Set(events.filter((e) => e.type.startsWith('message.') || e.type.startsWith('tool.')).map((e) => e.origin!.native_seq));
+    const typedRows = new Set(events.filter((e) => e.type.startsWith('message.') || e.type.startsWith('tool.')).map((e) => e.origin!.native_seq!));
     expect(typedRows.size).toBe(18);
     expect(Math.min(...typedRows)).toBe(89);
     // No tool call id twice among the typed events, though the archived rows repeat them.

@@ -86,7 +86,7 @@ export function activePath(entries: Array<Record<string, any>>): Array<Record<st
   const body = migrateV1(entries).filter((e) => e.type !== 'session');
   const byId = new Map(body.map((e) => [e.id, e]));
   const path: Array<Record<string, any>> = [];
-  for (let at = body[body.length - 1]; at; at = at.parentId ? byId.get(at.parentId) : undefined) {
+  for (let at: Record<string, any> | undefined = body[body.length - 1]; at; at = at.parentId ? byId.get(at.parentId) : undefined) {
     path.unshift(at);
     if (path.length > body.length) throw new Error('parent cycle');
   }

@@ -184,7 +184,7 @@ export async function verifyStream(bytes: Buffer): Promise<{ ok: boolean; events
   const { createValidator } = await import('../../../lib/schema.js');
   const { readObjects } = await import('../../../lib/ndjson.js');
   const verifier = new Verifier({ validator: await createValidator() });
-  const input = { name: 'stdout', open: () => [bytes] };
+  const input = { name: 'stdout', open: async function* () { yield bytes; } };
   for await (const { value, line, source } of readObjects([input], { onBadLine: (bad) => verifier.badLine(bad.source, bad.line, bad.reason) })) {
     verifier.push(source, line, value);
   }
