@@ -266,3 +266,10 @@ export class AlternatingTurns {
     else this.turns.push({ role, parts: [text] });
   }
 }
+
+/** `body` in a Markdown fence labelled `label`, the fence one backtick longer than any run in the body. */
+export function fenced(label: string, body: string): string {
+  const longest = Math.max(2, ...(body.match(/`+/g) ?? []).map((m) => m.length));
+  const fence = '`'.repeat(longest + 1);
+  return `${fence}${label}\n${body}\n${fence}`;
+}

@@ -11,7 +11,7 @@ import { createFileAtomic } from '../../lib/atomic.js';
 import { UserError } from '../../lib/diagnostics.js';
 import type { SpEvent } from '../../lib/event.js';
 import { isObject, str } from '../../lib/json.js';
-import { AlternatingTurns, LossLedger, isDerived, nativeIdOf, payloadOf, projectFolder, selectSession, shellQuote, type WriterResult } from '../../lib/writer.js';
+import { AlternatingTurns, LossLedger, fenced, isDerived, nativeIdOf, payloadOf, projectFolder, selectSession, shellQuote, type WriterResult } from '../../lib/writer.js';
 import { AGENT } from './paths.js';
 
 /** A reply line Aider's restore would misread, made safe by one leading space. */
@@ -22,11 +22,6 @@ export function escapeReplyLine(line: string): string {
 function stamp(date: Date): string {
   const p = (n: number): string => String(n).padStart(2, '0');
   return `${date.getFullYear()}-${p(date.getMonth() + 1)}-${p(date.getDate())} ${p(date.getHours())}:${p(date.getMinutes())}:${p(date.getSeconds())}`;
-}
-
-function fence(text: string): string {
-  const longest = Math.max(2, ...(text.match(/`+/g) ?? []).map((m) => m.length));
-  return '`'.repeat(longest + 1);
 }
 
 export async function materializeAider(events: AsyncIterable<SpEvent>, options: MaterializeOptions = {}): Promise<WriterResult> {
@@ -51,14 +46,11 @@ export async function materializeAider(events: AsyncIterable<SpEvent>, options: 
         }
       }
     } else if (event.type === 'tool.call') {
-      const body = `${str(payload.name) ?? 'tool'} ${JSON.stringify(payload.input ?? {}, null, 2)}`;
-      const f = fence(body);
-      add('assistant', `${f}tool-call\n${body}\n${f}`);
+      add('assistant', fenced('tool-call', `${str(payload.name) ?? 'tool'} ${JSON.stringify(payload.input ?? {}, null, 2)}`));
       ledger.report('rendered', 'tool-call', 'Aider has no tool calls: written as a fenced block in the reply', event);
     } else if (event.type === 'tool.result') {
       const text = typeof payload.content === 'string' ? payload.content : JSON.stringify(payload.content);
-      const f = fence(text);
-      add('assistant', `${f}tool-result${payload.is_error === true ? ' (error)' : ''}\n${text}\n${f}`);
+      add('assistant', fenced(`tool-result${payload.is_error === true ? ' (error)' : ''}`, text));
       ledger.report('rendered', 'tool-result', 'written as a fenced block in the reply', event);
     } else if (event.type === 'message.thinking') ledger.report('dropped', 'thinking', 'Aider keeps no reasoning', event);
   }

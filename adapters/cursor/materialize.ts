@@ -16,7 +16,7 @@ import { UserError } from '../../lib/diagnostics.js';
 import type { SpEvent } from '../../lib/event.js';
 import { isObject, str } from '../../lib/json.js';
 import { openForWrite } from '../../lib/sqlite.js';
-import { AlternatingTurns, LossLedger, isDerived, nativeIdOf, payloadOf, projectFolder, selectSession, shellQuote, type WriterResult } from '../../lib/writer.js';
+import { AlternatingTurns, LossLedger, fenced, isDerived, nativeIdOf, payloadOf, projectFolder, selectSession, shellQuote, type WriterResult } from '../../lib/writer.js';
 import { AGENT, UNVERIFIED, defaultHome, expandTilde } from './paths.js';
 import { pbNode } from './protobuf.js';
 
@@ -40,12 +40,6 @@ function pbBytes(field: number, bytes: Buffer): Buffer {
 function metaText(text: string): Buffer {
   const bytes = Buffer.from(text, 'utf8');
   return bytes.length === 32 || bytes.length === 30 ? Buffer.from(`${text} `, 'utf8') : bytes;
-}
-
-function fenced(label: string, body: string): string {
-  const longest = Math.max(2, ...(body.match(/`+/g) ?? []).map((m) => m.length));
-  const fence = '`'.repeat(longest + 1);
-  return `${fence}${label}\n${body}\n${fence}`;
 }
 
 export async function materializeCursor(events: AsyncIterable<SpEvent>, options: MaterializeOptions = {}): Promise<WriterResult> {
