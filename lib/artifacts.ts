@@ -1,9 +1,10 @@
 // Content-addressed artifacts: large blobs (images, logs) stored once under their SHA-256 and
 // referenced from events as `sha256:<hex>`.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createFileAtomic } from './atomic.js';
+import { makePrivateDir, PRIVATE_FILE } from './private.js';
 
 export function artifactRef(bytes: Buffer): string {
   return 'sha256:' + createHash('sha256').update(bytes).digest('hex');
@@ -15,7 +16,7 @@ export function storeArtifact(dir: string, bytes: Buffer): string {
   const path = join(dir, ref.slice('sha256:'.length));
   if (!existsSync(path)) {
     try {
-      createFileAtomic(path, [bytes], 0o644);
+      createFileAtomic(path, [bytes], PRIVATE_FILE);
     } catch (err) {
       if (!existsSync(path)) throw err; // lost a race to an identical writer: fine
     }
@@ -69,7 +70,7 @@ export function copyArtifact(from: string, to: string, hex: string): 'stored' | 
   if (!existsSync(source)) return 'missing';
   const bytes = readFileSync(source);
   if (artifactRef(bytes) !== 'sha256:' + hex) return 'mismatch';
-  mkdirSync(to, { recursive: true });
+  makePrivateDir(to);
   storeArtifact(to, bytes);
   return 'stored';
 }

@@ -7,18 +7,21 @@ import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, renameSync, unlink
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { UserError } from './diagnostics.js';
+import { removeOnInterrupt, settleInterrupt } from './private.js';
 
 /** Writes `chunks` to a new temp file next to `path`, fsynced and closed; returns its path. */
 function writeTemp(path: string, chunks: Iterable<string | Buffer>, mode: number): string {
   mkdirSync(dirname(path), { recursive: true });
   const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   const fd = openSync(temp, 'wx', mode);
+  const release = removeOnInterrupt(temp);
   try {
     for (const chunk of chunks) writeSync(fd, typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
     fsyncSync(fd);
   } catch (err) {
     closeSync(fd);
     unlinkSync(temp);
+    release();
     // A full disk (ENOSPC) or a file size limit (EFBIG): name the file that could not be written.
     const code = (err as NodeJS.ErrnoException).code;
     if (code !== undefined) throw new UserError(`cannot write: ${code} (nothing was written)`, path);
@@ -27,6 +30,7 @@ function writeTemp(path: string, chunks: Iterable<string | Buffer>, mode: number
   closeSync(fd);
   return temp;
 }
+
 
 /** Creates `path` with `chunks` atomically; a UserError if it already exists. */
 export function createFileAtomic(path: string, chunks: Iterable<string | Buffer>, mode = 0o600): void {
@@ -38,6 +42,7 @@ export function createFileAtomic(path: string, chunks: Iterable<string | Buffer>
     throw err;
   } finally {
     unlinkSync(temp);
+    settleInterrupt(temp);
   }
   // Make the new directory entry durable too.
   try {
@@ -57,5 +62,7 @@ export function replaceFileAtomic(path: string, text: string, mode = 0o600): voi
   } catch (err) {
     unlinkSync(temp);
     throw err;
+  } finally {
+    settleInterrupt(temp);
   }
 }

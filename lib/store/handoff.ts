@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { createFileAtomic } from '../atomic.js';
+import { makePrivateDir, PRIVATE_FILE } from '../private.js';
 import { UserError } from '../diagnostics.js';
 import { signDocument } from './identity.js';
 import type { Store } from './store.js';
@@ -57,7 +58,8 @@ export function recordHandoff(store: Store, options: HandoffOptions): HandoffRes
     store.signer(),
   );
   const receiptPath = join(store.dir, 'receipts', `${receiptId}.json`);
-  createFileAtomic(receiptPath, [JSON.stringify(receipt, null, 2) + '\n'], 0o644);
+  makePrivateDir(join(store.dir, 'receipts'));
+  createFileAtomic(receiptPath, [JSON.stringify(receipt, null, 2) + '\n'], PRIVATE_FILE);
   store.updateManifest(options.sourceSession, (m) => {
     m.current_owner = { ...m.current_owner, agent: options.toAgent, granted_at: ts, receipt: receiptId };
   });

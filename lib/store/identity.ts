@@ -4,10 +4,11 @@
 // signature from a good one by a signer it does not trust; trust is the set of public keys in
 // $SP_HOME/keys/trusted/ plus the own key.
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { canonicalize } from '../jcs.js';
 import { createFileAtomic } from '../atomic.js';
+import { makePrivateDir, PRIVATE_FILE } from '../private.js';
 import { UserError } from '../diagnostics.js';
 import { spHome } from './paths.js';
 
@@ -49,11 +50,11 @@ function publicFromRaw(raw: Buffer): KeyObject {
 /** Creates the key pair; a UserError if one exists (keys are never overwritten). */
 export function generateKeys(home = spHome()): KeyPair {
   const dir = keysDir(home);
-  mkdirSync(join(dir, 'trusted'), { recursive: true, mode: 0o700 });
+  makePrivateDir(join(dir, 'trusted'));
   if (existsSync(join(dir, PRIVATE_KEY_FILE))) throw new UserError('a key pair exists already; not replacing it', join(dir, PRIVATE_KEY_FILE));
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-  createFileAtomic(join(dir, PRIVATE_KEY_FILE), [privateKey.export({ format: 'pem', type: 'pkcs8' }) as string], 0o600);
-  createFileAtomic(join(dir, PUBLIC_KEY_FILE), [publicKey.export({ format: 'pem', type: 'spki' }) as string], 0o644);
+  createFileAtomic(join(dir, PRIVATE_KEY_FILE), [privateKey.export({ format: 'pem', type: 'pkcs8' }) as string], PRIVATE_FILE);
+  createFileAtomic(join(dir, PUBLIC_KEY_FILE), [publicKey.export({ format: 'pem', type: 'spki' }) as string], PRIVATE_FILE);
   const publicRaw = rawPublic(publicKey);
   return { keyId: keyIdOf(publicRaw), privateKey, publicKey, publicRaw };
 }

@@ -4,14 +4,19 @@ import { closeSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } 
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { UserError } from '../diagnostics.js';
+import { PRIVATE_FILE, pidAlive as alive, removeOnInterrupt } from '../private.js';
 
-function alive(pid: number): boolean {
+/** Who holds a store's lock: its pid and host, and whether it is stale (a dead pid on this host). */
+export function lockHolder(dir: string): { pid: number; host: string; stale: boolean } | undefined {
+  let holder: string;
   try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    holder = readFileSync(join(dir, 'lock'), 'utf8');
+  } catch {
+    return undefined;
   }
+  const [pidText, host = ''] = holder.trim().split(' ');
+  const pid = Number(pidText);
+  return { pid, host, stale: holder.endsWith('\n') && host === hostname() && Number.isInteger(pid) && !alive(pid) };
 }
 
 function sleep(ms: number): void {
@@ -20,7 +25,11 @@ function sleep(ms: number): void {
 
 export class StoreLock {
   private released = false;
-  private constructor(readonly path: string) {}
+  private readonly settle: () => void;
+  private constructor(readonly path: string) {
+    // An interrupted writer (Ctrl-C while ingest reads stdin) removes its lock on the way out.
+    this.settle = removeOnInterrupt(path);
+  }
 
   /** Takes the lock, waiting up to `timeoutMs` for another writer; a UserError if it stays held. */
   static acquire(dir: string, timeoutMs = 10_000): StoreLock {
@@ -28,7 +37,7 @@ export class StoreLock {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       try {
-        const fd = openSync(path, 'wx', 0o644);
+        const fd = openSync(path, 'wx', PRIVATE_FILE);
         writeSync(fd, `${process.pid} ${hostname()}\n`);
         closeSync(fd);
         return new StoreLock(path);
@@ -58,6 +67,7 @@ export class StoreLock {
   release(): void {
     if (this.released) return;
     this.released = true;
+    this.settle();
     try {
       unlinkSync(this.path);
     } catch {

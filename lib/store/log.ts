@@ -130,7 +130,7 @@ export function readAnchors(dir: string): Anchor[] {
 
 /** Appends bytes to a file and fsyncs it before returning: the bytes are durable when this returns. */
 export function appendDurably(path: string, bytes: Buffer): void {
-  const fd = openSync(path, 'a', 0o644);
+  const fd = openSync(path, 'a', 0o600); // private: the store lives under $SP_HOME
   try {
     let written = 0;
     while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);

@@ -1,9 +1,10 @@
 // Where sp keeps its state: $SP_HOME (default ~/.sp) holds the store, the keys and the machine id.
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createFileAtomic } from '../atomic.js';
+import { makePrivateDir, PRIVATE_FILE } from '../private.js';
 
 export function spHome(): string {
   return resolve(process.env.SP_HOME || join(homedir(), '.sp'));
@@ -24,9 +25,9 @@ export function machineId(home = spHome()): string {
   try {
     return read();
   } catch {
-    mkdirSync(home, { recursive: true });
+    makePrivateDir(home);
     try {
-      createFileAtomic(path, [`m_${randomBytes(8).toString('hex')}\n`], 0o644);
+      createFileAtomic(path, [`m_${randomBytes(8).toString('hex')}\n`], PRIVATE_FILE);
     } catch {
       // another process created it first: use theirs
     }

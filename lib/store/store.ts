@@ -9,12 +9,15 @@
 //   <store>/index.sqlite                     rebuildable index + sync cursors
 //   <store>/lock, <store>/journal            one writer at a time; sessions a writer touched
 //
-// A write goes: journal the session id → append the lines and fsync → index (one SQLite
-// transaction) → manifest (temp file + rename). A process killed at any point leaves the log valid
-// up to its last complete line; the next writer cuts a torn last line, re-indexes what the index
-// missed and rewrites the manifest, touching nothing earlier. Readers read the log only up to the
-// manifest's byte count, so they never see a half-written line.
-import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readFileSync, readdirSync, statSync, unlinkSync } from 'node:fs';
+// A write goes: journal the append (session, byte range, hash; signed, fsynced; see journal.ts) →
+// append the lines and fsync → index (one SQLite transaction) → manifest (temp file + rename). A
+// process killed at any point leaves bytes past the signed end that the journal covers; the next
+// writer completes exactly that range when it hashes and chains onto the signed head, or cuts the
+// log back to the signed end. Bytes past the signed end that no journal entry covers were not
+// written here: the session is damaged, never adopted, and refused by writers until repaired (other
+// sessions go on). Readers read the log only up to the manifest's byte count. Everything is private
+// (folders 0700, files 0600).
+import { closeSync, existsSync, ftruncateSync, openSync, readFileSync, readSync, readdirSync, statSync, unlinkSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { basename, join } from 'node:path';
@@ -24,10 +27,13 @@ import { fileLines } from '../lines.js';
 import { isObject, parseJsonObject } from '../json.js';
 import { replaceFileAtomic } from '../atomic.js';
 import { UserError, warn } from '../diagnostics.js';
+import { makePrivateDir, PRIVATE_FILE, removeStaleTemps } from '../private.js';
+import type { EventValidator } from '../schema.js';
 import { IndexWriter, openDb, rowToSummary, type Db } from './db.js';
 import { applyEvent, emptySummary, eventKey, TOMBSTONE_KEY, type SessionSummary } from './derive.js';
-import { ensureKeys, signDocument, type KeyPair, type Signature } from './identity.js';
+import { ensureKeys, keysDir, signDocument, type KeyPair, type Signature } from './identity.js';
 import { StoreLock } from './lock.js';
+import { journalAppend, journalPath, pendingAppend, readJournal, type JournalEntry } from './journal.js';
 import { ANCHOR_EVERY, ANCHOR_FILE, LOG_FILE, MANIFEST_FILE, anchorLines, fileLinesSync, appendDurably, readAnchors, scanLog, startPointFor, type Anchor, type ChainPoint } from './log.js';
 import { machineId, SESSION_ID_PATTERN, spHome } from './paths.js';
 
@@ -114,7 +120,12 @@ export class Store {
   private lock?: StoreLock;
   private keys?: KeyPair;
   private readonly live = new Map<string, Live>();
-  private readonly journaled = new Set<string>();
+  /** Sessions with a journaled append whose manifest is not written yet (the journal stays while any is). */
+  private readonly inFlight = new Set<string>();
+  private journalWritten = false;
+  /** Sessions found damaged: writers refuse them with this error; the others go on. */
+  private readonly damaged = new Map<string, UserError>();
+  private validator?: EventValidator;
   readonly home: string;
   readonly machine: string;
 
@@ -134,13 +145,16 @@ export class Store {
       if (existsSync(join(dir, 'index.sqlite'))) store.db = openDb(join(dir, 'index.sqlite'), true);
       return store;
     }
-    mkdirSync(join(dir, 'sessions'), { recursive: true });
+    makePrivateDir(join(dir, 'sessions'));
     store.lock = StoreLock.acquire(dir, options.lockTimeoutMs);
     try {
       const fresh = !existsSync(join(dir, 'index.sqlite'));
+      // SQLite creates the database (and its -wal/-shm, which copy its mode) 0644: create it 0600 first.
+      if (fresh) closeSync(openSync(join(dir, 'index.sqlite'), 'a', PRIVATE_FILE));
       store.db = openDb(join(dir, 'index.sqlite'), false);
       store.writer = new IndexWriter(store.db);
       store.keys = ensureKeys(store.home);
+      store.removeStaleTemps();
       if (fresh) store.reindexAll(false);
       else store.recover();
     } catch (err) {
@@ -151,13 +165,14 @@ export class Store {
   }
 
   close(): void {
-    if (this.journaled.size > 0 && !this.readonly) {
+    // An append that failed half-way (a full disk) keeps its journal entry for the next writer.
+    if (this.journalWritten && this.inFlight.size === 0 && !this.readonly) {
       try {
-        unlinkSync(join(this.dir, 'journal'));
+        unlinkSync(journalPath(this.dir));
       } catch {
         // never written
       }
-      this.journaled.clear();
+      this.journalWritten = false;
     }
     this.db?.close();
     this.db = undefined;
@@ -301,13 +316,25 @@ export class Store {
     const result: IngestResult = { added: 0, skipped: 0, rejected: 0, sessions: [] };
     const perSession = new Map<string, { session: string; added: number; skipped: number; last_seq: number }>();
     const pending = new Map<string, SpEvent[]>();
+    // Sessions a writer refuses (damaged): one line each, their events counted as rejected, the rest go on.
+    const refused = new Set<string>();
+    const validator = await this.schema();
     let buffered = 0;
     const flush = (id: string) => {
       const events = pending.get(id);
       if (!events || events.length === 0) return;
       pending.delete(id);
       buffered -= events.length;
-      const r = this.append(id, events, { source: 'ingest' });
+      let r: AppendResult;
+      try {
+        r = this.append(id, events, { source: 'ingest' });
+      } catch (err) {
+        if (!(err instanceof UserError)) throw err;
+        refused.add(id);
+        warn(err.where, `${err.message}; ${id}: nothing stored`);
+        result.rejected += events.length;
+        return;
+      }
       const entry = perSession.get(id) ?? { session: id, added: 0, skipped: 0, last_seq: -1 };
       entry.added += r.added;
       entry.skipped += r.skipped;
@@ -324,7 +351,17 @@ export class Store {
         result.rejected += 1;
         continue;
       }
+      const issues = validator.validate(event);
+      if (issues.length > 0) {
+        warn(where, `schema: ${issues[0].path} ${issues[0].message}; not stored`);
+        result.rejected += 1;
+        continue;
+      }
       const e = event as unknown as SpEvent;
+      if (refused.has(e.session)) {
+        result.rejected += 1;
+        continue;
+      }
       let list = pending.get(e.session);
       if (!list) pending.set(e.session, (list = []));
       list.push(e);
@@ -335,6 +372,15 @@ export class Store {
     for (const id of [...pending.keys()]) flush(id);
     result.sessions = [...perSession.values()];
     return result;
+  }
+
+  /** The schema validator (ajv, loaded on first use); every writer path checks events with it before they are stored. */
+  async schema(): Promise<EventValidator> {
+    if (!this.validator) {
+      const { createValidator } = await import('../schema.js');
+      this.validator = await createValidator();
+    }
+    return this.validator;
   }
 
   /**
@@ -374,6 +420,9 @@ export class Store {
         if (typeof stored.parent_seq === 'number') stored.parent_seq = live.seqMap.get(stored.parent_seq) ?? stored.parent_seq;
         if (typeof stored.derived_from === 'number') stored.derived_from = live.seqMap.get(stored.derived_from) ?? stored.derived_from;
         const chained = chainer.chain(stored);
+        // Whatever path an event comes by (ingest, pull, fork), what fails the schema is never stored.
+        const issues = this.validator?.validate(chained) ?? [];
+        if (issues.length > 0) throw new UserError(`seq ${incoming.seq}: schema: ${issues[0].path} ${issues[0].message}; not stored`, id);
         const line = JSON.stringify(chained) + '\n';
         lines.push(line);
         bytes += Buffer.byteLength(line);
@@ -384,9 +433,10 @@ export class Store {
         if ((seq + 1) % ANCHOR_EVERY === 0) anchors.push({ seq, offset: bytes, head: chained.checksum! });
       }
       if (lines.length === 0) return;
-      this.journal(id);
-      mkdirSync(live.dir, { recursive: true });
-      appendDurably(join(live.dir, LOG_FILE), Buffer.from(lines.join('')));
+      const data = Buffer.from(lines.join(''));
+      makePrivateDir(live.dir);
+      this.journal({ session: id, start: live.summary.bytes, end: live.summary.bytes + data.length, sha256: sha256(data) });
+      appendDurably(join(live.dir, LOG_FILE), data);
       if (anchors.length > 0) appendDurably(join(live.dir, ANCHOR_FILE), anchorLines(anchors));
       summary.uri ??= init.uri ?? this.deriveUri(summary);
       writer.putSession(summary);
@@ -396,6 +446,7 @@ export class Store {
       if (anchors.length > 0) live.lastAnchor = anchors[anchors.length - 1].seq;
       live.summary = summary;
       this.writeManifest(live);
+      this.inFlight.delete(id);
     }
     return { added: seqs.length, skipped, seqs };
   }
@@ -467,28 +518,53 @@ export class Store {
     if (drop) db.exec('DELETE FROM sessions; DELETE FROM events; DELETE FROM fts;');
     this.live.clear();
     const root = join(this.dir, 'sessions');
+    const journal = this.ownJournal();
     for (const id of readdirSync(root).sort()) {
       if (!SESSION_ID_PATTERN.test(id) || !statSync(join(root, id)).isDirectory()) continue;
-      this.catchUp(id);
+      this.catchUpOrMarkDamaged(id, journal);
     }
   }
 
-  /** Repairs the sessions a killed writer was writing (named in the journal). */
+  /** Repairs the sessions a killed writer was appending to (the journal's signed entries). */
   private recover(): void {
-    const path = join(this.dir, 'journal');
+    const path = journalPath(this.dir);
     if (!existsSync(path)) return;
-    const ids = new Set(readFileSync(path, 'utf8').split('\n').filter((id) => SESSION_ID_PATTERN.test(id)));
-    for (const id of ids) if (existsSync(join(this.dir, 'sessions', id))) this.catchUp(id);
+    const journal = this.ownJournal();
+    for (const id of new Set(journal.map((e) => e.session))) if (existsSync(join(this.dir, 'sessions', id))) this.catchUpOrMarkDamaged(id, journal);
     unlinkSync(path);
   }
 
-  private journal(id: string): void {
-    if (this.journaled.has(id)) return;
-    appendDurably(join(this.dir, 'journal'), Buffer.from(id + '\n'));
-    this.journaled.add(id);
+  /** One damaged session is remembered and refused later, never a reason to refuse the store. */
+  private catchUpOrMarkDamaged(id: string, journal: JournalEntry[]): void {
+    try {
+      this.catchUp(id, journal);
+    } catch (err) {
+      if (!(err instanceof UserError)) throw err;
+      this.damaged.set(id, err);
+    }
+  }
+
+  /** The journal's entries signed by this SP_HOME's own key (nobody else's count here). */
+  private ownJournal(): JournalEntry[] {
+    return readJournal(this.dir, new Map([[this.keys!.keyId, this.keys!.publicRaw]]));
+  }
+
+  private journal(entry: JournalEntry): void {
+    journalAppend(this.dir, entry, this.keys!);
+    this.journalWritten = true;
+    this.inFlight.add(entry.session);
+  }
+
+  /** Temp files and moved-aside locks of dead processes in the store's and SP_HOME's folders. */
+  private removeStaleTemps(): void {
+    const dirs = [this.home, keysDir(this.home), join(keysDir(this.home), 'trusted'), this.dir, join(this.dir, 'remotes'), join(this.dir, 'receipts'), join(this.dir, 'artifacts')];
+    for (const e of this.ownJournal()) dirs.push(join(this.dir, 'sessions', e.session));
+    removeStaleTemps(dirs);
   }
 
   private liveSession(id: string): Live {
+    const damage = this.damaged.get(id);
+    if (damage) throw damage;
     let live = this.live.get(id);
     if (live) return live;
     const dir = this.sessionDir(id);
@@ -496,17 +572,56 @@ export class Store {
     const m = this.manifest(id);
     live = { id, dir, summary, manifest: m, lastAnchor: lastAnchorSeq(dir), seqMap: new Map() };
     // The index and manifest agree with each other on a store that was closed cleanly; anything
-    // else (a crash between the steps, a log appended by hand) is caught up from the log.
-    if (existsSync(dir) && (!m || m.bytes !== summary.bytes || fileSize(join(dir, LOG_FILE)) !== summary.bytes)) return this.catchUp(id);
+    // else (a crash between the steps, a log appended to by hand) is caught up from the log.
+    if (existsSync(dir) && (!m || m.bytes !== summary.bytes || fileSize(join(dir, LOG_FILE)) !== summary.bytes)) {
+      try {
+        return this.catchUp(id);
+      } catch (err) {
+        if (err instanceof UserError) this.damaged.set(id, err);
+        throw err;
+      }
+    }
     this.live.set(id, live);
     return live;
   }
 
   /**
-   * Brings the index and the manifest up to the log's valid end, scanning only what the index
-   * does not hold yet. A torn last line is cut off; damage before the last line is refused.
+   * Settles what lies past the signed end (the manifest's byte count; 0 without a manifest): an
+   * append this store journaled is completed when its bytes are exactly the journaled ones and
+   * chain onto the signed head, else cut back to the signed end. Anything else is damage, left
+   * as it is for the user to look at (sp doctor says how to repair it).
    */
-  private catchUp(id: string): Live {
+  private settleUnsigned(id: string, m: Manifest | undefined, journal: JournalEntry[]): void {
+    const dir = this.sessionDir(id);
+    const logPath = join(dir, LOG_FILE);
+    const signedEnd = m?.bytes ?? 0;
+    const size = fileSize(logPath);
+    if (size <= signedEnd) return;
+    const entry = pendingAppend(journal, id, signedEnd);
+    if (!entry || size > entry.end) {
+      const what = m ? 'past the end its signed manifest acknowledges' : 'in a log that has no manifest';
+      throw new UserError(`damaged at offset ${signedEnd}: ${size - signedEnd} bytes ${what} that no journaled append of this store covers; not adopted (sp doctor shows the repair)`, logPath);
+    }
+    if (size === entry.end && sha256(readRange(logPath, signedEnd, size)) === entry.sha256) {
+      const scan = scanLog(logPath, { offset: signedEnd, seq: m?.event_count ?? 0, head: m?.head ?? '' });
+      if (!scan.damage && scan.end.offset === size) return; // the journaled append, complete: the caller signs it
+    }
+    // An interrupted append (torn, or not the bytes journaled): back to the last signed state.
+    const fd = openSync(logPath, 'r+');
+    try {
+      ftruncateSync(fd, signedEnd);
+    } finally {
+      closeSync(fd);
+    }
+    trimAnchors(dir, signedEnd);
+    warn(logPath, `repaired: an interrupted append cut back to the signed end (${signedEnd} bytes)`);
+  }
+
+  /**
+   * Brings the index and the manifest up to the log's signed (or journaled and complete) end,
+   * scanning only what the index does not hold yet. Damage is refused, never healed over.
+   */
+  private catchUp(id: string, journal: JournalEntry[] = this.ownJournal()): Live {
     const writer = this.writer!;
     const dir = this.sessionDir(id);
     const logPath = join(dir, LOG_FILE);
@@ -516,17 +631,17 @@ export class Store {
       throw new UserError(`the log is shorter (${fileSize(logPath)} bytes) than its manifest acknowledges (${acknowledged.bytes}): events were removed; see sp-verify`, logPath);
     }
     repairAnchorFile(dir);
+    this.settleUnsigned(id, acknowledged, journal);
     let summary = writer.session(id) ?? emptySummary(id);
     if (writer.indexedCount(id) !== summary.events || (summary.bytes > 0 && fileSize(logPath) < summary.bytes)) {
       this.db!.transaction(() => writer.dropSession(id))();
       summary = emptySummary(id);
     }
-    const m = this.manifest(id);
+    const m = acknowledged;
     const from: ChainPoint = { offset: summary.bytes, seq: summary.events, head: summary.head ?? '' };
     const anchors: Anchor[] = [];
     let lastAnchor = lastAnchorSeq(dir);
     const folded = { ...summary };
-    let scanError: UserError | undefined;
     // Index rows go in in transactions of a few thousand, so a long catch-up keeps memory flat.
     const pendingRows: Array<[SpEvent, string]> = [];
     const flushRows = () => {
@@ -549,20 +664,11 @@ export class Store {
       if (pendingRows.length >= 4 * BATCH) flushRows();
     });
     flushRows();
-    if (scan.damage) {
-      if (!scan.damage.last) {
-        scanError = new UserError(`log damaged at seq ${scan.damage.seq} (${scan.damage.reason}) with lines after it; not repairing — run sp-verify`, logPath);
-      } else {
-        const fd = openSync(logPath, 'r+');
-        try {
-          ftruncateSync(fd, scan.end.offset);
-        } finally {
-          closeSync(fd);
-        }
-        warn(logPath, `repaired: cut off a damaged last line after seq ${scan.end.seq - 1} (${scan.damage.reason})`);
-      }
+    // Everything up to here is signed or a verified journaled append: a bad line in it was changed.
+    if (scan.damage) throw new UserError(`log damaged at seq ${scan.damage.seq}, offset ${scan.damage.offset} (${scan.damage.reason}); not repairing — run sp-verify`, logPath);
+    if (m && (folded.bytes < m.bytes || (folded.bytes === m.bytes && folded.head !== m.head))) {
+      throw new UserError(`the log does not match its signed manifest (head ${String(m.head)} at ${m.bytes} bytes); not repairing — run sp-verify`, logPath);
     }
-    if (scanError) throw scanError;
     if (anchors.length > 0) appendDurably(join(dir, ANCHOR_FILE), anchorLines(anchors));
     folded.uri = folded.uri ?? m?.session_uri ?? this.deriveUri(folded);
     if (folded.events > 0) this.db!.transaction(() => writer.putSession(folded))();
@@ -601,7 +707,7 @@ export class Store {
     const receipt = previous?.current_owner?.receipt;
     if (receipt && previous?.current_owner.agent === s.owner) manifest.current_owner.receipt = receipt;
     const signed = signDocument(manifest, this.keys!);
-    replaceFileAtomic(join(live.dir, MANIFEST_FILE), JSON.stringify(signed, null, 2) + '\n', 0o644);
+    replaceFileAtomic(join(live.dir, MANIFEST_FILE), JSON.stringify(signed, null, 2) + '\n', PRIVATE_FILE);
     live.manifest = signed;
   }
 
@@ -612,7 +718,7 @@ export class Store {
     const next = { ...live.manifest };
     change(next);
     const signed = signDocument(next, this.keys!);
-    replaceFileAtomic(join(live.dir, MANIFEST_FILE), JSON.stringify(signed, null, 2) + '\n', 0o644);
+    replaceFileAtomic(join(live.dir, MANIFEST_FILE), JSON.stringify(signed, null, 2) + '\n', PRIVATE_FILE);
     live.manifest = signed;
     return signed;
   }
@@ -665,6 +771,33 @@ function fileSize(path: string): number {
   } catch {
     return 0;
   }
+}
+
+function sha256(bytes: Buffer): string {
+  return 'sha256:' + createHash('sha256').update(bytes).digest('hex');
+}
+
+function readRange(path: string, start: number, end: number): Buffer {
+  const out = Buffer.alloc(end - start);
+  const fd = openSync(path, 'r');
+  try {
+    let got = 0;
+    while (got < out.length) {
+      const n = readSync(fd, out, got, out.length - got, start + got);
+      if (n === 0) break;
+      got += n;
+    }
+    return out.subarray(0, got);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Drops the anchors past `end` (anchors of an append that was cut back). */
+function trimAnchors(dir: string, end: number): void {
+  const anchors = readAnchors(dir);
+  if (anchors.every((a) => a.offset <= end)) return;
+  replaceFileAtomic(join(dir, ANCHOR_FILE), anchorLines(anchors.filter((a) => a.offset <= end)).toString(), PRIVATE_FILE);
 }
 
 function lastAnchorSeq(dir: string): number {

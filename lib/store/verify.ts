@@ -9,6 +9,7 @@ import { parseJsonObject, isObject } from '../json.js';
 import { checkSignature, type SignatureCheck } from './identity.js';
 import { LOG_FILE, MANIFEST_FILE, readAnchors } from './log.js';
 import { SESSION_ID_PATTERN } from './paths.js';
+import { pendingAppend, readJournal, type JournalEntry } from './journal.js';
 import { blobMatches, listArtifacts } from '../artifacts.js';
 
 export interface StoredSessionReport {
@@ -24,21 +25,24 @@ export interface StoredSessionReport {
 }
 
 /** Verifies one stored session directory (sessions/<id>/). */
-export async function verifySessionDir(dir: string, trusted: Map<string, Buffer>, validator?: EventValidator): Promise<StoredSessionReport> {
+export async function verifySessionDir(dir: string, trusted: Map<string, Buffer>, validator?: EventValidator, journal?: JournalEntry[]): Promise<StoredSessionReport> {
   const id = dir.replace(/\/+$/, '').split('/').pop()!;
   const problems: string[] = [];
   const notes: string[] = [];
   const manifestPath = join(dir, MANIFEST_FILE);
+  const logPath = join(dir, LOG_FILE);
+  // The store's journal (signed entries only): an append in progress, or one a killed writer left.
+  journal ??= readJournal(join(dir, '..', '..'), trusted);
   let manifest: Record<string, unknown> | undefined;
   if (!existsSync(manifestPath)) {
-    // A writer killed before its first manifest of a new session left the session unacknowledged;
-    // the journal names it and the next writer completes it. Without that, a manifest was removed.
-    const journal = join(dir, '..', '..', 'journal');
-    const interrupted = existsSync(journal) && readFileSync(journal, 'utf8').split('\n').includes(id);
-    if (interrupted) {
-      return { session: id, ok: true, events: 0, signature: { status: 'unsigned', message: 'not acknowledged yet' }, problems: [], notes: ['an interrupted first write (no manifest yet; the next writer completes it)'] };
+    // Only a journaled first append of a new session may be without a manifest, and only for the
+    // bytes it journaled; a non-empty log without one had its manifest removed.
+    const size = existsSync(logPath) ? statSync(logPath).size : 0;
+    const first = pendingAppend(journal, id, 0);
+    if (size === 0 || (first && size <= first.end)) {
+      return { session: id, ok: true, events: 0, signature: { status: 'unsigned', message: 'not acknowledged yet' }, problems: [], notes: [`an interrupted first write (${size} bytes journaled, no manifest yet; the next writer completes it or cuts it back)`] };
     }
-    problems.push(`${manifestPath}: no manifest`);
+    problems.push(`${manifestPath}: no manifest, but the log holds ${size} bytes that no journaled append covers (damaged at offset 0; sp doctor shows the repair)`);
   }
   else {
     manifest = parseJsonObject(readFileSync(manifestPath, 'utf8')).value;
@@ -49,7 +53,6 @@ export async function verifySessionDir(dir: string, trusted: Map<string, Buffer>
   if (manifest && signature.status !== 'trusted') problems.push(`${manifestPath}: ${signature.message}`);
   if (manifest && manifest.session_id !== id) problems.push(`${manifestPath}: session_id ${String(manifest.session_id)} is not the folder's ${id}`);
 
-  const logPath = join(dir, LOG_FILE);
   const limit = typeof manifest?.bytes === 'number' ? manifest.bytes : Infinity;
   const verifier = new Verifier({ validator });
   const ends = new Map<number, { end: number; checksum: string }>();
@@ -70,7 +73,11 @@ export async function verifySessionDir(dir: string, trusted: Map<string, Buffer>
       verifier.push(logPath, line, v);
     }
     const size = statSync(logPath).size;
-    if (size > limit) notes.push(`${size - limit} bytes after the end the manifest acknowledges (an interrupted write; the next writer repairs it)`);
+    if (size > limit) {
+      const pending = pendingAppend(journal, id, limit);
+      if (pending && size <= pending.end) notes.push(`${size - limit} bytes after the end the manifest acknowledges (a journaled append in progress or interrupted; the next writer completes it or cuts it back)`);
+      else problems.push(`${logPath}: damaged at offset ${limit}: ${size - limit} bytes past the end the signed manifest acknowledges that no journaled append covers; not adopted (sp doctor shows the repair)`);
+    }
     if (size < limit && limit !== Infinity) problems.push(`${logPath}: the log is shorter (${size} bytes) than its manifest says (${limit}): events were removed`);
   } else problems.push(`${logPath}: no log`);
   const report = verifier.finish();
@@ -95,8 +102,9 @@ export async function verifyStore(storeDir: string, trusted: Map<string, Buffer>
   const root = join(storeDir, 'sessions');
   if (!existsSync(root)) return [];
   const ids = only ?? readdirSync(root).filter((id) => SESSION_ID_PATTERN.test(id)).sort();
+  const journal = readJournal(storeDir, trusted);
   const out: StoredSessionReport[] = [];
-  for (const id of ids) out.push(await verifySessionDir(join(root, id), trusted, validator));
+  for (const id of ids) out.push(await verifySessionDir(join(root, id), trusted, validator, journal));
   return out;
 }
 

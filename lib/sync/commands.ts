@@ -200,6 +200,7 @@ export async function syncCommand(args: CommonArgs & { name?: string }, directio
   const progress = createProgress({ unit: 'events', quiet: args.quiet });
   try {
     const remote = r.getRemote(store, args.name);
+    if (direction === 'pull') await store.schema(); // pulled events that fail the schema are refused, not stored
     const started = Date.now();
     const report = await (direction === 'push' ? r.push : r.pull)(store, remote, { onProgress: (n, s) => progress.tick(n, s) });
     progress.done();
@@ -219,6 +220,7 @@ export async function cloneCommand(args: CommonArgs & { url?: string; name?: str
     const name = args.name ?? 'origin';
     const existing = r.listRemotes(store).find((x) => x.name === name);
     const remote = existing ?? r.addRemote(store, name, requireText(args.url, 'a URL'), args.dir);
+    await store.schema();
     const report = await r.pull(store, remote);
     if (args.json) process.stdout.write(JSON.stringify(report) + '\n');
     else if (!args.quiet) warn(name, `cloned ${report.events} events in ${report.sessions} sessions into ${store.dir}`);

@@ -23,6 +23,7 @@ import { promisify } from 'node:util';
 import { closeSync, existsSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { replaceFileAtomic } from '../atomic.js';
+import { makePrivateDir, PRIVATE_FILE } from '../private.js';
 import { UserError, warn } from '../diagnostics.js';
 import { copyArtifact, listArtifacts } from '../artifacts.js';
 import { computeChecksum } from '../chain.js';
@@ -84,7 +85,7 @@ export function addRemote(store: Store, name: string, url: string, dir = false):
   const parsed = parseRemoteUrl(url, dir);
   const config: RemoteConfig = { name, ...parsed };
   all[name] = config;
-  replaceFileAtomic(configPath(store), JSON.stringify(all, null, 2) + '\n', 0o644);
+  replaceFileAtomic(configPath(store), JSON.stringify(all, null, 2) + '\n', PRIVATE_FILE);
   return config;
 }
 
@@ -119,8 +120,8 @@ function readState(store: Store, remote: RemoteConfig): GitState {
 }
 
 function writeState(store: Store, remote: RemoteConfig, state: GitState): void {
-  mkdirSync(join(store.dir, 'remotes'), { recursive: true });
-  replaceFileAtomic(statePath(store, remote), JSON.stringify(state) + '\n', 0o644);
+  makePrivateDir(join(store.dir, 'remotes'));
+  replaceFileAtomic(statePath(store, remote), JSON.stringify(state) + '\n', PRIVATE_FILE);
 }
 
 class Git {
@@ -130,11 +131,22 @@ class Git {
   ) {}
 
   async run(args: string[], options: { allowFail?: boolean } = {}): Promise<{ ok: boolean; stdout: string; stderr: string }> {
+    // The working clone lives under $SP_HOME: git makes its files 0600 and folders 0700
+    // (core.sharedRepository for .git, umask 077 for the work tree). A push keeps the caller's
+    // umask: on a local remote the receiving git writes into the remote repository, not here.
+    const umask = args[0] === 'push' ? undefined : process.umask(0o077);
+    let running: Promise<{ stdout: string; stderr: string }>;
     try {
-      const { stdout, stderr } = await run('git', ['-C', this.dir, '-c', 'user.name=sp-sync', '-c', `user.email=${this.machine}@sp-sync`, '-c', 'commit.gpgsign=false', ...args], {
+      running = run('git', ['-C', this.dir, '-c', 'user.name=sp-sync', '-c', `user.email=${this.machine}@sp-sync`, '-c', 'commit.gpgsign=false', '-c', 'core.sharedRepository=0600', ...args], {
         maxBuffer: 64 << 20,
         env: { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' },
       });
+    } finally {
+      // The child took its umask when it was spawned (synchronously, inside execFile).
+      if (umask !== undefined) process.umask(umask);
+    }
+    try {
+      const { stdout, stderr } = await running;
       return { ok: true, stdout, stderr };
     } catch (err) {
       const e = err as { stdout?: string; stderr?: string; message: string; code?: string };
@@ -156,7 +168,7 @@ async function openClone(store: Store, remote: RemoteConfig): Promise<Git> {
   const git = new Git(dir, store.machine);
   if (!existsSync(join(dir, '.git'))) {
     rmSync(dir, { recursive: true, force: true });
-    mkdirSync(dir, { recursive: true });
+    makePrivateDir(dir);
     await git.run(['init', '-q']);
     await git.run(['remote', 'add', 'origin', remote.url]);
   }
@@ -221,7 +233,7 @@ function completeLines(path: string): { lines: string[]; end: number } {
 }
 
 function appendFsync(path: string, text: string): void {
-  const fd = openSync(path, 'a', 0o644);
+  const fd = openSync(path, 'a', PRIVATE_FILE);
   try {
     writeSync(fd, text);
     fsyncSync(fd);
@@ -264,7 +276,7 @@ async function pushTree(store: Store, root: string, remoteName: string, options:
       store.setCursor(remoteName, store.machine, s.id, remoteCount, remoteHead ?? null);
       continue;
     }
-    mkdirSync(dir, { recursive: true });
+    makePrivateDir(dir);
     let chunk = '';
     let chunkStart = -1;
     let lastHead: string | null = remoteHead ?? null;
@@ -284,7 +296,7 @@ async function pushTree(store: Store, root: string, remoteName: string, options:
     flush();
     const manifest = store.manifest(s.id);
     if (manifest) {
-      replaceFileAtomic(join(dir, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n', 0o644);
+      replaceFileAtomic(join(dir, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n', PRIVATE_FILE);
       lastHead = manifest.head;
     }
     store.setCursor(remoteName, store.machine, s.id, s.events, lastHead);
