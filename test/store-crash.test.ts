@@ -33,7 +33,7 @@ describe('ingest killed at random points', () => {
   it(`keeps the store verifiable and loses nothing acknowledged (up to ${RUNS} runs)`, async () => {
     // Three interleaved sessions, small events: each run ingests a longer prefix of the same stream.
     const events = [...syntheticChained({ events: 1200, sessions: 3, seed: 11 })].map((e) =>
-      e.seq === 0 ? e : { ...e, payload: { content: [{ type: 'text', text: `${e.type} ${e.seq}: 测试 removeTodo` }] } },
+      e.seq === 0 ? e : { ...e, payload: { ...e.payload, content: [{ type: 'text', text: `${e.type} ${e.seq}: 测试 removeTodo` }] } },
     );
     const { Chainer } = await import('../lib/chain.js');
     const chainer = new Chainer();

@@ -6,7 +6,7 @@ import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync, stat
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { CORPUS, capture, parseLines, sp, tempDir } from './support/store.js';
-import { Store, recordHandoff, verifyStore, trustedKeys } from '../lib/store/index.js';
+import { Store, recordHandoff, verifyStore, trustedKeys, loadKeys } from '../lib/store/index.js';
 
 // Every step spawns node; on a loaded shared machine one test can take a minute.
 vi.setConfig({ testTimeout: 180_000 });
@@ -283,19 +283,24 @@ describe('fork, handoff, tombstone', () => {
 });
 
 describe('crash leftovers and the lock', () => {
-  it('repairs a torn last line on the next write and leaves everything before it untouched', async () => {
+  it('cuts an interrupted journaled append back to the signed end on the next write and leaves everything before it untouched', async () => {
     const home = tempDir();
     sp('sp-sync', ['ingest'], { home, input: claudeDebug });
     const id = [...sessionsOf(claudeDebug).keys()][0];
     const storeDir = join(home, 'store');
     const logPath = join(storeDir, 'sessions', id, 'events.jsonl');
     const before = readFileSync(logPath);
-    appendFileSync(logPath, '{"session":"' + id + '","seq":9');
-    writeFileSync(join(storeDir, 'journal'), id + '\n');
+    // What a writer killed mid-append leaves: its signed journal entry, and part of the bytes.
+    const torn = Buffer.from('{"session":"' + id + '","seq":9');
+    const { journalAppend } = await import('../lib/store/journal.js');
+    const { createHash } = await import('node:crypto');
+    const whole = Buffer.concat([torn, Buffer.from('9,"type":"meta"}\n')]);
+    journalAppend(storeDir, { session: id, start: before.length, end: before.length + whole.length, sha256: 'sha256:' + createHash('sha256').update(whole).digest('hex') }, loadKeys(home)!);
+    appendFileSync(logPath, torn);
     // Readers stop at the manifest's byte count: the torn line is invisible, the store verifies.
     expect((await verifyStore(storeDir, trustedKeys(home)))[0].ok).toBe(true);
     const r = sp('sp-sync', ['ingest', '--json'], { home, input: claudeDebug });
-    expect(r.stderr).toMatch(/repaired: cut off a damaged last line/);
+    expect(r.stderr).toMatch(/repaired: an interrupted append cut back to the signed end/);
     expect(JSON.parse(r.stdout).added).toBe(0);
     expect(readFileSync(logPath).equals(before)).toBe(true);
     expect(existsSync(join(storeDir, 'journal'))).toBe(false);
