@@ -4,7 +4,7 @@
 // stale locks and temp files of dead processes, and the agent clients on PATH. `--fix` applies the
 // safe fixes only (chmod, removing stale locks and temp files); anything that would change or drop
 // data (a damaged log) is left to the user, with the command that does it and keeps a backup.
-import { execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createPublicKey } from 'node:crypto';
 import { accessSync, chmodSync, constants, existsSync, lstatSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
@@ -258,12 +258,32 @@ function onPath(command: string): string | undefined {
   return undefined;
 }
 
+/** The first line a client prints for --version; undefined when it fails or takes too long. */
 function version(path: string, timeoutMs: number): Promise<string | undefined> {
   return new Promise((resolve) => {
-    execFile(path, ['--version'], { timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 1 << 16, env: { ...process.env, NO_COLOR: '1' } }, (err, stdout) => {
-      const line = String(stdout ?? '').split('\n').find((l) => l.trim() !== '');
-      resolve(err && !line ? undefined : line?.trim().slice(0, 120));
+    // Its own process group, so a client that starts children of its own is ended whole.
+    const child = spawn(path, ['--version'], { stdio: ['ignore', 'pipe', 'ignore'], detached: true, env: { ...process.env, NO_COLOR: '1' } });
+    let stdout = '';
+    let done = false;
+    const finish = (value: string | undefined) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      resolve(value);
+    };
+    const timer = setTimeout(() => {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // ended meanwhile
+      }
+      finish(undefined);
+    }, timeoutMs);
+    child.stdout.on('data', (c: Buffer) => {
+      if (stdout.length < 1 << 16) stdout += c.toString('utf8');
     });
+    child.on('error', () => finish(undefined));
+    child.on('close', (code) => finish(code === 0 ? stdout.split('\n').find((l) => l.trim() !== '')?.trim().slice(0, 120) : undefined));
   });
 }
 

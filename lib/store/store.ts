@@ -599,8 +599,8 @@ export class Store {
     if (size <= signedEnd) return;
     const entry = pendingAppend(journal, id, signedEnd);
     if (!entry || size > entry.end) {
-      const what = m ? 'past the end its signed manifest acknowledges' : 'in a log that has no manifest';
-      throw new UserError(`damaged at offset ${signedEnd}: ${size - signedEnd} bytes ${what} that no journaled append of this store covers; not adopted (sp doctor shows the repair)`, logPath);
+      const what = m ? 'past the end its signed manifest acknowledges' : 'in a log without a manifest';
+      throw new UserError(`damaged at offset ${signedEnd}: ${size - signedEnd} bytes ${what}, which no journaled append of this store covers; not adopted (sp doctor shows the repair)`, logPath);
     }
     if (size === entry.end && sha256(readRange(logPath, signedEnd, size)) === entry.sha256) {
       const scan = scanLog(logPath, { offset: signedEnd, seq: m?.event_count ?? 0, head: m?.head ?? '' });
