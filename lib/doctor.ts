@@ -1,6 +1,6 @@
 // sp doctor: what is wrong with this machine's sp state, one finding per line, each with the
-// command that fixes it. Checks: permissions under $SP_HOME (folders 0700, files 0600, owned by the
-// user), the key pair, the trusted signers, the remotes, the store's integrity (the store verifier),
+// command that fixes it. Checks: permissions under $SP_HOME (nothing for group or others, owned by
+// the user), the key pair, the trusted signers, the remotes, the store's integrity (the store verifier),
 // stale locks and temp files of dead processes, and the agent clients on PATH. `--fix` applies the
 // safe fixes only (chmod, removing stale locks and temp files); anything that would change or drop
 // data (a damaged log) is left to the user, with the command that does it and keeps a backup.
@@ -9,7 +9,7 @@ import { createPublicKey } from 'node:crypto';
 import { accessSync, chmodSync, constants, existsSync, lstatSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { parseJsonObject } from './json.js';
-import { PRIVATE_DIR, PRIVATE_FILE, pidAlive, tempOwner } from './private.js';
+import { pidAlive, tempOwner } from './private.js';
 import type { EventValidator } from './schema.js';
 import { keysDir, loadKeys, PRIVATE_KEY_FILE, PUBLIC_KEY_FILE, keyIdOf, trustedKeys } from './store/identity.js';
 import { lockHolder } from './store/lock.js';
@@ -83,8 +83,10 @@ function checkTree(home: string, out: Finding[]): void {
       wrong += 1;
       out.push({ check: 'permissions', status: 'problem', subject: path, message: `owned by uid ${st.uid}, not by you (uid ${uid})`, fix: `chown ${uid} ${sh(path)}` });
     }
-    const want = st.isDirectory() ? PRIVATE_DIR : PRIVATE_FILE;
-    if ((st.mode & 0o777) !== want) {
+    // sp makes folders 0700 and files 0600; git's clone of a remote keeps its own owner-only modes
+    // (read-only objects 0400, hook samples 0700). What matters: nothing for group or others.
+    const want = st.mode & 0o700 & ~0o077;
+    if ((st.mode & 0o077) !== 0) {
       wrong += 1;
       out.push({
         check: 'permissions',
@@ -107,7 +109,7 @@ function checkTree(home: string, out: Finding[]): void {
     }
   };
   visit(home, true);
-  if (wrong === 0) out.push({ check: 'permissions', status: 'ok', subject: home, message: `${checked} files and folders private (folders 0700, files 0600)` });
+  if (wrong === 0) out.push({ check: 'permissions', status: 'ok', subject: home, message: `${checked} files and folders private (owner only: folders 0700, files 0600)` });
 }
 
 function checkKeys(home: string, out: Finding[]): void {

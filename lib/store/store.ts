@@ -511,6 +511,7 @@ export class Store {
   reindex(): void {
     this.requireWriter();
     this.reindexAll(true);
+    for (const err of this.damaged.values()) warn(err.where, `${err.message}; not indexed`);
   }
 
   private reindexAll(drop: boolean): void {

@@ -33,7 +33,10 @@ function notPrivate(home: string): { wrong: string[]; seen: number } {
     const st = lstatSync(path);
     seen += 1;
     const want = st.isDirectory() ? 0o700 : 0o600;
-    if (st.isSymbolicLink() || (st.mode & 0o777) !== want) wrong.push(`${path} ${(st.mode & 0o777).toString(8)}`);
+    // sp's own files are exactly 0600/0700; inside a git clone's .git, git's owner-only modes
+    // (objects 0400, hook samples 0700) are as private.
+    const ok = path.includes('/.git/') ? (st.mode & 0o077) === 0 : (st.mode & 0o777) === want;
+    if (st.isSymbolicLink() || !ok) wrong.push(`${path} ${(st.mode & 0o777).toString(8)}`);
     if (st.isDirectory()) for (const name of readdirSync(path)) visit(join(path, name));
   };
   visit(home);
@@ -77,7 +80,7 @@ function chainedNext(logPath: string, text: string): Buffer {
   const chainer = new Chainer();
   chainer.seed(last.session, last.checksum!);
   const { checksum: _c, ...rest } = last;
-  const next = chainer.chain({ ...rest, seq: last.seq + 1, type: 'message.user', actor: 'user', payload: { text } } as SpEvent);
+  const next = chainer.chain({ ...rest, seq: last.seq + 1, type: 'message.user', actor: 'user', payload: { content: [{ type: 'text', text }] } } as SpEvent);
   return Buffer.from(JSON.stringify(next) + '\n');
 }
 
@@ -311,14 +314,14 @@ describe('crash recovery through the journal', () => {
     const total = parseLines(input).length;
     const store = join(home, 'store');
     let midWrite = 0;
-    for (let run = 0; run < 8; run++) {
+    for (let run = 0; run < 5; run++) {
       const child = spawn(process.execPath, [bin('sp-sync'), 'ingest', '-q'], { env: { ...process.env, SP_HOME: home, SP_PROGRESS: '0', SP_INGEST_BATCH: '1' }, stdio: ['pipe', 'ignore', 'ignore'] });
       child.stdin.on('error', () => {});
       child.stdin.end(input);
       const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
       // The journal exists from the first append to the clean close: kill inside that window.
       for (let i = 0; i < 800 && child.exitCode === null && !existsSync(join(store, 'journal')); i++) await new Promise((r) => setTimeout(r, 5));
-      await new Promise((r) => setTimeout(r, run * 15));
+      await new Promise((r) => setTimeout(r, run * 25));
       if (child.exitCode === null && existsSync(join(store, 'journal'))) {
         child.kill('SIGKILL');
         midWrite += 1;
@@ -333,8 +336,8 @@ describe('crash recovery through the journal', () => {
       expect(stored).toBe(total);
       rmSync(store, { recursive: true, force: true });
     }
-    expect(midWrite).toBeGreaterThan(4);
-  });
+    expect(midWrite).toBeGreaterThanOrEqual(3);
+  }, 300_000);
 });
 
 describe('schema at ingest', () => {
