@@ -331,7 +331,7 @@ export class Store {
       } catch (err) {
         if (!(err instanceof UserError)) throw err;
         refused.add(id);
-        warn(err.where, `${err.message}; ${id}: nothing stored`);
+        warn(err.where, `${err.message}; ${id}: ${events.length} event${events.length === 1 ? '' : 's'} not stored, nor any after`);
         result.rejected += events.length;
         return;
       }
