@@ -21,6 +21,8 @@ export interface JournalEntry {
   end: number;
   /** sha256:<hex> of the bytes [start, end). */
   sha256: string;
+  /** Who signed the entry (set when read back). */
+  key_id?: string;
 }
 
 export function journalPath(storeDir: string): string {
@@ -48,8 +50,9 @@ export function readJournal(storeDir: string, trusted: Map<string, Buffer>): Jou
     if (typeof session !== 'string' || !SESSION_ID_PATTERN.test(session)) continue;
     if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || (start as number) < 0 || (end as number) <= (start as number)) continue;
     if (typeof sha256 !== 'string' || !/^sha256:[0-9a-f]{64}$/.test(sha256)) continue;
-    if (checkSignature(value, trusted).status !== 'trusted') continue;
-    out.push({ session, start: start as number, end: end as number, sha256 });
+    const signature = checkSignature(value, trusted);
+    if (signature.status !== 'trusted') continue;
+    out.push({ session, start: start as number, end: end as number, sha256, key_id: signature.key_id });
   }
   return out;
 }

@@ -48,6 +48,9 @@ export async function verifySessionDir(dir: string, trusted: Map<string, Buffer>
     manifest = parseJsonObject(readFileSync(manifestPath, 'utf8')).value;
     if (!manifest) problems.push(`${manifestPath}: not a JSON object`);
   }
+  // Only the key that signed the session's manifest journals appends to it.
+  const signer = isObject(manifest?.signature) ? manifest.signature.key_id : undefined;
+  if (signer !== undefined) journal = journal.filter((e) => e.key_id === signer);
   if (manifest && validator) for (const issue of validator.validateManifest(manifest)) problems.push(`${manifestPath}: ${issue.path} ${issue.message}`);
   const signature: SignatureCheck = manifest ? checkSignature(manifest, trusted) : { status: 'unsigned', message: 'no manifest' };
   if (manifest && signature.status !== 'trusted') problems.push(`${manifestPath}: ${signature.message}`);
