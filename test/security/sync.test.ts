@@ -27,7 +27,7 @@ function newHome(): Home {
   const home = tempDir('sp-sec-sync-');
   // The machine id and key pair are made on first use; make them now so tests can name them.
   expect(sp('sp-sync', ['keygen', '-q'], { home }).status).toBe(0);
-  sp('sp-sync', ['ls'], { home });
+  expect(sp('sp-sync', ['reindex', '-q'], { home }).status).toBe(0);
   return { home, machine: readFileSync(join(home, 'machine-id'), 'utf8').trim() };
 }
 
