@@ -384,7 +384,7 @@ async function pushTree(store: Store, root: string, remoteName: string, options:
       if (lines.length > 0) remoteHead = parseJsonObject(lines[lines.length - 1]).value?.checksum as string | undefined;
     }
     if (remoteCount > mine.count) {
-      throw new UserError(`the remote holds ${remoteCount} events of ${s.id} from this machine (${store.machine}) but the store only ${mine.count} of its own: is another store using the same SP_HOME machine id?`, root);
+      throw new UserError(`the remote holds ${remoteCount} events of ${s.id} from this machine (${store.machine}) but the store only ${mine.count} of its own: is another store using the same SP_HOME machine id, or did an older sp-sync publish pulled events under this machine?`, root);
     }
     if (remoteCount > 0) {
       const local = mine.lineAt(remoteCount - 1);
