@@ -98,7 +98,7 @@ await runCli<Args>({
           .option('dir', { type: 'boolean', default: false, describe: 'the URL is a plain directory' }),
       )
       .command('push [name]', 'send this machine\'s events to a remote (default origin)', (b) => b.positional('name', { type: 'string' }))
-      .command('pull [name]', 'fetch and store other machines\' events from a remote (default origin)', (b) => b.positional('name', { type: 'string' }))
+      .command('pull [name]', 'fetch and store other machines\' events signed by keys this SP_HOME trusts (default remote origin); exit 1 names what was refused', (b) => b.positional('name', { type: 'string' }))
       .command('clone <url>', 'add a remote as origin and pull everything from it', (b) =>
         b
           .positional('url', { type: 'string' })
