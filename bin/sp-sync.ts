@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // sp-sync: the local append-only store (ingest, ls, log, search, fork, rm), identity (keygen) and
-// sync with remotes (remote add, push, pull, clone, status).
+// sync with remotes (remote add, push, pull, clone, status) and the signers it trusts (trust).
 import { runCli } from '../lib/cli.js';
 import { UserError } from '../lib/diagnostics.js';
 import type { Argv } from 'yargs';
@@ -21,6 +21,8 @@ interface Args extends cmd.CommonArgs {
   dir: boolean;
   action?: string;
   artifacts?: string;
+  key?: string;
+  trustAll?: boolean;
 }
 
 
@@ -50,6 +52,7 @@ await runCli<Args>({
     ['sp-sync fork sess_3f2a… --at 42 --reason "try codex"', 'a child session holding seq 0–42'],
     ['sp-sync remote add origin git@github.com:me/sessions.git', 'a git remote (a bare path, file://, ssh:// …)'],
     ['sp-sync push && sp-sync pull', 'send own events, merge everyone else\'s'],
+    ['sp-sync trust add laptop.pub --name laptop', 'take events signed by this key on pull and clone'],
   ],
   options: (y) =>
     y
@@ -95,12 +98,19 @@ await runCli<Args>({
           .option('dir', { type: 'boolean', default: false, describe: 'the URL is a plain directory' }),
       )
       .command('push [name]', 'send this machine\'s events to a remote (default origin)', (b) => b.positional('name', { type: 'string' }))
-      .command('pull [name]', 'fetch and store other machines\' events from a remote (default origin)', (b) => b.positional('name', { type: 'string' }))
+      .command('pull [name]', 'fetch and store other machines\' events signed by keys this SP_HOME trusts (default remote origin); exit 1 names what was refused', (b) => b.positional('name', { type: 'string' }))
       .command('clone <url>', 'add a remote as origin and pull everything from it', (b) =>
         b
           .positional('url', { type: 'string' })
           .option('name', { type: 'string', describe: 'the remote name (default origin)' })
-          .option('dir', { type: 'boolean', default: false, describe: 'the URL is a plain directory' }),
+          .option('dir', { type: 'boolean', default: false, describe: 'the URL is a plain directory' })
+          .option('trust-all', { type: 'boolean', default: false, describe: 'a fresh store only: trust every signer the remote holds (printed with its key id)' }),
+      )
+      .command('trust [action] [key]', 'signers whose events pull and clone take: `trust add KEYFILE|KEY --name NAME`, `trust list`, `trust rm NAME|KEYID`', (b) =>
+        b
+          .positional('action', { type: 'string', choices: ['add', 'list', 'ls', 'rm', 'remove'], describe: 'add, list or rm' })
+          .positional('key', { type: 'string', describe: 'add: a public key file (id_ed25519.pub) or a base64 Ed25519 key; rm: a name or key id' })
+          .option('name', { type: 'string', describe: 'add: the name to trust the key under' }),
       )
       .command('status', 'remotes and their per-session cursors (pushed / pulled seq)')
       .option('limit', { type: 'number', default: 20, hidden: true })
@@ -135,6 +145,8 @@ await runCli<Args>({
         return cmd.cloneCommand(args);
       case 'status':
         return cmd.statusCommand(args);
+      case 'trust':
+        return cmd.trustCommand(args);
       default:
         throw new UserError(`unknown command ${JSON.stringify(command)} (see --help)`);
     }

@@ -29,7 +29,7 @@ await runCli<Args>({
     ['sp-verify session.ndjson other.ndjson', 'verify files (- reads stdin)'],
     ['sp-verify --json events.ndjson | jq .sessions', 'one machine-readable report'],
     ['sp-capture claude --cursor c.json | sp-verify --allow-fragment', 'an incremental capture starts after seq 0'],
-    ['sp-verify --store ~/.sp/store', 'every stored session: log, anchors and signed manifest (signers in $SP_HOME/keys/trusted/), and every artifact blob'],
+    ['sp-verify --store ~/.sp/store', 'every stored session: log, anchors and signed manifest, pulled events against their origin\'s signed manifest (signers in $SP_HOME/keys/trusted/), and every artifact blob'],
     ['sp-verify --receipt ~/.sp/store/receipts/rcpt_….json', 'a signed handoff receipt and the handoff event it names'],
   ],
   options: (y) =>
@@ -61,7 +61,7 @@ await runCli<Args>({
         stored = await st.verifyStoredInputs(split, st.trustedKeys(st.spHome()), validator, args.store ?? st.resolveStoreDir());
         files = split.streams;
         if (files.length === 0) {
-          if (!args.quiet) process.stdout.write(args.json ? JSON.stringify(stored) + '\n' : st.formatStoredReport(stored) || 'nothing to verify\n');
+          if (!args.quiet) process.stdout.write(args.json ? JSON.stringify(stored) + '\n' : st.formatStoredReport(stored, (await import('../lib/store/trust.js')).signerNames(st.spHome())) || 'nothing to verify\n');
           return stored.ok ? EXIT_OK : EXIT_CHECK_FAILED;
         }
       }
@@ -73,7 +73,7 @@ await runCli<Args>({
     const report = verifier.finish();
     if (!args.quiet) {
       if (args.json) process.stdout.write(JSON.stringify(stored ? { ...report, stored: stored.stored, receipts: stored.receipts, artifacts: stored.artifacts, ok: report.ok && stored.ok } : report) + '\n');
-      else process.stdout.write((stored ? (await import('../lib/store/index.js')).formatStoredReport(stored) : '') + formatReport(report));
+      else process.stdout.write((stored ? (await import('../lib/store/index.js')).formatStoredReport(stored, (await import('../lib/store/trust.js')).signerNames((await import('../lib/store/index.js')).spHome())) : '') + formatReport(report));
     }
     return report.ok && (stored?.ok ?? true) ? EXIT_OK : EXIT_CHECK_FAILED;
   },

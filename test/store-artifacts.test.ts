@@ -103,6 +103,8 @@ describe('push and pull carry artifacts', () => {
     expect(JSON.parse(pushed.stdout).artifacts).toBe(refs.length);
     // A second push has nothing new to write.
     expect(JSON.parse(sp('sp-sync', ['push', '--json'], { home: a }).stdout).artifacts).toBe(0);
+    // b takes only events signed by keys it trusts: a's, explicitly.
+    expect(sp('sp-sync', ['trust', 'add', join(a, 'keys', 'id_ed25519.pub'), '--name', 'a'], { home: b }).status).toBe(0);
     const cloned = sp('sp-sync', ['clone', '--json', ...remoteArgs], { home: b });
     expect(cloned.status, cloned.stderr).toBe(0);
     expect(JSON.parse(cloned.stdout).artifacts).toBe(refs.length);

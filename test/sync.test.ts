@@ -5,8 +5,9 @@ import { describe, expect, it, beforeAll, vi } from 'vitest';
 import { execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { CORPUS, capture, sp, tempDir, bin } from './support/store.js';
-import { Store, eventKey, verifyStore, trustedKeys, type SpEvent } from '../lib/store/index.js';
+import { Store, eventKey, verifyStore, trustedKeys, ensureKeys, type SpEvent } from '../lib/store/index.js';
 import { addRemote, getRemote, pull, push } from '../lib/sync/remote.js';
+import { addTrusted } from '../lib/store/trust.js';
 
 // Every step spawns node; on a loaded shared machine one test can take a minute.
 vi.setConfig({ testTimeout: 180_000 });
@@ -31,6 +32,11 @@ interface Machine {
 function machine(): Machine {
   const home = tempDir('sp-sync-');
   return { home, dir: join(home, 'store') };
+}
+
+/** `m` trusts `other`'s signing key (pull takes only events signed by trusted keys). */
+function trust(m: Machine, other: Machine, name: string): void {
+  addTrusted(m.home, ensureKeys(other.home).publicRaw, name);
 }
 
 async function withStore<T>(m: Machine, fn: (store: Store) => Promise<T> | T): Promise<T> {
@@ -76,6 +82,8 @@ async function convergeScenario(url: string, dir = false): Promise<void> {
     addRemote(s, 'origin', url, dir);
     await push(s, getRemote(s));
   });
+  trust(b, a, 'alice');
+  trust(a, b, 'bob');
   await withStore(b, async (s) => {
     addRemote(s, 'origin', url, dir);
     const r = await pull(s, getRemote(s));
@@ -137,6 +145,7 @@ describe('what travels with the events', () => {
       addRemote(s, 'origin', shared);
       await push(s, getRemote(s));
     });
+    trust(b, a, 'alice');
     await withStore(b, async (s) => {
       addRemote(s, 'origin', shared);
       await pull(s, getRemote(s));
@@ -165,6 +174,7 @@ describe('remote integrity', () => {
       await s.ingest(items(lines.join('\n')));
       await push(s, getRemote(s));
     });
+    trust(b, a, 'alice');
     await withStore(b, async (s) => {
       addRemote(s, 'origin', remote);
       await pull(s, getRemote(s));
@@ -195,6 +205,7 @@ describe('remote integrity', () => {
       addRemote(s, 'origin', `dir:${shared}`);
       await push(s, getRemote(s));
     });
+    trust(b, a, 'alice');
     await withStore(b, async (s) => {
       addRemote(s, 'origin', `dir:${shared}`);
       await pull(s, getRemote(s));
@@ -208,8 +219,14 @@ describe('remote integrity', () => {
     const kept = lines.slice(0, -3);
     const replaced = { ...JSON.parse(lines[lines.length - 3]), ts: 1 };
     writeFileSync(segment, [...kept, JSON.stringify(replaced)].join('\n') + '\n');
+    // That machine's folder is refused (named, with the reason), nothing of it is taken.
     await withStore(b, async (s) => {
-      await expect(pull(s, getRemote(s))).rejects.toThrow(/rewritten|shorter/);
+      const before = s.session(JSON.parse(lines[0]).session)!.events;
+      const r = await pull(s, getRemote(s));
+      expect(r.events).toBe(0);
+      expect(r.refused).toHaveLength(1);
+      expect(r.refused[0].reason).toMatch(/rewritten|shorter/);
+      expect(s.session(JSON.parse(lines[0]).session)!.events).toBe(before);
     });
   });
 
@@ -227,6 +244,7 @@ describe('remote integrity', () => {
       addRemote(s, 'origin', remote);
     });
     await withStore(b, (s) => void addRemote(s, 'origin', remote));
+    trust(b, a, 'alice');
     const killed = async (m: Machine, command: string, delay: number) =>
       new Promise<void>((resolve) => {
         const child = spawn(process.execPath, [bin('sp-sync'), command, '-q'], { env: { ...process.env, SP_HOME: m.home }, stdio: 'ignore' });
@@ -263,6 +281,7 @@ describe('sp-sync remote commands', () => {
     const pushed = sp('sp-sync', ['push'], { home: a.home });
     expect(pushed.status, pushed.stderr).toBe(0);
     expect(pushed.stderr).toMatch(/pushed \d+ events in 1 session/);
+    expect(sp('sp-sync', ['trust', 'add', join(a.home, 'keys', 'id_ed25519.pub'), '--name', 'alice'], { home: b.home }).status).toBe(0);
     const cloned = sp('sp-sync', ['clone', `file://${remote}`], { home: b.home });
     expect(cloned.status, cloned.stderr).toBe(0);
     expect(sp('sp-sync', ['ls'], { home: b.home }).stdout).toBe(sp('sp-sync', ['ls'], { home: a.home }).stdout);

@@ -283,6 +283,11 @@ export class Store {
     }
   }
 
+  /** The stored seq of the event with this event key in a session, or undefined. */
+  storedSeq(sessionId: string, key: string): number | undefined {
+    return this.requireWriter().seqOfKey(sessionId, key);
+  }
+
   /** Sync cursors: how far a remote's log of one machine's session was read (pull) or written (push, machine = own). */
   cursor(remote: string, machine: string, session: string): { seq: number; head: string | null } | undefined {
     if (!this.db) return undefined;
@@ -705,6 +710,8 @@ export class Store {
       bytes: s.bytes,
       updated_at: Date.now() / 1000,
     };
+    // Which stored seqs came from which origin machine (recorded by pull; see lib/store/origins.ts).
+    if (previous?.origins) manifest.origins = previous.origins;
     const receipt = previous?.current_owner?.receipt;
     if (receipt && previous?.current_owner.agent === s.owner) manifest.current_owner.receipt = receipt;
     const signed = signDocument(manifest, this.keys!);

@@ -11,6 +11,9 @@ import { LOG_FILE, MANIFEST_FILE, readAnchors } from './log.js';
 import { SESSION_ID_PATTERN } from './paths.js';
 import { pendingAppend, readJournal, type JournalEntry } from './journal.js';
 import { blobMatches, listArtifacts } from '../artifacts.js';
+import { eventKey } from './derive.js';
+import { inRanges, mirrorDir, mirroredEvents, readSignedFolder, type OriginRecord } from './origins.js';
+import type { SpEvent } from '../event.js';
 
 export interface StoredSessionReport {
   session: string;
@@ -22,6 +25,53 @@ export interface StoredSessionReport {
   problems: string[];
   /** Notes that are not failures (an interrupted write past the acknowledged end). */
   notes: string[];
+  /** The machines whose events the session holds (pulled), each checked against its own signed manifest in the mirror. */
+  origins: Array<{ machine: string; key_id: string; events: number }>;
+}
+
+/**
+ * Checks the `origins` a session manifest records against the store's origin mirror: each origin's
+ * signed manifest verifies with a trusted key, is the one recorded (its hash), its chain ends at its
+ * head, and every local seq attributed to it holds one of its events (same event key).
+ */
+function checkOrigins(storeDir: string, id: string, records: unknown, keysAt: Map<number, string>, trusted: Map<string, Buffer>, problems: string[]): StoredSessionReport['origins'] {
+  const out: StoredSessionReport['origins'] = [];
+  if (records === undefined) return out;
+  if (!Array.isArray(records)) {
+    problems.push(`${id}: the manifest's origins is not a list`);
+    return out;
+  }
+  for (const r of records as OriginRecord[]) {
+    let dir: string;
+    try {
+      dir = mirrorDir(storeDir, String(r?.machine), id);
+    } catch {
+      problems.push(`${id}: origin ${JSON.stringify(r?.machine)} is not a machine id`);
+      continue;
+    }
+    const read = readSignedFolder(dir, r.machine, id, trusted);
+    if (!read.ok) {
+      problems.push(`${dir}: origin ${r.machine}: ${read.reason}`);
+      continue;
+    }
+    if (read.keyId !== r.key_id) problems.push(`${dir}: origin ${r.machine} is signed by ${read.keyId}, the manifest records ${String(r.key_id)}`);
+    if (read.manifestHash !== r.manifest_sha256) problems.push(`${dir}: origin ${r.machine}'s manifest is not the one the session manifest records (${String(r.manifest_sha256)})`);
+    const theirs = new Set<string>();
+    for (const e of mirroredEvents(storeDir, r.machine, id)) theirs.add(eventKey(e));
+    let events = 0;
+    for (const [a, b] of Array.isArray(r.seqs) ? r.seqs : []) {
+      for (let seq = a; seq <= b; seq++) {
+        events += 1;
+        const key = keysAt.get(seq);
+        if (key === undefined || !theirs.has(key)) {
+          problems.push(`${id}: seq ${seq} is attributed to ${r.machine} but is not one of its signed events`);
+          return out;
+        }
+      }
+    }
+    out.push({ machine: r.machine, key_id: read.keyId, events });
+  }
+  return out;
 }
 
 /** Verifies one stored session directory (sessions/<id>/). */
@@ -40,7 +90,7 @@ export async function verifySessionDir(dir: string, trusted: Map<string, Buffer>
     const size = existsSync(logPath) ? statSync(logPath).size : 0;
     const first = pendingAppend(journal, id, 0);
     if (size === 0 || (first && size <= first.end)) {
-      return { session: id, ok: true, events: 0, signature: { status: 'unsigned', message: 'not acknowledged yet' }, problems: [], notes: [`an interrupted first write (${size} bytes journaled, no manifest yet; the next writer completes it or cuts it back)`] };
+      return { session: id, ok: true, events: 0, signature: { status: 'unsigned', message: 'not acknowledged yet' }, problems: [], origins: [], notes: [`an interrupted first write (${size} bytes journaled, no manifest yet; the next writer completes it or cuts it back)`] };
     }
     problems.push(`${manifestPath}: no manifest, but the log holds ${size} bytes that no journaled append covers (damaged at offset 0; sp doctor shows the repair)`);
   }
@@ -62,6 +112,9 @@ export async function verifySessionDir(dir: string, trusted: Map<string, Buffer>
   const anchors = readAnchors(dir);
   const anchorSeqs = new Set(anchors.map((a) => a.seq));
   let foreign = 0;
+  const records = manifest?.origins as OriginRecord[] | undefined;
+  const attributed = Array.isArray(records) ? records.flatMap((r) => (Array.isArray(r?.seqs) ? r.seqs : [])) : [];
+  const keysAt = new Map<number, string>();
   if (existsSync(logPath)) {
     for await (const line of fileLines(logPath)) {
       if (line.start >= limit) break;
@@ -72,6 +125,7 @@ export async function verifySessionDir(dir: string, trusted: Map<string, Buffer>
       }
       const v = parsed.value;
       if (v.session !== id) foreign += 1;
+      if (attributed.length > 0 && typeof v.seq === 'number' && inRanges(attributed, v.seq)) keysAt.set(v.seq, eventKey(v as unknown as SpEvent));
       if (anchorSeqs.has(v.seq as number)) ends.set(v.seq as number, { end: line.end, checksum: String(v.checksum) });
       verifier.push(logPath, line, v);
     }
@@ -97,7 +151,8 @@ export async function verifySessionDir(dir: string, trusted: Map<string, Buffer>
     if (a.offset > limit) continue;
     if (!at || at.end !== a.offset || at.checksum !== a.head) problems.push(`${join(dir, 'events.jsonl.ckpt')}: the anchor at seq ${a.seq} does not match the log`);
   }
-  return { session: id, ok: problems.length === 0, events: s?.events ?? 0, head: s?.head, signature, problems, notes };
+  const origins = checkOrigins(join(dir, '..', '..'), id, manifest?.origins, keysAt, trusted, problems);
+  return { session: id, ok: problems.length === 0, events: s?.events ?? 0, head: s?.head, signature, problems, notes, origins };
 }
 
 /** Verifies every session of a store. */
@@ -247,10 +302,17 @@ export async function verifyStoredInputs(inputs: StoredInputs, trusted: Map<stri
   return { ok: stored.every((s) => s.ok) && receipts.every((r) => r.ok) && artifacts.every((a) => a.ok), stored, receipts, artifacts };
 }
 
-export function formatStoredReport(report: StoredVerifyReport): string {
+/** `<name> <key id>` for a signer (the name from `names`, e.g. trust.ts signerNames), or the key id alone. */
+function signerLabel(keyId: string | undefined, names?: Map<string, string>): string {
+  const name = keyId ? names?.get(keyId) : undefined;
+  return name ? `${name} ${keyId}` : String(keyId);
+}
+
+export function formatStoredReport(report: StoredVerifyReport, names?: Map<string, string>): string {
   const out: string[] = [];
   for (const s of report.stored) {
-    if (s.ok) out.push(`ok      ${s.session} (stored, ${s.events} events, head ${s.head}, ${s.signature.message})`);
+    const signers = [signerLabel(s.signature.key_id, names), ...s.origins.map((o) => `${signerLabel(o.key_id, names)} (${o.events} events from ${o.machine})`)];
+    if (s.ok) out.push(`ok      ${s.session} (stored, ${s.events} events, head ${s.head}; signed by ${signers.join(', ')})`);
     else out.push(`FAILED  ${s.session} (stored): ${s.problems.join('; ')}`);
     for (const n of s.notes) out.push(`        ${s.session}: ${n}`);
   }

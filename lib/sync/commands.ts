@@ -5,6 +5,7 @@ import { createProgress } from '../progress.js';
 import { Store, resolveStoreDir, spHome, machineId, generateKeys, keysDir, type IngestItem } from '../store/index.js';
 import { toIso } from '../event.js';
 import { join } from 'node:path';
+import type { SyncReport } from './remote.js';
 
 export interface CommonArgs {
   store?: string;
@@ -133,7 +134,7 @@ export function keygenCommand(args: CommonArgs): number {
   const pub = join(keysDir(spHome()), 'id_ed25519.pub');
   if (args.json) process.stdout.write(JSON.stringify({ key_id: keys.keyId, public_key: pub }) + '\n');
   else process.stdout.write(`${keys.keyId}\n`);
-  if (!args.quiet && !args.json) warn(undefined, `key pair written to ${keysDir(spHome())} (share ${pub}; others trust it by copying it into their keys/trusted/)`);
+  if (!args.quiet && !args.json) warn(undefined, `key pair written to ${keysDir(spHome())} (share ${pub}; others trust it with: sp-sync trust add FILE --name NAME)`);
   return EXIT_OK;
 }
 
@@ -194,6 +195,18 @@ export function remoteCommand(args: CommonArgs & { action?: string; name?: strin
   });
 }
 
+/**
+ * Prints one line per part of the remote a pull refused (which machine and session, and why; for
+ * a signer not trusted yet, its key id and the command that trusts it). Returns how many.
+ */
+function reportRefusals(remote: string, report: SyncReport): number {
+  for (const r of report.refused) {
+    const hint = r.signer ? `; nothing taken. To trust it: sp-sync trust add ${r.signer.publicKey} --name ${r.machine ?? 'NAME'}` : '; nothing taken from it';
+    warn(`${remote}: ${r.where}`, r.reason + hint);
+  }
+  return report.refused.length;
+}
+
 export async function syncCommand(args: CommonArgs & { name?: string }, direction: 'push' | 'pull'): Promise<number> {
   const r = await import('./remote.js');
   const store = openWriter(args);
@@ -206,28 +219,60 @@ export async function syncCommand(args: CommonArgs & { name?: string }, directio
     progress.done();
     if (args.json) process.stdout.write(JSON.stringify({ ...report, ms: Date.now() - started }) + '\n');
     else if (!args.quiet) warn(remote.name, `${direction === 'push' ? 'pushed' : 'pulled'} ${report.events} event${report.events === 1 ? '' : 's'} in ${report.sessions} session${report.sessions === 1 ? '' : 's'}${report.artifacts > 0 ? `, ${report.artifacts} artifact${report.artifacts === 1 ? '' : 's'}` : ''}${report.commit ? ` (at ${report.commit.slice(0, 12)})` : ''}`);
-    return EXIT_OK;
+    // Refusals are printed even with -q: something was not taken.
+    return reportRefusals(remote.name, report) > 0 ? EXIT_CHECK_FAILED : EXIT_OK;
   } finally {
     progress.done();
     store.close();
   }
 }
 
-export async function cloneCommand(args: CommonArgs & { url?: string; name?: string; dir: boolean }): Promise<number> {
+export async function cloneCommand(args: CommonArgs & { url?: string; name?: string; dir: boolean; trustAll?: boolean }): Promise<number> {
   const r = await import('./remote.js');
   const store = openWriter(args);
   try {
     const name = args.name ?? 'origin';
     const existing = r.listRemotes(store).find((x) => x.name === name);
+    if (args.trustAll && (store.sessions({ all: true }).length > 0 || r.listRemotes(store).length > 0)) {
+      throw new UserError('--trust-all is only for a fresh store (no sessions, no remotes): trust signers one by one with `sp-sync trust add`', store.dir);
+    }
     const remote = existing ?? r.addRemote(store, name, requireText(args.url, 'a URL'), args.dir);
     await store.schema();
-    const report = await r.pull(store, remote);
+    const report = await r.pull(store, remote, { trustAll: args.trustAll === true });
+    for (const t of report.trusted ?? []) warn(name, `trusted ${t.name} ${t.key_id} (--trust-all)`);
     if (args.json) process.stdout.write(JSON.stringify(report) + '\n');
     else if (!args.quiet) warn(name, `cloned ${report.events} events in ${report.sessions} sessions into ${store.dir}`);
-    return EXIT_OK;
+    return reportRefusals(name, report) > 0 ? EXIT_CHECK_FAILED : EXIT_OK;
   } finally {
     store.close();
   }
+}
+
+/** `sp-sync trust add KEYFILE|KEY --name NAME`, `trust list`, `trust rm NAME|KEYID`. */
+export async function trustCommand(args: CommonArgs & { action?: string; key?: string; name?: string }): Promise<number> {
+  const t = await import('../store/trust.js');
+  const home = spHome();
+  const action = args.action ?? 'list';
+  if (action === 'add') {
+    const raw = t.parsePublicKey(requireText(args.key, 'a public key file or a base64 key'));
+    const signer = t.addTrusted(home, raw, requireText(args.name, '--name NAME'));
+    if (args.json) process.stdout.write(JSON.stringify(signer) + '\n');
+    else if (!args.quiet) warn(signer.name, `trusted ${signer.key_id}`);
+    return EXIT_OK;
+  }
+  if (action === 'list' || action === 'ls') {
+    for (const s of t.listTrusted(home)) {
+      const added = new Date(s.added_at * 1000).toISOString().slice(0, 19) + 'Z';
+      process.stdout.write(args.json ? JSON.stringify(s) + '\n' : `${s.name}\t${s.key_id}\t${added}\n`);
+    }
+    return EXIT_OK;
+  }
+  if (action === 'rm' || action === 'remove') {
+    const removed = t.removeTrusted(home, requireText(args.key ?? args.name, 'a signer name or key id'));
+    if (!args.quiet) warn(removed.name, `no longer trusted (${removed.key_id})`);
+    return EXIT_OK;
+  }
+  throw new UserError(`unknown trust action ${JSON.stringify(action)} (add, list, rm)`);
 }
 
 export async function statusCommand(args: CommonArgs): Promise<number> {

@@ -3,21 +3,38 @@
 //
 // Layout on a remote, the same for both kinds:
 //   machines/<machine>/sessions/<session>/<first seq, 12 digits>.jsonl   512 events per segment
-//   machines/<machine>/sessions/<session>/manifest.json                   the pusher's signed manifest
+//   machines/<machine>/sessions/<session>/manifest.json                   signed by that machine
 //   artifacts/<sha256 hex>                                                 content-addressed blobs
 // Each machine writes only below its own machines/<machine>/, so pushes from several machines
-// never touch the same file and never conflict; a blob's name is its hash, so machines writing the
-// same blob write the same bytes (only missing ones are written, each hash-checked on pull). A segment holds the pusher's own stored log
-// lines verbatim (its seq numbering and chain), so a puller verifies the chain as it reads.
+// never touch the same file and never conflict; a blob's name is its hash (each hash-checked on pull).
+//
+// Trust and origin (who vouches for which event):
+// - A machine publishes only its OWN events of a session: the events no origin mirror (below)
+//   holds. A session nobody else wrote to goes out as its stored log lines verbatim; one with
+//   pulled events goes out as just the own events, numbered 0.. and chained from ''. The folder's
+//   manifest.json is signed by the pusher and names its machine, the session, the event count and
+//   the head, so it vouches for exactly those events and nothing another machine wrote.
+// - pull/clone adopt a machine's session folder only when lib/store/origins.ts readSignedFolder
+//   accepts it: plain files only, a manifest whose signature verifies with a key this SP_HOME
+//   trusts ($SP_HOME/keys/trusted/, `sp-sync trust`), that names this machine and session, and a
+//   chain of segments 0, 512, … ending exactly at the manifest's count and head. Anything else (no
+//   manifest, an unknown signer, events past the manifest, a hand-chained event, a missing or
+//   re-ordered segment, a symlink) refuses that folder whole; the other folders are still taken.
+// - What is adopted is first kept verbatim in the store's origin mirror,
+//   <store>/origins/<machine>/sessions/<session>/ (the origin's signed segments and manifest), then
+//   merged into the local session log (dedup by event key), and the local manifest's `origins`
+//   records, per origin, its machine id, key id, the SHA-256 of the origin manifest and the local
+//   seq ranges that hold its events. The local signature covers the local log's integrity and this
+//   attribution; the pulled events themselves stay vouched for only by their origin's signature,
+//   which sp-verify --store checks in the mirror. The puller never publishes them as its own.
 //
 // push: append to the own segments what the remote lacks (the remote's own files say how far it
 // is: it is the truth, so an interrupted push just resumes); git: commit, push without force
 // (rejected because another machine pushed: rebase the own commit onto theirs, disjoint paths,
-// and push again). pull: read every other machine's segments from a cursor (session, machine,
-// seq, checksum), verify the chain from the cursor's checksum, and store the events (dedup by
-// event key). A rewritten remote is refused: for git, the last remote commit seen must still be
-// an ancestor of the remote's branch; for both, a cursor's checksum must still be the event
-// before it.
+// and push again). Before writing, the part of the tree push writes is checked with lstat: a
+// symlink or special file there refuses the push (nothing written). A rewritten remote is refused:
+// for git, the last remote commit seen must still be an ancestor of the remote's branch; for both,
+// a cursor's checksum must still be the event before it.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { closeSync, existsSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
@@ -26,14 +43,32 @@ import { replaceFileAtomic } from '../atomic.js';
 import { makePrivateDir, PRIVATE_FILE } from '../private.js';
 import { UserError, warn } from '../diagnostics.js';
 import { copyArtifact, listArtifacts } from '../artifacts.js';
-import { computeChecksum } from '../chain.js';
+import { Chainer } from '../chain.js';
 import { parseJsonObject } from '../json.js';
 import type { SpEvent } from '../event.js';
-import { Store } from '../store/index.js';
+import { Store, eventKey, trustedKeys, checkSignature, type SessionSummary, type Signature } from '../store/index.js';
+import { signDocument } from '../store/identity.js';
+import { SESSION_ID_PATTERN } from '../store/paths.js';
+import {
+  MACHINE_PATTERN,
+  SEGMENT,
+  addToRanges,
+  firstIrregular,
+  mirroredEvents,
+  mirroredOrigins,
+  nodeKind,
+  notPlainDir,
+  notPlainFile,
+  readSignedFolder,
+  segmentName,
+  writeMirror,
+  type OriginRecord,
+} from '../store/origins.js';
+import { addTrusted, listTrusted, type TrustedSigner } from '../store/trust.js';
 
 const run = promisify(execFile);
 
-export const SEGMENT = 512;
+export { SEGMENT };
 export const BRANCH = 'main';
 
 export interface RemoteConfig {
@@ -50,10 +85,27 @@ export interface SyncReport {
   artifacts: number;
   /** git: the remote commit after the operation. */
   commit?: string;
+  /** pull: the folders (or blobs) not taken, and why. */
+  refused: Refusal[];
+  /** clone --trust-all: the signers trusted on the way. */
+  trusted?: TrustedSigner[];
+}
+
+/** A part of a remote that pull did not take. */
+export interface Refusal {
+  /** Its path in the remote's tree (machines/<machine>/sessions/<session>, artifacts/<hex> …). */
+  where: string;
+  machine?: string;
+  session?: string;
+  reason: string;
+  /** A valid signature by a key not trusted yet (first contact): what `sp-sync trust add` needs. */
+  signer?: { keyId: string; publicKey: string };
 }
 
 export interface SyncOptions {
   onProgress?: (events: number, session: string) => void;
+  /** clone --trust-all: trust every signer whose signature verifies before reading. */
+  trustAll?: boolean;
 }
 
 // ---- configuration ------------------------------------------------------------------------------
@@ -212,8 +264,12 @@ async function resetTo(git: Git, head: string | undefined): Promise<void> {
 
 // ---- the tree (a dir remote, or a git working tree) -----------------------------------------------
 
-function segmentName(seq: number): string {
-  return `${String(seq).padStart(12, '0')}.jsonl`;
+/** Complete lines of a segment (a torn last line is not counted) and where they end. */
+function completeLines(path: string): { lines: string[]; end: number } {
+  const bytes = readFileSync(path);
+  const end = bytes.lastIndexOf(0x0a) + 1;
+  const lines = end === 0 ? [] : bytes.toString('utf8', 0, end - 1).split('\n');
+  return { lines, end };
 }
 
 function segmentsOf(dir: string): Array<{ start: number; path: string }> {
@@ -222,14 +278,6 @@ function segmentsOf(dir: string): Array<{ start: number; path: string }> {
     .filter((n) => /^\d{12}\.jsonl$/.test(n))
     .map((n) => ({ start: Number(n.slice(0, 12)), path: join(dir, n) }))
     .sort((a, b) => a.start - b.start);
-}
-
-/** Complete lines of a segment (a torn last line is not counted) and where they end. */
-function completeLines(path: string): { lines: string[]; end: number } {
-  const bytes = readFileSync(path);
-  const end = bytes.lastIndexOf(0x0a) + 1;
-  const lines = end === 0 ? [] : bytes.toString('utf8', 0, end - 1).split('\n');
-  return { lines, end };
 }
 
 function appendFsync(path: string, text: string): void {
@@ -242,14 +290,97 @@ function appendFsync(path: string, text: string): void {
   }
 }
 
-/** Writes the store's sessions to the own folder of a tree; returns what it added. */
+/**
+ * Refuses (exit 2, before anything is written) a tree whose part push writes into is not plain
+ * folders and files: machines/, machines/<own>/ and everything below it, artifacts/ and its blobs.
+ * A symlink there would make push write outside the tree.
+ */
+function checkWritableTree(root: string, machine: string): void {
+  const rootKind = nodeKind(root);
+  if (rootKind !== 'dir' && rootKind !== 'missing') {
+    // The root itself was given by the user; a symlink to a folder is their choice, anything else is not a tree.
+    if (!(rootKind === 'symlink' && existsSync(root) && statSync(root).isDirectory())) throw new UserError('the remote is not a folder; nothing pushed', root);
+  }
+  const parts = [join(root, 'machines'), join(root, 'machines', machine), join(root, 'machines', machine, 'sessions')];
+  for (const path of parts) {
+    const bad = notPlainDir(path, true);
+    if (bad) throw new UserError(`${bad}; nothing pushed`, path);
+  }
+  for (const dir of [join(root, 'machines', machine), join(root, 'artifacts')]) {
+    const bad = firstIrregular(dir);
+    if (bad) throw new UserError(`${bad.reason}; nothing pushed`, bad.path);
+  }
+}
+
+/**
+ * This machine's own events of a session, as published: the events whose key no origin mirror
+ * holds, numbered 0.. and chained from ''. A session no one else wrote to is published as its log
+ * lines verbatim; one with pulled events publishes only the own ones, re-numbered and re-chained
+ * (pointers to pulled events — parent_seq, derived_from — are left out: the export cannot name them).
+ */
+interface OwnExport {
+  count: number;
+  head: string | null;
+  /** The published line at `seq`. */
+  lineAt(seq: number): string | undefined;
+  lines(from: number): Iterable<{ seq: number; text: string }>;
+}
+
+async function ownExport(store: Store, id: string, summary: SessionSummary): Promise<OwnExport> {
+  const origins = mirroredOrigins(store.dir, id);
+  if (origins.length === 0) {
+    return {
+      count: summary.events,
+      head: summary.head,
+      lineAt: (seq) => store.rawLines(id, seq).next().value?.text,
+      lines: (from) => store.rawLines(id, from),
+    };
+  }
+  const foreign = new Set<string>();
+  for (const machine of origins) for (const e of mirroredEvents(store.dir, machine, id)) foreign.add(eventKey(e));
+  const lines: string[] = [];
+  const renumbered = new Map<number, number>();
+  const chainer = new Chainer();
+  let head: string | null = null;
+  for await (const event of store.events(id)) {
+    if (foreign.has(eventKey(event))) continue;
+    const { checksum: _c, parent_seq, derived_from, ...rest } = event;
+    const out: SpEvent = { ...rest, seq: lines.length } as SpEvent;
+    if (typeof parent_seq === 'number' && renumbered.has(parent_seq)) out.parent_seq = renumbered.get(parent_seq);
+    if (typeof derived_from === 'number' && renumbered.has(derived_from)) out.derived_from = renumbered.get(derived_from);
+    renumbered.set(event.seq, lines.length);
+    const chained = chainer.chain(out);
+    head = chained.checksum!;
+    lines.push(JSON.stringify(chained));
+  }
+  return {
+    count: lines.length,
+    head,
+    lineAt: (seq) => lines[seq],
+    lines: function* (from) {
+      for (let seq = from; seq < lines.length; seq++) yield { seq, text: lines[seq] };
+    },
+  };
+}
+
+/** The manifest published with a machine's own events: signed by it, naming it, covering only them. */
+function publishedManifest(store: Store, id: string, own: OwnExport): Record<string, unknown> {
+  const local = store.manifest(id);
+  const { signature: _s, origins: _o, bytes: _b, ...rest } = (local ?? {}) as Record<string, unknown>;
+  return signDocument({ ...rest, session_id: id, machine: store.machine, event_count: own.count, first_seq: 0, last_seq: own.count - 1, head: own.head }, store.signer());
+}
+
+/** Writes the store's own events to the own folder of a tree; returns what it added. */
 async function pushTree(store: Store, root: string, remoteName: string, options: SyncOptions): Promise<{ sessions: number; events: number }> {
+  checkWritableTree(root, store.machine);
   const own = join(root, 'machines', store.machine, 'sessions');
   let sessions = 0;
   let events = 0;
   for (const s of store.sessions({ all: true })) {
     const dir = join(own, s.id);
+    const mine = await ownExport(store, s.id, s);
     const segments = segmentsOf(dir);
+    if (mine.count === 0 && segments.length === 0) continue; // only others' events: theirs to publish
     let remoteCount = 0;
     let remoteHead: string | undefined;
     const last = segments[segments.length - 1];
@@ -264,29 +395,30 @@ async function pushTree(store: Store, root: string, remoteName: string, options:
       remoteCount = last.start + lines.length;
       if (lines.length > 0) remoteHead = parseJsonObject(lines[lines.length - 1]).value?.checksum as string | undefined;
     }
-    if (remoteCount > s.events) {
-      throw new UserError(`the remote holds ${remoteCount} events of ${s.id} from this machine (${store.machine}) but the store only ${s.events}: is another store using the same SP_HOME machine id?`, root);
+    if (remoteCount > mine.count) {
+      throw new UserError(`the remote holds ${remoteCount} events of ${s.id} from this machine (${store.machine}) but the store only ${mine.count} of its own: is another store using the same SP_HOME machine id, or did an older sp-sync publish pulled events under this machine?`, root);
     }
     if (remoteCount > 0) {
-      const local = store.rawLines(s.id, remoteCount - 1).next().value;
-      const localHead = local ? (parseJsonObject(local.text).value?.checksum as string | undefined) : undefined;
+      const local = mine.lineAt(remoteCount - 1);
+      const localHead = local ? (parseJsonObject(local).value?.checksum as string | undefined) : undefined;
       if (localHead !== remoteHead) throw new UserError(`the remote's copy of ${s.id} from this machine differs from the store at seq ${remoteCount - 1}; refusing to push over it`, root);
     }
-    if (remoteCount === s.events) {
+    const manifestPath = join(dir, 'manifest.json');
+    const published = existsSync(manifestPath) ? parseJsonObject(readFileSync(manifestPath, 'utf8')).value : undefined;
+    if (remoteCount === mine.count && published?.event_count === mine.count && published?.head === mine.head && published?.machine === store.machine) {
       store.setCursor(remoteName, store.machine, s.id, remoteCount, remoteHead ?? null);
       continue;
     }
     makePrivateDir(dir);
     let chunk = '';
     let chunkStart = -1;
-    let lastHead: string | null = remoteHead ?? null;
     const flush = () => {
       if (!chunk) return;
       const start = chunkStart - (chunkStart % SEGMENT);
       appendFsync(join(dir, segmentName(start)), chunk);
       chunk = '';
     };
-    for (const { seq, text } of store.rawLines(s.id, remoteCount)) {
+    for (const { seq, text } of mine.lines(remoteCount)) {
       if (seq % SEGMENT === 0) flush();
       if (!chunk) chunkStart = seq;
       chunk += text + '\n';
@@ -294,84 +426,110 @@ async function pushTree(store: Store, root: string, remoteName: string, options:
       if (seq % 1000 === 999) options.onProgress?.(1000, s.id);
     }
     flush();
-    const manifest = store.manifest(s.id);
-    if (manifest) {
-      replaceFileAtomic(join(dir, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n', PRIVATE_FILE);
-      lastHead = manifest.head;
-    }
-    store.setCursor(remoteName, store.machine, s.id, s.events, lastHead);
+    // Segments first, then the manifest: a reader never sees a manifest ahead of its events.
+    replaceFileAtomic(manifestPath, JSON.stringify(publishedManifest(store, s.id, mine), null, 2) + '\n', PRIVATE_FILE);
+    store.setCursor(remoteName, store.machine, s.id, mine.count, mine.head);
     sessions += 1;
   }
   return { sessions, events };
 }
 
 /** Copies the blobs of `from`/artifacts that `to`/artifacts lacks, each checked against its name. */
-function copyMissingArtifacts(from: string, to: string): number {
+function copyMissingArtifacts(from: string, to: string, refused?: Refusal[]): number {
+  const source = join(from, 'artifacts');
+  const bad = notPlainDir(source, true);
+  if (bad) {
+    refused?.push({ where: 'artifacts', reason: bad });
+    return 0;
+  }
   let copied = 0;
-  for (const hex of listArtifacts(join(from, 'artifacts'))) {
-    const outcome = copyArtifact(join(from, 'artifacts'), join(to, 'artifacts'), hex);
+  for (const hex of listArtifacts(source)) {
+    const irregular = notPlainFile(join(source, hex), false);
+    if (irregular) {
+      refused?.push({ where: `artifacts/${hex}`, reason: irregular });
+      continue;
+    }
+    const outcome = copyArtifact(source, join(to, 'artifacts'), hex);
     if (outcome === 'stored') copied += 1;
-    else if (outcome === 'mismatch') warn(join(from, 'artifacts', hex), 'does not hash to its name; not copied');
+    else if (outcome === 'mismatch') warn(join(source, hex), 'does not hash to its name; not copied');
   }
   return copied;
 }
 
-/** Reads every other machine's sessions in a tree from the cursors on and stores new events. */
-function pullTree(store: Store, root: string, remoteName: string, options: SyncOptions): { sessions: number; events: number } {
+/** The valid signatures on a tree's manifests by keys not trusted yet: one per key, with the machine that used it. */
+function untrustedSigners(root: string, trusted: Map<string, Buffer>): Array<{ machine: string; keyId: string; publicKey: string }> {
+  const found = new Map<string, { machine: string; keyId: string; publicKey: string }>();
   const machinesDir = join(root, 'machines');
-  if (!existsSync(machinesDir)) return { sessions: 0, events: 0 };
+  if (nodeKind(machinesDir) !== 'dir') return [];
+  for (const machine of readdirSync(machinesDir).sort()) {
+    const sessionsDir = join(machinesDir, machine, 'sessions');
+    if (!MACHINE_PATTERN.test(machine) || nodeKind(join(machinesDir, machine)) !== 'dir' || nodeKind(sessionsDir) !== 'dir') continue;
+    for (const id of readdirSync(sessionsDir).sort()) {
+      const path = join(sessionsDir, id, 'manifest.json');
+      if (nodeKind(join(sessionsDir, id)) !== 'dir' || nodeKind(path) !== 'file' || statSync(path).size > 1 << 20) continue;
+      const manifest = parseJsonObject(readFileSync(path, 'utf8')).value;
+      if (!manifest || manifest.machine !== machine) continue;
+      const check = checkSignature(manifest, trusted);
+      const s = manifest.signature as Signature;
+      if (check.status === 'unknown-signer' && !found.has(s.key_id)) found.set(s.key_id, { machine, keyId: s.key_id, publicKey: s.public_key });
+    }
+  }
+  return [...found.values()];
+}
+
+/**
+ * Reads every other machine's sessions in a tree from the cursors on and stores what verifies
+ * (see the top of this file); a folder that does not verify is refused whole and named in `refused`.
+ */
+function pullTree(store: Store, root: string, remoteName: string, options: SyncOptions, refused: Refusal[]): { sessions: number; events: number } {
+  const machinesDir = join(root, 'machines');
   let sessions = 0;
   let events = 0;
+  const badRoot = notPlainDir(machinesDir, true);
+  if (badRoot) {
+    refused.push({ where: 'machines', reason: badRoot });
+    return { sessions, events };
+  }
+  if (nodeKind(machinesDir) === 'missing') return { sessions, events };
+  const trusted = trustedKeys(store.home);
   for (const machine of readdirSync(machinesDir).sort()) {
     if (machine === store.machine) continue;
+    const where = `machines/${machine}`;
+    if (!MACHINE_PATTERN.test(machine)) {
+      refused.push({ where: `machines/${JSON.stringify(machine)}`, reason: 'not a machine id' });
+      continue;
+    }
+    const badMachine = notPlainDir(join(machinesDir, machine), false) ?? notPlainDir(join(machinesDir, machine, 'sessions'), true);
+    if (badMachine) {
+      refused.push({ where, machine, reason: badMachine });
+      continue;
+    }
     const sessionsDir = join(machinesDir, machine, 'sessions');
-    if (!existsSync(sessionsDir)) continue;
+    if (nodeKind(sessionsDir) === 'missing') continue;
     for (const id of readdirSync(sessionsDir).sort()) {
-      const dir = join(sessionsDir, id);
-      const cursor = store.cursor(remoteName, machine, id) ?? { seq: 0, head: null };
-      const manifest = existsSync(join(dir, 'manifest.json')) ? parseJsonObject(readFileSync(join(dir, 'manifest.json'), 'utf8')).value : undefined;
-      const uri = typeof manifest?.session_uri === 'string' ? manifest.session_uri : undefined;
-      let head = cursor.head ?? '';
-      let next = cursor.seq;
-      let added = 0;
-      let batch: SpEvent[] = [];
-      const flush = () => {
-        if (batch.length === 0) return;
-        added += store.append(id, batch, { uri, source: `${remoteName}/${machine}` }).added;
-        store.setCursor(remoteName, machine, id, next, head);
-        batch = [];
-      };
-      const segments = segmentsOf(dir);
-      const lastSegment = segments[segments.length - 1];
-      const remoteEnd = lastSegment ? lastSegment.start + completeLines(lastSegment.path).lines.length : 0;
-      if (remoteEnd < cursor.seq) throw new UserError(`${machine}'s log of ${id} is shorter on the remote (${remoteEnd} events) than when last pulled (${cursor.seq}): it was rewritten; refusing it`, dir);
-      for (const segment of segments) {
-        if (segment.start + SEGMENT <= cursor.seq - 1) continue;
-        const { lines } = completeLines(segment.path);
-        for (let i = 0; i < lines.length; i++) {
-          const seq = segment.start + i;
-          if (seq < next - 1) continue;
-          const event = parseJsonObject(lines[i]).value as SpEvent | undefined;
-          if (seq === next - 1) {
-            // The event before the cursor must still be the one read last time.
-            if (!event || event.checksum !== cursor.head) {
-              throw new UserError(`${machine}'s log of ${id} was rewritten on the remote (seq ${seq} changed since the last pull); refusing to merge it`, segment.path);
-            }
-            continue;
-          }
-          if (!event || event.seq !== seq || event.session !== id || typeof event.checksum !== 'string' || computeChecksum(head, event) !== event.checksum) {
-            throw new UserError(`${machine}'s log of ${id} does not verify at seq ${seq} (damaged or rewritten); refusing to merge it`, segment.path);
-          }
-          head = event.checksum;
-          next = seq + 1;
-          batch.push(event);
-          if (batch.length >= 1000) {
-            flush();
-            options.onProgress?.(1000, id);
-          }
-        }
+      if (!SESSION_ID_PATTERN.test(id)) {
+        refused.push({ where: `${where}/sessions/${JSON.stringify(id)}`, machine, reason: 'not a session id' });
+        continue;
       }
-      flush();
+      const cursor = store.cursor(remoteName, machine, id);
+      const read = readSignedFolder(join(sessionsDir, id), machine, id, trusted, { from: cursor ?? undefined, collect: true });
+      if (!read.ok) {
+        refused.push({ where: `${where}/sessions/${id}`, machine, session: id, reason: read.reason, signer: read.unknownSigner });
+        continue;
+      }
+      if (read.events.length === 0) continue;
+      const uri = typeof read.manifest.session_uri === 'string' && read.manifest.session_uri.startsWith('session://') ? read.manifest.session_uri : undefined;
+      // The signed copy first: what is stored from an origin is always covered by its mirror.
+      writeMirror(store.dir, machine, id, read);
+      let added = 0;
+      for (let i = 0; i < read.events.length; i += 1000) {
+        const batch = read.events.slice(i, i + 1000);
+        added += store.append(id, batch, { uri, source: `${remoteName}/${machine}` }).added;
+        recordOrigin(store, id, machine, read.keyId, read.manifestHash, batch);
+        const lastEvent = batch[batch.length - 1];
+        store.setCursor(remoteName, machine, id, lastEvent.seq + 1, lastEvent.checksum ?? null);
+        if (batch.length === 1000) options.onProgress?.(1000, id);
+      }
       if (added > 0) sessions += 1;
       events += added;
     }
@@ -379,19 +537,39 @@ function pullTree(store: Store, root: string, remoteName: string, options: SyncO
   return { sessions, events };
 }
 
+/** Notes in the local manifest which stored seqs hold `events` of `machine` (before the cursor moves, so a crash re-records them). */
+function recordOrigin(store: Store, id: string, machine: string, keyId: string, hash: string, batch: SpEvent[]): void {
+  const seqs: number[] = [];
+  for (const e of batch) {
+    const seq = store.storedSeq(id, eventKey(e));
+    if (seq !== undefined) seqs.push(seq);
+  }
+  if (seqs.length === 0 || !store.manifest(id)) return;
+  store.updateManifest(id, (m) => {
+    const records = Array.isArray(m.origins) ? [...(m.origins as OriginRecord[])] : [];
+    const at = records.findIndex((r) => r.machine === machine);
+    const previous = at >= 0 ? records[at].seqs : [];
+    const next: OriginRecord = { machine, key_id: keyId, manifest_sha256: hash, seqs: addToRanges(previous, seqs) };
+    if (at >= 0) records[at] = next;
+    else records.push(next);
+    m.origins = records;
+  });
+}
+
 // ---- the commands -----------------------------------------------------------------------------------
 
 export async function push(store: Store, remote: RemoteConfig, options: SyncOptions = {}): Promise<SyncReport> {
   if (remote.kind === 'dir') {
+    checkWritableTree(remote.url, store.machine);
     mkdirSync(remote.url, { recursive: true });
     const r = await pushTree(store, remote.url, remote.name, options);
-    return { remote: remote.name, ...r, artifacts: copyMissingArtifacts(store.dir, remote.url) };
+    return { remote: remote.name, ...r, artifacts: copyMissingArtifacts(store.dir, remote.url), refused: [] };
   }
   const git = await openClone(store, remote);
   for (let attempt = 0; ; attempt++) {
     const head = await fetchChecked(store, remote, git);
     await resetTo(git, head);
-    const r = { ...(await pushTree(store, git.dir, remote.name, options)), artifacts: copyMissingArtifacts(store.dir, git.dir) };
+    const r = { ...(await pushTree(store, git.dir, remote.name, options)), artifacts: copyMissingArtifacts(store.dir, git.dir), refused: [] };
     if (r.events === 0 && r.artifacts === 0 && (await git.run(['status', '--porcelain'])).stdout.trim() === '') {
       if (head) writeState(store, remote, { seen: head });
       return { remote: remote.name, ...r, commit: head };
@@ -414,17 +592,36 @@ export async function push(store: Store, remote: RemoteConfig, options: SyncOpti
   }
 }
 
+/** Trusts every signer a tree holds (clone --trust-all), named after its machine; returns them. */
+function trustEverySigner(store: Store, root: string): TrustedSigner[] {
+  const added: TrustedSigner[] = [];
+  const taken = new Set(listTrusted(store.home).map((s) => s.name));
+  for (const signer of untrustedSigners(root, trustedKeys(store.home))) {
+    let name = signer.machine;
+    for (let n = 2; taken.has(name); n++) name = `${signer.machine}-${n}`;
+    taken.add(name);
+    added.push(addTrusted(store.home, Buffer.from(signer.publicKey, 'base64'), name));
+  }
+  return added;
+}
+
 export async function pull(store: Store, remote: RemoteConfig, options: SyncOptions = {}): Promise<SyncReport> {
+  const refused: Refusal[] = [];
+  let root: string;
+  let commit: string | undefined;
   if (remote.kind === 'dir') {
     if (!existsSync(remote.url)) throw new UserError('no such directory', remote.url);
-    return { remote: remote.name, ...pullTree(store, remote.url, remote.name, options), artifacts: copyMissingArtifacts(remote.url, store.dir) };
+    root = remote.url;
+  } else {
+    const git = await openClone(store, remote);
+    commit = await fetchChecked(store, remote, git);
+    await resetTo(git, commit);
+    root = git.dir;
   }
-  const git = await openClone(store, remote);
-  const head = await fetchChecked(store, remote, git);
-  await resetTo(git, head);
-  const r = { ...pullTree(store, git.dir, remote.name, options), artifacts: copyMissingArtifacts(git.dir, store.dir) };
-  if (head) writeState(store, remote, { seen: head });
-  return { remote: remote.name, ...r, commit: head };
+  const trustedNow = options.trustAll ? trustEverySigner(store, root) : [];
+  const r = { ...pullTree(store, root, remote.name, options, refused), artifacts: copyMissingArtifacts(root, store.dir, refused) };
+  if (commit) writeState(store, remote, { seen: commit });
+  return { remote: remote.name, ...r, refused, trusted: trustedNow, ...(commit ? { commit } : {}) };
 }
 
 export interface RemoteStatus {
