@@ -68,6 +68,11 @@ export function realPath(path: string, what: string): string {
   }
 }
 
+/** The path as the caller gave it, and where it leads when a symlink or ".." took it elsewhere. */
+function shown(path: string, real: string): string {
+  return resolve(expandTilde(path)) === real ? path : `${path} (it resolves to ${real})`;
+}
+
 function tryRealPath(path: string): string | undefined {
   try {
     return realPath(path, 'root');
@@ -123,7 +128,7 @@ export class Confinement {
   readable(path: string, what: string): string {
     const real = realPath(path, what);
     const allowed = [...this.readRoots.map((r) => r.dir), ...this.writeRoots];
-    if (!allowed.some((dir) => isUnder(real, dir))) throw new ConfinementError(`${what} ${path} ${READ_RULE}`);
+    if (!allowed.some((dir) => isUnder(real, dir))) throw new ConfinementError(`${what} ${shown(path, real)} ${READ_RULE}`);
     return real;
   }
 
@@ -133,7 +138,7 @@ export class Confinement {
       throw new ConfinementError(`this server writes nowhere: start sp-mcp with --allow-write DIR to let relay write sessions there (dry_run: true works without)`);
     }
     const real = realPath(path, what);
-    if (!this.writeRoots.some((dir) => isUnder(real, dir))) throw new ConfinementError(`${what} ${path} ${WRITE_RULE}`);
+    if (!this.writeRoots.some((dir) => isUnder(real, dir))) throw new ConfinementError(`${what} ${shown(path, real)} ${WRITE_RULE}`);
     return real;
   }
 

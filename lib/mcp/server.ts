@@ -541,8 +541,8 @@ export function createSpServer(options: ServerOptions): McpServer {
         if (args.path !== undefined) {
           // Any file under a root can be named here: the answer tells where it is damaged, never what it holds (verify.ts).
           const verifier = new Verifier({ validator: pathlessValidator(validator), allowFragment: args.allow_fragment });
-          const { report, malformed } = await verifyFile(c, args.path, verifier, budget);
-          return { json: { ...report, malformed, diagnostics: takeNotes() } };
+          const { report, malformed, unlisted } = await verifyFile(c, args.path, verifier, budget);
+          return { json: { ...report, malformed, ...(unlisted ? { stream_damage_unlisted: unlisted } : {}), diagnostics: takeNotes() } };
         }
         const verifier = new Verifier({ validator, allowFragment: args.allow_fragment });
         if (args.session !== undefined) {

@@ -13,6 +13,12 @@ const CANONICAL_SESSION = /^sess_[0-9a-f]{32}$/;
 const CANONICAL_CHECKSUM = /^sha256:[0-9a-f]{64}$/;
 /** Positions listed per answer; the count covers the rest. */
 const MAX_POSITIONS = 20;
+/**
+ * Lines that belong to no session (not JSON, or no session/seq) the verifier is shown: it keeps one
+ * entry for each, so a file of a million such lines would grow the server and its answer. The rest
+ * are counted.
+ */
+const MAX_STREAM_DAMAGE = 100;
 
 /** A validator whose issues say what is wrong, not where in the (possibly foreign) object. */
 export function pathlessValidator(inner: EventValidator): EventValidator {
@@ -35,30 +41,42 @@ export interface FileVerification {
   report: VerifyReport;
   /** Lines that are not JSON objects: how many, and where the first ones are. */
   malformed: { count: number; positions: Array<{ line: number; bytes: [number, number] }> };
+  /** Damaged lines counted but not listed in stream_damage (over its cap). */
+  unlisted: number;
 }
+
+const placeable = (value: Record<string, unknown>): boolean => typeof value.session === 'string' && Number.isInteger(value.seq) && (value.seq as number) >= 0;
 
 export async function verifyFile(confinement: Confinement, path: string, verifier: Verifier, budget: Budget): Promise<FileVerification> {
   const file = await confinement.openFile(path, 'path');
   const where = new Map<string, { line: number; bytes: [number, number]; kind: string; terminated: boolean }>();
   const malformed: FileVerification['malformed'] = { count: 0, positions: [] };
+  let streamDamage = 0;
+  let unlisted = 0;
   for await (const line of splitLines(file.chunks(budget))) {
     budget.check();
     if (line.text.trim() === '') continue;
     const parsed = line.invalidUtf8 ? {} : parseJsonObject(line.text);
     if (parsed.value) {
       budget.event();
-      verifier.push(path, line, parsed.value);
+      if (!placeable(parsed.value) && ++streamDamage > MAX_STREAM_DAMAGE) unlisted += 1;
+      else verifier.push(path, line, parsed.value);
       continue;
     }
     const kind = kindOf(line);
     malformed.count += 1;
     const position = { line: line.number, bytes: [line.start, line.end] as [number, number] };
     if (malformed.positions.length < MAX_POSITIONS) malformed.positions.push(position);
+    if (++streamDamage > MAX_STREAM_DAMAGE) {
+      unlisted += 1;
+      continue;
+    }
     where.set(`${path}:${line.number}`, { ...position, kind, terminated: line.terminated });
     // The verifier sees an empty line: its own message would quote the text.
     verifier.badLine(path, { ...line, text: '' }, kind);
   }
   const report = verifier.finish();
+  if (unlisted > 0) report.ok = false;
   const clean = (damage: Damage | undefined): void => {
     if (!damage) return;
     const bad = where.get(damage.where);
@@ -73,5 +91,5 @@ export async function verifyFile(confinement: Confinement, path: string, verifie
     if (!CANONICAL_SESSION.test(session.session)) session.session = `(session ${i + 1}: not a canonical session id)`;
     if (session.head !== undefined && !CANONICAL_CHECKSUM.test(session.head)) session.head = '(not a canonical checksum)';
   });
-  return { report, malformed };
+  return { report, malformed, unlisted };
 }
