@@ -241,6 +241,10 @@ export function createSpServer(options: ServerOptions): McpServer {
     if (diagnostics.length < 20) diagnostics.push(`${where}: ${what}`);
   };
   const takeNotes = () => diagnostics.splice(0);
+  // An adapter's diagnostic may quote the line it stumbled on (and a JSON parser's message quotes
+  // its input): over MCP only what went wrong and where is passed on — the message up to its first
+  // ": " or " (", which is where the quoted text or detail starts.
+  const adapterNote = (where: string, what: string) => note(where, what.split(/: | \(/, 1)[0]);
 
   server.registerTool(
     'list_sessions',
@@ -262,7 +266,7 @@ export function createSpServer(options: ServerOptions): McpServer {
       const limit = args.limit ?? 50;
       const c = await confined();
       // "cwd" here is only compared with each session's recorded folder: nothing is read from it.
-      const found = await listSessions(await adapters(), { ...(await confineHomes(args)), details: true }, note, () => budget.check());
+      const found = await listSessions(await adapters(), { ...(await confineHomes(args)), details: true }, adapterNote, () => budget.check());
       // A session file that resolves outside the roots (a symlink in a home) is left out, and said so.
       const all = found.filter((ref) => {
         try {
@@ -288,7 +292,7 @@ export function createSpServer(options: ServerOptions): McpServer {
   /** The session's events, captured now and redacted. */
   const sessionEvents = async (args: { session: string; agent?: string; home?: string; homes?: Record<string, string> }, budget: Budget) => {
     const { adapter, ref } = await confinedSession(args);
-    const events = await redactEvents(await captureEvents(adapter, ref, note, () => budget.event()));
+    const events = await redactEvents(await captureEvents(adapter, ref, adapterNote, () => budget.event()));
     budget.check();
     return { adapter, ref, events };
   };
@@ -548,7 +552,7 @@ export function createSpServer(options: ServerOptions): McpServer {
         if (args.session !== undefined) {
           const { adapter, ref } = await confinedSession({ ...args, session: args.session });
           let n = 0;
-          for (const event of await captureEvents(adapter, ref, note, () => budget.event())) verifier.push(ref.path, lineOf(++n, event), event as never);
+          for (const event of await captureEvents(adapter, ref, adapterNote, () => budget.event())) verifier.push(ref.path, lineOf(++n, event), event as never);
         } else {
           await withStore(args.store !== undefined ? c.readable(args.store, 'store') : c.store, async (store) => {
             let n = 0;

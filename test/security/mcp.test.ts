@@ -21,6 +21,7 @@ const writable = join(work, 'writable'); // --allow-write
 const outside = join(work, 'outside'); // named by nothing
 const homes = { claude: join(work, 'homes/claude'), codex: join(work, 'homes/codex') };
 const secretText = `DB_PASSWORD=${FAKE.githubPat}\n`;
+const CANARY = 'canary-line-text not-json 7f3a';
 const READ_RULE = /is outside the roots this server may read \(agent homes, --root, the store\); start sp-mcp with --root DIR to allow it/;
 const WRITE_RULE = /is outside the folders this server may write \(--allow-write\); start sp-mcp with --allow-write DIR to allow it/;
 
@@ -113,6 +114,8 @@ beforeAll(async () => {
   symlinkSync(join(outside, 'not-yet'), join(writable, 'dangling'));
   // A session file in the Claude home that is a symlink to a transcript outside it.
   const project = join(homes.claude, 'projects/-home-alice-acme-api');
+  // A line in a transcript that is not JSON: the adapter's diagnostic about it must not quote it.
+  writeFileSync(join(project, `${CLAUDE_ID}.jsonl`), readFileSync(join(project, `${CLAUDE_ID}.jsonl`), 'utf8') + `${CANARY}\n`);
   const planted = '11111111-2222-4333-8444-555555555555';
   cpSync(join(project, `${CLAUDE_ID}.jsonl`), join(outside, 'transcript.jsonl'));
   writeFileSync(join(outside, 'transcript.jsonl'), readFileSync(join(outside, 'transcript.jsonl'), 'utf8').replaceAll(CLAUDE_ID, planted));
@@ -289,6 +292,16 @@ describe('sp-mcp under attack', { timeout: 180_000 }, () => {
       expect(existsSync(join(outside, 'project'))).toBe(false);
       expect(existsSync(join(outside, 'not-yet'))).toBe(false);
       expect(existsSync(join(writable, 'codex-ok'))).toBe(false);
+    }));
+
+  it("get_session: an adapter's diagnostic about a damaged line says where and what, without the line's text", () =>
+    unchanged(main, async () => {
+      const r = await main.call('get_session', { session: CLAUDE_ID, agent: 'claude' });
+      expect(r.isError, r.content[0].text).toBeFalsy();
+      const brief = JSON.parse(r.content[0].text);
+      const lines = readFileSync(join(homes.claude, 'projects/-home-alice-acme-api', `${CLAUDE_ID}.jsonl`), 'utf8').trimEnd().split('\n').length;
+      expect(brief.diagnostics).toContainEqual(expect.stringMatching(new RegExp(`${CLAUDE_ID}\\.jsonl:${lines}: \\S`)));
+      expect(r.content[0].text).not.toContain('canary');
     }));
 
   it('get_session: a session over --max-events is a tool error', () =>
