@@ -142,9 +142,24 @@ export class Confinement {
     return real;
   }
 
-  /** A session an adapter found: its transcript (or database) must lie under a read root too. */
-  sessionFile(path: string): void {
-    this.readable(locatorFile(path), 'the session file');
+  /**
+   * A session an adapter found: its transcript (or database) must lie under a read root too. Before
+   * a capture (`toRead`), a transcript must also be a regular file within the byte limit; a database
+   * (a `<db>#<id>` locator) is read by query, page by page, so its size is not held against it.
+   */
+  sessionFile(path: string, toRead = false): void {
+    const file = locatorFile(path);
+    const real = this.readable(file, 'the session file');
+    if (!toRead || file !== path) return;
+    let st;
+    try {
+      st = lstatSync(real);
+    } catch {
+      return; // the adapter reports a file that is not there in its own words
+    }
+    if (st.isDirectory()) return; // a session kept as a folder of files (the adapter reads its parts)
+    if (!st.isFile()) throw new ToolInputError(`the session file ${path} is not a regular file (a FIFO, device or socket): only regular files are read`);
+    this.checkSize(st.size, path, 'the session file');
   }
 
   /**

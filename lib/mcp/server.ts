@@ -301,7 +301,7 @@ export function createSpServer(options: ServerOptions): McpServer {
   const confinedSession = async (args: { session: string; agent?: string; home?: string; homes?: Record<string, string> }) => {
     const c = await confined();
     const found = await findSession(await adapters(), args.session, await confineHomes(args));
-    c.sessionFile(found.ref.path);
+    c.sessionFile(found.ref.path, true);
     return found;
   };
 

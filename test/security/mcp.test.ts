@@ -22,6 +22,7 @@ const outside = join(work, 'outside'); // named by nothing
 const homes = { claude: join(work, 'homes/claude'), codex: join(work, 'homes/codex') };
 const secretText = `DB_PASSWORD=${FAKE.githubPat}\n`;
 const CANARY = 'canary-line-text not-json 7f3a';
+const BIG_ID = '22222222-3333-4444-8555-666666666666';
 const READ_RULE = /is outside the roots this server may read \(agent homes, --root, the store\); start sp-mcp with --root DIR to allow it/;
 const WRITE_RULE = /is outside the folders this server may write \(--allow-write\); start sp-mcp with --allow-write DIR to allow it/;
 
@@ -112,6 +113,12 @@ beforeAll(async () => {
   symlinkSync(outside, join(homes.claude, 'escape'));
   symlinkSync(outside, join(writable, 'link-out'));
   symlinkSync(join(outside, 'not-yet'), join(writable, 'dangling'));
+  // A transcript of 1.2 MB: over the byte limit of the server started with --max-bytes 1M.
+  const project0 = join(homes.claude, 'projects/-home-alice-acme-api');
+  writeFileSync(
+    join(project0, `${BIG_ID}.jsonl`),
+    readFileSync(join(project0, `${CLAUDE_ID}.jsonl`), 'utf8').replaceAll(CLAUDE_ID, BIG_ID) + JSON.stringify({ type: 'padding', text: 'x'.repeat(1_200_000) }) + '\n',
+  );
   // A session file in the Claude home that is a symlink to a transcript outside it.
   const project = join(homes.claude, 'projects/-home-alice-acme-api');
   // A line in a transcript that is not JSON: the adapter's diagnostic about it must not quote it.
@@ -302,6 +309,11 @@ describe('sp-mcp under attack', { timeout: 180_000 }, () => {
       const lines = readFileSync(join(homes.claude, 'projects/-home-alice-acme-api', `${CLAUDE_ID}.jsonl`), 'utf8').trimEnd().split('\n').length;
       expect(brief.diagnostics).toContainEqual(expect.stringMatching(new RegExp(`${CLAUDE_ID}\\.jsonl:${lines}: \\S`)));
       expect(r.content[0].text).not.toContain('canary');
+    }));
+
+  it('get_session: a session file over --max-bytes is refused before it is captured', () =>
+    unchanged(noWrite, async () => {
+      await noWrite.refused('get_session', { session: BIG_ID, agent: 'claude' }, new RegExp(`the session file .*${BIG_ID}\\.jsonl is \\d+ bytes, over the limit of 1048576 bytes this server reads \\(--max-bytes\\): not read`));
     }));
 
   it('get_session: a session over --max-events is a tool error', () =>
