@@ -142,6 +142,11 @@ export class Confinement {
     return real;
   }
 
+  /** A session file a writer plans to create (or a database it adds a session to): under an --allow-write folder. */
+  writableSessionFile(path: string): void {
+    this.writable(locatorFile(path), 'the session file');
+  }
+
   /**
    * A session an adapter found: its transcript (or database) must lie under a read root too. Before
    * a capture (`toRead`), a transcript must also be a regular file within the byte limit; a database

@@ -450,8 +450,8 @@ export function createSpServer(options: ServerOptions): McpServer {
           const recorded = typeof start?.cwd === 'string' && start.cwd !== '' ? start.cwd : typeof ref.cwd === 'string' ? ref.cwd : process.cwd();
           cwd = dryRun ? resolve(recorded) : place(recorded, 'cwd (the session\'s own folder)');
         }
-        if (!existsSync(cwd) && !args.mkcwd) {
-          throw new ToolInputError(`the project directory ${args.cwd ?? cwd} does not exist (pass mkcwd: true to create it)`);
+        if (args.cwd !== undefined && !existsSync(cwd) && !args.mkcwd) {
+          throw new ToolInputError(`the project directory ${args.cwd} does not exist (pass mkcwd: true to create it)`);
         }
         const input = args.mode === 'context' ? [...events, await compiledEvent(events, { target: target.id, budget: args.budget })] : events;
         const relayOptions = {
@@ -467,7 +467,7 @@ export function createSpServer(options: ServerOptions): McpServer {
         if (!dryRun) {
           // A symlink inside an allowed home (sessions/ → elsewhere) would carry the write out: the
           // writer's own paths, from a dry run, must resolve under an allowed folder too.
-          for (const planned of (await relayEvents(target, input, { ...relayOptions, dryRun: true })).results) c.writable(planned.path, 'the session file');
+          for (const planned of (await relayEvents(target, input, { ...relayOptions, dryRun: true })).results) c.writableSessionFile(planned.path);
           budget.check();
         }
         const outcome = await relayEvents(target, input, { ...relayOptions, dryRun });
