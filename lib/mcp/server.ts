@@ -3,8 +3,9 @@
 // them, then the whole answer once more: redact.ts). Every path a caller names is confined to the
 // roots fixed at start-up, and every call to its byte, event and time limits (confine.ts). A bad
 // argument, an unknown session or a missing store is a tool error (isError) with a message that
-// says what to do; nothing a caller sends can crash the server. The heavy parts (adapters, tokenizer, redaction rules, the store,
-// SQLite) are loaded at the first call that needs them, so the server answers `initialize` fast.
+// says what to do; nothing a caller sends can crash the server. The heavy parts (adapters,
+// tokenizer, redaction rules, the store, SQLite) are loaded at the first call that needs them, so
+// the server answers `initialize` fast.
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -440,8 +441,9 @@ export function createSpServer(options: ServerOptions): McpServer {
         // Where it would write, checked before anything is read: a real relay only under --allow-write
         // folders; a dry run writes nothing, so the paths it is given only need to be readable.
         const place = (path: string, what: string) => (dryRun ? c.readable(path, what) : c.writable(path, what));
-        const homes = await confineHomes(args);
-        const home = args.target_home !== undefined ? place(args.target_home, 'target_home') : dryRun ? homeOf(target, homes) : place(homeOf(target, homes), 'target_home');
+        // The target's home by default: homes[target], else its start-up home, else its own default.
+        const defaultHome = homeOf(target, { homes: (await confineHomes(args)).homes, defaultHomes: access.homes });
+        const home = args.target_home !== undefined ? place(args.target_home, 'target_home') : dryRun ? defaultHome : place(defaultHome, 'target_home');
         let cwd = args.cwd !== undefined ? place(args.cwd, 'cwd') : undefined;
         const { ref, events } = await sessionEvents(args, budget);
         if (cwd === undefined) {
