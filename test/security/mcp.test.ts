@@ -32,6 +32,7 @@ type Result = { isError?: boolean; content: Array<{ type: string; text: string }
 class Server {
   client = new Client({ name: 'sp-security-test', version: '1.0.0' });
   stderr = '';
+  private transport?: StdioClientTransport;
   constructor(private readonly flags: string[]) {}
   async start(): Promise<this> {
     const transport = new StdioClientTransport({
@@ -43,8 +44,14 @@ class Server {
       stderr: 'pipe',
     });
     transport.stderr?.on('data', (d: Buffer) => (this.stderr += d.toString()));
+    this.transport = transport;
     await this.client.connect(transport);
     return this;
+  }
+  /** The server process's resident memory, in MiB. */
+  rssMiB(): number {
+    const status = readFileSync(`/proc/${this.transport!.pid}/status`, 'utf8');
+    return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)![1]) / 1024;
   }
   async call(name: string, args: Record<string, unknown>): Promise<Result> {
     return (await this.client.callTool({ name, arguments: args })) as Result;
@@ -206,8 +213,11 @@ describe('sp-mcp under attack', { timeout: 180_000 }, () => {
 
   it('verify: /dev/zero under a --root /dev is refused as a device, and the server does not grow', () =>
     unchanged(noWrite, async () => {
+      const before = noWrite.rssMiB();
       await noWrite.refused('verify', { path: '/dev/zero' }, /\/dev\/zero is not a regular file \(a FIFO, device or socket\): only regular files are read/);
+      await noWrite.refused('verify', { path: '/dev/urandom' }, /not a regular file/);
       await noWrite.refused('verify', { path: '/dev' }, /\/dev is a directory, not a file/);
+      expect(noWrite.rssMiB() - before).toBeLessThan(64);
     }));
 
   it('verify: a 2 GB sparse file is refused by its size before any read', () =>
@@ -328,5 +338,7 @@ describe('sp-mcp under attack', { timeout: 180_000 }, () => {
       const started = Date.now();
       await slow.refused('verify', { path: join(allowed, 'slow.txt') }, /took longer than the limit of 1 s per call \(--timeout\): stopped/);
       expect(Date.now() - started).toBeLessThan(8_000);
+      // Four million damaged lines were met, but the server keeps only the first hundred of them.
+      expect(slow.rssMiB()).toBeLessThan(400);
     }));
 });
