@@ -342,3 +342,31 @@ describe('sp-mcp under attack', { timeout: 180_000 }, () => {
       expect(slow.rssMiB()).toBeLessThan(400);
     }));
 });
+
+describe('sp-mcp start-up flags', () => {
+  const start = (...flags: string[]) => spawnSync(process.execPath, [join(root, 'dist/bin/sp-mcp.js'), ...flags], { encoding: 'utf8', input: '', env: { PATH: process.env.PATH ?? '', HOME: join(work, 'home'), SP_HOME: spHome } });
+  it.each([
+    [['--allow-write', join(work, 'no-such-folder')], /^sp-mcp: --allow-write .*no-such-folder: no such folder$/],
+    [['--root', join(outside, 'secret.txt')], /^sp-mcp: --root .*secret\.txt: not a folder$/],
+    [['--home', 'vim=/tmp'], /^sp-mcp: --home vim=\/tmp: unknown agent "vim"; known agents: .*claude/],
+    [['--home', 'claude'], /^sp-mcp: --home takes AGENT=DIR, got "claude"$/],
+    [['--max-bytes', '12Q'], /^sp-mcp: --max-bytes takes a byte count such as 268435456 or 256M, got "12Q"$/],
+    [['--timeout', '0'], /^sp-mcp: --timeout takes seconds above 0, got 0$/],
+    [['--max-events', '0'], /^sp-mcp: --max-events takes a whole number of at least 1, got 0$/],
+  ])('%j is a usage error: one line, exit 2, nothing served', (flags, message) => {
+    const r = start(...flags);
+    expect(r.status).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(r.stderr.trimEnd()).toMatch(message);
+  });
+
+  it('--help documents the roots, --allow-write and the limits with their defaults', () => {
+    const r = start('--help');
+    expect(r.status).toBe(0);
+    for (const flag of ['--home', '--root', '--allow-write', '--store', '--max-bytes', '--max-events', '--timeout']) expect(r.stdout).toContain(flag);
+    expect(r.stdout).toMatch(/default 256M/);
+    expect(r.stdout).toMatch(/default 10000/);
+    expect(r.stdout).toMatch(/default 60/);
+  });
+});
