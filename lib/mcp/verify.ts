@@ -29,11 +29,10 @@ export function pathlessValidator(inner: EventValidator): EventValidator {
 }
 
 /** Why a line is not a JSON object, without the parser's message (it quotes the line). */
-function kindOf(line: Line): string {
+function kindOf(line: Line, reason: string | undefined): string {
   if (line.invalidUtf8) return 'not valid UTF-8';
-  const parsed = parseJsonObject(line.text);
-  if (parsed.reason?.startsWith('invalid JSON')) return 'not JSON';
-  if (parsed.reason?.startsWith('nested')) return 'JSON nested too deep';
+  if (reason?.startsWith('invalid JSON')) return 'not JSON';
+  if (reason?.startsWith('nested')) return 'JSON nested too deep';
   return 'not a JSON object';
 }
 
@@ -56,14 +55,14 @@ export async function verifyFile(confinement: Confinement, path: string, verifie
   for await (const line of splitLines(file.chunks(budget))) {
     budget.check();
     if (line.text.trim() === '') continue;
-    const parsed = line.invalidUtf8 ? {} : parseJsonObject(line.text);
+    const parsed: { value?: Record<string, unknown>; reason?: string } = line.invalidUtf8 ? {} : parseJsonObject(line.text);
     if (parsed.value) {
       budget.event();
       if (!placeable(parsed.value) && ++streamDamage > MAX_STREAM_DAMAGE) unlisted += 1;
       else verifier.push(path, line, parsed.value);
       continue;
     }
-    const kind = kindOf(line);
+    const kind = kindOf(line, parsed.reason);
     malformed.count += 1;
     const position = { line: line.number, bytes: [line.start, line.end] as [number, number] };
     if (malformed.positions.length < MAX_POSITIONS) malformed.positions.push(position);

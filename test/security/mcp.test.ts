@@ -142,14 +142,14 @@ beforeAll(async () => {
   truncateSync((writeFileSync(join(allowed, 'sparse.bin'), ''), join(allowed, 'sparse.bin')), 2 * 1024 ** 3);
   // 2 MiB: over the byte limit of the server started with --max-bytes 1M.
   writeFileSync(join(allowed, 'two-mib.ndjson'), Buffer.alloc(2 * 1024 * 1024, 0x20));
-  // Many short lines that are not JSON: seconds of work, for the time limit.
+  // Many short lines that are not JSON: about a minute of work on a 2-core machine, for the time limit.
   writeFileSync(join(allowed, 'slow.txt'), 'not json at all\n'.repeat(4_000_000));
 
   const roots = ['--home', `claude=${homes.claude}`, '--home', `codex=${homes.codex}`, '--root', allowed];
   [main, noWrite, slow] = await Promise.all([
     new Server([...roots, '--allow-write', writable]).start(),
     new Server([...roots, '--root', '/dev', '--max-events', '5', '--max-bytes', '1M']).start(),
-    new Server([...roots, '--timeout', '1']).start(),
+    new Server([...roots, '--timeout', '3']).start(),
   ]);
 }, 120_000);
 
@@ -336,8 +336,9 @@ describe('sp-mcp under attack', { timeout: 180_000 }, () => {
       // Warm the server (schemas, redaction rules) so that the next call's time is the file's.
       await slow.call('verify', { path: goodStream });
       const started = Date.now();
-      await slow.refused('verify', { path: join(allowed, 'slow.txt') }, /took longer than the limit of 1 s per call \(--timeout\): stopped/);
-      expect(Date.now() - started).toBeLessThan(8_000);
+      await slow.refused('verify', { path: join(allowed, 'slow.txt') }, /took longer than the limit of 3 s per call \(--timeout\): stopped/);
+      // Answered at the limit, not when the work would have ended (a loaded machine adds some seconds).
+      expect(Date.now() - started).toBeLessThan(15_000);
       // Four million damaged lines were met, but the server keeps only the first hundred of them.
       expect(slow.rssMiB()).toBeLessThan(400);
     }));
