@@ -51,7 +51,16 @@ beforeAll(async () => {
   writeFileSync(transcript, readFileSync(transcript, 'utf8').replaceAll('Add a DELETE /todos/:id endpoint with a test.', `Add a DELETE /todos/:id endpoint with a test. My token is ${secret}`));
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [join(root, 'dist/bin/sp-mcp.js')],
+    // The fixture homes named at start-up, the temp folder readable (verify's files, the store, empty homes)
+    // and writable (the relay's target home and project folder): sp-mcp reads and writes nothing else.
+    args: [
+      join(root, 'dist/bin/sp-mcp.js'),
+      ...Object.entries(homes).flatMap(([agent, dir]) => ['--home', `${agent}=${dir}`]),
+      '--root',
+      work,
+      '--allow-write',
+      work,
+    ],
     env: {
       PATH: process.env.PATH ?? '',
       HOME: join(work, 'home'),

@@ -19,6 +19,8 @@ export interface HomeArgs {
   agent?: string;
   home?: string;
   homes?: Record<string, string>;
+  /** Homes the server was started with (sp-mcp --home AGENT=DIR): used when the caller names none. */
+  defaultHomes?: Record<string, string>;
 }
 
 export function adapterOf(registry: Registry, id: string): Adapter {
@@ -30,7 +32,7 @@ export function adapterOf(registry: Registry, id: string): Adapter {
 
 export function homeOf(adapter: Adapter, args: HomeArgs): string {
   if (args.home !== undefined && args.agent === adapter.id) return args.home;
-  return args.homes?.[adapter.id] ?? adapter.defaultHome();
+  return args.homes?.[adapter.id] ?? args.defaultHomes?.[adapter.id] ?? adapter.defaultHome();
 }
 
 /** The agents a lookup covers: the one named, else every registered agent. */
@@ -44,15 +46,20 @@ export async function listSessions(
   registry: Registry,
   args: HomeArgs & { cwd?: string; details?: boolean },
   onDiagnostic?: (where: string, what: string) => void,
+  /** Called for each session found before it is kept (a limit check may throw to stop the listing). */
+  onRef?: (ref: SessionRef) => void,
 ): Promise<SessionRef[]> {
   const out: SessionRef[] = [];
   for (const adapter of agentsFor(registry, args)) {
     const options: DiscoverOptions = { home: homeOf(adapter, args), cwd: args.cwd, details: args.details ?? true, onDiagnostic };
     try {
-      for await (const ref of adapter.discover(options)) out.push(ref);
+      for await (const ref of adapter.discover(options)) {
+        onRef?.(ref);
+        out.push(ref);
+      }
     } catch (err) {
-      // One agent's unreadable home must not hide the others' sessions.
-      if (args.agent !== undefined) throw err;
+      // One agent's unreadable home must not hide the others' sessions (a limit stops the whole listing).
+      if (args.agent !== undefined || err instanceof ToolInputError) throw err;
       onDiagnostic?.(options.home!, (err as Error).message);
     }
   }
@@ -106,10 +113,19 @@ export async function findSession(registry: Registry, id: string, args: HomeArgs
 }
 
 /** The session's canonical events, chained as sp-capture writes them. */
-export async function captureEvents(adapter: Adapter, ref: SessionRef, onDiagnostic?: (where: string, what: string) => void): Promise<SpEvent[]> {
+export async function captureEvents(
+  adapter: Adapter,
+  ref: SessionRef,
+  onDiagnostic?: (where: string, what: string) => void,
+  /** Called before each event is kept (a limit check may throw to stop the capture). */
+  onEvent?: () => void,
+): Promise<SpEvent[]> {
   const chainer = new Chainer();
   const events: SpEvent[] = [];
-  for await (const event of adapter.capture(ref, { onDiagnostic })) events.push(chainer.chain(event));
+  for await (const event of adapter.capture(ref, { onDiagnostic })) {
+    onEvent?.();
+    events.push(chainer.chain(event));
+  }
   return events;
 }
 

@@ -1,11 +1,14 @@
 // The sp MCP server: the tools an agent calls to find, read, hand over and check sessions of other
 // agents. Every answer passes through redaction (events by sp-redact's stream before any tool uses
-// them, then the whole answer once more: redact.ts). A bad argument, an unknown session or a
-// missing store is a tool error (isError) with a message that says what to do; nothing a caller
-// sends can crash the server. The heavy parts (adapters, tokenizer, redaction rules, the store,
-// SQLite) are loaded at the first call that needs them, so the server answers `initialize` fast.
+// them, then the whole answer once more: redact.ts). Every path a caller names is confined to the
+// roots fixed at start-up, and every call to its byte, event and time limits (confine.ts). A bad
+// argument, an unknown session or a missing store is a tool error (isError) with a message that
+// says what to do; nothing a caller sends can crash the server. The heavy parts (adapters,
+// tokenizer, redaction rules, the store, SQLite) are loaded at the first call that needs them, so
+// the server answers `initialize` fast.
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { McpServer, type CallToolResult } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import type { SessionRef } from '../adapter.js';
@@ -23,9 +26,12 @@ import {
   listSessions,
   redactEvents,
   relayEvents,
+  type HomeArgs,
   type Registry,
 } from './pipeline.js';
 import { redactValue } from './redact.js';
+import { Budget, Confinement, DEFAULT_LIMITS, LimitError, type AccessOptions, type Limits, type Root } from './confine.js';
+import { pathlessValidator, verifyFile } from './verify.js';
 
 export interface ServerOptions {
   version: string;
@@ -33,6 +39,39 @@ export interface ServerOptions {
   loadRegistry: () => Promise<Registry>;
   /** Diagnostics (stderr: stdout is the protocol). */
   log?: (line: string) => void;
+  /** What callers may read and write, fixed at start-up (sp-mcp --home, --root, --allow-write, --store, limits). */
+  access?: AccessOptions;
+}
+
+/** $SP_HOME/store, as the store code resolves it (the store is optional in a build: see withStore). */
+async function defaultStoreDir(): Promise<string> {
+  try {
+    const spec = '../store/paths.js';
+    return ((await import(spec)) as { resolveStoreDir: (dir?: string) => string }).resolveStoreDir();
+  } catch {
+    return resolve(process.env.SP_HOME || join(homedir(), '.sp'), 'store');
+  }
+}
+
+/**
+ * The read roots: each agent's home (started with --home, else its environment variable or default
+ * folder), the --root folders and the store. A default that is only the server's working directory
+ * (Aider's, when AIDER_HISTORY_ROOT is unset) is not a root: whatever folder the client started the
+ * server in would become readable.
+ */
+async function confinementFor(registry: Registry, access: AccessOptions): Promise<Confinement> {
+  const readRoots: Root[] = [];
+  for (const id of Object.keys(registry).sort()) {
+    const adapter = registry[id];
+    if (access.homes?.[id] !== undefined) readRoots.push({ dir: access.homes[id], why: `--home ${id}` });
+    const fallback = adapter.defaultHome();
+    const fromEnv = (process.env[adapter.homeEnv] ?? '').trim() !== '';
+    if (fromEnv || resolve(fallback) !== resolve(process.cwd())) readRoots.push({ dir: fallback, why: `${adapter.displayName} home` });
+  }
+  for (const dir of access.roots ?? []) readRoots.push({ dir, why: '--root' });
+  const store = access.store ?? (await defaultStoreDir());
+  readRoots.push({ dir: store, why: 'the store' });
+  return new Confinement({ readRoots, writeRoots: access.allowWrite ?? [], store, limits: { ...DEFAULT_LIMITS, ...access.limits } });
 }
 
 const DEPTHS = ['brief', 'events', 'full'] as const;
@@ -135,6 +174,22 @@ export function createSpServer(options: ServerOptions): McpServer {
   const log = options.log ?? ((line: string) => process.stderr.write(`sp-mcp: ${line}\n`));
   let registry: Promise<Registry> | undefined;
   const adapters = () => (registry ??= options.loadRegistry());
+  const access = options.access ?? {};
+  let confinement: Promise<Confinement> | undefined;
+  const confined = () => (confinement ??= adapters().then((r) => confinementFor(r, access)));
+  const limits: Limits = { ...DEFAULT_LIMITS, ...access.limits };
+
+  /** The caller's home arguments, each checked against the read roots and resolved; the start-up homes as defaults. */
+  const confineHomes = async <A extends HomeArgs>(args: A): Promise<A> => {
+    const c = await confined();
+    const out: A = { ...args, defaultHomes: access.homes };
+    if (args.home !== undefined) out.home = c.readable(args.home, 'home');
+    if (args.homes !== undefined) {
+      out.homes = {};
+      for (const [agent, dir] of Object.entries(args.homes)) out.homes[agent] = c.readable(dir, `homes.${agent}`);
+    }
+    return out;
+  };
   const server = new McpServer(
     { name: 'sp', version: options.version },
     {
@@ -147,10 +202,23 @@ export function createSpServer(options: ServerOptions): McpServer {
     },
   );
 
-  /** Runs a tool: its answer redacted, any error a tool error with a clear message. */
-  const tool = <A>(name: string, run: (args: A) => Promise<{ text?: string; json?: unknown }>) => async (args: A): Promise<CallToolResult> => {
+  /**
+   * Runs a tool: its answer redacted, any error a tool error with a clear message. A call over its
+   * time limit is answered with a tool error at once; its work stops at its next budget check.
+   */
+  const tool = <A>(name: string, run: (args: A, budget: Budget) => Promise<{ text?: string; json?: unknown }>) => async (args: A): Promise<CallToolResult> => {
+    const budget = new Budget(name, limits);
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        budget.expire();
+        reject(new LimitError(budget.timeoutMessage()));
+      }, limits.timeoutMs);
+    });
     try {
-      const { text, json } = await run(args);
+      const work = run(args, budget);
+      work.catch(() => {}); // after a timeout its own failure has no one to tell
+      const { text, json } = await Promise.race([work, expired]);
       const content: CallToolResult['content'] = [];
       if (text !== undefined) content.push({ type: 'text', text: await redactValue(text) });
       if (json !== undefined) content.push({ type: 'text', text: JSON.stringify(await redactValue(json), null, 1) });
@@ -164,6 +232,8 @@ export function createSpServer(options: ServerOptions): McpServer {
         log(`${name}: ${(err as Error)?.stack ?? String(err)}`);
       }
       return { isError: true, content: [{ type: 'text', text: `${name}: ${await redactValue(message)}` }] };
+    } finally {
+      clearTimeout(timer);
     }
   };
 
@@ -172,6 +242,10 @@ export function createSpServer(options: ServerOptions): McpServer {
     if (diagnostics.length < 20) diagnostics.push(`${where}: ${what}`);
   };
   const takeNotes = () => diagnostics.splice(0);
+  // An adapter's diagnostic may quote the line it stumbled on (and a JSON parser's message quotes
+  // its input): over MCP only what went wrong and where is passed on — the message up to its first
+  // ": " or " (", which is where the quoted text or detail starts.
+  const adapterNote = (where: string, what: string) => note(where, what.split(/: | \(/, 1)[0]);
 
   server.registerTool(
     'list_sessions',
@@ -188,10 +262,22 @@ export function createSpServer(options: ServerOptions): McpServer {
       }),
       annotations: { readOnlyHint: true },
     },
-    tool('list_sessions', async (args: { agent?: string; home?: string; homes?: Record<string, string>; cwd?: string; limit?: number; cursor?: string }) => {
+    tool('list_sessions', async (args: { agent?: string; home?: string; homes?: Record<string, string>; cwd?: string; limit?: number; cursor?: string }, budget) => {
       const from = Number(decodeCursor(args.cursor).o ?? 0);
       const limit = args.limit ?? 50;
-      const all = await listSessions(await adapters(), { ...args, details: true }, note);
+      const c = await confined();
+      // "cwd" here is only compared with each session's recorded folder: nothing is read from it.
+      const found = await listSessions(await adapters(), { ...(await confineHomes(args)), details: true }, adapterNote, () => budget.check());
+      // A session file that resolves outside the roots (a symlink in a home) is left out, and said so.
+      const all = found.filter((ref) => {
+        try {
+          c.sessionFile(ref.path);
+          return true;
+        } catch (err) {
+          note(ref.agent, (err as Error).message);
+          return false;
+        }
+      });
       const page = all.slice(from, from + limit);
       return {
         json: {
@@ -205,11 +291,19 @@ export function createSpServer(options: ServerOptions): McpServer {
   );
 
   /** The session's events, captured now and redacted. */
-  const sessionEvents = async (args: { session: string; agent?: string; home?: string; homes?: Record<string, string> }) => {
-    const registry = await adapters();
-    const { adapter, ref } = await findSession(registry, args.session, args);
-    const events = await redactEvents(await captureEvents(adapter, ref, note));
+  const sessionEvents = async (args: { session: string; agent?: string; home?: string; homes?: Record<string, string> }, budget: Budget) => {
+    const { adapter, ref } = await confinedSession(args);
+    const events = await redactEvents(await captureEvents(adapter, ref, adapterNote, () => budget.event()));
+    budget.check();
     return { adapter, ref, events };
+  };
+
+  /** The session the caller names, looked up in confined homes; its file must resolve under a read root. */
+  const confinedSession = async (args: { session: string; agent?: string; home?: string; homes?: Record<string, string> }) => {
+    const c = await confined();
+    const found = await findSession(await adapters(), args.session, await confineHomes(args));
+    c.sessionFile(found.ref.path, true);
+    return found;
   };
 
   server.registerTool(
@@ -232,10 +326,10 @@ export function createSpServer(options: ServerOptions): McpServer {
     },
     tool(
       'get_session',
-      async (args: { session: string; agent?: string; home?: string; homes?: Record<string, string>; depth?: (typeof DEPTHS)[number]; limit?: number; cursor?: string; types?: string[] }) => {
+      async (args: { session: string; agent?: string; home?: string; homes?: Record<string, string>; depth?: (typeof DEPTHS)[number]; limit?: number; cursor?: string; types?: string[] }, budget) => {
         const depth = args.depth ?? 'brief';
         const position = decodeCursor(args.cursor);
-        const { ref, events } = await sessionEvents(args);
+        const { ref, events } = await sessionEvents(args, budget);
         if (depth === 'brief') return { json: { ...brief(ref, events), diagnostics: takeNotes() } };
         if (position.s !== undefined && position.s !== events[0]?.session) throw new ToolInputError('"cursor" belongs to another session');
         const selected = args.types ? events.filter((e) => args.types!.includes(e.type)) : events;
@@ -276,8 +370,8 @@ export function createSpServer(options: ServerOptions): McpServer {
       }),
       annotations: { readOnlyHint: true },
     },
-    tool('compile_context', async (args: { session: string; agent?: string; home?: string; homes?: Record<string, string>; target: string; budget?: number; format?: string }) => {
-      const { ref, events } = await sessionEvents(args);
+    tool('compile_context', async (args: { session: string; agent?: string; home?: string; homes?: Record<string, string>; target: string; budget?: number; format?: string }, budget) => {
+      const { ref, events } = await sessionEvents(args, budget);
       const compiled = await compileHandoff(events, { target: args.target, budget: args.budget, format: args.format });
       return {
         text: compiled.text,
@@ -331,7 +425,7 @@ export function createSpServer(options: ServerOptions): McpServer {
         mkcwd?: boolean;
         experimental?: boolean;
         dry_run?: boolean;
-      }) => {
+      }, budget) => {
         const registry = await adapters();
         const target = adapterOf(registry, args.target);
         if (target.experimental && !args.experimental) {
@@ -342,23 +436,43 @@ export function createSpServer(options: ServerOptions): McpServer {
           throw new ToolInputError(`${target.displayName} sessions cannot be written; targets: ${writers.join(', ')}`);
         }
         if (args.budget !== undefined && args.mode !== 'context') throw new ToolInputError('"budget" is for mode "context"');
-        const { ref, events } = await sessionEvents(args);
-        const home = args.target_home ?? homeOf(target, { homes: args.homes });
-        if (args.cwd !== undefined && !existsSync(args.cwd) && !args.mkcwd) {
+        const c = await confined();
+        const dryRun = args.dry_run === true;
+        // Where it would write, checked before anything is read: a real relay only under --allow-write
+        // folders; a dry run writes nothing, so the paths it is given only need to be readable.
+        const place = (path: string, what: string) => (dryRun ? c.readable(path, what) : c.writable(path, what));
+        // The target's home by default: homes[target], else its start-up home, else its own default.
+        const defaultHome = homeOf(target, { homes: (await confineHomes(args)).homes, defaultHomes: access.homes });
+        const home = args.target_home !== undefined ? place(args.target_home, 'target_home') : dryRun ? defaultHome : place(defaultHome, 'target_home');
+        let cwd = args.cwd !== undefined ? place(args.cwd, 'cwd') : undefined;
+        const { ref, events } = await sessionEvents(args, budget);
+        if (cwd === undefined) {
+          // The session's own folder (as the writers default to it), held to the same rule when writing.
+          const start = events.find((e) => e.type === 'session.start')?.payload as Json | undefined;
+          const recorded = typeof start?.cwd === 'string' && start.cwd !== '' ? start.cwd : typeof ref.cwd === 'string' ? ref.cwd : process.cwd();
+          cwd = dryRun ? resolve(recorded) : place(recorded, 'cwd (the session\'s own folder)');
+        }
+        if (args.cwd !== undefined && !existsSync(cwd) && !args.mkcwd) {
           throw new ToolInputError(`the project directory ${args.cwd} does not exist (pass mkcwd: true to create it)`);
         }
         const input = args.mode === 'context' ? [...events, await compiledEvent(events, { target: target.id, budget: args.budget })] : events;
-        const outcome = await relayEvents(target, input, {
+        const relayOptions = {
           home,
-          cwd: args.cwd,
+          cwd,
           model: args.model,
           branches: args.branches,
           thinking: args.thinking,
           mkcwd: args.mkcwd,
           experimental: args.experimental,
-          dryRun: args.dry_run,
           backup: true,
-        });
+        };
+        if (!dryRun) {
+          // A symlink inside an allowed home (sessions/ → elsewhere) would carry the write out: the
+          // writer's own paths, from a dry run, must resolve under an allowed folder too.
+          for (const planned of (await relayEvents(target, input, { ...relayOptions, dryRun: true })).results) c.writableSessionFile(planned.path);
+          budget.check();
+        }
+        const outcome = await relayEvents(target, input, { ...relayOptions, dryRun });
         const [main, ...others] = outcome.results;
         // What an agent needs to judge the relay: the totals, and each event that did not go over as it was.
         const changed = [...outcome.ledger.rows()].filter((row) => row.action !== 'carried');
@@ -398,7 +512,8 @@ export function createSpServer(options: ServerOptions): McpServer {
     },
     tool('search', async (args: { query: string; limit?: number; store?: string }) => {
       if (args.query.trim() === '') throw new ToolInputError('"query" is empty');
-      return withStore(args.store, (store) => ({ json: { query: args.query, hits: store.search(args.query, { limit: args.limit ?? 20 }) } }));
+      const c = await confined();
+      return withStore(args.store !== undefined ? c.readable(args.store, 'store') : c.store, (store) => ({ json: { query: args.query, hits: store.search(args.query, { limit: args.limit ?? 20 }) } }));
     }),
   );
 
@@ -422,27 +537,32 @@ export function createSpServer(options: ServerOptions): McpServer {
     },
     tool(
       'verify',
-      async (args: { path?: string; session?: string; stored?: string; store?: string; allow_fragment?: boolean; agent?: string; home?: string; homes?: Record<string, string> }) => {
+      async (args: { path?: string; session?: string; stored?: string; store?: string; allow_fragment?: boolean; agent?: string; home?: string; homes?: Record<string, string> }, budget) => {
         const given = (['path', 'session', 'stored'] as const).filter((k) => args[k] !== undefined);
         if (given.length !== 1) throw new ToolInputError(`give exactly one of "path", "session", "stored"${given.length ? ` (got ${given.join(', ')})` : ''}`);
         const { Verifier } = await import('../verify.js');
         const { createValidator } = await import('../schema.js');
-        const verifier = new Verifier({ validator: await createValidator(), allowFragment: args.allow_fragment });
+        const validator = await createValidator();
+        const c = await confined();
         if (args.path !== undefined) {
-          const { inputsFrom, readObjects } = await import('../ndjson.js');
-          if (!existsSync(args.path)) throw new ToolInputError(`no such file: ${args.path}`);
-          const inputs = inputsFrom([args.path]);
-          for await (const { value, line, source } of readObjects(inputs, { onBadLine: (bad) => verifier.badLine(bad.source, bad.line, bad.reason) })) verifier.push(source, line, value);
-        } else if (args.session !== undefined) {
-          const registry = await adapters();
-          const { adapter, ref } = await findSession(registry, args.session, args);
+          // Any file under a root can be named here: the answer tells where it is damaged, never what it holds (verify.ts).
+          const verifier = new Verifier({ validator: pathlessValidator(validator), allowFragment: args.allow_fragment });
+          const { report, malformed, unlisted } = await verifyFile(c, args.path, verifier, budget);
+          return { json: { ...report, malformed, ...(unlisted ? { stream_damage_unlisted: unlisted } : {}), diagnostics: takeNotes() } };
+        }
+        const verifier = new Verifier({ validator, allowFragment: args.allow_fragment });
+        if (args.session !== undefined) {
+          const { adapter, ref } = await confinedSession({ ...args, session: args.session });
           let n = 0;
-          for (const event of await captureEvents(adapter, ref, note)) verifier.push(ref.path, lineOf(++n, event), event as never);
+          for (const event of await captureEvents(adapter, ref, adapterNote, () => budget.event())) verifier.push(ref.path, lineOf(++n, event), event as never);
         } else {
-          await withStore(args.store, async (store) => {
+          await withStore(args.store !== undefined ? c.readable(args.store, 'store') : c.store, async (store) => {
             let n = 0;
             if (!store.sessions({ all: true }).some((s: { id: string }) => s.id === args.stored)) throw new ToolInputError(`no session "${args.stored}" in the store ${store.dir}`);
-            for await (const event of store.events(args.stored)) verifier.push(`store:${args.stored}`, lineOf(++n, event), event);
+            for await (const event of store.events(args.stored)) {
+              budget.event();
+              verifier.push(`store:${args.stored}`, lineOf(++n, event), event);
+            }
             return {};
           });
         }
