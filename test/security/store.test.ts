@@ -3,7 +3,7 @@
 // appended by hand, a forged journal) never adopted nor signed, and one damaged session blocking
 // no other; a journaled append interrupted by a crash completed or cut back; events that fail the
 // schema refused with their line named; `sp doctor` finding and fixing what is safe to fix.
-import { describe, expect, it, beforeAll } from 'vitest';
+import { describe, expect, it, beforeAll, vi } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash, generateKeyPairSync, createPrivateKey, createPublicKey } from 'node:crypto';
 import { appendFileSync, chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -14,6 +14,9 @@ import { Chainer } from '../../lib/chain.js';
 import type { SpEvent } from '../../lib/event.js';
 import { loadKeys, keyIdOf, type KeyPair } from '../../lib/store/index.js';
 import { journalAppend } from '../../lib/store/journal.js';
+
+// Each case runs a dozen binaries one after the other; on two loaded cores that takes minutes.
+vi.setConfig({ testTimeout: 300_000 });
 
 let claudeDebug = '';
 let claudeLong = '';
@@ -337,7 +340,7 @@ describe('crash recovery through the journal', () => {
       rmSync(store, { recursive: true, force: true });
     }
     expect(midWrite).toBeGreaterThanOrEqual(3);
-  }, 300_000);
+  });
 });
 
 describe('schema at ingest', () => {
