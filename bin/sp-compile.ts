@@ -18,6 +18,7 @@ interface Args {
   force: boolean;
   session?: string;
   tokenizer?: TokenizerName;
+  redact: boolean;
 }
 
 function positive(name: string, value: string | undefined): number | undefined {
@@ -64,6 +65,7 @@ await runCli<Args>({
       .option('force', { type: 'boolean', default: false, describe: 'with --out: overwrite files (an instructions file keeps all but its sp-compile section)' })
       .option('session', { type: 'string', describe: 'the session to compile when the stream holds several (id, prefix or native id)' })
       .option('tokenizer', { type: 'string', choices: ['o200k_base', 'cl100k_base', 'claude-estimate'], describe: "count with this tokenizer instead of the target's" })
+      .option('redact', { type: 'boolean', default: true, describe: "redact secrets with sp-redact's rules and key first (--no-redact compiles them as they are)" })
       .conflicts('budget', ['window', 'reserve'])
       .command('$0 [files..]', false) as never,
   run: async (args) => {
@@ -76,10 +78,13 @@ await runCli<Args>({
       throw new UserError(`the reserve (${reserve}) leaves nothing of the window (${window})`, '--reserve');
     }
     const { compile } = await import('../lib/compile/compile.js');
+    // The handoff text is pasted into another agent: secrets out unless --no-redact (the same pass as
+    // sp-redact). Named 'stdin' so compile spools the redacted stream rather than re-reading the files.
+    const inputs = args.redact ? await (await import('../lib/redact/ensure.js')).redactedInputs(inputsFrom(args.files), { name: 'stdin' }) : inputsFrom(args.files);
     const { releaseTokenizers } = await import('../lib/compile/tokens.js');
     try {
       await compile({
-        inputs: inputsFrom(args.files),
+        inputs,
         target: args.for,
         format: args.format,
         budget,

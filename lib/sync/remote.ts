@@ -28,7 +28,7 @@ import { copyArtifact, listArtifacts } from '../artifacts.js';
 import { computeChecksum } from '../chain.js';
 import { parseJsonObject } from '../json.js';
 import type { SpEvent } from '../event.js';
-import { Store } from '../store/index.js';
+import { Store, type RedactionRecord } from '../store/index.js';
 
 const run = promisify(execFile);
 
@@ -53,6 +53,10 @@ export interface SyncReport {
 
 export interface SyncOptions {
   onProgress?: (events: number, session: string) => void;
+  /** push: sessions not to send (tombstoned originals still holding secrets). */
+  skip?: ReadonlySet<string>;
+  /** pull: how pulled events are recorded in the manifest (redacted, or holding secrets these rules find). */
+  classify?: (events: SpEvent[]) => RedactionRecord;
 }
 
 // ---- configuration ------------------------------------------------------------------------------
@@ -236,6 +240,7 @@ async function pushTree(store: Store, root: string, remoteName: string, options:
   let sessions = 0;
   let events = 0;
   for (const s of store.sessions({ all: true })) {
+    if (options.skip?.has(s.id)) continue;
     const dir = join(own, s.id);
     const segments = segmentsOf(dir);
     let remoteCount = 0;
@@ -325,7 +330,7 @@ function pullTree(store: Store, root: string, remoteName: string, options: SyncO
       let batch: SpEvent[] = [];
       const flush = () => {
         if (batch.length === 0) return;
-        added += store.append(id, batch, { uri, source: `${remoteName}/${machine}` }).added;
+        added += store.append(id, batch, { uri, source: `${remoteName}/${machine}`, redaction: options.classify?.(batch) }).added;
         store.setCursor(remoteName, machine, id, next, head);
         batch = [];
       };
