@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // sp-compile: a token-budgeted handoff of a session for another agent (lib/compile).
 import { runCli } from '../lib/cli.js';
-import { EXIT_OK, UserError } from '../lib/diagnostics.js';
+import { EXIT_OK, UserError, warn } from '../lib/diagnostics.js';
 import { inputsFrom } from '../lib/ndjson.js';
 import type { FormatName, TargetName } from '../lib/compile/targets.js';
 import type { TokenizerName } from '../lib/compile/tokens.js';
@@ -78,9 +78,9 @@ await runCli<Args>({
       throw new UserError(`the reserve (${reserve}) leaves nothing of the window (${window})`, '--reserve');
     }
     const { compile } = await import('../lib/compile/compile.js');
-    // The handoff text is pasted into another agent: secrets out unless --no-redact (the same pass as
-    // sp-redact). Named 'stdin' so compile spools the redacted stream rather than re-reading the files.
-    const inputs = args.redact ? await (await import('../lib/redact/ensure.js')).redactedInputs(inputsFrom(args.files), { name: 'stdin' }) : inputsFrom(args.files);
+    // The handoff text is pasted into another agent: secrets out unless --no-redact (the same pass as sp-redact).
+    const onUnverified = (where: string, session: string) => warn(where, `session ${session}: the input's checksum does not verify here, and redaction re-chains it from here on: run sp-verify on the input`);
+    const inputs = args.redact ? await (await import('../lib/redact/ensure.js')).redactedInputs(inputsFrom(args.files), { onUnverified }) : inputsFrom(args.files);
     const { releaseTokenizers } = await import('../lib/compile/tokens.js');
     try {
       await compile({

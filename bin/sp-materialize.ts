@@ -58,8 +58,8 @@ async function* readEvents(inputs: Input[]): AsyncGenerator<SpEvent> {
 }
 
 /** The input's chain did not verify where redaction had to re-chain it (sp-redact warns the same). */
-function unverifiedWarning(session: string, seq: number | null): void {
-  warn(`seq ${seq ?? '?'}`, `session ${session}: the input's checksum does not verify here; run sp-verify on the input`);
+function unverifiedWarning(where: string, session: string): void {
+  warn(where, `session ${session}: the input's checksum does not verify here, and redaction re-chains it from here on: run sp-verify on the input`);
 }
 
 /** One stderr line per kind of change: how many, and the first example. */
@@ -197,7 +197,7 @@ await runCli<Args>({
     const { relay } = await import('../lib/relay/relay.js'); // loaded here: --help and --version do without it
     // Secrets never reach another agent's home unless --no-redact: the same pass as sp-redact, in this process.
     const inputs = inputsFrom(args.file ? [args.file] : undefined);
-    const source = args.redact ? await redactedInputs(inputs, { onWarning: unverifiedWarning }) : inputs;
+    const source = args.redact ? await redactedInputs(inputs, { onUnverified: unverifiedWarning }) : inputs;
     const outcome = await relay(adapter, readEvents(source), options);
     if (!args.redact) for (const result of outcome.results) (result as RelayResult & { redacted?: boolean }).redacted = false;
     const totals = outcome.ledger.totals();

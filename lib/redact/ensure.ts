@@ -13,8 +13,11 @@
 // it where it is (sp-redact does not add a second one for the same key and rule set; sp-materialize
 // does not write it into the target agent's session).
 import { hash } from 'node:crypto';
-import { PassThrough } from 'node:stream';
+import { computeChecksum } from '../chain.js';
 import type { SpEvent } from '../event.js';
+import { canonicalize } from '../jcs.js';
+import { parseJsonObject } from '../json.js';
+import { splitLines } from '../lines.js';
 import type { Input } from '../ndjson.js';
 import { loadConfig, type RedactConfig } from './config.js';
 import { Detector } from './detector.js';
@@ -126,41 +129,59 @@ export class Redactor {
 }
 
 /**
- * The inputs as sp-redact would write them (same stream code: unchanged lines byte for byte,
- * changed sessions re-chained), read in this process. Marks nothing: the stage that reads them
- * uses the events, it does not pass the stream on as redacted by sp-redact.
+ * The inputs with secrets replaced, line for line, read in this process by a stage (compile,
+ * materialize) that uses the events rather than passing the stream on as sp-redact's: no marker.
+ * Lines map one to one, so the stage's own diagnostics name the same file:line; a line that is not
+ * a JSON object passes as it is, for the stage to report. A line without a secret goes on byte for
+ * byte until a change in its session; from there on a chained session is re-chained (as sp-redact
+ * does) and an unchained one stays unchained.
  */
 export async function redactedInputs(
   inputs: Input[],
-  options: { keyPath?: string; name?: string; onWarning?: (session: string, seq: number | null) => void } = {},
+  options: { keyPath?: string; onUnverified?: (where: string, session: string) => void } = {},
 ): Promise<Input[]> {
-  const { runRedact } = await import('./stream.js');
-  const config = loadConfig();
-  const placeholders = new Placeholders(await loadRedactKey(options.keyPath));
-  return [
-    {
-      // `name` only names the stream in diagnostics; a stage that re-opens inputs by name must be given 'stdin'.
-      name: options.name ?? (inputs.length === 1 ? inputs[0].name : inputs.map((i) => i.name).join('+')),
-      open: async function* () {
-        const out = new PassThrough();
-        let failure: unknown;
-        const done = runRedact({ mode: 'redact', inputs, config, placeholders, out }).then(
-          (report) => {
-            for (const u of report.unverified ?? []) options.onWarning?.(u.session, u.seq);
-            out.end();
-          },
-          (err: unknown) => {
-            // Not out.destroy(err): the stream's writer rethrows errors it sees. The reader gets it here.
-            failure = err;
-            out.end();
-          },
-        );
-        for await (const chunk of out) yield chunk as Buffer;
-        await done;
-        if (failure !== undefined) throw failure;
-      },
+  const redactor = await Redactor.load({ keyPath: options.keyPath });
+  // Per session: the input's and the output's last checksum (they differ after the first change).
+  const tails = new Map<string, { input: string; output: string; warned?: boolean }>();
+  return inputs.map((input) => ({
+    name: input.name,
+    readOnce: true,
+    open: async function* () {
+      for await (const line of splitLines(input.open(), 1, 0, true)) {
+        const bytes = line.bytes!;
+        const event = !line.invalidUtf8 && line.text.trimStart().startsWith('{') ? parseJsonObject(line.text).value : undefined;
+        if (!event) {
+          yield bytes;
+          continue;
+        }
+        const stored = typeof event.checksum === 'string' ? event.checksum : undefined;
+        const session = typeof event.session === 'string' ? event.session : '';
+        const tail = tails.get(session) ?? { input: '', output: '' };
+        tails.set(session, tail);
+        const changed = redactor.redactEvent(event) > 0;
+        if (!changed && (stored === undefined || tail.input === tail.output)) {
+          if (stored !== undefined) tail.input = tail.output = stored;
+          yield bytes;
+          continue;
+        }
+        let text: string;
+        if (stored !== undefined) {
+          // Re-chaining would hide damage in the input: say so when its own checksum does not verify.
+          const original = parseJsonObject(line.text).value as SpEvent;
+          if (computeChecksum(tail.input, original) !== stored && !tail.warned) {
+            tail.warned = true;
+            options.onUnverified?.(`${input.name}:${line.number}`, session);
+          }
+          const { checksum: _old, ...rest } = event;
+          const checksum = computeChecksum(tail.output, rest as SpEvent);
+          tail.input = stored;
+          tail.output = checksum;
+          text = canonicalize({ ...rest, checksum });
+        } else text = canonicalize(event);
+        yield Buffer.from(line.terminated ? `${text}\n` : text);
+      }
     },
-  ];
+  }));
 }
 
 /** An event stream with markers left out (a stage that writes events somewhere that is not a stream). */

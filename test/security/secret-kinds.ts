@@ -37,7 +37,7 @@ export const SECRET_KINDS: SecretKind[] = [
   { kind: 'openssh-private-key', value: F.opensshKey, text: `id_ed25519:\n${F.opensshKey}` },
   { kind: 'password-assignment', value: F.envPassword, text: `DB_PASSWORD=${F.envPassword}` },
   { kind: 'database-url-password', value: dbPassword, text: `DATABASE_URL=postgres://app:${dbPassword}@db.internal:5432/app` },
-  { kind: 'url-basic-auth-password', value: urlPassword, text: `git clone https://alice:${urlPassword}@git.example.com/acme/api.git` },
+  { kind: 'url-basic-auth-password', value: urlPassword, text: `git clone https://alice:${urlPassword}@git.acme-corp.net/acme/api.git` },
   { kind: 'npm-token', value: F.npm, text: `//registry.npmjs.org/:_authToken=${F.npm}` },
   { kind: 'huggingface-token', value: F.huggingface, text: `HF ${F.huggingface}` },
   { kind: 'sendgrid-key', value: F.sendgrid, text: `sendgrid ${F.sendgrid}` },
