@@ -240,7 +240,8 @@ describe('remote integrity', () => {
       });
     for (const delay of [800, 2000, 3500]) await killed(a, 'push', delay);
     expect(sp('sp-sync', ['push'], { home: a.home }).status).toBe(2); // refused: stored unredacted
-    expect(sp('sp-sync', ['push', '--allow-unredacted'], { home: a.home }).status).toBe(0);
+    const pushed = sp('sp-sync', ['push', '--allow-unredacted'], { home: a.home });
+    expect(pushed.status, pushed.stderr).toBe(0);
     for (const delay of [800, 2500]) await killed(b, 'pull', delay);
     const r = sp('sp-sync', ['pull', '--json'], { home: b.home });
     expect(r.status, r.stderr).toBe(0);
