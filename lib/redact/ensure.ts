@@ -183,8 +183,3 @@ export async function redactedInputs(
     },
   }));
 }
-
-/** An event stream with markers left out (a stage that writes events somewhere that is not a stream). */
-export async function* withoutMarkers<T extends SpEvent>(events: AsyncIterable<T>): AsyncGenerator<T> {
-  for await (const event of events) if (!isMarker(event)) yield event;
-}
