@@ -33,7 +33,9 @@ await runCli<Args>({
     'encrypted reasoning, image data, hashes) are never touched, and the output is re-chained, so it still verifies and ' +
     'materializes. Each secret becomes [REDACTED:<rule>:<8 hex of HMAC(key, secret)>]: the same secret gets the same ' +
     'placeholder on this machine, and the placeholder tells nothing about it. With --vault the secrets are kept, ' +
-    'encrypted with age, so that --restore can put them back.',
+    'encrypted with age, so that --restore can put them back. Each session written ends with a chained meta event ' +
+    '{"key":"sp.redacted","ruleset","key_id","profile"} (key_id is a hash of the key); a second run gives the same bytes. ' +
+    'sp-sync ingest, sp-materialize and sp-compile redact on their own too (--no-redact to keep secrets).',
   usage: '[FILE..] [options]',
   examples: [
     ['sp-capture claude --latest | sp-redact | sp-compile --for codex', 'clean a session before it leaves the machine'],
