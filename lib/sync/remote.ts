@@ -163,6 +163,9 @@ async function openClone(store: Store, remote: RemoteConfig): Promise<Git> {
     mkdirSync(dir, { recursive: true });
     await git.run(['init', '-q']);
     await git.run(['remote', 'add', 'origin', remote.url]);
+  } else if (!(await git.run(['remote', 'get-url', 'origin'], { allowFail: true })).ok) {
+    // A run killed between `init` and `remote add` left a clone without its origin.
+    await git.run(['remote', 'add', 'origin', remote.url]);
   }
   return git;
 }
