@@ -24,6 +24,7 @@ interface Args {
   cursor?: string;
   follow: boolean;
   quiet: boolean;
+  redact: boolean;
 }
 
 const SELECTORS = ['list', 'session', 'path', 'latest', 'all'] as const;
@@ -37,6 +38,7 @@ function checkArgs(args: Args): void {
   if (chosen.length === 0) throw new UserError('say which sessions: --list, --session ID, --path FILE, --latest or --all (see --help)');
   if (chosen.length > 1) throw new UserError(`choose one of --${chosen.join(', --')} (see --help)`);
   if (args.cwd !== undefined && !(args.list || args.latest || args.all)) throw new UserError('--cwd works with --list, --latest and --all');
+  if (!args.redact && !args.list) throw new UserError('--no-redact applies to --list (the event stream is never redacted by sp-capture: pipe it to sp-redact)');
   if (args.list) {
     for (const flag of ['cursor', 'follow', 'raw', 'artifacts'] as const) {
       if (args[flag] !== undefined && args[flag] !== false) throw new UserError(`--${flag} has no effect with --list`);
@@ -169,6 +171,7 @@ await runCli<Args>({
       .option('cursor', { type: 'string', describe: 'incremental: emit only what was appended since this cursor file, then update it' })
       .option('follow', { type: 'boolean', default: false, describe: 'keep running and emit new events as they are written (Ctrl-C stops)' })
       .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'no progress line on stderr (it is drawn only on a terminal anyway)' })
+      .option('redact', { type: 'boolean', default: true, describe: "--list shows titles and first prompts redacted with sp-redact's rules and key (--no-redact: as they are); the event stream is never redacted" })
       .command('$0 <agent>', false) as never,
   run: async (args) => {
     const adapter = getAdapter(args.agent);
@@ -177,7 +180,15 @@ await runCli<Args>({
 
     if (args.list) {
       const writer = new NdjsonWriter(process.stdout);
-      for await (const ref of adapter.discover({ home, cwd: args.cwd, details: true, onDiagnostic: warn })) await writer.write(ref);
+      // Titles and first prompts are what a user pasted: a secret in them would land on the terminal.
+      const redactor = args.redact ? await (await import('../lib/redact/ensure.js')).Redactor.load() : undefined;
+      for await (const ref of adapter.discover({ home, cwd: args.cwd, details: true, onDiagnostic: warn })) {
+        if (redactor) {
+          if (ref.title !== undefined) ref.title = redactor.redactText(ref.title);
+          if (ref.first_prompt !== undefined) ref.first_prompt = redactor.redactText(ref.first_prompt);
+        }
+        await writer.write(ref);
+      }
       await writer.end();
       return EXIT_OK;
     }

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // sp-compile: a token-budgeted handoff of a session for another agent (lib/compile).
 import { runCli } from '../lib/cli.js';
-import { EXIT_OK, UserError } from '../lib/diagnostics.js';
+import { EXIT_OK, UserError, warn } from '../lib/diagnostics.js';
 import { inputsFrom } from '../lib/ndjson.js';
 import type { FormatName, TargetName } from '../lib/compile/targets.js';
 import type { TokenizerName } from '../lib/compile/tokens.js';
@@ -18,6 +18,7 @@ interface Args {
   force: boolean;
   session?: string;
   tokenizer?: TokenizerName;
+  redact: boolean;
 }
 
 function positive(name: string, value: string | undefined): number | undefined {
@@ -64,6 +65,7 @@ await runCli<Args>({
       .option('force', { type: 'boolean', default: false, describe: 'with --out: overwrite files (an instructions file keeps all but its sp-compile section)' })
       .option('session', { type: 'string', describe: 'the session to compile when the stream holds several (id, prefix or native id)' })
       .option('tokenizer', { type: 'string', choices: ['o200k_base', 'cl100k_base', 'claude-estimate'], describe: "count with this tokenizer instead of the target's" })
+      .option('redact', { type: 'boolean', default: true, describe: "redact secrets with sp-redact's rules and key first (--no-redact compiles them as they are)" })
       .conflicts('budget', ['window', 'reserve'])
       .command('$0 [files..]', false) as never,
   run: async (args) => {
@@ -76,10 +78,13 @@ await runCli<Args>({
       throw new UserError(`the reserve (${reserve}) leaves nothing of the window (${window})`, '--reserve');
     }
     const { compile } = await import('../lib/compile/compile.js');
+    // The handoff text is pasted into another agent: secrets out unless --no-redact (the same pass as sp-redact).
+    const onUnverified = (where: string, session: string) => warn(where, `session ${session}: the input's checksum does not verify here, and redaction re-chains it from here on: run sp-verify on the input`);
+    const inputs = args.redact ? await (await import('../lib/redact/ensure.js')).redactedInputs(inputsFrom(args.files), { onUnverified }) : inputsFrom(args.files);
     const { releaseTokenizers } = await import('../lib/compile/tokens.js');
     try {
       await compile({
-        inputs: inputsFrom(args.files),
+        inputs,
         target: args.for,
         format: args.format,
         budget,

@@ -6,6 +6,7 @@ import { Chainer } from '../lib/chain.js';
 import { EXIT_OK, UserError, warn } from '../lib/diagnostics.js';
 import { canonicalSessionId, isEventLike, type SpEvent } from '../lib/event.js';
 import { inputsFrom, readObjects, type Input } from '../lib/ndjson.js';
+import { isMarker, redactedInputs } from '../lib/redact/ensure.js';
 import { canonicalize } from '../lib/jcs.js';
 import { adapters, getAdapter } from '../adapters/index.js';
 import type { LossEntry } from '../lib/adapter.js';
@@ -33,14 +34,19 @@ interface Args {
   mkcwd: boolean;
   experimental: boolean;
   store?: string;
+  redact: boolean;
 }
 
 /** Agents that can be written (read-only adapters have no materialize). */
 const writers = (): string[] => Object.keys(adapters).filter((id) => adapters[id].materialize).sort();
 
-/** Strict input: the first line that is not a canonical event stops the run (exit 2) and is named. */
+/**
+ * Strict input: the first line that is not a canonical event stops the run (exit 2) and is named.
+ * sp-redact's closing sp.redacted marker describes the stream, not the conversation: not written.
+ */
 async function* readEvents(inputs: Input[]): AsyncGenerator<SpEvent> {
   for await (const { value, line, source } of readObjects(inputs, { strict: true })) {
+    if (isMarker(value)) continue;
     const where = `${source}:${line.number}`;
     if (!isEventLike(value) || typeof value.type !== 'string' || value.type === '') throw new UserError('not a canonical event: no "type"', where);
     if (typeof value.session !== 'string') throw new UserError('not a canonical event: no "session"', where);
@@ -49,6 +55,11 @@ async function* readEvents(inputs: Input[]): AsyncGenerator<SpEvent> {
     }
     yield value as SpEvent;
   }
+}
+
+/** The input's chain did not verify where redaction had to re-chain it (sp-redact warns the same). */
+function unverifiedWarning(where: string, session: string): void {
+  warn(where, `session ${session}: the input's checksum does not verify here, and redaction re-chains it from here on: run sp-verify on the input`);
 }
 
 /** One stderr line per kind of change: how many, and the first example. */
@@ -156,6 +167,7 @@ await runCli<Args>({
       .option('safety', { type: 'boolean', default: true, describe: 'the resume-safety pass (--no-safety writes ids, thinking and unpaired tools as they are)' })
       .option('backup', { type: 'boolean', default: true, describe: 'back up a database the writer adds to (hermes: state.db) first; --no-backup skips it' })
       .option('store', { type: 'string', describe: 'record the handoff (event, signed receipt, new owner) in this sp store; default: $SP_HOME/store when it holds the session' })
+      .option('redact', { type: 'boolean', default: true, describe: "redact secrets with sp-redact's rules and key before writing (--no-redact writes them as they are; the result line says \"redacted\": false)" })
       .command('$0 <agent> [file]', false) as never,
   run: async (args) => {
     const adapter = getAdapter(args.agent);
@@ -183,7 +195,11 @@ await runCli<Args>({
       onLine: args.dryRun ? (line) => preview[preview.length - 1].push(line) : undefined,
     };
     const { relay } = await import('../lib/relay/relay.js'); // loaded here: --help and --version do without it
-    const outcome = await relay(adapter, readEvents(inputsFrom(args.file ? [args.file] : undefined)), options);
+    // Secrets never reach another agent's home unless --no-redact: the same pass as sp-redact, in this process.
+    const inputs = inputsFrom(args.file ? [args.file] : undefined);
+    const source = args.redact ? await redactedInputs(inputs, { onUnverified: unverifiedWarning }) : inputs;
+    const outcome = await relay(adapter, readEvents(source), options);
+    if (!args.redact) for (const result of outcome.results) (result as RelayResult & { redacted?: boolean }).redacted = false;
     const totals = outcome.ledger.totals();
     outcome.results[0].ledger = totals;
     if (outcome.results.length > 1) outcome.results[0].sessions = outcome.results.map((r) => r.session_id);

@@ -9,6 +9,7 @@ import { EXIT_CHECK_FAILED, EXIT_OK, UserError, warn } from '../lib/diagnostics.
 import { loadConfig } from '../lib/redact/config.js';
 import { DEFAULT_REDACT_KEY, DEFAULT_VAULT_IDENTITY, Placeholders, loadRedactKey } from '../lib/redact/keys.js';
 import { runRedact, summarize, type Mode } from '../lib/redact/stream.js';
+import { Redactor } from '../lib/redact/ensure.js';
 
 interface Args {
   files?: string[];
@@ -32,7 +33,9 @@ await runCli<Args>({
     'encrypted reasoning, image data, hashes) are never touched, and the output is re-chained, so it still verifies and ' +
     'materializes. Each secret becomes [REDACTED:<rule>:<8 hex of HMAC(key, secret)>]: the same secret gets the same ' +
     'placeholder on this machine, and the placeholder tells nothing about it. With --vault the secrets are kept, ' +
-    'encrypted with age, so that --restore can put them back.',
+    'encrypted with age, so that --restore can put them back. Each session written ends with a chained meta event ' +
+    '{"key":"sp.redacted","ruleset","key_id","profile"} (key_id is a hash of the key); a second run gives the same bytes. ' +
+    'sp-sync ingest, sp-materialize and sp-compile redact on their own too (--no-redact to keep secrets).',
   usage: '[FILE..] [options]',
   examples: [
     ['sp-capture claude --latest | sp-redact | sp-compile --for codex', 'clean a session before it leaves the machine'],
@@ -84,7 +87,10 @@ await runCli<Args>({
       });
     }
     // Check and dry-run write nothing, so they need no key: placeholders are never shown.
-    const placeholders = mode === 'redact' ? new Placeholders(await loadRedactKey(args.key)) : undefined;
+    const key = mode === 'redact' ? await loadRedactKey(args.key) : undefined;
+    const placeholders = key ? new Placeholders(key) : undefined;
+    // Each session written ends with an sp.redacted marker (see lib/redact/ensure.ts).
+    const marker = key ? new Redactor(config, key).markerPayload() : undefined;
     const vault = args.vault ? await (await import('../lib/redact/vault.js')).Vault.open(args.vault, args.identity) : undefined;
     const report = await runRedact({
       mode,
@@ -92,6 +98,7 @@ await runCli<Args>({
       config,
       placeholders,
       vault,
+      marker,
       onFinding:
         mode === 'check'
           ? (l) => process.stdout.write(`${l.source}:${l.line}: seq ${l.seq ?? '?'}: ${l.path}: ${l.rule}\n`)

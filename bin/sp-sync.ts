@@ -23,6 +23,8 @@ interface Args extends cmd.CommonArgs {
   artifacts?: string;
   key?: string;
   trustAll?: boolean;
+  redact: boolean;
+  allowUnredacted: boolean;
 }
 
 
@@ -44,7 +46,7 @@ await runCli<Args>({
     'and syncs it with remotes (git repositories or plain directories) event by event.',
   usage: '<command> [options]',
   examples: [
-    ['sp-capture claude --all | sp-redact | sp-sync ingest', 'store every Claude Code session (again later: only new events are added)'],
+    ['sp-capture claude --all | sp-sync ingest', 'store every Claude Code session, redacted (again later: only new events are added)'],
     ['sp-capture claude --all --artifacts blobs | sp-sync ingest --artifacts blobs', 'store sessions and the images they reference'],
     ['sp-sync ls', 'list stored sessions, newest first'],
     ['sp-sync log sess_3f2a… | sp-verify', 'write a stored session back out and verify it'],
@@ -65,7 +67,8 @@ await runCli<Args>({
           .option('artifacts', {
             type: 'string',
             describe: 'the directory sp-capture --artifacts wrote blobs to: each blob the events reference (sha256:…) is hash-checked and kept in <store>/artifacts/',
-          }),
+          })
+          .option('redact', { type: 'boolean', default: true, describe: "redact secrets with sp-redact's rules and key before storing (--no-redact stores them as they are; the manifest says unredacted)" }),
       )
       .command('ls', 'list stored sessions', (b) => b.option('all', { type: 'boolean', default: false, describe: 'include deleted (tombstoned) sessions' }))
       .command('log <session>', 'write a stored session\'s events to stdout', (b) =>
@@ -97,7 +100,12 @@ await runCli<Args>({
           .positional('url', { type: 'string', describe: 'a git URL (bare path, file://, ssh://, https://), or dir:PATH' })
           .option('dir', { type: 'boolean', default: false, describe: 'the URL is a plain directory' }),
       )
-      .command('push [name]', 'send this machine\'s events to a remote (default origin)', (b) => b.positional('name', { type: 'string' }))
+      .command('push [name]', 'send this machine\'s events to a remote (default origin); sessions stored unredacted are refused', (b) =>
+        b.positional('name', { type: 'string' }).option('allow-unredacted', { type: 'boolean', default: false, describe: 'send sessions stored unredacted as they are' }),
+      )
+      .command('redact [session]', 'a redacted successor (a signed fork) for a session stored unredacted; the original is tombstoned here', (b) =>
+        b.positional('session', { type: 'string' }).option('all', { type: 'boolean', default: false, describe: 'every session stored unredacted' }),
+      )
       .command('pull [name]', 'fetch and store other machines\' events signed by keys this SP_HOME trusts (default remote origin); exit 1 names what was refused', (b) => b.positional('name', { type: 'string' }))
       .command('clone <url>', 'add a remote as origin and pull everything from it', (b) =>
         b
@@ -116,6 +124,7 @@ await runCli<Args>({
       .option('limit', { type: 'number', default: 20, hidden: true })
       .option('all', { type: 'boolean', default: false, hidden: true })
       .option('dir', { type: 'boolean', default: false, hidden: true })
+      .option('allow-unredacted', { type: 'boolean', default: false, hidden: true })
       .demandCommand(1, 'say which command') as unknown as Argv<Args>,
   run: async (args) => {
     const command = String(args._[0]);
@@ -138,6 +147,8 @@ await runCli<Args>({
         return cmd.forkCommand({ ...args, session: cmd.requireText(args.session, 'a session'), at: args.at!, reason: args.reason! });
       case 'remote':
         return cmd.remoteCommand(args as never);
+      case 'redact':
+        return cmd.redactCommand(args);
       case 'push':
       case 'pull':
         return cmd.syncCommand(args, command);

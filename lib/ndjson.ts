@@ -12,6 +12,8 @@ export interface Input {
   /** How diagnostics name it: a path, or `stdin`. */
   name: string;
   open(): AsyncIterable<Buffer | string>;
+  /** Made in this process (e.g. redacted): read it through open() once, never again by its name. */
+  readOnce?: boolean;
 }
 
 /** Inputs from command-line file arguments; none or `-` means stdin. Missing files are a usage error. */

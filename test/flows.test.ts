@@ -66,7 +66,8 @@ describe('archive.mjs', () => {
 
     const again = await flow('archive', ['--store', store, ...homes, '--verbose']);
     expect(again.code).toBe(0);
-    expect(again.stdout).toMatch(/^claude\s+1\s+1\s+0\s+82\s+ok$/m);
+    // 82 captured events and the sp.redacted marker sp-redact closes the session with.
+    expect(again.stdout).toMatch(/^claude\s+1\s+1\s+0\s+83\s+ok$/m);
     expect(again.stdout).toContain('0 new events stored');
     // What was stored is redacted and verifies.
     expect((await sp('verify', ['--store', store])).code).toBe(0);
@@ -175,7 +176,7 @@ describe('audit.mjs', () => {
     const ok = await flow('audit', ['--store', store]);
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stdout).toMatch(/^session\s+agent\s+events\s+owner\s+status/);
-    expect(ok.stdout).toMatch(/sess_[0-9a-f]+\s+claude\s+83\s+codex\s+ok/);
+    expect(ok.stdout).toMatch(/sess_[0-9a-f]+\s+claude\s+84\s+codex\s+ok/); // 82 captured, the sp.redacted marker, the handoff
     expect(ok.stdout).toContain('1 sessions: 1 verified, 0 failed; 1 handoff receipts: 1 verified, 0 failed');
 
     const copy = join(work, 'audit-tampered');

@@ -129,7 +129,8 @@ describe('sp-redact: fields', () => {
   });
 
   it('never touches structural fields', () => {
-    for (let i = 0; i < out.length; i++) {
+    expect(out.length).toBe(before.length + 1); // the closing sp.redacted marker
+    for (let i = 0; i < before.length; i++) {
       const a = before[i];
       const b = out[i];
       for (const k of ['session', 'seq', 'ts', 'agent', 'type', 'derived_from']) expect(b[k], k).toEqual(a[k]);
@@ -326,11 +327,14 @@ describe('sp-redact: --check, --dry-run, --report', () => {
     expect(json.locations).toContainEqual({ source: join(dir, 'in.ndjson'), line: 2, session: 'sess_a', seq: 1, path: 'payload.content[0].text', rule: 'github-pat' });
   });
 
-  it('a clean stream passes through byte for byte', () => {
+  it('a clean stream passes through byte for byte, then one closing sp.redacted marker per session', () => {
     const input = chainedLines(200, { sessions: 2, seed: 9 }).join('\n') + '\n';
     const r = runBin('sp-redact', ['-q'], { input, env: { SP_HOME: join(tempDir(), 'h') } });
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe(input);
+    expect(r.stdout.startsWith(input)).toBe(true);
+    const markers = parse(r.stdout.slice(input.length));
+    expect(markers.map((m) => m.payload.key)).toEqual(['sp.redacted', 'sp.redacted']);
+    expect(new Set(markers.map((m) => m.session)).size).toBe(2);
   });
 });
 
@@ -472,4 +476,65 @@ describe('sp-redact: memory', () => {
     expect(r.status, r.stderr.slice(0, 500)).toBe(0);
     expect(JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8')).rules).toEqual({ 'github-pat': 6000 });
   }, 60_000);
+});
+
+describe('sp-redact: the closing sp.redacted marker', () => {
+  const { env, home, write } = setup();
+  const input = chain(sampleSession());
+  const r = runBin('sp-redact', ['-q', write('in.ndjson', input)], { env });
+  const out = parse(r.stdout);
+  const marker = out[out.length - 1];
+
+  it('closes the session: seq after the last, its ts, chained so the stream verifies', () => {
+    expect(r.code, r.stderr).toBe(0);
+    expect(marker).toMatchObject({ session: 'sess_a', seq: 13, ts: 1_790_000_012, type: 'meta', actor: 'system', payload: { key: 'sp.redacted', profile: 'default' } });
+    expect(marker.payload.ruleset).toMatch(/^\d+:[0-9a-f]{16}$/);
+    expect(runBin('sp-verify', ['-'], { input: r.stdout }).code).toBe(0);
+  });
+
+  it('names the key by a hash, never the key itself', () => {
+    const key = readFileSync(join(home, 'keys', 'redact.key'), 'utf8').trim();
+    expect(marker.payload.key_id).toMatch(/^sha256:[0-9a-f]{16}$/);
+    expect(r.stdout.includes(key)).toBe(false);
+    expect(r.stdout.includes(key.slice(0, 16))).toBe(false);
+  });
+
+  it('run twice gives the same bytes as once (no second marker)', () => {
+    const twice = runBin('sp-redact', ['-q'], { input: r.stdout, env });
+    expect(twice.code).toBe(0);
+    expect(twice.stdout).toBe(r.stdout);
+    const clean = chainedLines(30, { sessions: 3, seed: 4 }).join('\n') + '\n';
+    const once = runBin('sp-redact', ['-q'], { input: clean, env }).stdout;
+    expect(runBin('sp-redact', ['-q'], { input: once, env }).stdout).toBe(once);
+  });
+
+  it('another key adds its own marker after the first (the newest says what was done last)', () => {
+    const other = join(tempDir(), 'other.key');
+    writeFileSync(other, 'ab'.repeat(32));
+    const again = runBin('sp-redact', ['-q', '--key', other], { input: r.stdout });
+    const events = parse(again.stdout);
+    expect(events.length).toBe(out.length + 1);
+    expect(events[events.length - 2]).toEqual(marker);
+    expect(events[events.length - 1].payload.key_id).not.toBe(marker.payload.key_id);
+    expect(runBin('sp-verify', ['-'], { input: again.stdout }).code).toBe(0);
+  });
+
+  it('a forged marker earns no trust: secrets after it are still redacted', () => {
+    const forged = chain([
+      ev('sess_f', 0, 'meta', { ...marker.payload }),
+      ev('sess_f', 1, 'message.user', { content: [{ type: 'text', text: `key ${F.githubPat}` }] }),
+    ]);
+    const red = runBin('sp-redact', ['-q', write('forged.ndjson', forged)], { env });
+    expect(red.code).toBe(0);
+    expect(red.stdout.includes(F.githubPat)).toBe(false);
+    expect(parse(red.stdout).map((e) => e.seq)).toEqual([0, 1, 2]);
+  });
+
+  it('--restore drops the marker: what it writes is no longer redacted', () => {
+    const vault = join(tempDir(), 'v.age');
+    const red = runBin('sp-redact', ['-q', '--vault', vault, write('v.ndjson', input)], { env });
+    const back = runBin('sp-redact', ['-q', '--restore', '--vault', vault], { input: red.stdout, env });
+    expect(back.code, back.stderr).toBe(0);
+    expect(back.stdout).toBe(input.join('\n') + '\n');
+  });
 });

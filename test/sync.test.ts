@@ -247,7 +247,9 @@ describe('remote integrity', () => {
     trust(b, a, 'alice');
     const killed = async (m: Machine, command: string, delay: number) =>
       new Promise<void>((resolve) => {
-        const child = spawn(process.execPath, [bin('sp-sync'), command, '-q'], { env: { ...process.env, SP_HOME: m.home }, stdio: 'ignore' });
+        // Stored through the library, which records no redaction state: push needs --allow-unredacted.
+        const args = command === 'push' ? [command, '-q', '--allow-unredacted'] : [command, '-q'];
+        const child = spawn(process.execPath, [bin('sp-sync'), ...args], { env: { ...process.env, SP_HOME: m.home }, stdio: 'ignore' });
         const timer = setTimeout(() => child.kill('SIGKILL'), delay);
         child.on('exit', () => {
           clearTimeout(timer);
@@ -255,7 +257,9 @@ describe('remote integrity', () => {
         });
       });
     for (const delay of [800, 2000, 3500]) await killed(a, 'push', delay);
-    expect(sp('sp-sync', ['push'], { home: a.home }).status).toBe(0);
+    expect(sp('sp-sync', ['push'], { home: a.home }).status).toBe(2); // refused: stored unredacted
+    const pushed = sp('sp-sync', ['push', '--allow-unredacted'], { home: a.home });
+    expect(pushed.status, pushed.stderr).toBe(0);
     for (const delay of [800, 2500]) await killed(b, 'pull', delay);
     const r = sp('sp-sync', ['pull', '--json'], { home: b.home });
     expect(r.status, r.stderr).toBe(0);

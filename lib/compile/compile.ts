@@ -214,7 +214,7 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
   if (!Number.isSafeInteger(budget) || budget <= 0) throw new UserError(`the budget must be a positive number of tokens (got ${budget})`, '--budget');
   const out = options.out ?? process.stdout;
   const writesEvents = !options.renderOnly;
-  const fromFiles = options.inputs.every((i) => i.name !== 'stdin');
+  const fromFiles = options.inputs.every((i) => i.name !== 'stdin' && !i.readOnce);
   const spool = writesEvents && !fromFiles ? new Spool() : undefined;
   const counter = createCounter(options.tokenizer ?? target.tokenizer);
   prepareTokenizer(counter.name); // loads while the input is read

@@ -22,6 +22,7 @@ import { escapeDepth } from './jsontext.js';
 import { detach } from './values.js';
 import type { Vault } from './vault.js';
 import { Scanner, applyHits, applyReplacements, formatPath, restoreSpans, walkEvent, type Hit } from './walker.js';
+import { isMarker, type MarkerPayload } from './ensure.js';
 
 export type Mode = 'redact' | 'check' | 'dry-run' | 'restore';
 
@@ -64,6 +65,21 @@ export interface RunOptions {
   vault?: Vault;
   /** Called for each finding as it is found (--check prints them). */
   onFinding?: (location: Location) => void;
+  /**
+   * redact: end each session with this `sp.redacted` marker (seq = its last seq + 1, chained), unless
+   * the session already ends with the same marker. restore drops a session's closing marker, since
+   * what it writes is no longer redacted.
+   */
+  marker?: MarkerPayload;
+}
+
+/** Where a session's output stands, for the marker that closes it. */
+interface SessionEnd {
+  lastSeq: number;
+  lastTs: number;
+  agent: string;
+  /** A marker read as the session's latest event, held back until it turns out not to be the last. */
+  held?: { event: SpEvent; text: string; bytes: Buffer | undefined; changed: boolean };
 }
 
 const sha256 = (text: string) => CHECKSUM_PREFIX + hash('sha256', text, 'hex');
@@ -142,6 +158,14 @@ export async function runRedact(options: RunOptions): Promise<Report> {
   const report: Report = { mode, events: 0, events_touched: 0, findings: 0, rules: {}, locations: [], locations_truncated: false };
   const missing = { count: 0 };
   const pathAllowed = (path: string) => config.allowPaths.some((re) => re.test(path));
+  const marking = (mode === 'redact' && options.marker !== undefined) || mode === 'restore';
+  const ends = new Map<string, SessionEnd>();
+  const emit = async (event: SpEvent, text: string, bytes: Buffer | undefined, changed: boolean) => {
+    const out = rechainer.line(event, text, bytes, changed);
+    if ('same' in out) await writer!.writeBytes(bytes!);
+    else if ('pieces' in out) for (const piece of out.pieces) await writer!.writeBytes(piece);
+    else await writer!.writeLine(out.text);
+  };
 
   // Lines that go out unchanged are copied as bytes; the rest is encoded again.
   const asRead = (bytes: Buffer | undefined, start: number): Buffer | undefined => {
@@ -198,10 +222,36 @@ export async function runRedact(options: RunOptions): Promise<Report> {
     }
     if (writer) {
       const bytes = asRead(line.bytes, line.start);
-      const out = rechainer.line(event, line.text, bytes, changed);
-      if ('same' in out) await writer.writeBytes(bytes!);
-      else if ('pieces' in out) for (const piece of out.pieces) await writer.writeBytes(piece);
-      else await writer.writeLine(out.text);
+      if (marking) {
+        const session = String(event.session);
+        let end = ends.get(session);
+        if (!end) ends.set(session, (end = { lastSeq: -1, lastTs: 0, agent: String(event.agent ?? 'sp') }));
+        if (end.held) {
+          const held = end.held;
+          end.held = undefined;
+          await emit(held.event, held.text, held.bytes, held.changed);
+        }
+        if (typeof event.seq === 'number' && event.seq > end.lastSeq) end.lastSeq = event.seq;
+        if (typeof event.ts === 'number' && Number.isFinite(event.ts)) end.lastTs = event.ts;
+        if (typeof event.agent === 'string') end.agent = event.agent;
+        if (isMarker(event)) {
+          end.held = { event, text: line.text, bytes: bytes ? Buffer.from(bytes) : undefined, changed };
+          continue;
+        }
+      }
+      await emit(event, line.text, bytes, changed);
+    }
+  }
+  if (writer && marking) {
+    for (const [session, end] of ends) {
+      const held = end.held;
+      if (mode === 'restore') continue; // the restored stream is not redacted: its closing marker goes
+      if (held) await emit(held.event, held.text, held.bytes, held.changed);
+      const marker = options.marker!;
+      const same = held && !held.changed && ['ruleset', 'key_id', 'profile'].every((k) => (held.event.payload as Record<string, unknown>)[k] === marker[k as keyof MarkerPayload]);
+      if (same) continue;
+      const event: SpEvent = { session, seq: end.lastSeq + 1, ts: end.lastTs, agent: end.agent, actor: 'system', type: 'meta', payload: { ...marker } };
+      await emit(event, '', undefined, true);
     }
   }
   await writer?.end();

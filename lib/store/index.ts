@@ -1,5 +1,5 @@
 // The store's public surface (used by sp-sync, sp-verify, sp-materialize, the MCP server and flows).
-export { Store, invalidEvent, MANIFEST_VERSION, type Manifest, type SearchHit, type OpenOptions, type IngestItem, type IngestResult, type AppendResult } from './store.js';
+export { Store, invalidEvent, redactionState, MANIFEST_VERSION, type Manifest, type RedactionRecord, type SearchHit, type OpenOptions, type IngestItem, type IngestResult, type AppendResult } from './store.js';
 export type { SessionSummary } from './derive.js';
 export { eventKey, searchText } from './derive.js';
 export { resolveStoreDir, spHome, machineId } from './paths.js';

@@ -58,8 +58,32 @@ export interface Manifest {
   /** The log's length in bytes that this manifest covers (readers stop there). */
   bytes: number;
   updated_at: number;
+  /** Whether the stored events went through redaction (absent: stored before stages redacted by default). */
+  redaction?: RedactionRecord;
   signature?: Signature;
   [extra: string]: unknown;
+}
+
+/** How a session's events were stored: redacted (with which rules and key), or kept as they came. */
+export interface RedactionRecord {
+  state: 'redacted' | 'unredacted';
+  ruleset?: string;
+  key_id?: string;
+  profile?: string;
+}
+
+/** A manifest's redaction state; a session stored before stages redacted by default counts as unredacted. */
+export function redactionState(m: Pick<Manifest, 'redaction'> | undefined): 'redacted' | 'unredacted' {
+  return m?.redaction?.state === 'redacted' ? 'redacted' : 'unredacted';
+}
+
+/**
+ * The state after adding events stored as `incoming`: redacted only while every event was; events
+ * already stored unredacted (or before the state was recorded) keep the session unredacted.
+ */
+function mergeRedaction(previous: Manifest | undefined, incoming: RedactionRecord): RedactionRecord {
+  if (incoming.state === 'unredacted' || !previous || previous.event_count === 0) return incoming;
+  return redactionState(previous) === 'redacted' ? incoming : (previous.redaction ?? { state: 'unredacted' });
 }
 
 export interface SearchHit {
@@ -109,6 +133,8 @@ interface Live {
   seqMap: Map<number, number>;
   /** Whose seqs seqMap holds (the ingest stream, or one machine's log on a remote). */
   seqSource?: string;
+  /** The redaction state the next manifest records (else the previous manifest's). */
+  redaction?: RedactionRecord;
 }
 
 /** Events per durable commit (fsync + index transaction + manifest); SP_INGEST_BATCH overrides it. */
@@ -316,7 +342,10 @@ export class Store {
    * Ingests canonical events: per session, events already stored (same key) are skipped, new ones
    * are appended after the stored tail with the next seq and chained onto it.
    */
-  async ingest(items: AsyncIterable<IngestItem> | Iterable<IngestItem>, options: { onBatch?: (added: number, session: string) => void } = {}): Promise<IngestResult> {
+  async ingest(
+    items: AsyncIterable<IngestItem> | Iterable<IngestItem>,
+    options: { onBatch?: (added: number, session: string) => void; redaction?: RedactionRecord } = {},
+  ): Promise<IngestResult> {
     this.requireWriter();
     const result: IngestResult = { added: 0, skipped: 0, rejected: 0, sessions: [] };
     const perSession = new Map<string, { session: string; added: number; skipped: number; last_seq: number }>();
@@ -332,7 +361,7 @@ export class Store {
       buffered -= events.length;
       let r: AppendResult;
       try {
-        r = this.append(id, events, { source: 'ingest' });
+        r = this.append(id, events, { source: 'ingest', redaction: options.redaction });
       } catch (err) {
         if (!(err instanceof UserError)) throw err;
         refused.add(id);
@@ -392,7 +421,7 @@ export class Store {
    * Appends events to one session (created when new). Events whose key is stored already are
    * skipped. `init` fills a new session's manifest fields (fork lineage, a pulled URI).
    */
-  append(id: string, events: SpEvent[], init: { uri?: string; source?: string } = {}): AppendResult {
+  append(id: string, events: SpEvent[], init: { uri?: string; source?: string; redaction?: RedactionRecord } = {}): AppendResult {
     const writer = this.requireWriter();
     const live = this.liveSession(id);
     const source = init.source ?? 'local';
@@ -450,6 +479,7 @@ export class Store {
     if (seqs.length > 0) {
       if (anchors.length > 0) live.lastAnchor = anchors[anchors.length - 1].seq;
       live.summary = summary;
+      if (init.redaction) live.redaction = mergeRedaction(live.manifest, init.redaction);
       this.writeManifest(live);
       this.inFlight.delete(id);
     }
@@ -494,7 +524,7 @@ export class Store {
       last = { ...rest, session: child } as SpEvent;
       batch.push(last);
       if (batch.length >= BATCH) {
-        this.append(child, batch, { uri });
+        this.append(child, batch, { uri, redaction: parent.manifest?.redaction });
         batch = [];
       }
     }
@@ -508,7 +538,7 @@ export class Store {
       parent_seq: atSeq,
       payload: { from_session: parentId, from_seq: atSeq, to_session: child, reason, machine: this.machine },
     });
-    this.append(child, batch, { uri });
+    this.append(child, batch, { uri, redaction: parent.manifest?.redaction });
     return { session: child, events: this.liveSession(child).summary.events };
   }
 
@@ -712,6 +742,8 @@ export class Store {
     };
     // Which stored seqs came from which origin machine (recorded by pull; see lib/store/origins.ts).
     if (previous?.origins) manifest.origins = previous.origins;
+    const redaction = live.redaction ?? previous?.redaction;
+    if (redaction) manifest.redaction = redaction;
     const receipt = previous?.current_owner?.receipt;
     if (receipt && previous?.current_owner.agent === s.owner) manifest.current_owner.receipt = receipt;
     const signed = signDocument(manifest, this.keys!);

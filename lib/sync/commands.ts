@@ -2,7 +2,8 @@
 import { describeBadLine, inputsFrom, readObjects, NdjsonWriter, type BadLine } from '../ndjson.js';
 import { EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE, UserError, warn } from '../diagnostics.js';
 import { createProgress } from '../progress.js';
-import { Store, resolveStoreDir, spHome, machineId, generateKeys, keysDir, type IngestItem } from '../store/index.js';
+import { Store, resolveStoreDir, spHome, machineId, generateKeys, keysDir, redactionState, type IngestItem, type RedactionRecord } from '../store/index.js';
+import type { Redactor } from '../redact/ensure.js';
 import { toIso } from '../event.js';
 import { join } from 'node:path';
 import type { SyncReport } from './remote.js';
@@ -51,18 +52,43 @@ async function* withArtifacts(source: AsyncIterable<IngestItem>, from: string, s
   }
 }
 
-export async function ingestCommand(args: CommonArgs & { files?: string[]; artifacts?: string }): Promise<number> {
+/** The machine's redactor (sp-redact's rules and key), loaded only by the commands that use it. */
+async function loadRedactor(): Promise<Redactor> {
+  const { Redactor } = await import('../redact/ensure.js');
+  return Redactor.load();
+}
+
+/** Redacts each event in place before the store sees it (the store re-chains what it appends). */
+async function* redacting(source: AsyncIterable<IngestItem>, redactor: Redactor, found: { secrets: number }): AsyncGenerator<IngestItem> {
+  for await (const item of source) {
+    found.secrets += redactor.redactEvent(item.event);
+    yield item;
+  }
+}
+
+export async function ingestCommand(args: CommonArgs & { files?: string[]; artifacts?: string; redact?: boolean }): Promise<number> {
+  // Redaction is on unless --no-redact: the store, and every remote it is pushed to, never holds a secret the rules find.
+  const redactor = args.redact === false ? undefined : await loadRedactor();
   const store = openWriter(args);
   const progress = createProgress({ unit: 'events', quiet: args.quiet });
   try {
     // Every good event is stored; a bad line (not JSON, or not an event) makes the exit status 2.
     const bad = { lines: 0 };
-    const source = args.artifacts !== undefined ? withArtifacts(items(args.files, bad), args.artifacts, store.dir) : items(args.files, bad);
-    const result = await store.ingest(source, { onBatch: (n, session) => progress.tick(n, session) });
+    const found = { secrets: 0 };
+    const read = args.artifacts !== undefined ? withArtifacts(items(args.files, bad), args.artifacts, store.dir) : items(args.files, bad);
+    const source = redactor ? redacting(read, redactor, found) : read;
+    const redaction: RedactionRecord = redactor
+      ? { state: 'redacted', ruleset: redactor.ruleset, key_id: redactor.keyId, profile: redactor.profile }
+      : { state: 'unredacted' };
+    const result = await store.ingest(source, { onBatch: (n, session) => progress.tick(n, session), redaction });
     progress.done();
     if (args.json) process.stdout.write(JSON.stringify(result) + '\n');
     else if (!args.quiet) {
-      warn(undefined, `${result.added} new event${result.added === 1 ? '' : 's'} stored, ${result.skipped} already stored, in ${result.sessions.length} session${result.sessions.length === 1 ? '' : 's'} (${store.dir})`);
+      const secrets = found.secrets > 0 ? `; ${found.secrets} secret${found.secrets === 1 ? '' : 's'} redacted` : '';
+      warn(undefined, `${result.added} new event${result.added === 1 ? '' : 's'} stored, ${result.skipped} already stored, in ${result.sessions.length} session${result.sessions.length === 1 ? '' : 's'} (${store.dir})${secrets}`);
+    }
+    if (!redactor && result.added > 0 && !args.quiet) {
+      warn(undefined, 'stored unredacted (--no-redact): the manifest says so, and sp-sync push refuses these sessions without --allow-unredacted');
     }
     return result.rejected > 0 || bad.lines > 0 ? EXIT_USAGE : EXIT_OK;
   } finally {
@@ -71,19 +97,20 @@ export async function ingestCommand(args: CommonArgs & { files?: string[]; artif
   }
 }
 
-export function lsCommand(args: CommonArgs & { all: boolean }): number {
+export async function lsCommand(args: CommonArgs & { all: boolean }): Promise<number> {
+  const redactor = await loadRedactor();
   const store = openReader(args);
   try {
-    const sessions = store.sessions({ all: args.all });
+    // Titles are first prompts: shown redacted, for sessions stored before ingest redacted by default.
+    const sessions = store.sessions({ all: args.all }).map((s) => ({ ...s, title: redactor.redactText(s.title), uri: redactor.redactText(s.uri), redaction: redactionState(store.manifest(s.id)) }));
     if (args.json) {
       for (const s of sessions) process.stdout.write(JSON.stringify(s) + '\n');
       return EXIT_OK;
     }
     for (const s of sessions) {
       const when = s.last_ts !== null ? toIso(s.last_ts).slice(0, 16).replace('T', ' ') : '-';
-      process.stdout.write(
-        [s.id, (s.agent ?? '-').padEnd(6), String(s.events).padStart(6), when, (s.owner ?? '-').padEnd(6), (s.deleted ? '[deleted] ' : '') + (s.title ?? '')].join('  ') + '\n',
-      );
+      const marks = (s.deleted ? '[deleted] ' : '') + (s.redaction === 'unredacted' ? '[unredacted] ' : '');
+      process.stdout.write([s.id, (s.agent ?? '-').padEnd(6), String(s.events).padStart(6), when, (s.owner ?? '-').padEnd(6), marks + (s.title ?? '')].join('  ') + '\n');
     }
     return EXIT_OK;
   } finally {
@@ -104,10 +131,12 @@ export async function logCommand(args: CommonArgs & { session: string; since?: n
   }
 }
 
-export function searchCommand(args: CommonArgs & { text: string; limit: number; session?: string }): number {
+export async function searchCommand(args: CommonArgs & { text: string; limit: number; session?: string }): Promise<number> {
+  const redactor = await loadRedactor();
   const store = openReader(args);
   try {
-    const hits = store.search(args.text, { limit: args.limit, session: args.session });
+    // Snippets and titles are shown redacted (a store from before ingest redacted by default holds secrets).
+    const hits = store.search(args.text, { limit: args.limit, session: args.session }).map((h) => ({ ...h, title: redactor.redactText(h.title), snippet: redactor.redactText(h.snippet) }));
     for (const h of hits) {
       if (args.json) process.stdout.write(JSON.stringify(h) + '\n');
       else process.stdout.write(`${h.session}  seq ${h.seq}  ${h.type}: ${h.snippet}\n`);
@@ -162,6 +191,33 @@ export async function forkCommand(args: CommonArgs & { session: string; at: numb
   }
 }
 
+/** `sp-sync redact SESSION|--all`: redacted successors for sessions stored unredacted. */
+export async function redactCommand(args: CommonArgs & { session?: string; all: boolean }): Promise<number> {
+  if (args.all === (args.session !== undefined)) throw new UserError('say which: a SESSION, or --all for every session stored unredacted');
+  const redactor = await loadRedactor();
+  const { redactedSuccessor } = await import('./successor.js');
+  const store = openWriter(args);
+  try {
+    const ids = args.all
+      ? store.sessions().filter((s) => redactionState(store.manifest(s.id)) === 'unredacted').map((s) => s.id)
+      : [store.resolveSession(args.session!)];
+    for (const id of ids) {
+      if (!args.all && redactionState(store.manifest(id)) === 'redacted') {
+        if (!args.quiet) warn(id, 'stored redacted already; nothing to do');
+        continue;
+      }
+      const r = await redactedSuccessor(store, id, redactor);
+      if (args.json) process.stdout.write(JSON.stringify(r) + '\n');
+      else process.stdout.write(`${r.original} -> ${r.session}\n`);
+      if (!args.quiet) warn(r.original, `redacted successor ${r.session} (${r.events} events, ${r.secrets} secret${r.secrets === 1 ? '' : 's'} replaced); the original is tombstoned here and never pushed`);
+    }
+    if (ids.length === 0 && !args.quiet) warn(undefined, 'no session is stored unredacted');
+    return EXIT_OK;
+  } finally {
+    store.close();
+  }
+}
+
 export function requireText(value: string | undefined, what: string): string {
   if (value === undefined || value === '') throw new UserError(`${what} is required (see --help)`);
   return value;
@@ -207,15 +263,38 @@ function reportRefusals(remote: string, report: SyncReport): number {
   return report.refused.length;
 }
 
-export async function syncCommand(args: CommonArgs & { name?: string }, direction: 'push' | 'pull'): Promise<number> {
+/**
+ * What push may send: refuses (exit 2, naming them) live sessions stored unredacted unless
+ * `allowUnredacted`; tombstoned ones (originals `sp-sync redact` replaced) are left out.
+ */
+function pushableOnly(store: Store, allowUnredacted: boolean): Set<string> | undefined {
+  if (allowUnredacted) return undefined;
+  const unredacted = store.sessions({ all: true }).filter((s) => redactionState(store.manifest(s.id)) === 'unredacted');
+  const live = unredacted.filter((s) => !s.deleted).map((s) => s.id);
+  if (live.length > 0) {
+    const names = live.slice(0, 5).join(', ') + (live.length > 5 ? ` and ${live.length - 5} more` : '');
+    throw new UserError(`refusing to push ${live.length} session${live.length === 1 ? '' : 's'} stored unredacted (${names}): run \`sp-sync redact --all\` first, or send them as they are with --allow-unredacted`, 'push');
+  }
+  return new Set(unredacted.map((s) => s.id));
+}
+
+/** Pulled events are kept as their machine signed them; the manifest records whether these rules find secrets in them. */
+function classifier(redactor: Redactor): (events: Array<Record<string, unknown>>) => RedactionRecord {
+  return (events) => (events.some((e) => redactor.hasSecrets(e)) ? { state: 'unredacted' } : { state: 'redacted', ruleset: redactor.ruleset, profile: redactor.profile });
+}
+
+export async function syncCommand(args: CommonArgs & { name?: string; allowUnredacted?: boolean }, direction: 'push' | 'pull'): Promise<number> {
   const r = await import('./remote.js');
+  const redactor = direction === 'pull' ? await loadRedactor() : undefined;
   const store = openWriter(args);
   const progress = createProgress({ unit: 'events', quiet: args.quiet });
   try {
     const remote = r.getRemote(store, args.name);
     if (direction === 'pull') await store.schema(); // pulled events that fail the schema are refused, not stored
     const started = Date.now();
-    const report = await (direction === 'push' ? r.push : r.pull)(store, remote, { onProgress: (n, s) => progress.tick(n, s) });
+    const skip = direction === 'push' ? pushableOnly(store, args.allowUnredacted === true) : undefined;
+    const classify = redactor ? classifier(redactor) : undefined;
+    const report = await (direction === 'push' ? r.push : r.pull)(store, remote, { onProgress: (n, s) => progress.tick(n, s), skip, classify });
     progress.done();
     if (args.json) process.stdout.write(JSON.stringify({ ...report, ms: Date.now() - started }) + '\n');
     else if (!args.quiet) warn(remote.name, `${direction === 'push' ? 'pushed' : 'pulled'} ${report.events} event${report.events === 1 ? '' : 's'} in ${report.sessions} session${report.sessions === 1 ? '' : 's'}${report.artifacts > 0 ? `, ${report.artifacts} artifact${report.artifacts === 1 ? '' : 's'}` : ''}${report.commit ? ` (at ${report.commit.slice(0, 12)})` : ''}`);
@@ -238,7 +317,7 @@ export async function cloneCommand(args: CommonArgs & { url?: string; name?: str
     }
     const remote = existing ?? r.addRemote(store, name, requireText(args.url, 'a URL'), args.dir);
     await store.schema();
-    const report = await r.pull(store, remote, { trustAll: args.trustAll === true });
+    const report = await r.pull(store, remote, { trustAll: args.trustAll === true, classify: classifier(await loadRedactor()) });
     for (const t of report.trusted ?? []) warn(name, `trusted ${t.name} ${t.key_id} (--trust-all)`);
     if (args.json) process.stdout.write(JSON.stringify(report) + '\n');
     else if (!args.quiet) warn(name, `cloned ${report.events} events in ${report.sessions} sessions into ${store.dir}`);
@@ -302,15 +381,15 @@ function readMachine(): string {
 }
 
 /** The ingest options without yargs; undefined when something else is given (yargs reports it). */
-export async function parseIngestArgs(argv: string[]): Promise<(CommonArgs & { files?: string[]; artifacts?: string }) | undefined> {
+export async function parseIngestArgs(argv: string[]): Promise<(CommonArgs & { files?: string[]; artifacts?: string; redact?: boolean }) | undefined> {
   const { parseArgs } = await import('node:util');
   try {
     const { values, positionals } = parseArgs({
       args: argv,
       allowPositionals: true,
-      options: { store: { type: 'string' }, artifacts: { type: 'string' }, quiet: { type: 'boolean', short: 'q' }, json: { type: 'boolean' } },
+      options: { store: { type: 'string' }, artifacts: { type: 'string' }, quiet: { type: 'boolean', short: 'q' }, json: { type: 'boolean' }, 'no-redact': { type: 'boolean' } },
     });
-    return { store: values.store, artifacts: values.artifacts, quiet: values.quiet === true, json: values.json === true, files: positionals };
+    return { store: values.store, artifacts: values.artifacts, quiet: values.quiet === true, json: values.json === true, redact: values['no-redact'] !== true, files: positionals };
   } catch {
     return undefined;
   }

@@ -46,7 +46,7 @@ import { copyArtifact, listArtifacts } from '../artifacts.js';
 import { Chainer } from '../chain.js';
 import { parseJsonObject } from '../json.js';
 import type { SpEvent } from '../event.js';
-import { Store, eventKey, trustedKeys, checkSignature, type SessionSummary, type Signature } from '../store/index.js';
+import { Store, eventKey, trustedKeys, checkSignature, type SessionSummary, type Signature, type RedactionRecord } from '../store/index.js';
 import { signDocument } from '../store/identity.js';
 import { SESSION_ID_PATTERN } from '../store/paths.js';
 import {
@@ -106,6 +106,10 @@ export interface SyncOptions {
   onProgress?: (events: number, session: string) => void;
   /** clone --trust-all: trust every signer whose signature verifies before reading. */
   trustAll?: boolean;
+  /** push: sessions not to send (tombstoned originals still holding secrets). */
+  skip?: ReadonlySet<string>;
+  /** pull: how pulled events are recorded in the manifest (redacted, or holding secrets these rules find). */
+  classify?: (events: SpEvent[]) => RedactionRecord;
 }
 
 // ---- configuration ------------------------------------------------------------------------------
@@ -222,6 +226,9 @@ async function openClone(store: Store, remote: RemoteConfig): Promise<Git> {
     rmSync(dir, { recursive: true, force: true });
     makePrivateDir(dir);
     await git.run(['init', '-q']);
+    await git.run(['remote', 'add', 'origin', remote.url]);
+  } else if (!(await git.run(['remote', 'get-url', 'origin'], { allowFail: true })).ok) {
+    // A run killed between `init` and `remote add` left a clone without its origin.
     await git.run(['remote', 'add', 'origin', remote.url]);
   }
   return git;
@@ -377,6 +384,7 @@ async function pushTree(store: Store, root: string, remoteName: string, options:
   let sessions = 0;
   let events = 0;
   for (const s of store.sessions({ all: true })) {
+    if (options.skip?.has(s.id)) continue;
     const dir = join(own, s.id);
     const mine = await ownExport(store, s.id, s);
     const segments = segmentsOf(dir);
@@ -524,7 +532,7 @@ function pullTree(store: Store, root: string, remoteName: string, options: SyncO
       let added = 0;
       for (let i = 0; i < read.events.length; i += 1000) {
         const batch = read.events.slice(i, i + 1000);
-        added += store.append(id, batch, { uri, source: `${remoteName}/${machine}` }).added;
+        added += store.append(id, batch, { uri, source: `${remoteName}/${machine}`, redaction: options.classify?.(batch) }).added;
         recordOrigin(store, id, machine, read.keyId, read.manifestHash, batch);
         const lastEvent = batch[batch.length - 1];
         store.setCursor(remoteName, machine, id, lastEvent.seq + 1, lastEvent.checksum ?? null);
