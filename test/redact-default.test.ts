@@ -122,7 +122,7 @@ describe('the manifest\'s redaction state', () => {
     expect(sp('sp-sync', ['ingest', '--no-redact', '-q'], a, session('sess_p1', `key ${SECRET}`)).code).toBe(0);
     expect(sp('sp-sync', ['remote', 'add', 'origin', remote], a).code).toBe(0);
     expect(sp('sp-sync', ['push', '--allow-unredacted', '-q'], a).code).toBe(0);
-    const clone = sp('sp-sync', ['clone', `file://${remote}`], b);
+    const clone = sp('sp-sync', ['clone', `file://${remote}`, '--trust-all'], b);
     expect(clone.code, clone.stderr).toBe(0);
     expect(manifestOf(b, 'sess_p1').redaction).toEqual({ state: 'unredacted' });
     expect(sp('sp-sync', ['push'], b).code).toBe(2);

@@ -121,7 +121,7 @@ describe('secrets never leave by default (no sp-redact in any pipe)', { timeout:
     expect(sp('sp-sync', ['remote', 'add', 'origin', remote], home1).code).toBe(0);
     const push = sp('sp-sync', ['push'], home1);
     expect(push.code, push.stderr).toBe(0);
-    const clone = sp('sp-sync', ['clone', `file://${remote}`], home2);
+    const clone = sp('sp-sync', ['clone', `file://${remote}`, '--trust-all'], home2);
     expect(clone.code, clone.stderr).toBe(0);
 
     // From the clone on the second machine, and from the raw capture (materialize redacts on its own).

@@ -120,6 +120,8 @@ describe('private by default', () => {
     expectPrivate(home, 'push');
     const laptop = join(work, 'laptop');
     run(['remote', 'add', 'origin', bare], undefined, laptop);
+    run(['trust', 'add', join(home, 'keys', 'id_ed25519.pub'), '--name', 'desk'], undefined, laptop);
+    expectPrivate(laptop, 'trust add');
     run(['pull', '-q'], undefined, laptop);
     expectPrivate(laptop, 'pull');
     expect(storedCount(laptop, id)).toBe(storedCount(home, id));
