@@ -3,22 +3,94 @@
 // Two ways to take the name: `createFileAtomic` links it (link fails if the target exists, so a
 // writer never overwrites: sessions, artifacts, keys), `replaceFileAtomic` renames it over the
 // old file (state that is meant to be replaced: cursors).
-import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+// Temp files and folders are named `.<label>.<pid>.<8 hex>.tmp` (the writing process's pid): a
+// SIGINT/SIGTERM/SIGHUP during a write removes the current ones, and the next write into the same
+// folder removes those a killed process (kill -9, power loss) left behind, once that pid is gone.
+import { chmodSync, closeSync, fsyncSync, linkSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { UserError } from './diagnostics.js';
 
+const TEMP_NAME = /^\..+\.(\d+)\.[0-9a-f]{8}\.tmp$/;
+
+/** Whether process `pid` still runs (EPERM: it runs as another user). */
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Removes the temp files and folders in `dir` whose writing process is gone; returns how many. */
+export function removeStaleTemps(dir: string): number {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return 0;
+  }
+  let removed = 0;
+  for (const name of names) {
+    const pid = Number(TEMP_NAME.exec(name)?.[1]);
+    if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid || processAlive(pid)) continue;
+    try {
+      rmSync(join(dir, name), { recursive: true, force: true });
+      removed += 1;
+    } catch {
+      // Not ours to fix (permissions): it stays, as before.
+    }
+  }
+  return removed;
+}
+
+const liveTemps = new Set<string>();
+const SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
+function onSignal(signal: NodeJS.Signals): void {
+  for (const temp of liveTemps) rmSync(temp, { recursive: true, force: true });
+  liveTemps.clear();
+  for (const s of SIGNALS) process.removeListener(s, onSignal);
+  process.kill(process.pid, signal); // now without our listener: the default action ends the process
+}
+
+/**
+ * Marks `temp` as being written: a signal removes it before the process ends. Returns the release
+ * (call it once the temp is renamed or removed). Listeners are installed only while a temp is live,
+ * so a process that writes nothing keeps the default signal behaviour.
+ */
+export function trackTemp(temp: string): () => void {
+  if (liveTemps.size === 0) for (const s of SIGNALS) process.on(s, onSignal);
+  liveTemps.add(temp);
+  return () => {
+    liveTemps.delete(temp);
+    if (liveTemps.size === 0) for (const s of SIGNALS) process.removeListener(s, onSignal);
+  };
+}
+
+/**
+ * A fresh temp path in `dir` for `label` (`.<label>.<pid>.<hex>.tmp`), after removing the stale temps
+ * of dead processes there. The caller creates it (exclusively) and tracks it with trackTemp.
+ */
+export function newTempPath(dir: string, label: string): string {
+  removeStaleTemps(dir);
+  return join(dir, `.${label}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+}
+
 /** Writes `chunks` to a new temp file next to `path`, fsynced and closed; returns its path. */
 function writeTemp(path: string, chunks: Iterable<string | Buffer>, mode: number): string {
   mkdirSync(dirname(path), { recursive: true });
-  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const temp = newTempPath(dirname(path), basename(path));
   const fd = openSync(temp, 'wx', mode);
+  const release = trackTemp(temp);
   try {
     for (const chunk of chunks) writeSync(fd, typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
     fsyncSync(fd);
   } catch (err) {
     closeSync(fd);
     unlinkSync(temp);
+    release();
     // A full disk (ENOSPC) or a file size limit (EFBIG): name the file that could not be written.
     const code = (err as NodeJS.ErrnoException).code;
     if (code !== undefined) throw new UserError(`cannot write: ${code} (nothing was written)`, path);
@@ -28,17 +100,29 @@ function writeTemp(path: string, chunks: Iterable<string | Buffer>, mode: number
   return temp;
 }
 
+/** Whatever happens to `temp` next, it is no longer live once `use` returns or throws. */
+function withTemp<T>(temp: string, use: () => T): T {
+  try {
+    return use();
+  } finally {
+    liveTemps.delete(temp);
+    if (liveTemps.size === 0) for (const s of SIGNALS) process.removeListener(s, onSignal);
+  }
+}
+
 /** Creates `path` with `chunks` atomically; a UserError if it already exists. */
 export function createFileAtomic(path: string, chunks: Iterable<string | Buffer>, mode = 0o600): void {
   const temp = writeTemp(path, chunks, mode);
-  try {
-    linkSync(temp, path);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new UserError('exists already; not overwriting it', path);
-    throw err;
-  } finally {
-    unlinkSync(temp);
-  }
+  withTemp(temp, () => {
+    try {
+      linkSync(temp, path);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new UserError('exists already; not overwriting it', path);
+      throw err;
+    } finally {
+      unlinkSync(temp);
+    }
+  });
   // Make the new directory entry durable too.
   try {
     const dirFd = openSync(dirname(path), 'r');
@@ -52,10 +136,35 @@ export function createFileAtomic(path: string, chunks: Iterable<string | Buffer>
 /** Replaces `path` atomically with `text` (creates it when absent): readers see the old or the new file. */
 export function replaceFileAtomic(path: string, text: string, mode = 0o600): void {
   const temp = writeTemp(path, [text], mode);
+  withTemp(temp, () => {
+    try {
+      renameSync(temp, path);
+    } catch (err) {
+      unlinkSync(temp);
+      throw err;
+    }
+  });
+}
+
+/**
+ * A copy of `source` at `target` (never over an existing file) with `source`'s permission bits, so a
+ * backup of a 0600 database stays 0600: `copy` fills a temp file created with that mode (empty), then
+ * it is linked into place. A signal or an error leaves no temp behind.
+ */
+export async function createCopyWithModeOf(source: string, target: string, copy: (temp: string) => Promise<void>): Promise<void> {
+  const mode = statSync(source).mode & 0o777;
+  const temp = newTempPath(dirname(target), basename(target));
+  closeSync(openSync(temp, 'wx', mode));
+  const release = trackTemp(temp);
   try {
-    renameSync(temp, path);
+    await copy(temp);
+    chmodSync(temp, mode); // whatever the copy did (and the umask) to the mode
+    linkSync(temp, target);
   } catch (err) {
-    unlinkSync(temp);
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new UserError('exists already; not overwriting it', target);
     throw err;
+  } finally {
+    rmSync(temp, { force: true });
+    release();
   }
 }

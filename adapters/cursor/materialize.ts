@@ -12,11 +12,12 @@ import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { MaterializeOptions } from '../../lib/adapter.js';
+import { newTempPath, trackTemp } from '../../lib/atomic.js';
 import { UserError } from '../../lib/diagnostics.js';
 import type { SpEvent } from '../../lib/event.js';
 import { isObject, str } from '../../lib/json.js';
 import { openForWrite } from '../../lib/sqlite.js';
-import { AlternatingTurns, LossLedger, fenced, isDerived, nativeIdOf, payloadOf, projectFolder, selectSession, shellQuote, type WriterResult } from '../../lib/writer.js';
+import { AlternatingTurns, LossLedger, ensureUnder, fenced, isDerived, nativeIdOf, payloadOf, projectFolder, resumeCommand, selectSession, type WriterResult } from '../../lib/writer.js';
 import { AGENT, UNVERIFIED, defaultHome, expandTilde } from './paths.js';
 import { pbNode } from './protobuf.js';
 
@@ -114,7 +115,7 @@ export async function materializeCursor(events: AsyncIterable<SpEvent>, options:
   if (model) meta.lastUsedModel = model;
   const home = resolve(expandTilde(options.home ?? defaultHome()));
   const folder = join(home, 'chats', createHash('md5').update(cwd).digest('hex'));
-  const dir = join(folder, agentId);
+  const dir = ensureUnder(home, join(folder, agentId), 'the home');
   const path = join(dir, 'store.db');
   if (existsSync(dir)) throw new UserError('exists already; not overwriting it', dir);
   for (const [id, data] of blobs) options.onLine?.(JSON.stringify({ blob: id, data: data[0] === 0x7b ? JSON.parse(data.toString('utf8')) : data.toString('hex') }));
@@ -123,8 +124,9 @@ export async function materializeCursor(events: AsyncIterable<SpEvent>, options:
   if (!options.dryRun) {
     // Built whole under a temporary name, then renamed: a reader never sees half a chat.
     mkdirSync(folder, { recursive: true });
-    const temp = join(folder, `.sp-${agentId}.tmp`);
+    const temp = newTempPath(folder, `sp-${agentId}`);
     mkdirSync(temp, { mode: 0o700 });
+    const release = trackTemp(temp);
     try {
       const db = await openForWrite(join(temp, 'store.db'), true);
       try {
@@ -144,6 +146,8 @@ export async function materializeCursor(events: AsyncIterable<SpEvent>, options:
       rmSync(temp, { recursive: true, force: true });
       if (err instanceof UserError) throw err;
       throw new UserError(`cannot write the chat: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, dir);
+    } finally {
+      release();
     }
   }
   return {
@@ -151,7 +155,7 @@ export async function materializeCursor(events: AsyncIterable<SpEvent>, options:
     session_id: agentId,
     path,
     cwd,
-    resume: `cd ${shellQuote(cwd)} && cursor-agent --resume ${agentId}`,
+    resume: resumeCommand(cwd, ['cursor-agent', '--resume', agentId]),
     records: blobs.size + 1,
     written_as: 'rebuilt',
     source_session: selected.session,
