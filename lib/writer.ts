@@ -69,7 +69,7 @@ export function isNativeId(format: NativeIdFormat, id: unknown): id is string {
 export function sameNativeId(format: NativeIdFormat, id: unknown): string {
   if (isNativeId(format, id)) return id;
   const shown = typeof id === 'string' ? JSON.stringify(id.length > 80 ? `${id.slice(0, 80)}…` : id) : 'none';
-  throw new UserError(`--same-id: the session's native id ${shown} is not a ${format.agent} session id (${format.described}); nothing was written (drop --same-id to write it under a new id)`);
+  throw new UserError(`--same-id: the session's native id ${shown} does not have the ${format.agent} session id format (${format.described}); nothing was written (drop --same-id to write it under a new id)`);
 }
 
 /** Whether `path` is `root` or lies inside it (both absolute and normalized). */

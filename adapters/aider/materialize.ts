@@ -29,6 +29,7 @@ function stamp(date: Date): string {
 }
 
 export async function materializeAider(events: AsyncIterable<SpEvent>, options: MaterializeOptions = {}): Promise<WriterResult> {
+  if (options.sameId) throw new UserError('--same-id: an Aider history has no session id to keep (drop --same-id; the writer always makes a new history file)');
   const selected = await selectSession(events, options.session);
   const ledger = new LossLedger(options.onLoss);
   const start = selected.start ? payloadOf(selected.start) : {};

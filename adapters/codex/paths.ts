@@ -5,7 +5,7 @@ import { readdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { envPath } from '../../lib/paths.js';
-import type { NativeIdFormat } from '../../lib/writer.js';
+import { UUID, type NativeIdFormat } from '../../lib/writer.js';
 
 export const HOME_ENV = 'CODEX_HOME';
 export const AGENT = 'codex';
@@ -65,5 +65,5 @@ export function stateDbs(home: string): string[] {
     .map((e) => join(home, e.name));
 }
 
-/** Codex resumes only a UUID (0.171 mints v7, older versions v4); anything else is read as a thread name. */
-export const NATIVE_ID: NativeIdFormat = { agent: 'Codex', pattern: /^[0-9a-f]{8}-[0-9a-f]{4}-[47][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i, described: 'a UUID v4 or v7' };
+/** Codex resumes only an id that parses as a UUID (0.171 mints v7, older versions v4); anything else is read as a thread name. */
+export const NATIVE_ID: NativeIdFormat = { agent: 'Codex', pattern: UUID, described: 'a UUID' };

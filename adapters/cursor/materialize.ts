@@ -17,8 +17,8 @@ import { UserError } from '../../lib/diagnostics.js';
 import type { SpEvent } from '../../lib/event.js';
 import { isObject, str } from '../../lib/json.js';
 import { openForWrite } from '../../lib/sqlite.js';
-import { AlternatingTurns, LossLedger, ensureUnder, fenced, isDerived, nativeIdOf, payloadOf, projectFolder, resumeCommand, selectSession, type WriterResult } from '../../lib/writer.js';
-import { AGENT, UNVERIFIED, defaultHome, expandTilde } from './paths.js';
+import { AlternatingTurns, LossLedger, ensureUnder, fenced, isDerived, nativeIdOf, payloadOf, projectFolder, resumeCommand, sameNativeId, selectSession, type WriterResult } from '../../lib/writer.js';
+import { AGENT, NATIVE_ID, UNVERIFIED, defaultHome, expandTilde } from './paths.js';
 import { pbNode } from './protobuf.js';
 
 const sha256 = (data: Buffer): string => createHash('sha256').update(data).digest('hex');
@@ -109,7 +109,9 @@ export async function materializeCursor(events: AsyncIterable<SpEvent>, options:
   refs.push([2, metadata]);
   const root = put(pbNode(refs));
 
-  const agentId = randomUUID();
+  // A same-id move keeps a Cursor chat's own id (it names the chat's folder): only in Cursor's format.
+  if (options.sameId && selected.start?.agent !== AGENT) throw new UserError(`--same-id keeps a Cursor chat's own id; this session comes from ${selected.start?.agent ?? 'an unknown agent'} (drop --same-id)`);
+  const agentId = options.sameId ? sameNativeId(NATIVE_ID, selected.start ? payloadOf(selected.start).native_id : undefined) : randomUUID();
   const now = Date.now();
   const meta: Record<string, unknown> = { agentId, latestRootBlobId: root, name: title, mode: 'default', createdAt: now };
   if (model) meta.lastUsedModel = model;
