@@ -52,7 +52,9 @@ function onSignal(signal: NodeJS.Signals): void {
   for (const temp of liveTemps) rmSync(temp, { recursive: true, force: true });
   liveTemps.clear();
   for (const s of SIGNALS) process.removeListener(s, onSignal);
-  process.kill(process.pid, signal); // now without our listener: the default action ends the process
+  // Without our listener the default action ends the process; a program with its own listener
+  // (it chose to handle the signal) has already been told, and keeps its own behaviour.
+  if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
 }
 
 /**

@@ -9,7 +9,7 @@
 //   * a resume-safety pass: no orphaned tool_use or tool_result (the client silently drops them),
 //     tool ids in [A-Za-z0-9_-], no foreign reasoning as signed `thinking`, no empty messages.
 // Every change is reported through `onLoss`, so nothing is lost silently (DESIGN §3).
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { LossEntry, MaterializeOptions } from '../../lib/adapter.js';

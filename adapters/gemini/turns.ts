@@ -5,7 +5,6 @@
 // calls that come after a call start a new step. Resume safety (on unless `safety: false`):
 // an unanswered call gets a stub result, a result without its call is rendered as user text, and
 // every change goes to the loss ledger (DESIGN §3).
-import { readFileSync } from 'node:fs';
 import { artifactNote, readArtifactForWriter } from '../../lib/artifacts.js';
 import { splitBranches } from '../../lib/relay/branches.js';
 import type { SpEvent } from '../../lib/event.js';

@@ -17,7 +17,7 @@
 // planned rows are checked against the validity rules before anything is written.
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, linkSync, mkdirSync, openSync, rmSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { LossEntry, MaterializeOptions } from '../../lib/adapter.js';
 import { createCopyWithModeOf, newTempPath, trackTemp } from '../../lib/atomic.js';
 import { UserError } from '../../lib/diagnostics.js';

@@ -14,7 +14,7 @@
 //   * everything in ONE `BEGIN IMMEDIATE` transaction, after a backup of the database (`--no-backup`
 //     skips it); an existing session is never touched.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { MaterializeOptions } from '../../lib/adapter.js';
 import { createCopyWithModeOf } from '../../lib/atomic.js';

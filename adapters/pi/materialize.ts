@@ -13,7 +13,7 @@
 //     for an unanswered call, orphan results dropped, tool ids valid for Anthropic, thinking
 //     signatures only for the provider that made them.
 // Every change is reported through `onLoss`, so nothing is lost silently (DESIGN §3).
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { MaterializeOptions } from '../../lib/adapter.js';

@@ -153,6 +153,28 @@ describe('hostile native ids', () => {
   });
 });
 
+describe('hostile cwds', () => {
+  for (const { agent } of WRITERS) {
+    it(`${agent}: a cwd that climbs, is relative, or holds a newline or a NUL stays a folder name inside the home`, () => {
+      const sb = sandbox(agent);
+      const cwds = [`${sb.proj}/../../../outside`, '../../outside', `${sb.proj}/x\n/../../outside`, `${sb.proj}/..\u0000/outside`, '/'];
+      const outsideBefore = digest(sb.outside);
+      for (const cwd of cwds) {
+        const r = materialize(sb, agent, session(agent, { native_id: 'x', cwd }));
+        // Written (inside the home) or refused with one line (e.g. Pi wants an existing cwd): never elsewhere.
+        if (r.code === 0) {
+          const file = (JSON.parse(r.stdout.split('\n')[0]) as { path: string }).path.replace(/#.*$/, '');
+          expect(realpathSync(file).startsWith(sb.home + '/'), `${JSON.stringify(cwd)} → ${file}`).toBe(true);
+        } else {
+          expect(r.code, r.stderr).toBe(2);
+          oneLine(r.stderr);
+        }
+        expect(digest(sb.outside), JSON.stringify(cwd)).toBe(outsideBefore);
+      }
+    });
+  }
+});
+
 describe('symlinked folders inside the home that lead out', () => {
   // The folder each writer writes into, relative to the home, for the project folder sb.proj.
   const LINKS: Array<{ agent: string; folder: (sb: Sandbox) => string }> = [
