@@ -46,6 +46,7 @@ export function removeStaleTemps(dir: string): number {
 }
 
 const liveTemps = new Set<string>();
+const swept = new Set<string>();
 const SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
 function onSignal(signal: NodeJS.Signals): void {
@@ -72,11 +73,15 @@ export function trackTemp(temp: string): () => void {
 }
 
 /**
- * A fresh temp path in `dir` for `label` (`.<label>.<pid>.<hex>.tmp`), after removing the stale temps
- * of dead processes there. The caller creates it (exclusively) and tracks it with trackTemp.
+ * A fresh temp path in `dir` for `label` (`.<label>.<pid>.<hex>.tmp`), the first time in this process
+ * after removing the stale temps of dead processes there. The caller creates it (exclusively) and tracks it with trackTemp.
  */
 export function newTempPath(dir: string, label: string): string {
-  removeStaleTemps(dir);
+  // Once per folder and process: a bulk write (thousands of artifacts) must not re-list its folder each time.
+  if (!swept.has(dir)) {
+    swept.add(dir);
+    removeStaleTemps(dir);
+  }
   return join(dir, `.${label}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
 }
 
