@@ -1,7 +1,7 @@
 // Content-addressed artifacts: large blobs (images, logs) stored once under their SHA-256 and
 // referenced from events as `sha256:<hex>`.
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createFileAtomic } from './atomic.js';
 import { makePrivateDir, PRIVATE_FILE } from './private.js';
@@ -24,11 +24,45 @@ export function storeArtifact(dir: string, bytes: Buffer): string {
   return ref;
 }
 
-export function artifactPath(dir: string, ref: string): string {
-  return join(dir, ref.replace(/^sha256:/, ''));
+const ARTIFACT_REF = /^sha256:[0-9a-f]{64}$/;
+
+/** A ref for a note or a diagnostic: as is when valid, else only said to be invalid (its text is the attacker's). */
+export function artifactNote(ref: string): string {
+  return ARTIFACT_REF.test(ref) ? ref : 'invalid reference';
 }
 
-const ARTIFACT_REF = /^sha256:[0-9a-f]{64}$/;
+/** A blob read for a writer, or why it was refused (the writer then writes a note instead of the bytes). */
+export type ArtifactRead = { ok: true; bytes: Buffer } | { ok: false; reason: string };
+
+/**
+ * The bytes of the blob `ref` names, from `<dir>/<hex>` only, for a writer to embed. The ref comes
+ * from the input and is refused unless it is exactly `sha256:<64 lowercase hex>` (no path in it);
+ * the blob must be a regular file (opened without following a symlink) whose sha256 is its name.
+ */
+export function readArtifactForWriter(dir: string, ref: string): ArtifactRead {
+  if (!ARTIFACT_REF.test(ref)) return { ok: false, reason: 'not a valid artifact reference (sha256:<64 lowercase hex>)' };
+  const hex = ref.slice('sha256:'.length);
+  const path = join(dir, hex);
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | (constants.O_NONBLOCK ?? 0));
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return { ok: false, reason: `not found in ${dir}` };
+    if (code === 'ELOOP') return { ok: false, reason: 'the blob is a symlink: not read' };
+    return { ok: false, reason: `cannot read the blob: ${code ?? (err as Error).message}` };
+  }
+  try {
+    if (!fstatSync(fd).isFile()) return { ok: false, reason: 'the blob is not a regular file: not read' };
+    const bytes = readFileSync(fd);
+    if (artifactRef(bytes) !== ref) return { ok: false, reason: 'the blob\'s sha256 does not match its reference: not used' };
+    return { ok: true, bytes };
+  } catch (err) {
+    return { ok: false, reason: `cannot read the blob: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}` };
+  } finally {
+    closeSync(fd);
+  }
+}
 const BLOB_NAME = /^[0-9a-f]{64}$/;
 
 /**

@@ -3,7 +3,7 @@
 // to mkdir/open only ever narrows under a umask; a folder made here is chmodded as well so an odd
 // umask cannot leave it unusable. Temp files and locks a run leaves behind are removed when it is
 // interrupted (SIGINT, SIGTERM), and stale ones of dead pids by the next run.
-import { chmodSync, existsSync, mkdirSync, readdirSync, unlinkSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 
 export const PRIVATE_DIR = 0o700;
@@ -22,31 +22,26 @@ export function makePrivateDir(path: string): void {
 }
 
 const pending = new Set<string>();
+const INTERRUPTS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 let installed = false;
 
 function onSignal(signal: NodeJS.Signals): void {
   // Another handler takes this signal (a --follow loop that ends its step and closes cleanly):
   // the process goes on, so its files stay.
   if (process.listenerCount(signal) > 1) return;
-  for (const path of pending) {
-    try {
-      unlinkSync(path);
-    } catch {
-      // gone already
-    }
-  }
+  // A temp may be a staging folder (a writer builds a session folder before renaming it into place).
+  for (const path of pending) rmSync(path, { recursive: true, force: true });
   pending.clear();
   // End the way the signal would have without this handler (exit status 128 + n).
   process.removeListener(signal, onSignal);
   process.kill(process.pid, signal);
 }
 
-/** Removes `path` if the process is interrupted before `release()` is called. */
+/** Removes `path` (a file or a staging folder) if the process is interrupted before `release()` is called. */
 export function removeOnInterrupt(path: string): () => void {
   if (!installed) {
     installed = true;
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
+    for (const signal of INTERRUPTS) process.on(signal, onSignal);
   }
   pending.add(path);
   return () => settleInterrupt(path);
@@ -68,7 +63,7 @@ export function pidAlive(pid: number): boolean {
   }
 }
 
-/** Temp files sp writes next to their target (lib/atomic.ts) and locks moved aside (lib/store/lock.ts). */
+/** Temp files and staging folders sp writes next to their target (lib/atomic.ts) and locks moved aside (lib/store/lock.ts). */
 const TEMP_NAME = /^\..+\.(\d+)\.[0-9a-f]{8}\.tmp$/;
 const STALE_LOCK_NAME = /^lock\.stale\.(\d+)$/;
 
@@ -101,10 +96,10 @@ export function removeStaleTemps(dirs: string[]): number {
   for (const dir of dirs) {
     for (const path of staleTemps(dir)) {
       try {
-        unlinkSync(path);
+        rmSync(path, { recursive: true, force: true });
         removed += 1;
       } catch {
-        // removed meanwhile
+        // not ours to remove (permissions): it stays
       }
     }
   }

@@ -3,8 +3,8 @@
 // byte-identical `--same-id` write, the file in chunks, and small helpers over canonical events.
 // One definition, so every writer picks sessions and decides "byte-identical or rebuilt" the same way.
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, lstatSync, mkdirSync, realpathSync, statSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve, sep, isAbsolute } from 'node:path';
 import type { LossEntry, MaterializeOptions, MaterializeResult } from './adapter.js';
 import { createFileAtomic } from './atomic.js';
 import { UserError } from './diagnostics.js';
@@ -27,9 +27,105 @@ export function nativeIdOf(start: SpEvent | undefined): string | undefined {
   return start ? str(payloadOf(start).native_id) : undefined;
 }
 
-/** Quotes a word for a POSIX shell when it needs quoting (the resume command a writer prints). */
+/**
+ * Quotes a word for a POSIX shell (the resume command a writer prints): as is when every character
+ * is one no shell treats specially (so ordinary ids and paths stay readable), else in single quotes
+ * with each `'` written `'\''`. `~` (tilde expansion) and a leading `=` (zsh's `=cmd`) are quoted too.
+ */
 export function shellQuote(word: string): string {
-  return /^[A-Za-z0-9_\/.,:@%+=-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+  return /^[A-Za-z0-9_\/.,:@%+-][A-Za-z0-9_\/.,:@%+=-]*$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The resume command a writer prints: `cd <cwd> && <argv…>`, every word quoted for a POSIX shell. */
+export function resumeCommand(cwd: string | undefined, argv: readonly string[]): string {
+  const command = argv.map(shellQuote).join(' ');
+  return cwd === undefined ? command : `cd ${shellQuote(cwd)} && ${command}`;
+}
+
+// ---- native ids and target paths: data from the input, never a path or code --------------------
+
+/** The shape of an agent's native session ids, declared once next to the agent (its paths.ts). */
+export interface NativeIdFormat {
+  /** The agent's display name, for the diagnostic. */
+  agent: string;
+  /** Matches exactly the ids the client makes and accepts (anchored). */
+  pattern: RegExp;
+  /** The format in words: `a UUID`, `YYYYMMDD_HHMMSS_<hex>` … */
+  described: string;
+}
+
+/** Any RFC 4122 UUID (8-4-4-4-12 hex), the session id of most clients. */
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Whether `id` has the agent's native id format. */
+export function isNativeId(format: NativeIdFormat, id: unknown): id is string {
+  return typeof id === 'string' && id.length <= 200 && format.pattern.test(id);
+}
+
+/**
+ * The id a `--same-id` write keeps: the session's own native id, refused (exit 2, one line) unless it
+ * has the agent's format, since it becomes a file or folder name and a word of the resume command.
+ */
+export function sameNativeId(format: NativeIdFormat, id: unknown): string {
+  if (isNativeId(format, id)) return id;
+  const shown = typeof id === 'string' ? JSON.stringify(id.length > 80 ? `${id.slice(0, 80)}…` : id) : 'none';
+  throw new UserError(`--same-id: the session's native id ${shown} does not have the ${format.agent} session id format (${format.described}); nothing was written (drop --same-id to write it under a new id)`);
+}
+
+/** Whether `path` is `root` or lies inside it (both absolute and normalized). */
+function inside(root: string, path: string): boolean {
+  const rel = relative(root, path);
+  return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
+}
+
+/**
+ * `path` with every symlink resolved as far as it exists: the nearest existing ancestor through
+ * realpath, the rest (not created yet, so no link) appended. A dangling symlink on the way is an
+ * error: where it would lead cannot be checked.
+ */
+export function realpathOfNearest(path: string): string {
+  let existing = resolve(path);
+  const rest: string[] = [];
+  for (;;) {
+    try {
+      return join(realpathSync(existing), ...rest.reverse());
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw new UserError(`cannot resolve: ${code ?? (err as Error).message}`, existing);
+      let dangling = false;
+      try {
+        dangling = lstatSync(existing).isSymbolicLink();
+      } catch {
+        dangling = false;
+      }
+      if (dangling) throw new UserError('a symlink that points nowhere: refusing to write through it', existing);
+      const parent = dirname(existing);
+      if (parent === existing) return join(existing, ...rest.reverse());
+      rest.push(basename(existing));
+      existing = parent;
+    }
+  }
+}
+
+/**
+ * Checks that `path` lies under `root` both as written and after resolving symlinks (a project
+ * folder inside the home that links elsewhere is refused); returns `path` absolute. A UserError
+ * (exit 2) names the path otherwise: nothing may be written there.
+ */
+export function ensureUnder(root: string, path: string, what = 'the target home'): string {
+  const absoluteRoot = resolve(root);
+  const absolute = resolve(absoluteRoot, path);
+  if (!inside(absoluteRoot, absolute)) throw new UserError(`refusing to write outside ${what} (${absoluteRoot})`, absolute);
+  if (!inside(realpathOfNearest(absoluteRoot), realpathOfNearest(absolute))) {
+    throw new UserError(`refusing to write outside ${what} (${absoluteRoot}): a symlink on the way leads elsewhere`, absolute);
+  }
+  return absolute;
+}
+
+/** A folder name derived from input (a slug of a cwd, a project name): one path component, never `.`/`..`. */
+export function ensureComponent(name: string, what: string): string {
+  if (name === '' || name === '.' || name === '..' || /[/\\\0]/.test(name)) throw new UserError(`${what} ${JSON.stringify(name)} is not a plain folder name`);
+  return name;
 }
 
 /** A UUIDv7: time-ordered, as the clients make new session ids (Codex threads, Pi sessions). */

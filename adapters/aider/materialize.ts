@@ -11,12 +11,16 @@ import { createFileAtomic } from '../../lib/atomic.js';
 import { UserError } from '../../lib/diagnostics.js';
 import type { SpEvent } from '../../lib/event.js';
 import { isObject, str } from '../../lib/json.js';
-import { AlternatingTurns, LossLedger, fenced, isDerived, nativeIdOf, payloadOf, projectFolder, selectSession, shellQuote, type WriterResult } from '../../lib/writer.js';
+import { AlternatingTurns, LossLedger, ensureUnder, fenced, isDerived, nativeIdOf, payloadOf, projectFolder, resumeCommand, selectSession, type WriterResult } from '../../lib/writer.js';
 import { AGENT } from './paths.js';
 
-/** A reply line Aider's restore would misread, made safe by one leading space. */
+/**
+ * A reply line that would read back as something else (a user turn `#### `, tool output `> `, a
+ * header or a dropped line `# `, and the bare `####` / `>` that sp's capture also reads so), made
+ * safe by one leading space: it cannot forge a turn or a session header.
+ */
 export function escapeReplyLine(line: string): string {
-  return line.startsWith('#### ') || line.startsWith('> ') || line.startsWith('# ') ? ` ${line}` : line;
+  return /^(#### |####$|> |>$|# )/.test(line) ? ` ${line}` : line;
 }
 
 function stamp(date: Date): string {
@@ -25,6 +29,7 @@ function stamp(date: Date): string {
 }
 
 export async function materializeAider(events: AsyncIterable<SpEvent>, options: MaterializeOptions = {}): Promise<WriterResult> {
+  if (options.sameId) throw new UserError('--same-id: an Aider history has no session id to keep (drop --same-id; the writer always makes a new history file)');
   const selected = await selectSession(events, options.session);
   const ledger = new LossLedger(options.onLoss);
   const start = selected.start ? payloadOf(selected.start) : {};
@@ -72,10 +77,10 @@ export async function materializeAider(events: AsyncIterable<SpEvent>, options: 
     }
     lines.push('');
   }
-  if (escaped > 0) ledger.add({ action: 'transformed', code: 'reply-line-escaped', reason: `${escaped} reply line(s) began with '#### ', '> ' or '# ': one space added so Aider's restore keeps them as reply text` });
+  if (escaped > 0) ledger.add({ action: 'transformed', code: 'reply-line-escaped', reason: `${escaped} reply line(s) began with '#### ', '> ' or '# ' (or was '####' or '>'): one space added so Aider's restore keeps them as reply text` });
 
   const short = source.replace(/[^A-Za-z0-9_-]/g, '').slice(0, 12) || 'session';
-  const path = join(cwd, `.aider.sp-${short}.chat.history.md`);
+  const path = ensureUnder(cwd, join(cwd, `.aider.sp-${short}.chat.history.md`), 'the project folder');
   if (existsSync(path)) throw new UserError('exists already; not overwriting it', path);
   for (const line of lines) options.onLine?.(line);
   if (!options.dryRun) createFileAtomic(path, [lines.join('\n') + '\n'], 0o644);
@@ -84,7 +89,7 @@ export async function materializeAider(events: AsyncIterable<SpEvent>, options: 
     session_id: short,
     path,
     cwd,
-    resume: `cd ${shellQuote(cwd)} && aider --chat-history-file ${shellQuote(path)} --restore-chat-history`,
+    resume: resumeCommand(cwd, ['aider', '--chat-history-file', path, '--restore-chat-history']),
     records: history.turns.length,
     written_as: 'rebuilt',
     source_session: selected.session,

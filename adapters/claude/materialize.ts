@@ -9,16 +9,16 @@
 //   * a resume-safety pass: no orphaned tool_use or tool_result (the client silently drops them),
 //     tool ids in [A-Za-z0-9_-], no foreign reasoning as signed `thinking`, no empty messages.
 // Every change is reported through `onLoss`, so nothing is lost silently (DESIGN §3).
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { LossEntry, MaterializeOptions } from '../../lib/adapter.js';
 import { UserError } from '../../lib/diagnostics.js';
-import { artifactPath } from '../../lib/artifacts.js';
+import { artifactNote, readArtifactForWriter } from '../../lib/artifacts.js';
 import type { SpEvent } from '../../lib/event.js';
 import { isObject, str, type Json } from '../../lib/json.js';
-import { LossLedger, capturedRawLines, isDerived, payloadOf, selectSession, shellQuote, writeLines, type WriterResult } from '../../lib/writer.js';
-import { DEFAULT_MODEL, defaultHome } from './paths.js';
+import { LossLedger, capturedRawLines, ensureUnder, isDerived, payloadOf, resumeCommand, sameNativeId, selectSession, writeLines, type NativeIdFormat, type WriterResult } from '../../lib/writer.js';
+import { DEFAULT_MODEL, NATIVE_ID, defaultHome } from './paths.js';
 import { projectSlug, resolveCwd } from './slug.js';
 
 /** The client version this writer was verified against (written as `version` for foreign sessions). */
@@ -26,7 +26,6 @@ export const CLIENT_VERSION = '2.1.197';
 /** The tool_result written for a tool_use that never got one. */
 export const STUB_RESULT = 'interrupted: no result was recorded';
 
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /**
  * Fields of a native line that tie it to its old file, chain or session: always rebuilt. (`slug`
  * names the old session's plan; it is kept only on same-id moves.)
@@ -52,7 +51,10 @@ const ZERO_USAGE = { input_tokens: 0, cache_creation_input_tokens: 0, cache_read
  * The generic options (lib/adapter.ts): `session` may also be a native id; `model` is the model to
  * continue with (put into the resume command) and the `message.model` of messages that name none.
  */
-export type ClaudeMaterializeOptions = MaterializeOptions;
+export interface ClaudeMaterializeOptions extends MaterializeOptions {
+  /** The id format a `--same-id` write checks (Qoder, which writes through this writer, gives its own). */
+  idFormat?: NativeIdFormat;
+}
 
 export type ClaudeLossEntry = LossEntry;
 
@@ -61,6 +63,11 @@ export type ClaudeMaterializeResult = WriterResult;
 /** The transcript path the client looks up for a session id in a cwd (already resolved). */
 export function transcriptPath(home: string, cwd: string, sessionId: string): string {
   return join(home, 'projects', projectSlug(cwd), `${sessionId}.jsonl`);
+}
+
+/** transcriptPath, checked to lie inside the home after resolving symlinks (a linked project folder is refused). */
+export function checkedTranscriptPath(home: string, cwd: string, sessionId: string): string {
+  return ensureUnder(home, transcriptPath(home, cwd, sessionId), 'the home');
 }
 
 // ---- helpers over loosely typed payloads --------------------------------------------------------
@@ -684,16 +691,12 @@ class ClaudeWriter {
     const mediaType = str(block.media_type) ?? 'image/png';
     if (str(block.data)) return { type: 'image', source: { type: 'base64', media_type: mediaType, data: block.data } };
     const artifact = str(block.artifact);
-    if (artifact && this.options.artifactsDir) {
-      const path = artifactPath(this.options.artifactsDir, artifact);
-      if (existsSync(path)) {
-        return { type: 'image', source: { type: 'base64', media_type: mediaType, data: readFileSync(path).toString('base64') } };
-      }
-    }
+    const read = artifact && this.options.artifactsDir ? readArtifactForWriter(this.options.artifactsDir, artifact) : undefined;
+    if (read?.ok) return { type: 'image', source: { type: 'base64', media_type: mediaType, data: read.bytes.toString('base64') } };
     if (str(block.url)) return { type: 'image', source: { type: 'url', url: block.url } };
-    const why = artifact ? `artifact ${artifact} not found${this.options.artifactsDir ? ` in ${this.options.artifactsDir}` : ' (pass --artifacts DIR)'}` : 'no image data';
+    const why = artifact ? `artifact ${artifactNote(artifact)}: ${read ? read.reason : 'pass --artifacts DIR'}` : 'no image data';
     this.loss('transformed', 'image', `image (${mediaType}) written as a text placeholder: ${why}`, event);
-    return { type: 'text', text: `[image ${mediaType} not available: ${artifact ?? 'no data'}]` };
+    return { type: 'text', text: `[image ${mediaType} not available: ${artifact ? artifactNote(artifact) : 'no data'}]` };
   }
 
   private writeUser(index: number, content?: Json[]): void {
@@ -877,21 +880,21 @@ export async function materializeClaude(events: AsyncIterable<SpEvent>, options:
   const nativeId = str(sp.native_id);
   const sessionCwd = str(options.cwd) ?? str(sp.cwd);
   if (!sessionCwd) throw new UserError('the session names no cwd: pass --cwd DIR (the project folder the client will resume it from)');
-  if (options.mkcwd && !options.dryRun) mkdirSync(resolve(sessionCwd), { recursive: true });
-  const cwd = resolveCwd(sessionCwd);
-  const home = options.home ?? defaultHome();
   const claudeStart = start !== undefined && fromClaude(start);
 
+  // The id is checked before anything is created: it becomes the file name and a word of the resume command.
   let sessionId: string;
   if (options.sameId) {
     const agent = start?.agent ?? selected.events[0]?.agent;
     if (agent !== 'claude') throw new UserError(`--same-id keeps a Claude Code session's own id; this session comes from ${agent ?? 'an unknown agent'} (drop --same-id to write it under a new id)`);
-    if (!nativeId || !UUID_PATTERN.test(nativeId)) throw new UserError(`--same-id needs the native session id (a UUID); the session has ${nativeId ? JSON.stringify(nativeId) : 'none'}`);
-    sessionId = nativeId;
+    sessionId = sameNativeId(options.idFormat ?? NATIVE_ID, nativeId);
   } else {
     sessionId = randomUUID();
   }
-  const path = transcriptPath(home, cwd, sessionId);
+  if (options.mkcwd && !options.dryRun) mkdirSync(resolve(sessionCwd), { recursive: true });
+  const cwd = resolveCwd(sessionCwd);
+  const home = resolve(options.home ?? defaultHome());
+  const path = checkedTranscriptPath(home, cwd, sessionId);
   if (options.sameId && existsSync(path)) {
     throw new UserError('exists already: --same-id never overwrites a session (move it away, or drop --same-id to write a copy under a new id)', path);
   }
@@ -946,7 +949,7 @@ export async function materializeClaude(events: AsyncIterable<SpEvent>, options:
     session_id: sessionId,
     path,
     cwd,
-    resume: `cd ${shellQuote(cwd)} && claude --resume ${sessionId}${options.model ? ` --model ${shellQuote(options.model)}` : ''}`,
+    resume: resumeCommand(cwd, ['claude', '--resume', sessionId, ...(options.model ? ['--model', options.model] : [])]),
     records: lines.length,
     written_as: writtenAs,
     source_session: selected.session,

@@ -4,6 +4,7 @@
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { envPath } from '../../lib/paths.js';
+import { UUID, type NativeIdFormat } from '../../lib/writer.js';
 
 export const HOME_ENV = 'CLAUDE_CONFIG_DIR';
 
@@ -75,3 +76,6 @@ function homeOfProjectDir(projectDir: string): string | undefined {
 
 /** `message.model` for assistant messages that name none, when the session names none either. */
 export const DEFAULT_MODEL = 'claude-sonnet-4-5';
+
+/** Claude Code names a transcript `<session uuid>.jsonl`; `--resume` takes the UUID. */
+export const NATIVE_ID: NativeIdFormat = { agent: 'Claude Code', pattern: UUID, described: 'a UUID' };

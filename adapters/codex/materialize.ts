@@ -17,13 +17,13 @@ import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { LossEntry, MaterializeOptions } from '../../lib/adapter.js';
 import { createFileAtomic } from '../../lib/atomic.js';
-import { artifactPath } from '../../lib/artifacts.js';
+import { artifactNote, readArtifactForWriter } from '../../lib/artifacts.js';
 import { UserError } from '../../lib/diagnostics.js';
 import { toIso, type SpEvent } from '../../lib/event.js';
 import { splitLines } from '../../lib/lines.js';
 import { isObject, str, type Json } from '../../lib/json.js';
-import { LossLedger, RawLineCheck, SessionPicker, isDerived, nativeIdOf, payloadOf, shellQuote, uuidv7, type WriterResult } from '../../lib/writer.js';
-import { AGENT, UUID_PATTERN, defaultHome, parseRolloutName, rolloutRelPath, sessionsDir } from './paths.js';
+import { LossLedger, RawLineCheck, SessionPicker, ensureUnder, isDerived, nativeIdOf, payloadOf, resumeCommand, sameNativeId, uuidv7, type WriterResult } from '../../lib/writer.js';
+import { AGENT, NATIVE_ID, defaultHome, parseRolloutName, rolloutRelPath, sessionsDir } from './paths.js';
 import { isImageWrapper } from './rollout.js';
 import { relayedFor } from '../../lib/relay/mark.js';
 import { commitRegistration, planRegistration, type Registration } from './state-db.js';
@@ -274,13 +274,11 @@ class RolloutWriter {
     if (block.detail !== undefined) keep.detail = block.detail;
     if (str(block.data)) return { type: 'input_image', image_url: `data:${mediaType};base64,${block.data}`, ...keep };
     const artifact = str(block.artifact);
-    if (artifact && this.options.artifactsDir) {
-      const path = artifactPath(this.options.artifactsDir, artifact);
-      if (existsSync(path)) return { type: 'input_image', image_url: `data:${mediaType};base64,${readFileSync(path).toString('base64')}`, ...keep };
-    }
+    const read = artifact && this.options.artifactsDir ? readArtifactForWriter(this.options.artifactsDir, artifact) : undefined;
+    if (read?.ok) return { type: 'input_image', image_url: `data:${mediaType};base64,${read.bytes.toString('base64')}`, ...keep };
     if (str(block.url)) return { type: 'input_image', image_url: block.url, ...keep };
     if (fromCodex(event) && block.url === null) return { type: 'input_image', image_url: null, ...keep };
-    const why = artifact ? `artifact ${artifact} not found${this.options.artifactsDir ? ` in ${this.options.artifactsDir}` : ' (pass --artifacts DIR)'}` : 'no image data';
+    const why = artifact ? `artifact ${artifactNote(artifact)}: ${read ? read.reason : 'pass --artifacts DIR'}` : 'no image data';
     this.loss('transformed', 'image', `image (${mediaType}) written as a text placeholder: ${why}`, event);
     return undefined;
   }
@@ -625,8 +623,8 @@ function baseInstructions(start: Json, artifactsDir: string | undefined): Json |
   const { text, artifact, digest: _d, chars: _c, ...other } = info;
   if (typeof text === 'string') return { text, ...other };
   if (typeof artifact === 'string' && artifactsDir) {
-    const path = artifactPath(artifactsDir, artifact);
-    if (existsSync(path)) return { text: readFileSync(path, 'utf8'), ...other };
+    const read = readArtifactForWriter(artifactsDir, artifact);
+    if (read.ok) return { text: read.bytes.toString('utf8'), ...other };
   }
   return undefined;
 }
@@ -660,15 +658,14 @@ async function write(spool: Spool, options: CodexMaterializeOptions): Promise<Co
   let startedAt: number;
   if (options.sameId) {
     if (!codexSource) throw new UserError(`--same-id keeps a Codex session's own id; this session comes from ${sourceAgent ?? 'an unknown agent'} (drop --same-id to write it under a new id)`);
-    if (!nativeId || !UUID_PATTERN.test(nativeId)) throw new UserError(`--same-id needs the native thread id (a UUID); the session has ${nativeId ? JSON.stringify(nativeId) : 'none'}`);
-    sessionId = nativeId;
+    sessionId = sameNativeId(NATIVE_ID, nativeId);
     const named = typeof sp.source_path === 'string' ? parseRolloutName(sp.source_path) : undefined;
     startedAt = named?.startedAt ?? (typeof sp.started_at === 'string' && !Number.isNaN(Date.parse(sp.started_at)) ? Date.parse(sp.started_at) / 1000 : start?.ts ?? now / 1000);
   } else {
     sessionId = uuidv7(now);
     startedAt = now / 1000;
   }
-  const path = join(home, rolloutRelPath(startedAt, sessionId));
+  const path = ensureUnder(home, join(home, rolloutRelPath(startedAt, sessionId)), 'the home');
   if (options.sameId) {
     const existing = existsSync(path) ? path : existingRollout(home, sessionId);
     if (existing) throw new UserError('exists already: --same-id never overwrites a session (move it away, or drop --same-id to write a copy under a new id)', existing);
@@ -814,7 +811,7 @@ async function write(spool: Spool, options: CodexMaterializeOptions): Promise<Co
     session_id: sessionId,
     path,
     cwd,
-    resume: `cd ${shellQuote(cwd)} && codex resume ${sessionId}${options.model ? ` -m ${shellQuote(options.model)}` : ''}`,
+    resume: resumeCommand(cwd, ['codex', 'resume', sessionId, ...(options.model ? ['-m', options.model] : [])]),
     records,
     written_as: writtenAs,
     source_session: session,

@@ -5,6 +5,7 @@ import { readdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { envPath } from '../../lib/paths.js';
+import { UUID, type NativeIdFormat } from '../../lib/writer.js';
 
 export const HOME_ENV = 'CODEX_HOME';
 export const AGENT = 'codex';
@@ -21,7 +22,6 @@ export function sessionIndexPath(home: string): string {
   return join(home, 'session_index.jsonl');
 }
 
-export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ROLLOUT_NAME = /^rollout-(\d{4})-(\d\d)-(\d\d)T(\d\d)-(\d\d)-(\d\d)-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/i;
 
 /** What a rollout's file name says: its start time (UTC, epoch seconds) and thread id; undefined for other names. */
@@ -64,3 +64,6 @@ export function stateDbs(home: string): string[] {
     .sort((a, b) => Number(b.n) - Number(a.n))
     .map((e) => join(home, e.name));
 }
+
+/** Codex resumes only an id that parses as a UUID (0.171 mints v7, older versions v4); anything else is read as a thread name. */
+export const NATIVE_ID: NativeIdFormat = { agent: 'Codex', pattern: UUID, described: 'a UUID' };

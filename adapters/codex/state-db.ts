@@ -7,6 +7,7 @@
 // row goes in with one transaction.
 import type Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
+import { createCopyWithModeOf } from '../../lib/atomic.js';
 import { UserError } from '../../lib/diagnostics.js';
 import { stateDbs } from './paths.js';
 
@@ -156,7 +157,10 @@ export async function commitRegistration(plan: Registration): Promise<string> {
   for (let n = 2; existsSync(backup); n += 1) backup = `${plan.db}.sp-backup-${stamp}-${n}`;
   const db = await open(plan.db, false);
   try {
-    await db.backup(backup);
+    // Built in a temp file with the database's own mode (0600 stays 0600), then linked into place.
+    await createCopyWithModeOf(plan.db, backup, async (temp) => {
+      await db.backup(temp);
+    });
     const placeholders = plan.columns.map(() => '?').join(', ');
     const insert = db.prepare(`INSERT INTO threads (${plan.columns.map((c) => `"${c}"`).join(', ')}) VALUES (${placeholders})`);
     db.transaction(() => insert.run(...plan.values))();

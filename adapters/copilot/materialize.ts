@@ -16,14 +16,15 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { MaterializeOptions } from '../../lib/adapter.js';
-import { createFileAtomic } from '../../lib/atomic.js';
+import { createFileAtomic, newTempPath } from '../../lib/atomic.js';
+import { removeOnInterrupt } from '../../lib/private.js';
 import { UserError } from '../../lib/diagnostics.js';
 import { toIso, type SpEvent } from '../../lib/event.js';
 import { isObject, str, type Json } from '../../lib/json.js';
 import { activeBranch, buildTurns, callsOf, type AssistantTurn, type Report } from '../../lib/turns.js';
-import { LossLedger, lineChunks, payloadOf, selectSession, shellQuote, type WriterResult } from '../../lib/writer.js';
+import { LossLedger, ensureUnder, lineChunks, payloadOf, resumeCommand, sameNativeId, selectSession, type WriterResult } from '../../lib/writer.js';
 import { AGENT } from './events.js';
-import { defaultHome, EVENTS_FILE, expandTilde, sessionStateDir, UUID, yamlScalar } from './paths.js';
+import { defaultHome, EVENTS_FILE, expandTilde, NATIVE_ID, sessionStateDir, yamlScalar } from './paths.js';
 
 /** The client version the written files claim (the one the writer was verified with). */
 export const COPILOT_VERSION = '1.0.102';
@@ -64,11 +65,10 @@ export async function materializeCopilot(events: AsyncIterable<SpEvent>, options
   let sessionId: string;
   if (options.sameId) {
     if (!sameAgent) throw new UserError(`--same-id keeps a Copilot session's own id; this session comes from ${start?.agent ?? 'an unknown agent'} (drop --same-id)`);
-    sessionId = str(sp.native_id) ?? '';
-    if (!UUID.test(sessionId)) throw new UserError(`--same-id: the native id ${JSON.stringify(sessionId)} is not a UUID the client resumes by`);
+    sessionId = sameNativeId(NATIVE_ID, sp.native_id);
   } else sessionId = randomUUID();
   const root = sessionStateDir(home);
-  const dir = join(root, sessionId);
+  const dir = ensureUnder(home, join(root, sessionId), 'the home');
   if (existsSync(dir)) throw new UserError('a session with this id exists already; nothing was written (never overwritten)', dir);
 
   const chosen = options.branch === 'active' ? activeBranch(selected.events, report) : selected.events;
@@ -182,9 +182,11 @@ export async function materializeCopilot(events: AsyncIterable<SpEvent>, options
   const texts = lines.map((l) => JSON.stringify(l));
   if (options.onLine) for (const line of texts) options.onLine(line);
   if (!options.dryRun) {
-    const staging = join(root, `.sp-${sessionId}.${process.pid}.tmp`);
+    mkdirSync(root, { recursive: true });
+    const staging = newTempPath(root, `sp-${sessionId}`);
+    const release = removeOnInterrupt(staging);
     try {
-      mkdirSync(staging, { recursive: true });
+      mkdirSync(staging, { mode: 0o700 });
       createFileAtomic(join(staging, EVENTS_FILE), lineChunks(texts), 0o600);
       const created = toIso(now);
       const yaml = [`id: ${sessionId}`, `cwd: ${yamlScalar(cwd)}`, ...(title ? [`name: ${yamlScalar(title.replace(/\s+/g, ' ').trim())}`] : []), 'user_named: false', 'summary_count: 0', 'fork_count: 0', `created_at: ${created}`, `updated_at: ${created}`, ''];
@@ -195,6 +197,8 @@ export async function materializeCopilot(events: AsyncIterable<SpEvent>, options
       rmSync(staging, { recursive: true, force: true });
       if (err instanceof UserError) throw err;
       throw new UserError(`cannot write the session: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, dir);
+    } finally {
+      release();
     }
   }
 
@@ -203,7 +207,7 @@ export async function materializeCopilot(events: AsyncIterable<SpEvent>, options
     session_id: sessionId,
     path: join(dir, EVENTS_FILE),
     cwd,
-    resume: `cd ${shellQuote(cwd)} && copilot --resume=${sessionId}`,
+    resume: resumeCommand(cwd, ['copilot', `--resume=${sessionId}`]),
     records: lines.length,
     source_session: selected.session,
     changes: ledger.counts,

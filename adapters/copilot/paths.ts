@@ -8,9 +8,10 @@ import { envPath } from '../../lib/paths.js';
 
 export const HOME_ENV = 'COPILOT_HOME';
 export const EVENTS_FILE = 'events.jsonl';
-export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export { UUID } from '../../lib/writer.js';
 
 export { expandTilde } from '../../lib/paths.js';
+import { UUID, type NativeIdFormat } from '../../lib/writer.js';
 
 export function defaultHome(): string {
   return envPath(HOME_ENV) ?? join(homedir(), '.copilot');
@@ -76,3 +77,6 @@ export function readFirstLine(path: string, max = 1 << 16): string | undefined {
 
 /** The model a writer gives assistant messages that name none. */
 export const DEFAULT_MODEL = 'gpt-4.1';
+
+/** Copilot CLI names a session folder by its UUID (session-state/<uuid>/). */
+export const NATIVE_ID: NativeIdFormat = { agent: 'Copilot CLI', pattern: UUID, described: 'a UUID' };

@@ -12,12 +12,14 @@ import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { MaterializeOptions } from '../../lib/adapter.js';
+import { newTempPath } from '../../lib/atomic.js';
+import { removeOnInterrupt } from '../../lib/private.js';
 import { UserError } from '../../lib/diagnostics.js';
 import type { SpEvent } from '../../lib/event.js';
 import { isObject, str } from '../../lib/json.js';
 import { openForWrite } from '../../lib/sqlite.js';
-import { AlternatingTurns, LossLedger, fenced, isDerived, nativeIdOf, payloadOf, projectFolder, selectSession, shellQuote, type WriterResult } from '../../lib/writer.js';
-import { AGENT, UNVERIFIED, defaultHome, expandTilde } from './paths.js';
+import { AlternatingTurns, LossLedger, ensureUnder, fenced, isDerived, nativeIdOf, payloadOf, projectFolder, resumeCommand, sameNativeId, selectSession, type WriterResult } from '../../lib/writer.js';
+import { AGENT, NATIVE_ID, UNVERIFIED, defaultHome, expandTilde } from './paths.js';
 import { pbNode } from './protobuf.js';
 
 const sha256 = (data: Buffer): string => createHash('sha256').update(data).digest('hex');
@@ -108,13 +110,15 @@ export async function materializeCursor(events: AsyncIterable<SpEvent>, options:
   refs.push([2, metadata]);
   const root = put(pbNode(refs));
 
-  const agentId = randomUUID();
+  // A same-id move keeps a Cursor chat's own id (it names the chat's folder): only in Cursor's format.
+  if (options.sameId && selected.start?.agent !== AGENT) throw new UserError(`--same-id keeps a Cursor chat's own id; this session comes from ${selected.start?.agent ?? 'an unknown agent'} (drop --same-id)`);
+  const agentId = options.sameId ? sameNativeId(NATIVE_ID, selected.start ? payloadOf(selected.start).native_id : undefined) : randomUUID();
   const now = Date.now();
   const meta: Record<string, unknown> = { agentId, latestRootBlobId: root, name: title, mode: 'default', createdAt: now };
   if (model) meta.lastUsedModel = model;
   const home = resolve(expandTilde(options.home ?? defaultHome()));
   const folder = join(home, 'chats', createHash('md5').update(cwd).digest('hex'));
-  const dir = join(folder, agentId);
+  const dir = ensureUnder(home, join(folder, agentId), 'the home');
   const path = join(dir, 'store.db');
   if (existsSync(dir)) throw new UserError('exists already; not overwriting it', dir);
   for (const [id, data] of blobs) options.onLine?.(JSON.stringify({ blob: id, data: data[0] === 0x7b ? JSON.parse(data.toString('utf8')) : data.toString('hex') }));
@@ -123,8 +127,9 @@ export async function materializeCursor(events: AsyncIterable<SpEvent>, options:
   if (!options.dryRun) {
     // Built whole under a temporary name, then renamed: a reader never sees half a chat.
     mkdirSync(folder, { recursive: true });
-    const temp = join(folder, `.sp-${agentId}.tmp`);
+    const temp = newTempPath(folder, `sp-${agentId}`);
     mkdirSync(temp, { mode: 0o700 });
+    const release = removeOnInterrupt(temp);
     try {
       const db = await openForWrite(join(temp, 'store.db'), true);
       try {
@@ -144,6 +149,8 @@ export async function materializeCursor(events: AsyncIterable<SpEvent>, options:
       rmSync(temp, { recursive: true, force: true });
       if (err instanceof UserError) throw err;
       throw new UserError(`cannot write the chat: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, dir);
+    } finally {
+      release();
     }
   }
   return {
@@ -151,7 +158,7 @@ export async function materializeCursor(events: AsyncIterable<SpEvent>, options:
     session_id: agentId,
     path,
     cwd,
-    resume: `cd ${shellQuote(cwd)} && cursor-agent --resume ${agentId}`,
+    resume: resumeCommand(cwd, ['cursor-agent', '--resume', agentId]),
     records: blobs.size + 1,
     written_as: 'rebuilt',
     source_session: selected.session,

@@ -12,6 +12,7 @@ export const HOME_ENV = 'CURSOR_HOME';
 export const IDE_ENV = 'CURSOR_IDE_DIR';
 
 export { expandTilde } from '../../lib/paths.js';
+import { UUID, type NativeIdFormat } from '../../lib/writer.js';
 
 export function defaultHome(): string {
   return envPath(HOME_ENV) ?? join(homedir(), '.cursor');
@@ -61,3 +62,6 @@ export function unwrapQuery(text: string): string {
 
 /** Why the writer is experimental (a Cursor client cannot run here). */
 export const UNVERIFIED = 'no Cursor client ran here: the store follows the layout SpecStory writes and cursor-agent --resume is reported to accept (formats/cursor.md §7)';
+
+/** Cursor CLI's chat id (agentId) is a UUID and names the chat's folder. */
+export const NATIVE_ID: NativeIdFormat = { agent: 'Cursor', pattern: UUID, described: 'a UUID' };

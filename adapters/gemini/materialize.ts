@@ -18,10 +18,10 @@ import { createFileAtomic } from '../../lib/atomic.js';
 import { UserError } from '../../lib/diagnostics.js';
 import { toIso, type SpEvent } from '../../lib/event.js';
 import { str, type Json } from '../../lib/json.js';
-import { LossLedger, payloadOf, selectSession, shellQuote, writeLines, type WriterResult } from '../../lib/writer.js';
+import { LossLedger, ensureComponent, ensureUnder, payloadOf, resumeCommand, sameNativeId, selectSession, writeLines, type WriterResult } from '../../lib/writer.js';
 import { resolveCwd } from '../claude/slug.js';
 import { readMetadata } from './discover.js';
-import { DEFAULT_MODEL, defaultHome, isSessionFileName, sessionFileName, tmpDir } from './paths.js';
+import { DEFAULT_MODEL, NATIVE_ID, defaultHome, isSessionFileName, sessionFileName, tmpDir } from './paths.js';
 import { projectSlugFor } from './project.js';
 import { AGENT } from './records.js';
 import { activePath, planTurns, type ModelStep } from './turns.js';
@@ -71,20 +71,20 @@ export async function materializeGemini(events: AsyncIterable<SpEvent>, options:
   const sp = selected.start ? payloadOf(selected.start) : {};
   const sessionCwd = str(options.cwd) ?? str(sp.cwd);
   if (!sessionCwd) throw new UserError('the session names no cwd: pass --cwd DIR (the project folder the client will resume it from)');
+  // The id is checked before anything is created: it goes into the file name and the resume command.
+  let sessionId: string;
+  if (options.sameId) {
+    if (selected.start?.agent !== AGENT) throw new UserError(`--same-id keeps a Gemini CLI session's own id; this session comes from ${selected.start?.agent ?? 'an unknown agent'}`);
+    sessionId = sameNativeId(NATIVE_ID, sp.native_id);
+  } else {
+    sessionId = randomUUID();
+  }
   if (options.mkcwd && !options.dryRun) mkdirSync(resolve(sessionCwd), { recursive: true });
   const cwd = resolveCwd(sessionCwd);
   const home = resolve(options.home ?? defaultHome());
   const ledger = new LossLedger(options.onLoss);
   for (const [id, other] of selected.others) {
     ledger.add({ action: 'dropped', code: 'child-session', reason: `session ${id}${other.nativeId ? ` (native ${other.nativeId})` : ''}, ${other.count} event(s), is a separate session: not written` });
-  }
-  let sessionId: string;
-  if (options.sameId) {
-    const nativeId = str(sp.native_id);
-    if (selected.start?.agent !== AGENT || !nativeId) throw new UserError(`--same-id keeps a Gemini CLI session's own id; this session comes from ${selected.start?.agent ?? 'an unknown agent'}`);
-    sessionId = nativeId;
-  } else {
-    sessionId = randomUUID();
   }
 
   const fromGemini = selected.start?.agent === AGENT;
@@ -114,8 +114,9 @@ export async function materializeGemini(events: AsyncIterable<SpEvent>, options:
   if (userTurns === 0) throw new UserError('nothing to write: the session has no user message (the client lists only sessions with one)');
 
   const { slug, register } = projectSlugFor(home, cwd);
-  const chats = join(tmpDir(home), slug, 'chats');
-  const path = join(chats, sessionFileName(now, sessionId));
+  // The slug may come from the home's projects.json: one plain folder name, inside the home.
+  const chats = join(tmpDir(home), ensureComponent(slug, 'the project folder'), 'chats');
+  const path = ensureUnder(home, join(chats, sessionFileName(now, sessionId)), 'the home');
   if (options.sameId) {
     // Another file of the same session would make `--resume` ambiguous.
     let names: string[] = [];
@@ -153,7 +154,7 @@ export async function materializeGemini(events: AsyncIterable<SpEvent>, options:
     session_id: sessionId,
     path,
     cwd,
-    resume: `cd ${shellQuote(cwd)} && gemini --resume ${sessionId} -m ${shellQuote(model)}`,
+    resume: resumeCommand(cwd, ['gemini', '--resume', sessionId, '-m', model]),
     records: lines.length,
     written_as: 'rebuilt',
     source_session: selected.session,

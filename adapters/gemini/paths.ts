@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { envPath } from '../../lib/paths.js';
+import { UUID, type NativeIdFormat } from '../../lib/writer.js';
 
 export const HOME_ENV = 'GEMINI_CLI_HOME';
 
@@ -55,3 +56,6 @@ export function projectRootOf(slugDir: string): string | undefined {
 
 /** The model gemini messages name when the source names none (write_todos needs a 2.x model). */
 export const DEFAULT_MODEL = 'gemini-2.5-pro';
+
+/** Gemini CLI's `sessionId` is a UUID; `--resume` matches it exactly. */
+export const NATIVE_ID: NativeIdFormat = { agent: 'Gemini CLI', pattern: UUID, described: 'a UUID' };

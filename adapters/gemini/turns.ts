@@ -5,8 +5,7 @@
 // calls that come after a call start a new step. Resume safety (on unless `safety: false`):
 // an unanswered call gets a stub result, a result without its call is rendered as user text, and
 // every change goes to the loss ledger (DESIGN §3).
-import { readFileSync } from 'node:fs';
-import { artifactPath } from '../../lib/artifacts.js';
+import { artifactNote, readArtifactForWriter } from '../../lib/artifacts.js';
 import { splitBranches } from '../../lib/relay/branches.js';
 import type { SpEvent } from '../../lib/event.js';
 import { isObject, str, type Json } from '../../lib/json.js';
@@ -68,15 +67,14 @@ export function activePath(events: SpEvent[], ledger: LossLedger): SpEvent[] {
 
 function imageParts(block: Json, options: PlanOptions, event: SpEvent): Json | undefined {
   let data = typeof block.data === 'string' ? block.data : undefined;
+  let why = 'pass --artifacts DIR';
   if (data === undefined && typeof block.artifact === 'string' && options.artifactsDir) {
-    try {
-      data = readFileSync(artifactPath(options.artifactsDir, block.artifact)).toString('base64');
-    } catch {
-      data = undefined;
-    }
+    const read = readArtifactForWriter(options.artifactsDir, block.artifact);
+    if (read.ok) data = read.bytes.toString('base64');
+    else why = `artifact ${artifactNote(block.artifact)}: ${read.reason}`;
   }
   if (data === undefined) {
-    options.ledger.report('rendered', 'image-unavailable', 'an image whose bytes are not in the stream (pass --artifacts DIR): written as the text [image]', event);
+    options.ledger.report('rendered', 'image-unavailable', `an image whose bytes are not in the stream (${why}): written as the text [image]`, event);
     return { text: '[image]' };
   }
   return imagePart({ ...block, data });

@@ -16,14 +16,16 @@
 // The resume-safety pass (merges, stubs, drops) reports every change through `onLoss`, and the
 // planned rows are checked against the validity rules before anything is written.
 import { randomBytes } from 'node:crypto';
-import { existsSync, linkSync, mkdirSync, rmSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { closeSync, existsSync, linkSync, mkdirSync, openSync, rmSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { LossEntry, MaterializeOptions } from '../../lib/adapter.js';
+import { createCopyWithModeOf, newTempPath } from '../../lib/atomic.js';
+import { removeOnInterrupt } from '../../lib/private.js';
 import { UserError } from '../../lib/diagnostics.js';
 import type { SpEvent } from '../../lib/event.js';
 import { isObject, str, type Json } from '../../lib/json.js';
-import { LossLedger, isDerived, payloadOf, selectSession, type WriterResult } from '../../lib/writer.js';
-import { dbOfHome, DEFAULT_MODEL, defaultHome, expandTilde } from './paths.js';
+import { LossLedger, isDerived, payloadOf, resumeCommand, sameNativeId, selectSession, type WriterResult } from '../../lib/writer.js';
+import { dbOfHome, DEFAULT_MODEL, defaultHome, expandTilde, NATIVE_ID } from './paths.js';
 import { pyJson } from './pyjson.js';
 import { JSON_PREFIX, AGENT } from './rows.js';
 import { FRESH_SCHEMA, checkWritable, introspect, type Schema } from './schema.js';
@@ -628,9 +630,9 @@ export async function materializeHermes(events: AsyncIterable<SpEvent>, options:
   if (!rows.some((r) => r.role === 'user')) throw new UserError('nothing to write: the session has no user message');
   const toolCalls = rows.reduce((n, r) => n + (r.tool_calls ? (JSON.parse(r.tool_calls) as unknown[]).length : 0), 0);
 
-  let sessionId = options.sameId ? str(sp.native_id) : newSessionId();
   if (options.sameId && !sourceHermes) throw new UserError(`--same-id keeps a Hermes session's own id; this session comes from ${start?.agent ?? 'an unknown agent'} (drop --same-id)`);
-  if (!sessionId) throw new UserError('--same-id needs the native session id; the session.start has none');
+  // A kept id goes into the resume command: it must have Hermes's own shape.
+  let sessionId = options.sameId ? sameNativeId(NATIVE_ID, sp.native_id) : newSessionId();
 
   const now = Date.now() / 1000;
   const session: Json = {
@@ -686,9 +688,11 @@ export async function materializeHermes(events: AsyncIterable<SpEvent>, options:
       if (options.backup !== false) {
         backup = backupName(dbPath);
         try {
-          await db.backup(backup);
+          // Built in a temp file with the database's own mode (0600 stays 0600), then linked into place.
+          await createCopyWithModeOf(dbPath, backup, async (temp) => {
+            await db.backup(temp);
+          });
         } catch (err) {
-          rmSync(backup, { force: true });
           throw new UserError(`cannot back the database up before writing (nothing was written; --no-backup skips the backup): ${errorText(err)}`, dbPath);
         }
       }
@@ -721,7 +725,7 @@ export async function materializeHermes(events: AsyncIterable<SpEvent>, options:
     session_id: sessionId,
     path: dbPath,
     cwd,
-    resume: `hermes --resume ${sessionId}`,
+    resume: resumeCommand(undefined, ['hermes', '--resume', sessionId]),
     records: rows.length + 1,
     model,
     source_session: selected.session,
@@ -744,7 +748,18 @@ async function createDatabase(dbPath: string, session: Json, rows: PlannedRow[])
   } catch (err) {
     throw new UserError(`cannot create the Hermes home: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, dir);
   }
-  const temp = join(dir, `.state.db.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const temp = newTempPath(dir, 'state.db');
+  const release = removeOnInterrupt(temp);
+  try {
+    await buildDatabase(temp, dbPath, session, rows);
+  } finally {
+    release();
+  }
+}
+
+async function buildDatabase(temp: string, dbPath: string, session: Json, rows: PlannedRow[]): Promise<void> {
+  // Private from the start: the session's messages are in it.
+  closeSync(openSync(temp, 'wx', 0o600));
   const db = await openForWrite(temp, true);
   try {
     db.exec(FRESH_SCHEMA);

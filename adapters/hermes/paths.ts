@@ -14,6 +14,7 @@ export const HOME_ENV = 'HERMES_HOME';
 export const DB_NAME = 'state.db';
 
 export { expandTilde } from '../../lib/paths.js';
+import type { NativeIdFormat } from '../../lib/writer.js';
 
 export function defaultHome(): string {
   return envPath(HOME_ENV) ?? join(homedir(), '.hermes');
@@ -60,3 +61,6 @@ export function dbOfPath(path: string): string {
 
 /** The model a writer gives assistant messages that name none. */
 export const DEFAULT_MODEL = 'anthropic/claude-sonnet-4.6';
+
+/** Hermes names CLI sessions `YYYYMMDD_HHMMSS_<6 hex>` (gateway sessions: 8 hex). */
+export const NATIVE_ID: NativeIdFormat = { agent: 'Hermes', pattern: /^\d{8}_\d{6}_[0-9a-f]{6,8}$/, described: 'YYYYMMDD_HHMMSS_<6 or 8 hex>' };

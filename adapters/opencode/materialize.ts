@@ -14,18 +14,19 @@
 //   * everything in ONE `BEGIN IMMEDIATE` transaction, after a backup of the database (`--no-backup`
 //     skips it); an existing session is never touched.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { MaterializeOptions } from '../../lib/adapter.js';
+import { createCopyWithModeOf } from '../../lib/atomic.js';
 import { UserError } from '../../lib/diagnostics.js';
 import type { SpEvent } from '../../lib/event.js';
 import { isObject, str, type Json } from '../../lib/json.js';
 import { activeBranch, buildTurns, callsOf, type AssistantTurn, type Report } from '../../lib/turns.js';
-import { LossLedger, payloadOf, selectSession, shellQuote, type WriterResult } from '../../lib/writer.js';
+import { LossLedger, payloadOf, resumeCommand, sameNativeId, selectSession, type WriterResult } from '../../lib/writer.js';
 import { errorText, openForWrite, patience, retryBusy, type Db } from '../../lib/sqlite.js';
 import { AGENT } from './capture.js';
 import { IdMaker } from './ids.js';
-import { dbOfHome, DEFAULT_MODEL, defaultHome, expandTilde, formatLocator } from './paths.js';
+import { dbOfHome, DEFAULT_MODEL, defaultHome, expandTilde, formatLocator, NATIVE_ID } from './paths.js';
 
 /** The client version the session row names (the one the writer was verified with). */
 export const OPENCODE_VERSION = '1.18.33';
@@ -257,9 +258,9 @@ export async function materializeOpenCode(events: AsyncIterable<SpEvent>, option
   if (!existsSync(cwd)) report('transformed', 'project', `the cwd ${cwd} does not exist here: the session joins the global project (the client must be run from the cwd to resume it; --mkcwd creates it)`);
   const created = Math.min(times[0] ?? now, now - 1000);
   const sessionIds = new IdMaker();
-  let sessionId = options.sameId ? str(sp.native_id) : sessionIds.next('ses', now);
   if (options.sameId && !sameAgent) throw new UserError(`--same-id keeps an OpenCode session's own id; this session comes from ${start?.agent ?? 'an unknown agent'} (drop --same-id)`);
-  if (!sessionId) throw new UserError('--same-id needs the native session id; the session.start has none');
+  // A kept id goes into the resume command: it must have OpenCode's own shape.
+  let sessionId = options.sameId ? sameNativeId(NATIVE_ID, sp.native_id) : sessionIds.next('ses', now);
   title = (title ?? 'Imported session').replace(/\s+/g, ' ').trim().slice(0, 100) || 'Imported session';
   const session: Json = { id: sessionId, project_id: project.id, slug: slug(), directory: cwd, title, version: OPENCODE_VERSION, time_created: created, time_updated: now - 1 };
   if (userModel) session.model = JSON.stringify({ id: userModel.modelID, providerID: userModel.providerID });
@@ -278,9 +279,11 @@ export async function materializeOpenCode(events: AsyncIterable<SpEvent>, option
       if (options.backup !== false) {
         backup = backupName(dbPath);
         try {
-          await db.backup(backup);
+          // Built in a temp file with the database's own mode (0600 stays 0600), then linked into place.
+          await createCopyWithModeOf(dbPath, backup, async (temp) => {
+            await db.backup(temp);
+          });
         } catch (err) {
-          rmSync(backup, { force: true });
           throw new UserError(`cannot back the database up before writing (nothing was written; --no-backup skips the backup): ${errorText(err)}`, dbPath);
         }
       }
@@ -324,7 +327,7 @@ export async function materializeOpenCode(events: AsyncIterable<SpEvent>, option
     session_id: sessionId!,
     path: formatLocator(dbPath, sessionId!),
     cwd,
-    resume: `cd ${shellQuote(cwd)} && opencode --session ${sessionId}`,
+    resume: resumeCommand(cwd, ['opencode', '--session', sessionId]),
     records: rows.length + 1,
     messages,
     parts,

@@ -12,6 +12,7 @@ export const HOME_ENV = 'XDG_DATA_HOME';
 export const DB_NAME = 'opencode.db';
 
 export { expandTilde } from '../../lib/paths.js';
+import type { NativeIdFormat } from '../../lib/writer.js';
 
 /** The data dir: `$XDG_DATA_HOME/opencode`, else `~/.local/share/opencode`. */
 export function defaultHome(): string {
@@ -68,3 +69,6 @@ export function storeOf(path: string): { kind: StoreKind; path: string } | undef
 
 /** The model a writer gives assistant messages that name none. */
 export const DEFAULT_MODEL = 'anthropic/claude-sonnet-4-5';
+
+/** OpenCode's session ids: `ses_` + 12 hex (inverted time) + 14 base62 (ids.ts). */
+export const NATIVE_ID: NativeIdFormat = { agent: 'OpenCode', pattern: /^ses_[0-9a-f]{12}[0-9A-Za-z]{14}$/, described: 'ses_<12 hex><14 base62>' };

@@ -13,18 +13,18 @@
 //     for an unanswered call, orphan results dropped, tool ids valid for Anthropic, thinking
 //     signatures only for the provider that made them.
 // Every change is reported through `onLoss`, so nothing is lost silently (DESIGN §3).
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { MaterializeOptions } from '../../lib/adapter.js';
-import { artifactPath } from '../../lib/artifacts.js';
+import { artifactNote, readArtifactForWriter } from '../../lib/artifacts.js';
 import { UserError, errorCode } from '../../lib/diagnostics.js';
 import { toIso, type SpEvent } from '../../lib/event.js';
 import { isObject, str, type Json } from '../../lib/json.js';
-import { LossLedger, capturedRawLines, payloadOf, selectSession, shellQuote, uuidv7, writeLines, type SelectedSession, type WriterResult } from '../../lib/writer.js';
+import { LossLedger, capturedRawLines, ensureComponent, ensureUnder, payloadOf, resumeCommand, sameNativeId, selectSession, uuidv7, writeLines, type SelectedSession, type WriterResult } from '../../lib/writer.js';
 import { STOP_REASONS } from './format.js';
 import { DEFAULT_MODEL, parseModel, piStopReason, piUsage, type ModelIdentity } from './models.js';
-import { cwdFolder, defaultHome, resolveCwd, sessionFileName, sessionsDir } from './paths.js';
+import { NATIVE_ID, cwdFolder, defaultHome, resolveCwd, sessionFileName, sessionsDir } from './paths.js';
 import { TreeBuilder, fromPi, type Report, type Unit } from './tree.js';
 
 export type { PiLossEntry } from './tree.js';
@@ -111,13 +111,11 @@ class EntryWriter {
     const mimeType = str(block.media_type) ?? 'image/png';
     if (typeof block.data === 'string') return { type: 'image', data: block.data, mimeType };
     const artifact = str(block.artifact);
-    if (artifact && this.options.artifactsDir) {
-      const path = artifactPath(this.options.artifactsDir, artifact);
-      if (existsSync(path)) return { type: 'image', data: readFileSync(path).toString('base64'), mimeType };
-    }
-    const why = artifact ? `artifact ${artifact} not found${this.options.artifactsDir ? ` in ${this.options.artifactsDir}` : ' (pass --artifacts DIR)'}` : 'no image data';
+    const read = artifact && this.options.artifactsDir ? readArtifactForWriter(this.options.artifactsDir, artifact) : undefined;
+    if (read?.ok) return { type: 'image', data: read.bytes.toString('base64'), mimeType };
+    const why = artifact ? `artifact ${artifactNote(artifact)}: ${read ? read.reason : 'pass --artifacts DIR'}` : 'no image data';
     this.options.report('transformed', 'image', `image (${mimeType}) written as a text placeholder: ${why}`, event);
-    return { type: 'text', text: `[image ${mimeType} not available: ${artifact ?? str(block.url) ?? 'no data'}]` };
+    return { type: 'text', text: `[image ${mimeType} not available: ${artifact ? artifactNote(artifact) : str(block.url) ?? 'no data'}]` };
   }
 
   /** User-side blocks (user messages, tool results): text and images; pointers skipped. */
@@ -376,8 +374,13 @@ export async function materializePi(events: AsyncIterable<SpEvent>, options: PiM
   const nativeId = str(sp.native_id);
   const sessionCwd = str(options.cwd) ?? str(sp.cwd);
   if (!sessionCwd) throw new UserError('the session names no cwd: pass --cwd DIR (the project folder Pi will run its tools in)');
+  // The id is checked before anything is created: it becomes the file name.
+  if (options.sameId) {
+    if (sourceAgent !== 'pi') throw new UserError(`--same-id keeps a Pi session's own id; this session comes from ${sourceAgent ?? 'an unknown agent'} (drop --same-id to write it under a new id)`);
+    sameNativeId(NATIVE_ID, nativeId);
+  }
   const cwd = prepareCwd(sessionCwd, Boolean(options.mkcwd), Boolean(options.dryRun));
-  const home = options.home ?? defaultHome();
+  const home = resolve(options.home ?? defaultHome());
   const safety = options.safety !== false;
 
   const ledger = new LossLedger(options.onLoss);
@@ -388,16 +391,14 @@ export async function materializePi(events: AsyncIterable<SpEvent>, options: PiM
 
   let sessionId: string;
   if (options.sameId) {
-    if (sourceAgent !== 'pi') throw new UserError(`--same-id keeps a Pi session's own id; this session comes from ${sourceAgent ?? 'an unknown agent'} (drop --same-id to write it under a new id)`);
-    if (!nativeId) throw new UserError('--same-id needs the native session id; the session.start has none');
-    sessionId = nativeId;
+    sessionId = sameNativeId(NATIVE_ID, nativeId);
   } else {
     sessionId = uuidv7();
   }
   const createdMs = options.sameId && typeof sp.created === 'string' && !Number.isNaN(Date.parse(sp.created)) ? Date.parse(sp.created) : Date.now();
   const sourceName = typeof sp.source_path === 'string' ? basename(sp.source_path) : undefined;
   const fileName = options.sameId && sourceName?.endsWith(`_${sessionId}.jsonl`) ? sourceName : sessionFileName(createdMs, sessionId);
-  const path = join(sessionsDir(home), cwdFolder(cwd), fileName);
+  const path = ensureUnder(home, join(sessionsDir(home), ensureComponent(cwdFolder(cwd), 'the project folder'), ensureComponent(fileName, 'the session file name')), 'the home');
   if (options.sameId && existsSync(path)) {
     throw new UserError('exists already: --same-id never overwrites a session (move it away, or drop --same-id to write a copy under a new id)', path);
   }
@@ -427,7 +428,7 @@ export async function materializePi(events: AsyncIterable<SpEvent>, options: PiM
     session_id: sessionId,
     path,
     cwd,
-    resume: `cd ${shellQuote(cwd)} && pi --session ${shellQuote(path)}`,
+    resume: resumeCommand(cwd, ['pi', '--session', path]),
     records: lines.length,
     written_as: writtenAs,
     source_session: selected.session,

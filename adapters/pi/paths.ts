@@ -9,6 +9,7 @@ import { envPath, expandTilde } from '../../lib/paths.js';
 export const HOME_ENV = 'PI_CODING_AGENT_DIR';
 
 export { expandTilde } from '../../lib/paths.js';
+import { UUID, type NativeIdFormat } from '../../lib/writer.js';
 
 export function defaultHome(): string {
   return envPath(HOME_ENV) ?? join(homedir(), '.pi', 'agent');
@@ -57,3 +58,6 @@ export function resolveCwd(cwd: string): string {
     return absolute;
   }
 }
+
+/** Pi writes UUIDv7 session ids (v1-era files: v4) into `<time>_<id>.jsonl`. */
+export const NATIVE_ID: NativeIdFormat = { agent: 'Pi', pattern: UUID, described: 'a UUID' };

@@ -11,10 +11,10 @@ import { resolve } from 'node:path';
 import type { MaterializeOptions } from '../../lib/adapter.js';
 import type { SpEvent } from '../../lib/event.js';
 import { isObject, type Json } from '../../lib/json.js';
-import { shellQuote, writeLines, type WriterResult } from '../../lib/writer.js';
+import { resumeCommand, writeLines, type WriterResult } from '../../lib/writer.js';
 import { materializeClaude } from '../claude/materialize.js';
 import { AGENT } from './discover.js';
-import { DEFAULT_MODEL, defaultHome } from './paths.js';
+import { DEFAULT_MODEL, NATIVE_ID, defaultHome } from './paths.js';
 
 /** The client version this writer was checked against (loader check). */
 export const CLIENT_VERSION = '1.1.52';
@@ -43,6 +43,7 @@ export async function materializeQoder(events: AsyncIterable<SpEvent>, options: 
   const built = await materializeClaude(asClaude(watch(), Boolean(options.sameId)), {
     ...options,
     home: options.home ?? defaultHome(),
+    idFormat: NATIVE_ID,
     model,
     dryRun: true,
     onLine: (line) => collected.push(line),
@@ -78,7 +79,7 @@ export async function materializeQoder(events: AsyncIterable<SpEvent>, options: 
     ...built,
     agent: AGENT,
     records: lines.length,
-    resume: `cd ${shellQuote(built.cwd)} && qodercli --resume ${built.session_id}`,
+    resume: resumeCommand(built.cwd, ['qodercli', '--resume', built.session_id]),
   };
   if (options.dryRun) result.dry_run = true;
   else delete result.dry_run;

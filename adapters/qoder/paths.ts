@@ -3,6 +3,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { envPath } from '../../lib/paths.js';
+import { UUID, type NativeIdFormat } from '../../lib/writer.js';
 
 export const HOME_ENV = 'QODER_CONFIG_DIR';
 
@@ -16,3 +17,6 @@ export function projectsDir(home: string): string {
 
 /** Qoder's default tier alias. */
 export const DEFAULT_MODEL = 'auto';
+
+/** Qoder names a transcript `<session uuid>.jsonl`, as Claude Code does. */
+export const NATIVE_ID: NativeIdFormat = { agent: 'Qoder', pattern: UUID, described: 'a UUID' };

@@ -13,10 +13,10 @@ import type { MaterializeOptions } from '../../lib/adapter.js';
 import { UserError } from '../../lib/diagnostics.js';
 import { toIso, type SpEvent } from '../../lib/event.js';
 import { str, type Json } from '../../lib/json.js';
-import { LossLedger, payloadOf, selectSession, shellQuote, writeLines, type WriterResult } from '../../lib/writer.js';
+import { LossLedger, ensureUnder, payloadOf, resumeCommand, sameNativeId, selectSession, writeLines, type WriterResult } from '../../lib/writer.js';
 import { resolveCwd } from '../claude/slug.js';
 import { activePath, planTurns } from '../gemini/turns.js';
-import { DEFAULT_MODEL, projectFolder, projectsDir, runtimeDir } from './paths.js';
+import { DEFAULT_MODEL, NATIVE_ID, projectFolder, projectsDir, runtimeDir } from './paths.js';
 import { AGENT } from './records.js';
 
 export const CLIENT_VERSION = '0.24.4';
@@ -30,6 +30,15 @@ export async function materializeQwen(events: AsyncIterable<SpEvent>, options: M
   const sp = selected.start ? payloadOf(selected.start) : {};
   const sessionCwd = str(options.cwd) ?? str(sp.cwd);
   if (!sessionCwd) throw new UserError('the session names no cwd: pass --cwd DIR (the project folder the client will resume it from)');
+  const fromQwen = selected.start?.agent === AGENT;
+  // The id is checked before anything is created: it becomes the file name and a word of the resume command.
+  let sessionId: string;
+  if (options.sameId) {
+    if (!fromQwen) throw new UserError(`--same-id keeps a Qwen Code session's own id; this session comes from ${selected.start?.agent ?? 'an unknown agent'}`);
+    sessionId = sameNativeId(NATIVE_ID, sp.native_id);
+  } else {
+    sessionId = randomUUID();
+  }
   if (options.mkcwd && !options.dryRun) mkdirSync(resolve(sessionCwd), { recursive: true });
   const cwd = resolveCwd(sessionCwd);
   const runtime = runtimeDir(options.home);
@@ -37,16 +46,7 @@ export async function materializeQwen(events: AsyncIterable<SpEvent>, options: M
   for (const [id, other] of selected.others) {
     ledger.add({ action: 'dropped', code: 'child-session', reason: `session ${id}${other.nativeId ? ` (native ${other.nativeId})` : ''}, ${other.count} event(s), is a separate session: not written` });
   }
-  const fromQwen = selected.start?.agent === AGENT;
-  let sessionId: string;
-  if (options.sameId) {
-    const nativeId = str(sp.native_id);
-    if (!fromQwen || !nativeId) throw new UserError(`--same-id keeps a Qwen Code session's own id; this session comes from ${selected.start?.agent ?? 'an unknown agent'}`);
-    sessionId = nativeId;
-  } else {
-    sessionId = randomUUID();
-  }
-  const path = sessionPath(runtime, cwd, sessionId);
+  const path = ensureUnder(runtime, sessionPath(runtime, cwd, sessionId), 'the home');
   if (existsSync(path)) throw new UserError('exists already: a session is never overwritten', path);
 
   const turns = planTurns(activePath(selected.events, ledger), { ledger, target: AGENT, artifactsDir: options.artifactsDir, safety: options.safety !== false });
@@ -91,7 +91,7 @@ export async function materializeQwen(events: AsyncIterable<SpEvent>, options: M
     session_id: sessionId,
     path,
     cwd,
-    resume: `cd ${shellQuote(cwd)} && qwen --resume ${sessionId}`,
+    resume: resumeCommand(cwd, ['qwen', '--resume', sessionId]),
     records: lines.length,
     written_as: 'rebuilt',
     source_session: selected.session,

@@ -4,6 +4,7 @@
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { envPath } from '../../lib/paths.js';
+import { UUID, type NativeIdFormat } from '../../lib/writer.js';
 
 export const HOME_ENV = 'QWEN_HOME';
 
@@ -40,3 +41,6 @@ export function runtimeOfFile(path: string): string | undefined {
 
 /** The model assistant records name when the source names none (the client continues with its own). */
 export const DEFAULT_MODEL = 'qwen3-coder-plus';
+
+/** Qwen Code names a session file `<session uuid>.jsonl` (SESSION_FILE). */
+export const NATIVE_ID: NativeIdFormat = { agent: 'Qwen Code', pattern: UUID, described: 'a UUID' };
