@@ -1,7 +1,7 @@
 // Content-addressed artifacts: large blobs (images, logs) stored once under their SHA-256 and
 // referenced from events as `sha256:<hex>`.
 import { createHash } from 'node:crypto';
-import { closeSync, constants, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createFileAtomic } from './atomic.js';
 import { makePrivateDir, PRIVATE_FILE } from './private.js';
