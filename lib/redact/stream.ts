@@ -18,7 +18,8 @@ import { CHECKSUM_PREFIX } from '../chain.js';
 import { Detector } from './detector.js';
 import type { RedactConfig } from './config.js';
 import type { Placeholders } from './keys.js';
-import { escapeDepth } from './jsontext.js';
+import { escapeDepth, isJsonContainer } from './jsontext.js';
+import { genericCandidates } from './generic.js';
 import { detach } from './values.js';
 import type { Vault } from './vault.js';
 import { Scanner, applyHits, applyReplacements, formatPath, restoreSpans, walkEvent, type Hit } from './walker.js';
@@ -62,8 +63,23 @@ export interface RunOptions {
   out?: Writable;
   placeholders?: Placeholders;
   vault?: Vault;
-  /** Called for each finding as it is found (--check prints them). */
-  onFinding?: (location: Location) => void;
+  /** Called for each finding as it is found (--check and --review print them). */
+  onFinding?: (location: Location, detail: FindingDetail) => void;
+  /** --review: called for each generic-rule candidate kept because its entropy is below the threshold. */
+  onKept?: (location: Location, detail: KeptDetail) => void;
+}
+
+export interface FindingDetail {
+  /** At most 4 characters of the secret and `…`. */
+  prefix: string;
+  /** What replaces it (a placeholder needs the key: undefined without one). */
+  placeholder?: string;
+}
+
+export interface KeptDetail {
+  prefix: string;
+  /** Bits per character. */
+  entropy: number;
 }
 
 const sha256 = (text: string) => CHECKSUM_PREFIX + hash('sha256', text, 'hex');
@@ -133,6 +149,32 @@ class Rechainer {
   }
 }
 
+/** Characters of each side of two adjacent events' strings scanned together for a secret split between them. */
+export const CARRY_WINDOW = 256;
+
+/** A string visited in an event: where it is, what it was, and what it became. */
+interface Visited {
+  segments: Segment[];
+  key: string | undefined;
+  original: string;
+  /** Spans of the original that were replaced (a split secret must not overlap them). */
+  hits: Hit[];
+}
+
+type Segment = string | number;
+
+function setAt(event: Record<string, unknown>, segments: readonly Segment[], value: string): void {
+  let at: unknown = event;
+  for (let i = 0; i < segments.length - 1; i++) at = (at as Record<string | number, unknown>)[segments[i]];
+  (at as Record<string | number, unknown>)[segments[segments.length - 1]] = value;
+}
+
+function getAt(event: Record<string, unknown>, segments: readonly Segment[]): unknown {
+  let at: unknown = event;
+  for (const s of segments) at = (at as Record<string | number, unknown> | undefined)?.[s];
+  return at;
+}
+
 export async function runRedact(options: RunOptions): Promise<Report> {
   const { mode, config } = options;
   const detector = new Detector(config.rules, { values: config.allowValues, regexes: config.allowRegexes });
@@ -150,65 +192,162 @@ export async function runRedact(options: RunOptions): Promise<Report> {
     return bytes;
   };
 
+  const record = (event: SpEvent, source: string, lineNumber: number, path: string, hit: Hit) => {
+    report.findings++;
+    report.rules[hit.rule] = (report.rules[hit.rule] ?? 0) + 1;
+    const location: Location = {
+      source,
+      line: lineNumber,
+      session: String(event.session ?? ''),
+      seq: typeof event.seq === 'number' ? event.seq : null,
+      path: hit.pointer ? `${path}#${hit.pointer}` : path,
+      rule: hit.rule,
+    };
+    if (report.locations.length < LOCATION_LIMIT) report.locations.push({ ...location, session: detach(location.session), path: detach(location.path) });
+    else report.locations_truncated = true;
+    options.onFinding?.(location, { prefix: prefixOf(hit.secret), placeholder: hit.replacement ?? options.placeholders?.for(hit.rule, hit.secret) });
+  };
+  const keep = (hit: Hit, text: string) => {
+    if (options.vault && options.placeholders && hit.replacement === undefined) {
+      options.vault.add(options.placeholders.for(hit.rule, hit.secret), hit.secret, hit.depth, text.slice(hit.start, hit.end), escapeDepth(hit.secret, hit.depth));
+    }
+  };
+
+  // The previous event, held back one step: a secret split between it and the next event of the
+  // same session and type (streamed text deltas, a tool call's arguments in two parts) is found
+  // by scanning the end of one with the start of the other, and both parts are replaced.
+  interface Pending {
+    event: SpEvent;
+    text: string;
+    bytes: Buffer | undefined;
+    changed: boolean;
+    touched: boolean;
+    source: string;
+    line: number;
+    visited: Map<string, Visited>;
+  }
+  let pending: Pending | undefined;
+  const flush = async () => {
+    if (!pending) return;
+    const p = pending;
+    pending = undefined;
+    if (p.touched) report.events_touched++;
+    if (!writer) return;
+    const out = rechainer.line(p.event, p.text, p.bytes, p.changed);
+    if ('same' in out) await writer.writeBytes(p.bytes!);
+    else if ('pieces' in out) for (const piece of out.pieces) await writer.writeBytes(piece);
+    else await writer.writeLine(out.text);
+  };
+
+  const splitSecrets = (prev: Pending, cur: Pending) => {
+    for (const [path, b] of cur.visited) {
+      const a = prev.visited.get(path);
+      if (!a || a.original.length === 0 || b.original.length === 0) continue;
+      const tail = a.original.slice(-CARRY_WINDOW);
+      const head = b.original.slice(0, CARRY_WINDOW);
+      const joined = tail + head;
+      if (detector.triggered(joined).length === 0) continue;
+      if (isJsonContainer(a.original) || isJsonContainer(b.original)) continue;
+      const boundary = tail.length;
+      const tailStart = a.original.length - tail.length;
+      for (const h of scanner.scanString(joined, b.key)) {
+        if (!(h.start < boundary && h.end > boundary)) continue;
+        const aFrom = tailStart + h.start; // in a's original
+        const bTo = h.end - boundary; // in b's original
+        if (a.hits.some((x) => x.end > aFrom) || b.hits.some((x) => x.start < bTo)) continue;
+        if (config.allowPaths.length > 0 && pathAllowed(path)) continue;
+        const first = { ...h, start: aFrom, end: a.original.length, secret: a.original.slice(aFrom), pointer: '' };
+        const second = { ...h, start: 0, end: bTo, secret: b.original.slice(0, bTo), pointer: '' };
+        a.hits.push(first);
+        b.hits.unshift(second);
+        record(cur.event, cur.source, cur.line, path, { ...h, secret: joined.slice(h.start, h.end), pointer: '' });
+        prev.touched = true;
+        cur.touched = true;
+        keep(first, a.original);
+        keep(second, b.original);
+        if (mode !== 'redact') continue;
+        const aText = getAt(prev.event, a.segments) as string;
+        const bText = getAt(cur.event, b.segments) as string;
+        // The split parts were not touched by the events' own hits, so they still end / start the texts.
+        setAt(prev.event, a.segments, aText.slice(0, aText.length - (a.original.length - aFrom)) + (h.replacement ?? options.placeholders!.for(h.rule, first.secret)));
+        setAt(cur.event, b.segments, (h.replacement ?? options.placeholders!.for(h.rule, second.secret)) + bText.slice(bTo));
+        prev.changed = true;
+        cur.changed = true;
+      }
+    }
+  };
+
   for await (const { value, line, source } of readObjects<SpEvent>(options.inputs, { strict: true, keepBytes: writer !== undefined })) {
     const event = value;
     report.events++;
     let touched = 0;
     let changed: boolean;
+    const visited = new Map<string, Visited>();
     if (mode === 'restore') {
-      changed = walkEvent(event, (text) => {
+      const restore = (text: string) => {
         const replacements = restoreSpans(text, options.vault!.lookup, missing);
         if (replacements.length === 0) return undefined;
         touched += replacements.length;
         return applyReplacements(text, replacements);
-      });
+      };
+      changed = walkEvent(event, restore, { structural: true, visitKey: restore });
       if (touched > 0) {
         report.events_touched++;
         report.findings += touched;
       }
     } else {
-      changed = walkEvent(event, (text, key, segments) => {
-        let hits: Hit[] = scanner.scanString(text, key);
+      const visit = (text: string, key: string | undefined, segments: readonly Segment[], structural?: boolean): string | undefined => {
+        let hits: Hit[] = structural ? scanner.scanTokens(text) : scanner.scanString(text, key);
+        if (!structural) visited.set(formatPath(segments), { segments: segments.slice(), key, original: text, hits });
+        if (options.onKept && !structural) {
+          for (const c of genericCandidates(text)) {
+            if (!c.secret) options.onKept({ source, line: line.number, session: String(event.session ?? ''), seq: typeof event.seq === 'number' ? event.seq : null, path: formatPath(segments), rule: 'generic-secret' }, { prefix: prefixOf(text.slice(c.start, c.end)), entropy: c.entropy });
+          }
+        }
         if (hits.length === 0) return undefined;
         const path = formatPath(segments);
         if (config.allowPaths.length > 0) hits = hits.filter((h) => !pathAllowed(h.pointer ? `${path}#${h.pointer}` : path));
         if (hits.length === 0) return undefined;
+        if (!structural) visited.get(path)!.hits = hits;
         touched += hits.length;
         for (const h of hits) {
-          report.findings++;
-          report.rules[h.rule] = (report.rules[h.rule] ?? 0) + 1;
-          const location: Location = {
-            source,
-            line: line.number,
-            session: String(event.session ?? ''),
-            seq: typeof event.seq === 'number' ? event.seq : null,
-            path: h.pointer ? `${path}#${h.pointer}` : path,
-            rule: h.rule,
-          };
-          if (report.locations.length < LOCATION_LIMIT) report.locations.push({ ...location, session: detach(location.session), path: detach(location.path) });
-          else report.locations_truncated = true;
-          options.onFinding?.(location);
-          if (options.vault && options.placeholders) {
-            options.vault.add(options.placeholders.for(h.rule, h.secret), h.secret, h.depth, text.slice(h.start, h.end), escapeDepth(h.secret, h.depth));
-          }
+          record(event, source, line.number, path, h);
+          keep(h, text);
         }
         return mode === 'redact' ? applyHits(text, hits, options.placeholders!) : undefined;
-      });
-      if (touched > 0) report.events_touched++;
+      };
+      const visitKey = (name: string, segments: readonly Segment[]): string | undefined => {
+        const hits = scanner.scanTokens(name);
+        if (hits.length === 0) return undefined;
+        const path = `${formatPath(segments)}{${name.length > 8 ? '…' : name}}`; // the name itself is the secret: not in the path
+        touched += hits.length;
+        for (const h of hits) {
+          record(event, source, line.number, path, h);
+          keep(h, name);
+        }
+        return mode === 'redact' ? applyHits(name, hits, options.placeholders!) : undefined;
+      };
+      changed = walkEvent(event, visit, { structural: true, visitKey });
     }
-    if (writer) {
-      const bytes = asRead(line.bytes, line.start);
-      const out = rechainer.line(event, line.text, bytes, changed);
-      if ('same' in out) await writer.writeBytes(bytes!);
-      else if ('pieces' in out) for (const piece of out.pieces) await writer.writeBytes(piece);
-      else await writer.writeLine(out.text);
-    }
+    const bytes = writer ? asRead(line.bytes, line.start) : undefined;
+    const current: Pending = { event, text: line.text, bytes, changed, touched: mode !== 'restore' && touched > 0, source, line: line.number, visited };
+    if (pending && mode !== 'restore' && pending.event.session === event.session && pending.event.type === event.type && visited.size > 0) splitSecrets(pending, current);
+    await flush();
+    // The held line's bytes must outlive the read buffer they are a view of.
+    if (current.bytes) current.bytes = Buffer.from(current.bytes);
+    pending = current;
   }
+  await flush();
   await writer?.end();
   if (mode === 'restore') report.missing = missing.count;
   if (rechainer.unverified.size > 0) report.unverified = [...rechainer.unverified].map(([session, seq]) => ({ session, seq }));
   if (options.vault && mode === 'redact') report.collisions = options.vault.collisions.length;
   return report;
+}
+
+/** At most 4 characters of a secret (fewer for short ones), for --review: enough to recognise it, not to use it. */
+export function prefixOf(secret: string): string {
+  return `${secret.slice(0, Math.min(4, Math.floor(secret.length / 4)))}…`;
 }
 
 /** The one-line stderr summary. */
