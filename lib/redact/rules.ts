@@ -31,6 +31,12 @@ export interface Rule {
   source?: string;
   /** Fixed text written instead of a placeholder (the public profile's `~` for a home folder). */
   replacement?: string;
+  /**
+   * For a rule without keywords: a test of its own that decides whether it runs, tried only on
+   * texts of at most `maxLength` characters (so a long text costs nothing more).
+   */
+  prefilter?: RegExp;
+  maxLength?: number;
 }
 
 /**
@@ -469,8 +475,8 @@ export const BUILTIN_RULES: Rule[] = [
     find: findHighEntropyNearKey,
   },
 
-  { id: 'cli-password', description: 'Passwords and tokens on command lines: --password X, --password=X, --token X, --api-key X …; mysql -pX; sshpass -p X; redis-cli -a X; docker/podman login -p X; curl -u user:X', keywords: ['-pass', '-token', '-secret', '-api-key', '-apikey', 'mysql', 'mariadb', 'sshpass', 'redis-cli', 'login', 'curl', 'wget'], priority: 1, find: findCommandLineSecrets },
-  { id: 'netrc-password', description: '.netrc / _netrc entries: machine HOST login USER password X (on one line or several)', keywords: ['machine', 'default'], priority: 1, find: findNetrcPasswords },
+  { id: 'cli-password', description: 'Passwords and tokens on command lines: --password X, --password=X, --token X, --api-key X …; mysql -pX; sshpass -p X; redis-cli -a X; docker/podman login -p X; curl -u user:X', keywords: ['-p', '-a', '-u', '-token', '-secret'], priority: 1, find: findCommandLineSecrets },
+  { id: 'netrc-password', description: '.netrc / _netrc entries: machine HOST login USER password X (on one line or several)', keywords: ['password'], priority: 1, find: findNetrcPasswords },
   { id: 'pgpass-password', description: '.pgpass lines: hostname:port:database:username:password', keywords: [':543', ':643', ':*:', 'pgpass'], priority: 1, find: findPgpassPasswords },
   { id: 'yaml-password', description: 'YAML pass: / passwd: members at the start of a line, the value ending it', keywords: ['pass:', 'passwd:', 'pass":', "pass':", 'passwd":'], priority: 1, find: findYamlPasswords },
   {

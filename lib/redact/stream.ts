@@ -224,7 +224,8 @@ export async function runRedact(options: RunOptions): Promise<Report> {
     touched: boolean;
     source: string;
     line: number;
-    visited: Map<string, Visited>;
+    /** The strings of the typed fields (not origin.raw: whole native lines, never a fragment). */
+    visited: Visited[];
   }
   let pending: Pending | undefined;
   const flush = async () => {
@@ -239,9 +240,11 @@ export async function runRedact(options: RunOptions): Promise<Report> {
     else await writer.writeLine(out.text);
   };
 
+  const pathKey = (segments: readonly Segment[]) => segments.join('\u0000');
   const splitSecrets = (prev: Pending, cur: Pending) => {
-    for (const [path, b] of cur.visited) {
-      const a = prev.visited.get(path);
+    const before = new Map(prev.visited.map((v) => [pathKey(v.segments), v]));
+    for (const b of cur.visited) {
+      const a = before.get(pathKey(b.segments));
       if (!a || a.original.length === 0 || b.original.length === 0) continue;
       const tail = a.original.slice(-CARRY_WINDOW);
       const head = b.original.slice(0, CARRY_WINDOW);
@@ -255,6 +258,7 @@ export async function runRedact(options: RunOptions): Promise<Report> {
         const aFrom = tailStart + h.start; // in a's original
         const bTo = h.end - boundary; // in b's original
         if (a.hits.some((x) => x.end > aFrom) || b.hits.some((x) => x.start < bTo)) continue;
+        const path = formatPath(b.segments);
         if (config.allowPaths.length > 0 && pathAllowed(path)) continue;
         const first = { ...h, start: aFrom, end: a.original.length, secret: a.original.slice(aFrom), pointer: '' };
         const second = { ...h, start: 0, end: bTo, secret: b.original.slice(0, bTo), pointer: '' };
@@ -282,7 +286,7 @@ export async function runRedact(options: RunOptions): Promise<Report> {
     report.events++;
     let touched = 0;
     let changed: boolean;
-    const visited = new Map<string, Visited>();
+    const visited: Visited[] = [];
     if (mode === 'restore') {
       const restore = (text: string) => {
         const replacements = restoreSpans(text, options.vault!.lookup, missing);
@@ -298,7 +302,8 @@ export async function runRedact(options: RunOptions): Promise<Report> {
     } else {
       const visit = (text: string, key: string | undefined, segments: readonly Segment[], structural?: boolean): string | undefined => {
         let hits: Hit[] = structural ? scanner.scanTokens(text) : scanner.scanString(text, key);
-        if (!structural) visited.set(formatPath(segments), { segments: segments.slice(), key, original: text, hits });
+        const seen: Visited | undefined = structural || segments[0] === 'origin' ? undefined : { segments: segments.slice(), key, original: text, hits };
+        if (seen) visited.push(seen);
         if (options.onKept && !structural) {
           for (const c of genericCandidates(text)) {
             if (!c.secret) options.onKept({ source, line: line.number, session: String(event.session ?? ''), seq: typeof event.seq === 'number' ? event.seq : null, path: formatPath(segments), rule: 'generic-secret' }, { prefix: prefixOf(text.slice(c.start, c.end)), entropy: c.entropy });
@@ -308,7 +313,7 @@ export async function runRedact(options: RunOptions): Promise<Report> {
         const path = formatPath(segments);
         if (config.allowPaths.length > 0) hits = hits.filter((h) => !pathAllowed(h.pointer ? `${path}#${h.pointer}` : path));
         if (hits.length === 0) return undefined;
-        if (!structural) visited.get(path)!.hits = hits;
+        if (seen) seen.hits = hits;
         touched += hits.length;
         for (const h of hits) {
           record(event, source, line.number, path, h);
@@ -331,10 +336,10 @@ export async function runRedact(options: RunOptions): Promise<Report> {
     }
     const bytes = writer ? asRead(line.bytes, line.start) : undefined;
     const current: Pending = { event, text: line.text, bytes, changed, touched: mode !== 'restore' && touched > 0, source, line: line.number, visited };
-    if (pending && mode !== 'restore' && pending.event.session === event.session && pending.event.type === event.type && visited.size > 0) splitSecrets(pending, current);
+    if (pending && mode !== 'restore' && pending.event.session === event.session && pending.event.type === event.type && visited.length > 0) splitSecrets(pending, current);
     await flush();
-    // The held line's bytes must outlive the read buffer they are a view of.
-    if (current.bytes) current.bytes = Buffer.from(current.bytes);
+    // Held one line: its bytes are a view of a chunk the read stream handed over (Node allocates
+    // each read's buffer afresh and never reuses one it has pushed), so they stay valid uncopied.
     pending = current;
   }
   await flush();
