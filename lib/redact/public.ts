@@ -21,7 +21,7 @@ function* findHomes(text: string): Generator<Span> {
 
 // user@host: in a shell prompt (`alice@laptop:~/acme$`), and ssh/scp/rsync targets (`ssh alice@build-01`).
 const PROMPT = /(?<![\w.@%+-])([a-z_][a-z0-9_-]{0,31})@([A-Za-z0-9][A-Za-z0-9-]{0,62}(?:\.[A-Za-z0-9-]{1,63}){0,4}):(?=~|\/)/g;
-const SSH_TARGET = /(?<![\w-])(?:ssh|scp|sftp|rsync|mosh)[ \t]{1,4}(?:-[^\s]{1,40}[ \t]{1,4}){0,6}([a-z_][a-z0-9_.-]{0,31})@([A-Za-z0-9][A-Za-z0-9.-]{0,253})/g;
+const SSH_TARGET = /(?<![\w-])(?:ssh|scp|sftp|rsync|mosh)[ \t]{1,4}(?:-[^\s]{1,40}[ \t]{1,4}(?:[^\s@-][^\s@]{0,40}[ \t]{1,4})?){0,6}([a-z_][a-z0-9_.-]{0,31})@([A-Za-z0-9][A-Za-z0-9.-]{0,253})/g;
 // Names in private DNS suffixes: build-01.corp, db.internal, alices-mbp.local, nas.home.arpa.
 const PRIVATE_HOST = /(?<![\w.@-])(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.){1,6}(?:local|lan|internal|intranet|corp|localdomain|home\.arpa)(?![\w-]|\.[A-Za-z0-9])/g;
 

@@ -257,25 +257,34 @@ export async function runRedact(options: RunOptions): Promise<Report> {
         if (!(h.start < boundary && h.end > boundary)) continue;
         const aFrom = tailStart + h.start; // in a's original
         const bTo = h.end - boundary; // in b's original
-        if (a.hits.some((x) => x.end > aFrom) || b.hits.some((x) => x.start < bTo)) continue;
+        if (b.hits.some((x) => x.start < bTo)) continue;
+        // The first part may already be hidden by a finding of its own that runs to its end
+        // (`DB_PASSWORD=Tr0u` alone is an assignment): then only the second part is left to do.
+        const before = a.hits.filter((x) => x.end > aFrom);
+        if (before.some((x) => x.start < aFrom || x.end !== a.original.length)) continue;
+        const firstDone = before.length > 0;
         const path = formatPath(b.segments);
         if (config.allowPaths.length > 0 && pathAllowed(path)) continue;
         const first = { ...h, start: aFrom, end: a.original.length, secret: a.original.slice(aFrom), pointer: '' };
         const second = { ...h, start: 0, end: bTo, secret: b.original.slice(0, bTo), pointer: '' };
-        a.hits.push(first);
+        if (!firstDone) a.hits.push(first);
         b.hits.unshift(second);
         record(cur.event, cur.source, cur.line, path, { ...h, secret: joined.slice(h.start, h.end), pointer: '' });
-        prev.touched = true;
         cur.touched = true;
-        keep(first, a.original);
+        if (!firstDone) {
+          prev.touched = true;
+          keep(first, a.original);
+        }
         keep(second, b.original);
         if (mode !== 'redact') continue;
-        const aText = getAt(prev.event, a.segments) as string;
-        const bText = getAt(cur.event, b.segments) as string;
         // The split parts were not touched by the events' own hits, so they still end / start the texts.
-        setAt(prev.event, a.segments, aText.slice(0, aText.length - (a.original.length - aFrom)) + (h.replacement ?? options.placeholders!.for(h.rule, first.secret)));
+        if (!firstDone) {
+          const aText = getAt(prev.event, a.segments) as string;
+          setAt(prev.event, a.segments, aText.slice(0, aText.length - (a.original.length - aFrom)) + (h.replacement ?? options.placeholders!.for(h.rule, first.secret)));
+          prev.changed = true;
+        }
+        const bText = getAt(cur.event, b.segments) as string;
         setAt(cur.event, b.segments, (h.replacement ?? options.placeholders!.for(h.rule, second.secret)) + bText.slice(bTo));
-        prev.changed = true;
         cur.changed = true;
       }
     }
