@@ -109,16 +109,17 @@ describe('a secret split across two adjacent events', () => {
   });
 
   it('a tool call argument split in two events, and the vault puts both parts back', () => {
-    const secret = F.envPassword;
-    // The first part alone already looks like an assignment (DB_PASSWORD=Tr0u): its own finding covers it, the rest goes too.
-    const input = stream(ev('tool.call', { call_id: 'c1', name: 'Bash', input: '{"command":"export DB_PASSWORD=' + secret.slice(0, 4) }), ev('tool.call', { call_id: 'c1', name: 'Bash', input: secret.slice(4) + '"}' }));
+    const secret = F.githubPat;
+    // The first part alone already looks like an assignment (GITHUB_TOKEN=ghp_7sZq…): its own finding covers it, the rest goes too.
+    const input = stream(ev('tool.call', { call_id: 'c1', name: 'Bash', input: '{"command":"export GITHUB_TOKEN=' + secret.slice(0, 14) }), ev('tool.call', { call_id: 'c1', name: 'Bash', input: secret.slice(14) + '"}' }));
     const dir = tempDir('sp-redact-split-');
     const env = { SP_HOME: join(dir, 'home') };
     const vault = join(dir, 'v.age');
     const red = runBin('sp-redact', ['--vault', vault], { input, env });
     expect(red.code, red.stderr).toBe(0);
-    expect(red.stdout).not.toContain(secret.slice(4));
-    expect(red.stdout).toMatch(/DB_PASSWORD=\[REDACTED:secret-assignment:/);
+    expect(red.stdout).not.toContain(secret.slice(14));
+    expect(red.stdout).toMatch(/GITHUB_TOKEN=\[REDACTED:secret-assignment:[0-9a-f]{8}\]","/);
+    expect(red.stdout).toMatch(/"input":"\[REDACTED:github-pat:[0-9a-f]{8}\]\\"}"/);
     expect(verifies(red.stdout)).toBe(true);
     const back = runBin('sp-redact', ['--restore', '--vault', vault], { input: red.stdout, env });
     expect(back.stdout).toBe(input);
@@ -134,6 +135,18 @@ describe('a secret split across two adjacent events', () => {
     expect(runBin('sp-redact', ['--check'], { input: apart }).code).toBe(0);
     const otherSession = stream(split[0], { ...split[1], session: 'sess_other' });
     expect(runBin('sp-redact', ['--check'], { input: otherSession }).code).toBe(0);
+    // Two tool results of different calls: a value ending one is complete, not continued by the other.
+    for (const second of ['c2', 'c1']) {
+      // Same call or not: a value complete at the end of one result is not continued by the next one's prose.
+      const calls = stream(ev('tool.result', { call_id: 'c1', content: 'DB_PASSWORD=Tr0ub4dor&4859' }), ev('tool.result', { call_id: second, content: 'The handler reads the list.' }));
+      const r = runBin('sp-redact', ['--check'], { input: calls });
+      expect(r.stdout.trim().split('\n')).toEqual([expect.stringMatching(/seq 0: payload\.content: secret-assignment$/)]);
+    }
+    // A name at the end of one delta, its value at the start of the next.
+    const named = stream(ev('message.thinking', { text: 'export DB_PASSWORD=' }), ev('message.thinking', { text: `${F.envPassword} done` }));
+    const n = redact(named);
+    expect(n.stdout).not.toContain(F.envPassword);
+    expect(JSON.parse(n.stdout.trim().split('\n')[1]).payload.text).toMatch(/^\[REDACTED:secret-assignment:[0-9a-f]{8}\] done$/);
   });
 
   it('look-alikes across a boundary stay: two halves of prose, a UUID split in two', () => {

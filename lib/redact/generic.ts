@@ -29,9 +29,10 @@ export interface Candidate extends Span {
 
 // name (with a secret word somewhere in it), optional closing quote, operator, optional opening
 // quote, then a run of token characters. The match starts at the secret word (the prefilter's
-// keyword), so the scan stays linear.
+// keyword), so the scan stays linear; the value is taken whole, never shortened on a miss (the
+// lookahead-and-backreference is an atomic group: a run of token characters is read once).
 const GENERIC =
-  /(access|auth|api|credential|creds|key|passwd|password|secret|token)([\w.-]{0,20}?)["'`]?[ \t]{0,4}(?:=|:=|:|=>|\?=|\|\|=)[ \t]{0,4}(["'`]?)([A-Za-z0-9_.=+\/-]{10,150})(?=["'`\s;,)\]}]|\\[nrt"]|$)/gi;
+  /(access|auth|api|credential|creds|key|passwd|password|secret|token)([\w.-]{0,20}?)["'`]?[ \t]{0,4}(?:=|:=|:|=>|\?=|\|\|=)[ \t]{0,4}(["'`]?)(?=([A-Za-z0-9_.=+\/-]{10,150}))\4(?=["'`\s;,)\]}]|\\[nrt"]|$)/gi;
 
 // Names that hold a secret word but no secret: counts, ids, names, kinds, places.
 const NOT_SECRET_NAME = /(?:^|[_.-])(?:id|ids|name|names|type|kind|count|len|length|size|url|uri|path|file|dir|prefix|suffix|format|mode|version|env|header|field|column|index|limit|max|min|timeout|ttl|expiry|expires|at|scope|scopes|usage|model|host|port|region|endpoint|provider|method|style|class|label|title)$/i;

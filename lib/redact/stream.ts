@@ -175,6 +175,20 @@ function getAt(event: Record<string, unknown>, segments: readonly Segment[]): un
   return at;
 }
 
+const STREAM_IDS = ['call_id', 'message_id', 'id'] as const;
+
+/**
+ * Two events are parts of one message stream when they are of one session and type and name the
+ * same call or message (or neither names one, as text deltas): two tool results of different calls
+ * are not, and a value that ends one is not continued by the start of the other.
+ */
+function sameStream(a: SpEvent, b: SpEvent): boolean {
+  if (a.session !== b.session || a.type !== b.type) return false;
+  const pa = a.payload as Record<string, unknown> | undefined;
+  const pb = b.payload as Record<string, unknown> | undefined;
+  return STREAM_IDS.every((k) => pa?.[k] === pb?.[k]);
+}
+
 export async function runRedact(options: RunOptions): Promise<Report> {
   const { mode, config } = options;
   const detector = new Detector(config.rules, { values: config.allowValues, regexes: config.allowRegexes });
@@ -241,6 +255,7 @@ export async function runRedact(options: RunOptions): Promise<Report> {
   };
 
   const pathKey = (segments: readonly Segment[]) => segments.join('\u0000');
+  const priorityOf = new Map(config.rules.map((r) => [r.id, r.priority]));
   const splitSecrets = (prev: Pending, cur: Pending) => {
     const before = new Map(prev.visited.map((v) => [pathKey(v.segments), v]));
     for (const b of cur.visited) {
@@ -254,21 +269,26 @@ export async function runRedact(options: RunOptions): Promise<Report> {
       const boundary = tail.length;
       const tailStart = a.original.length - tail.length;
       for (const h of scanner.scanString(joined, b.key)) {
-        if (!(h.start < boundary && h.end > boundary)) continue;
+        // Across the boundary, or starting right at it after a name in the first part (`DB_PASSWORD=` | `Tr0ub…`).
+        if (!(h.start <= boundary && h.end > boundary)) continue;
         const aFrom = tailStart + h.start; // in a's original
         const bTo = h.end - boundary; // in b's original
         if (b.hits.some((x) => x.start < bTo)) continue;
         // The first part may already be hidden by a finding of its own that runs to its end
-        // (`DB_PASSWORD=Tr0u` alone is an assignment): then only the second part is left to do.
+        // (`GITHUB_TOKEN=ghp_7sZq` alone is an assignment): then only the second part is left to do.
+        // Only a token format says the text must go on; a value a context rule found complete at
+        // the end of one event is not continued by whatever the next one starts with.
         const before = a.hits.filter((x) => x.end > aFrom);
         if (before.some((x) => x.start < aFrom || x.end !== a.original.length)) continue;
-        const firstDone = before.length > 0;
+        if (before.length > 0 && priorityOf.get(h.rule) !== 0) continue;
+        const firstDone = before.length > 0 || aFrom === a.original.length;
         const path = formatPath(b.segments);
         if (config.allowPaths.length > 0 && pathAllowed(path)) continue;
         const first = { ...h, start: aFrom, end: a.original.length, secret: a.original.slice(aFrom), pointer: '' };
         const second = { ...h, start: 0, end: bTo, secret: b.original.slice(0, bTo), pointer: '' };
-        if (!firstDone) a.hits.push(first);
-        b.hits.unshift(second);
+        // New arrays: a scan without hits returns one shared empty array, never to be changed.
+        if (!firstDone) a.hits = [...a.hits, first];
+        b.hits = [second, ...b.hits];
         record(cur.event, cur.source, cur.line, path, { ...h, secret: joined.slice(h.start, h.end), pointer: '' });
         cur.touched = true;
         if (!firstDone) {
@@ -345,7 +365,7 @@ export async function runRedact(options: RunOptions): Promise<Report> {
     }
     const bytes = writer ? asRead(line.bytes, line.start) : undefined;
     const current: Pending = { event, text: line.text, bytes, changed, touched: mode !== 'restore' && touched > 0, source, line: line.number, visited };
-    if (pending && mode !== 'restore' && pending.event.session === event.session && pending.event.type === event.type && visited.length > 0) splitSecrets(pending, current);
+    if (pending && mode !== 'restore' && visited.length > 0 && sameStream(pending.event, event)) splitSecrets(pending, current);
     await flush();
     // Held one line: its bytes are a view of a chunk the read stream handed over (Node allocates
     // each read's buffer afresh and never reuses one it has pushed), so they stay valid uncopied.
