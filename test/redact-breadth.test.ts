@@ -291,3 +291,33 @@ describe('rule-set version', () => {
     }
   });
 });
+
+describe('placeholder-looking values and hex', () => {
+  const detector = new Detector(BUILTIN_RULES);
+  const found = (text: string) => detector.scan(text).map((f) => text.slice(f.start, f.end));
+  const hex = (n: number) => g.chars(n, '0123456789abcdef');
+
+  it('a #, @, *, &, % or ... in front does not exempt a secret assignment', () => {
+    for (const value of ['#Qx7vb2Lk', '@Zk3pass9', '*Hunter22x', '&Tr0ub4dor', '%Pw9xyz77', '...k9Fz3Lm2']) {
+      expect(found(`DB_PASSWORD=${value}`), value).toEqual([value]);
+      expect(found(`password: "${value}"`), value).toEqual([value]);
+    }
+  });
+
+  it('references, masks and real variable names stay exempt; NAME-like values with a run of digits do not', () => {
+    for (const text of ['DB_PASSWORD=#', 'DB_PASSWORD=%DB_PASSWORD%', 'password: *default_password\n', 'DB_PASSWORD=${DB_PASS}', 'DB_PASSWORD=PROD_DB_PASSWORD', 'API_TOKEN=OAUTH2_TOKEN', 'DB_PASSWORD=****', 'password: "%s"', 'password: "@Value"', 'token = "..."']) {
+      expect(found(text), text).toEqual([]);
+    }
+    expect(found('DB_PASSWORD=AB12_CD34XY')).toEqual(['AB12_CD34XY']);
+    expect(found('API_TOKEN=PROD_7731_KEY')).toEqual(['PROD_7731_KEY']);
+  });
+
+  it('hex of 32/40/64/128 digits counts under a secret-ish name, and only there', () => {
+    for (const n of [32, 40, 64, 128]) {
+      const h = hex(n);
+      expect(found(`API_SECRET=${h}`), `${n}`).toEqual([h]);
+      expect(found(`cache_key = "${h}"`), `${n}`).toEqual([h]);
+      for (const text of [`commit = "${h}"`, `sha256: ${h}`, `"etag": "${h}"`, `git show ${h}`, `checksum ${h}`]) expect(found(text), text).toEqual([]);
+    }
+  });
+});

@@ -114,7 +114,7 @@ describe('sp-redact on the captured corpus', () => {
     expect(pub.stdout).not.toMatch(/\/home\/(?:alice|bob|carol)\//);
     const v = runBin('sp-verify', ['-'], { input: pub.stdout });
     expect(v.code, v.stdout).toBe(0);
-  });
+  }, 600_000); // every fixture captured, then three passes over them
 
   it('look-alikes change nothing: ids, hashes, signatures, image data, integrity strings, UUIDs, base64 blobs, git SHAs, checksums', () => {
     const S = STRUCTURAL;
