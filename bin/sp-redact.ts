@@ -80,7 +80,7 @@ await runCli<Args>({
     // Repeated --rules give an array (an array option would swallow the FILE arguments after it).
     const config = loadConfig(args.rules === undefined ? [] : ([] as string[]).concat(args.rules), profile);
     if (args.listRules) {
-      for (const r of config.rules) process.stdout.write(`${r.id}\t${r.keywords.join(',') || '(always)'}\t${r.description}${r.source ? ` [${r.source}]` : ''}\n`);
+      for (const r of config.rules) process.stdout.write(`${r.id}\t${r.keywords.join(',') || (r.prefilter ? `(own prefilter${r.maxLength ? `, texts ≤ ${r.maxLength} characters` : ''})` : '(always)')}\t${r.description}${r.source ? ` [${r.source}]` : ''}\n`);
       return EXIT_OK;
     }
     if (args.review) {

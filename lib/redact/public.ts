@@ -110,12 +110,12 @@ function* findGitOwners(text: string): Generator<Span> {
 
 /** The rules added by the public profile (priority 4: a secret rule's finding wins an overlap). */
 export const PUBLIC_RULES: Rule[] = [
-  { id: 'home-path', description: 'public profile: home folders (/home/alice, /Users/alice, C:\\Users\\alice) become ~', keywords: ['/home/', '/users/', '\\users\\', ':/users/', '\\\\users\\\\'], priority: 4, find: findHomes, replacement: '~' },
-  { id: 'user-name', description: 'public profile: the user of a shell prompt (alice@host:~$) or an ssh/scp/rsync target (alice@host)', keywords: ['@'], priority: 4, find: (text) => userHostPairs(text, 1) },
-  { id: 'hostname', description: 'public profile: the host of a shell prompt or ssh target, and names under private DNS suffixes (.local, .lan, .internal, .corp, .home.arpa …)', keywords: ['@', '.local', '.lan', '.internal', '.intranet', '.corp', '.home.arpa'], priority: 4, find: findHosts },
-  { id: 'email', description: 'public profile: e-mail addresses (not documentation domains, nor a service\'s noreply sender)', keywords: ['@'], priority: 4, find: findEmails },
-  { id: 'ip-address', description: 'public profile: IPv4 and IPv6 addresses (not loopback, unspecified or broadcast, nor a version number: v1.2.3.4, version 1.2.3.4, pkg@1.2.3.4, ==1.2.3.4)', keywords: [], prefilter: /[0-9]\.[0-9]{1,3}\.[0-9]|[0-9A-Fa-f]:[0-9A-Fa-f]{0,4}:/, priority: 4, find: findIps },
-  { id: 'git-owner', description: 'public profile: the owner in git remote URLs (git@github.com:OWNER/repo.git, https://github.com/OWNER/repo, any https://host/OWNER/repo.git)', keywords: ['git@', 'github.com', 'gitlab.com', 'bitbucket.org', 'codeberg.org', 'gitea.com', 'git.sr.ht', '.git'], priority: 4, find: findGitOwners },
+  { id: 'home-path', description: 'public profile: home folders (/home/alice, /Users/alice, C:\\Users\\alice) become ~', keywords: ['/home/', '/users/', '\\users\\', ':/users/', '\\\\users\\\\'], priority: 4, names: true, find: findHomes, replacement: '~' },
+  { id: 'user-name', description: 'public profile: the user of a shell prompt (alice@host:~$) or an ssh/scp/rsync target (alice@host)', keywords: ['@'], priority: 4, names: true, find: (text) => userHostPairs(text, 1) },
+  { id: 'hostname', description: 'public profile: the host of a shell prompt or ssh target, and names under private DNS suffixes (.local, .lan, .internal, .corp, .home.arpa …)', keywords: ['@', '.local', '.lan', '.internal', '.intranet', '.corp', '.home.arpa'], priority: 4, names: true, find: findHosts },
+  { id: 'email', description: 'public profile: e-mail addresses (not documentation domains, nor a service\'s noreply sender)', keywords: ['@'], priority: 4, names: true, find: findEmails },
+  { id: 'ip-address', description: 'public profile: IPv4 and IPv6 addresses (not loopback, unspecified or broadcast, nor a version number: v1.2.3.4, version 1.2.3.4, pkg@1.2.3.4, ==1.2.3.4)', keywords: [], prefilter: /[0-9]\.[0-9]{1,3}\.[0-9]|[0-9A-Fa-f]:[0-9A-Fa-f]{0,4}:/, priority: 4, names: true, find: findIps },
+  { id: 'git-owner', description: 'public profile: the owner in git remote URLs (git@github.com:OWNER/repo.git, https://github.com/OWNER/repo, any https://host/OWNER/repo.git)', keywords: ['git@', 'github.com', 'gitlab.com', 'bitbucket.org', 'codeberg.org', 'gitea.com', 'git.sr.ht', '.git'], priority: 4, names: true, find: findGitOwners },
 ];
 
 /** The extra rules of a profile. */

@@ -37,6 +37,8 @@ export interface Rule {
    */
   prefilter?: RegExp;
   maxLength?: number;
+  /** Also run on member names (token formats always are): the public profile's paths and addresses. */
+  names?: boolean;
 }
 
 /**

@@ -351,7 +351,7 @@ export async function runRedact(options: RunOptions): Promise<Report> {
         return mode === 'redact' ? applyHits(text, hits, options.placeholders!) : undefined;
       };
       const visitKey = (name: string, segments: readonly Segment[]): string | undefined => {
-        const hits = scanner.scanTokens(name);
+        const hits = scanner.scanName(name);
         if (hits.length === 0) return undefined;
         const path = `${formatPath(segments)}{${name.length > 8 ? '…' : name}}`; // the name itself is the secret: not in the path
         touched += hits.length;

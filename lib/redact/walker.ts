@@ -61,7 +61,12 @@ const MIN_KEY_SCAN = 16;
 
 /** Finds secrets in field strings, descending into JSON texts. */
 export class Scanner {
-  constructor(private readonly detector: Detector) {}
+  /** Whether some rule runs on member names besides the token formats. */
+  private readonly named: boolean;
+
+  constructor(private readonly detector: Detector) {
+    this.named = detector.rules.some((r) => r.names);
+  }
 
   scanString(text: string, key: string | undefined, depth = 0): Hit[] {
     const wantsField = key !== undefined && this.detector.wantsField(key);
@@ -85,6 +90,17 @@ export class Scanner {
     return this.hits(this.detector.scan(text, undefined, tokens), text, depth);
   }
 
+  /** Member names: the token formats, and the rules that ask for names too (the public profile's). */
+  scanName(name: string, depth = 0): Hit[] {
+    if (!this.named) return this.scanTokens(name, depth);
+    if (name.length < 4) return NONE;
+    const triggered = this.detector.triggered(name);
+    if (triggered.length === 0) return NONE;
+    const wanted = triggered.filter((i) => this.detector.rules[i].priority === 0 || this.detector.rules[i].names);
+    if (wanted.length === 0) return NONE;
+    return this.hits(this.detector.scan(name, undefined, wanted), name, depth);
+  }
+
   private hits(findings: Finding[], text: string, depth: number): Hit[] {
     if (findings.length === 0) return NONE;
     return findings.map((f) => {
@@ -97,11 +113,10 @@ export class Scanner {
   private scanJson(text: string, depth: number): Hit[] {
     const hits: Hit[] = [];
     for (const lit of valueLiterals(text, true)) {
-      if (lit.name && lit.end - lit.start < MIN_KEY_SCAN) continue;
-      const structural = lit.name || (lit.key !== undefined && isStructuralKey(lit.key));
+      const structural = lit.key !== undefined && isStructuralKey(lit.key);
       const decoded = decodeLiteral(text, lit.start, lit.end);
       if (!lit.name && isStructuralValue(lit.key, decoded.value)) continue;
-      const inner = structural ? this.scanTokens(decoded.value, depth + 1) : this.scanString(decoded.value, lit.key, depth + 1);
+      const inner = lit.name ? this.scanName(decoded.value, depth + 1) : structural ? this.scanTokens(decoded.value, depth + 1) : this.scanString(decoded.value, lit.key, depth + 1);
       if (inner.length === 0) continue;
       const pointer = lit.pointer();
       for (const h of inner) {
