@@ -6,9 +6,9 @@ import { replaceFileAtomic } from '../lib/atomic.js';
 import { runCli } from '../lib/cli.js';
 import { inputsFrom } from '../lib/ndjson.js';
 import { EXIT_CHECK_FAILED, EXIT_OK, UserError, warn } from '../lib/diagnostics.js';
-import { loadConfig } from '../lib/redact/config.js';
+import { PROFILES, loadConfig, type Profile } from '../lib/redact/config.js';
 import { DEFAULT_REDACT_KEY, DEFAULT_VAULT_IDENTITY, Placeholders, loadRedactKey } from '../lib/redact/keys.js';
-import { runRedact, summarize, type Mode } from '../lib/redact/stream.js';
+import { runRedact, summarize, type FindingDetail, type KeptDetail, type Location, type Mode } from '../lib/redact/stream.js';
 import { Redactor } from '../lib/redact/ensure.js';
 
 interface Args {
@@ -23,6 +23,10 @@ interface Args {
   report?: string;
   listRules: boolean;
   quiet: boolean;
+  public: boolean;
+  profile?: string;
+  review: boolean;
+  json: boolean;
 }
 
 await runCli<Args>({
@@ -44,6 +48,8 @@ await runCli<Args>({
     ['sp-redact --check session.ndjson', 'CI / pre-commit: list findings, exit 1 if there are any'],
     ['sp-redact --dry-run --report r.json < s.ndjson', 'what would be redacted, as JSON, without writing events'],
     ['sp-redact --rules my-rules.json', 'add rules, disable some, allowlist values, regexes and field paths'],
+    ['sp-redact --public < s.ndjson > share.ndjson', 'also remove home paths, user and host names, e-mails, IPs, git owners'],
+    ['sp-redact --review session.ndjson', 'per session: what would be redacted, and suspicious strings kept'],
     ['sp-redact --list-rules', 'the rule set: id, keywords, description'],
   ],
   epilogue:
@@ -64,13 +70,25 @@ await runCli<Args>({
       .option('report', { type: 'string', describe: 'write a JSON report: counts per rule, events touched, where (never the secrets)' })
       .option('list-rules', { type: 'boolean', default: false, describe: 'print the rules in force and exit' })
       .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'no summary on stderr' })
+      .option('public', { type: 'boolean', default: false, describe: 'the public profile: also home paths (→ ~), user and host names, e-mail and IP addresses, git remote owners' })
+      .option('profile', { type: 'string', describe: `rule profile: ${PROFILES.join(' or ')} (--public = --profile public)` })
+      .option('review', { type: 'boolean', default: false, describe: 'write no events: per session, a table of what would be redacted (rule, field path, placeholder) and of suspicious strings kept, values shown only by a prefix of at most 4 characters; with --check, exit 1 if anything would be redacted' })
+      .option('json', { type: 'boolean', default: false, describe: 'with --review: NDJSON rows instead of tables' })
       .command('$0 [files..]', false) as never,
   run: async (args) => {
+    if (args.profile !== undefined && !(PROFILES as readonly string[]).includes(args.profile)) throw new UserError(`--profile must be ${PROFILES.join(' or ')}, not "${args.profile}"`);
+    if (args.public && args.profile === 'default') throw new UserError('--public and --profile default cannot be combined');
+    const profile: Profile = args.public ? 'public' : ((args.profile as Profile | undefined) ?? 'default');
+    if (args.json && !args.review) throw new UserError('--json goes with --review');
     // Repeated --rules give an array (an array option would swallow the FILE arguments after it).
-    const config = loadConfig(args.rules === undefined ? [] : ([] as string[]).concat(args.rules));
+    const config = loadConfig(args.rules === undefined ? [] : ([] as string[]).concat(args.rules), profile);
     if (args.listRules) {
-      for (const r of config.rules) process.stdout.write(`${r.id}\t${r.keywords.join(',') || '(always)'}\t${r.description}${r.source ? ` [${r.source}]` : ''}\n`);
+      for (const r of config.rules) process.stdout.write(`${r.id}\t${r.keywords.join(',') || (r.prefilter ? `(own prefilter${r.maxLength ? `, texts ≤ ${r.maxLength} characters` : ''})` : '(always)')}\t${r.description}${r.source ? ` [${r.source}]` : ''}\n`);
       return EXIT_OK;
+    }
+    if (args.review) {
+      if (args.restore || args.dryRun || args.vault) throw new UserError(`--review cannot be combined with --${args.restore ? 'restore' : args.dryRun ? 'dry-run' : 'vault'}`);
+      return review(args, config);
     }
     const modes = (['check', 'dry-run', 'restore'] as const).filter((m) => (m === 'dry-run' ? args.dryRun : args[m]));
     if (modes.length > 1) throw new UserError(`--${modes[0]} and --${modes[1]} cannot be combined`);
@@ -90,7 +108,7 @@ await runCli<Args>({
     const key = mode === 'redact' ? await loadRedactKey(args.key) : undefined;
     const placeholders = key ? new Placeholders(key) : undefined;
     // Each session written ends with an sp.redacted marker (see lib/redact/ensure.ts).
-    const marker = key ? new Redactor(config, key).markerPayload() : undefined;
+    const marker = key ? new Redactor(config, key, profile).markerPayload() : undefined;
     const vault = args.vault ? await (await import('../lib/redact/vault.js')).Vault.open(args.vault, args.identity) : undefined;
     const report = await runRedact({
       mode,
@@ -122,3 +140,60 @@ await runCli<Args>({
     return mode === 'check' && report.findings > 0 ? EXIT_CHECK_FAILED : EXIT_OK;
   },
 });
+
+/**
+ * --review: nothing is written but stdout (no events, no key, no vault). Placeholders are shown
+ * when the HMAC key exists already (they are then the ones a redaction would write).
+ */
+async function review(args: Args, config: ReturnType<typeof loadConfig>): Promise<number> {
+  const keyPath = args.key ?? DEFAULT_REDACT_KEY();
+  const placeholders = existsSync(keyPath) ? new Placeholders(await loadRedactKey(args.key)) : undefined;
+  type Row = { kind: 'redact'; location: Location; detail: FindingDetail } | { kind: 'kept'; location: Location; detail: KeptDetail };
+  const sessions = new Map<string, Row[]>();
+  const add = (row: Row) => {
+    if (args.json) {
+      const { location: l } = row;
+      const common = { kind: row.kind, session: l.session, seq: l.seq, source: l.source, line: l.line, path: l.path, rule: l.rule, value: row.detail.prefix };
+      process.stdout.write(JSON.stringify(row.kind === 'redact' ? { ...common, placeholder: row.detail.placeholder ?? null } : { ...common, entropy: Number(row.detail.entropy.toFixed(2)) }) + '\n');
+      return;
+    }
+    let rows = sessions.get(row.location.session);
+    if (!rows) sessions.set(row.location.session, (rows = []));
+    rows.push(row);
+  };
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(EXIT_OK);
+    throw err;
+  });
+  const report = await runRedact({
+    mode: 'dry-run',
+    inputs: inputsFrom(args.files),
+    config,
+    placeholders,
+    onFinding: (location, detail) => add({ kind: 'redact', location, detail }),
+    onKept: (location, detail) => add({ kind: 'kept', location, detail }),
+  });
+  if (!args.json) {
+    for (const [session, rows] of sessions) {
+      process.stdout.write(`session ${session}\n`);
+      const redacted = rows.filter((r) => r.kind === 'redact');
+      const kept = rows.filter((r) => r.kind === 'kept');
+      if (redacted.length > 0) {
+        process.stdout.write(table(['would redact', 'seq', 'field path', 'rule', 'placeholder', 'value'], redacted.map((r) => ['', String(r.location.seq ?? '?'), r.location.path, r.location.rule, (r.detail as FindingDetail).placeholder ?? `[REDACTED:${r.location.rule}:(no key yet)]`, r.detail.prefix])));
+      }
+      if (kept.length > 0) {
+        process.stdout.write(table(['kept (below the entropy threshold)', 'seq', 'field path', 'rule', 'entropy', 'value'], kept.map((r) => ['', String(r.location.seq ?? '?'), r.location.path, r.location.rule, (r.detail as KeptDetail).entropy.toFixed(2), r.detail.prefix])));
+      }
+    }
+    if (sessions.size === 0) process.stdout.write('nothing to redact, nothing suspicious\n');
+  }
+  if (!args.quiet) warn(undefined, summarize(report));
+  return args.check && report.findings > 0 ? EXIT_CHECK_FAILED : EXIT_OK;
+}
+
+/** Columns padded to their widest cell, the first column a heading over indented rows. */
+function table(head: string[], rows: string[][]): string {
+  const widths = head.map((h, i) => Math.max(i === 0 ? 0 : h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => '  ' + cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd() + '\n';
+  return `  ${head[0]}\n` + line(['', ...head.slice(1)]) + rows.map(line).join('');
+}

@@ -23,6 +23,7 @@ interface Case {
 }
 
 const F = FAKE;
+const GENERIC_VALUE = g.chars(24);
 const CASES: Record<string, Case> = {
   'private-key': {
     positives: [
@@ -49,12 +50,21 @@ const CASES: Record<string, Case> = {
       [`aws_access_key_id = ${F.awsKeyId}`, F.awsKeyId],
       [`"AccessKeyId": "${F.awsTempKeyId}",`, F.awsTempKeyId],
       [`X-Amz-Credential=${F.awsKeyId}/20261130/us-east-1/s3/aws4_request`, F.awsKeyId],
+      // trufflehog's alphabet: digits 0, 1, 8, 9 too.
+      ['key AKIA0123456789ABCDEF here', 'AKIA0123456789ABCDEF'],
+      ['ABIA9Z8Y7X6W5V4U3T2S', 'ABIA9Z8Y7X6W5V4U3T2S'],
+      // Any value under an *_ACCESS_KEY_ID name (MinIO, R2, other S3-compatible stores).
+      ['export R2_ACCESS_KEY_ID=9f3b2c71e6d84a05b7c1', '9f3b2c71e6d84a05b7c1'],
+      ['MINIO_ACCESS_KEY_ID: "minio4dmin77"', 'minio4dmin77'],
     ],
     negatives: [
       `AKIA${F.awsKeyId.slice(4, 19)}`, // 15 characters
       `X${F.awsKeyId}`, // inside a longer word
       `${F.awsKeyId}Z`,
-      'AKIA0123456789ABCDEF', // 0, 1, 8, 9 are not base32
+      'AKIB0123456789ABCDEF', // not one of the four prefixes
+      'AWS_ACCESS_KEY_ID=$AWS_ACCESS_KEY_ID', // a reference
+      'AWS_ACCESS_KEY_ID=<your-access-key-id>',
+      'aws_access_key_id = AWS_ACCESS_KEY_ID',
       'akia' + F.awsKeyId.slice(4).toLowerCase(),
       'The ASIA region and AKIA prefix are documented.',
       'AccessKeyId: "AKIAIOSFODNN7EXAMPLE",', // the documentation's own sample
@@ -339,6 +349,119 @@ const CASES: Record<string, Case> = {
       'export declare const TOKEN: CharList;',
     ],
   },
+  'cli-password': {
+    positives: [
+      ['mysql -u root -pS3cr3tPw! appdb', 'S3cr3tPw!'],
+      ["mysqldump -h db -u app -p'Qz8 pass' app > dump.sql", 'Qz8 pass'],
+      ['mytool --password Pw9xyz77 --verbose', 'Pw9xyz77'],
+      ['mytool --password=hunterpass', 'hunterpass'],
+      ['gh auth login --token abcd1234efgh5678', 'abcd1234efgh5678'],
+      ['deploy --db-password "c0rrect horse" --yes', 'c0rrect horse'],
+      ['docker login -u ci -p dckrPw55x registry.acme.dev', 'dckrPw55x'],
+      ['podman login quay.io -u me -p Qu4yPw!!', 'Qu4yPw!!'],
+      ['curl -u admin:Adm1nPw -X POST https://api.acme.dev', 'Adm1nPw'],
+      ['curl --user "deploy:D3pl0y!x" https://x.dev', 'D3pl0y!x'],
+      ['redis-cli -h cache -a Zx9pass3 ping', 'Zx9pass3'],
+      ['sshpass -p Hunter2x ssh deploy@web1', 'Hunter2x'],
+      ['{"command":"mysql -uroot -pRootPw77 -e \\"show databases\\""}', 'RootPw77'],
+    ],
+    negatives: [
+      'mysql -u root -p appdb', // prompts; appdb is the database
+      'mysql -u root -p', // prompts
+      'see the --password flag in the docs',
+      'docker login --password-stdin < token.txt',
+      'gh auth login --with-token < token.txt',
+      'mytool --token-file ~/.config/token',
+      'mytool --password "$DB_PASSWORD"',
+      'mytool --token ${GITHUB_TOKEN}',
+      'mytool --password <password>',
+      'curl -u admin https://api.acme.dev', // prompts
+      'curl -u "$USER:$PASS" https://x.dev',
+      'redis-cli -a $REDIS_PASSWORD ping',
+      'sshpass -p "$SSHPASS" ssh web1',
+      'mkdir -p build && tar -xzf a.tgz',
+      'ls --all -- --password',
+    ],
+  },
+  'netrc-password': {
+    positives: [
+      ['machine api.heroku.com login me@acme.dev password 9f8e7d6c-b5a4', '9f8e7d6c-b5a4'],
+      ['$ cat ~/.netrc\nmachine ci.acme.dev login bot password B0tPass!x\n', 'B0tPass!x'],
+      ['machine github.com\n  login octo\n  password Gh0stPass\n', 'Gh0stPass'],
+      ['default login anonymous password An0nPw!', 'An0nPw!'],
+    ],
+    negatives: [
+      'machine learning password reset',
+      'machine github.com login octo password $GH_TOKEN',
+      'the machine asked for a password twice',
+    ],
+  },
+  'pgpass-password': {
+    positives: [
+      ['localhost:5432:appdb:postgres:S3cretPg', 'S3cretPg'],
+      ['$ cat ~/.pgpass\ndb.internal:*:*:app:Pg\\:pass7\n', 'Pg\\:pass7'], // `\:` is an escaped colon
+      ['*:6432:*:replicator:R3pl!cat0r\n', 'R3pl!cat0r'],
+    ],
+    negatives: [
+      'localhost:5432:appdb:postgres:*',
+      'localhost:5432:appdb:postgres:$PGPASSWORD',
+      'at 12:30:45:123 the job ran', // a timestamp
+      'ERROR 2026-11-30 05:43:21:5432:db:x failed here and there', // more on the line after a space
+    ],
+  },
+  'yaml-password': {
+    positives: [
+      ['db:\n  user: app\n  pass: Hunter2!x\n', 'Hunter2!x'],
+      ['smtp:\n  passwd: "Qw3rty!"\n', 'Qw3rty!'],
+      ['- pass: s3cr3t-pw # rotate monthly\n', 's3cr3t-pw'],
+    ],
+    negatives: [
+      'results:\n  pass: failed\n',
+      'results:\n  pass: 12\n',
+      'stats:\n  pass: true\n',
+      '  pass: ${SMTP_PASS}\n',
+      'checks = { pass: "yes", fail: "no" }',
+      '  pass: hunter22 and more text after it\n', // not a YAML scalar ending the line
+    ],
+  },
+  'generic-secret': {
+    positives: [
+      [`stripeKeyProd = "${GENERIC_VALUE}"`, GENERIC_VALUE],
+      [`auth_header_value: ${F.highEntropy}`, F.highEntropy],
+      [`const apiKeyForTests = '${F.highEntropy}';`, F.highEntropy],
+      // Hex counts under a secret-ish name (it is exempt only under other names).
+      [`webhook_signing_secret_v2 = "${HEX.repeat(2)}"`, HEX.repeat(2)],
+    ],
+    negatives: [
+      `commit = "${HEX.repeat(2)}5a5a5a5a"`, // hex under another name
+      `api_request_id = "req_011CloHYg9nqXMggwh8G1P19"`, // an id, by its name
+      `token_count = "${'1a'.repeat(8)}"`, // a count, by its name
+      'cache_key = "item_12_name"', // words
+      'key: "src/routes/todos.js"',
+      'apiVersion: "2024-11-05"',
+      `key = "${STRUCTURAL.uuid}"`,
+      'api_key = "aaaaaaaa11"', // too short, and too plain, to be random
+      'token = this.session.token2',
+    ],
+  },
+  'encoded-secret': {
+    positives: [
+      [`echo ${Buffer.from(F.githubPat).toString('base64')}`, Buffer.from(F.githubPat).toString('base64')],
+      // Basic auth pair, the token 5 bytes in (the other base64 alignment).
+      [`Authorization header was ${Buffer.from(`x:${F.githubPat}`).toString('base64')}`, Buffer.from(`x:${F.githubPat}`).toString('base64')],
+      // A list item of base64 (no name that says secret: only the decoding tells).
+      [`values:\n  - ${Buffer.from(F.slackBot).toString('base64')}\n`, Buffer.from(F.slackBot).toString('base64')],
+      [`?redirect=token%3D${F.githubPat}&x=1`, F.githubPat],
+      [`q=%22${encodeURIComponent(F.anthropic)}%22`, encodeURIComponent(F.anthropic)],
+    ],
+    negatives: [
+      Buffer.from('just some text that is long enough').toString('base64'),
+      Buffer.from('ghp_short').toString('base64'),
+      `50%25 done, %2F is a slash`,
+      STRUCTURAL.pngBase64.slice(0, 4000),
+      `${'A'.repeat(5000)}%3D${F.githubPat}`.slice(-4200), // over 4 KB: not decoded (the plain rule would be the one to say)
+    ],
+  },
   'high-entropy-secret': {
     positives: [
       [`my api key is ${F.highEntropy}`, F.highEntropy],
@@ -381,7 +504,7 @@ describe('rule set', () => {
 
     it('keywords hold for every true positive (the prefilter never hides one)', () => {
       const rule = BUILTIN_RULES.find((r) => r.id === id)!;
-      for (const [text] of c.positives) expect(rule.keywords.some((k) => text.toLowerCase().includes(k)), text).toBe(true);
+      for (const [text] of c.positives) expect(rule.keywords.some((k) => text.toLowerCase().includes(k)) || rule.prefilter?.test(text), text).toBe(true);
     });
   });
 });

@@ -13,6 +13,10 @@ import { readFileSync } from 'node:fs';
 import { UserError } from '../diagnostics.js';
 import { BUILTIN_RULES, RULE_ID, patternRule, type Rule } from './rules.js';
 import { entropy } from './values.js';
+import { profileRules, type Profile } from './public.js';
+
+export type { Profile } from './public.js';
+export { PROFILES } from './public.js';
 
 export interface RedactConfig {
   rules: Rule[];
@@ -20,6 +24,8 @@ export interface RedactConfig {
   allowRegexes: RegExp[];
   /** Field paths (globs) whose findings are kept as they are. */
   allowPaths: RegExp[];
+  /** default: secrets; public: also what identifies people and machines (lib/redact/public.ts). */
+  profile?: Profile;
 }
 
 /**
@@ -93,8 +99,9 @@ function userRule(file: string, index: number, spec: Record<string, unknown>): R
   return { ...rule, source: file };
 }
 
-export function loadConfig(files: readonly string[] = []): RedactConfig {
-  const rules = new Map<string, Rule>(BUILTIN_RULES.map((r) => [r.id, r]));
+/** The rules in force: the built-in set, the profile's rules, then the --rules files (which may disable any of them). */
+export function loadConfig(files: readonly string[] = [], profile: Profile = 'default'): RedactConfig {
+  const rules = new Map<string, Rule>([...BUILTIN_RULES, ...profileRules(profile)].map((r) => [r.id, r]));
   const allowValues: string[] = [];
   const allowRegexes: RegExp[] = [];
   const allowPaths: RegExp[] = [];
@@ -125,5 +132,5 @@ export function loadConfig(files: readonly string[] = []): RedactConfig {
     strings(file, 'allowlist.regexes', allow.regexes).forEach((r, i) => allowRegexes.push(compile(file, `allowlist.regexes[${i}]`, r)));
     allowPaths.push(...strings(file, 'allowlist.paths', allow.paths).map(pathPattern));
   }
-  return { rules: [...rules.values()], allowValues, allowRegexes, allowPaths };
+  return { rules: [...rules.values()], allowValues, allowRegexes, allowPaths, profile };
 }

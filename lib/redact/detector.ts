@@ -27,6 +27,8 @@ export class Detector {
   private readonly keywordRe: RegExp | undefined;
   private readonly byKeyword = new Map<string, number[]>();
   private readonly always: number[] = [];
+  /** Rules with a prefilter of their own, tried on short texts only. */
+  private readonly gated: number[] = [];
   private readonly fieldRules: Rule[];
   private readonly fieldCache = new Map<string, boolean>();
   private readonly allowValues: Set<string>;
@@ -41,7 +43,8 @@ export class Detector {
     this.seen = new Uint8Array(rules.length);
     const keywords = new Map<string, Set<number>>();
     rules.forEach((rule, i) => {
-      if (rule.keywords.length === 0) this.always.push(i);
+      if (rule.prefilter) this.gated.push(i);
+      else if (rule.keywords.length === 0) this.always.push(i);
       for (const k of rule.keywords) {
         const kw = k.toLowerCase();
         if (!keywords.has(kw)) keywords.set(kw, new Set());
@@ -64,7 +67,7 @@ export class Detector {
     if (!re || text.length < MIN_LENGTH) return this.always;
     re.lastIndex = 0;
     let m = re.exec(text);
-    if (!m) return this.always; // the common case: no keyword, no allocation
+    if (!m) return this.gated.length === 0 ? this.always : this.withGated(text, this.always); // the common case: no keyword, no allocation
     const out = this.always.slice();
     const seen = this.seen;
     seen.fill(0);
@@ -82,7 +85,18 @@ export class Detector {
       if (out.length === this.rules.length) break;
       re.lastIndex = m.index + 1; // overlapping keywords ("apikey" then "key")
     } while ((m = re.exec(text)));
-    return out;
+    return this.gated.length === 0 ? out : this.withGated(text, out);
+  }
+
+  private withGated(text: string, base: readonly number[]): readonly number[] {
+    let out: number[] | undefined;
+    for (const i of this.gated) {
+      const rule = this.rules[i];
+      if (rule.maxLength !== undefined && text.length > rule.maxLength) continue;
+      if (!rule.prefilter!.test(text)) continue;
+      (out ??= base.slice()).push(i);
+    }
+    return out ?? base;
   }
 
   /** Whether the member name `key` is one a field check looks at. */

@@ -22,7 +22,7 @@ import type { Input } from '../ndjson.js';
 import { loadConfig, type RedactConfig } from './config.js';
 import { Detector } from './detector.js';
 import { Placeholders, loadRedactKey } from './keys.js';
-import { Scanner, applyHits, walkEvent } from './walker.js';
+import { Scanner, applyHits, walkEvent, type Hit } from './walker.js';
 
 export const MARKER_KEY = 'sp.redacted';
 export const DEFAULT_PROFILE = 'default';
@@ -90,11 +90,14 @@ export class Redactor {
    */
   redactEvent(event: Record<string, unknown>): number {
     let found = 0;
-    walkEvent(event, (text, key) => {
-      const hits = this.scanner.scanString(text, key);
+    const replace = (text: string, hits: Hit[]) => {
       if (hits.length === 0) return undefined;
       found += hits.length;
       return applyHits(text, hits, this.placeholders);
+    };
+    walkEvent(event, (text, key, _path, structural) => replace(text, this.scan(text, key, structural)), {
+      structural: true,
+      visitKey: (name) => replace(name, this.scanner.scanName(name)),
     });
     return found;
   }
@@ -102,11 +105,20 @@ export class Redactor {
   /** Whether an event holds a secret these rules find (nothing is changed). */
   hasSecrets(event: Record<string, unknown>): boolean {
     let found = false;
-    walkEvent(event, (text, key) => {
-      if (!found && this.scanner.scanString(text, key).length > 0) found = true;
+    const note = (hits: Hit[]) => {
+      if (hits.length > 0) found = true;
       return undefined;
+    };
+    walkEvent(event, (text, key, _path, structural) => (found ? undefined : note(this.scan(text, key, structural))), {
+      structural: true,
+      visitKey: (name) => (found ? undefined : note(this.scanner.scanName(name))),
     });
     return found;
+  }
+
+  /** As sp-redact scans: values under structural names (ids, signatures) against the token formats only. */
+  private scan(text: string, key: string | undefined, structural: boolean | undefined): Hit[] {
+    return structural ? this.scanner.scanTokens(text) : this.scanner.scanString(text, key);
   }
 
   /** A deep copy of any JSON value with every secret in its strings replaced. */

@@ -14,6 +14,8 @@ export interface Literal {
    * Valid only until the generator resumes: it reads the live container stack.
    */
   pointer: () => string;
+  /** A member name (yielded only when asked for); `key` is then the name itself. */
+  name?: boolean;
 }
 
 interface Frame {
@@ -65,9 +67,9 @@ const pointerEscape = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /**
  * The value literals of a VALID JSON text (callers check with isJsonContainer), with the member
- * name each belongs to. Member names themselves are not yielded: they are structure.
+ * name each belongs to; with `names`, the member names too (flagged `name`), before their value.
  */
-export function* valueLiterals(text: string): Generator<Literal> {
+export function* valueLiterals(text: string, names = false): Generator<Literal> {
   const stack: Frame[] = [];
   let i = 0;
   const n = text.length;
@@ -83,6 +85,7 @@ export function* valueLiterals(text: string): Generator<Literal> {
       const top = stack[stack.length - 1];
       if (text.charCodeAt(k) === 0x3a && top && !top.array) {
         top.key = decodeLiteral(text, start, end).value;
+        if (names) yield { start, end, key: top.key, pointer, name: true };
         i = k + 1;
         continue;
       }

@@ -5,6 +5,10 @@
 // quantifier that could run into a long input is bounded.
 import { acceptAssigned, assignedField, classifyKey, findAssignments, findHighEntropyNearKey } from './assign.js';
 import { entropy, hasDigit, hasLetter, isPlaceholder, looksRandom } from './values.js';
+import { findCommandLineSecrets, findNetrcPasswords, findPgpassPasswords, findYamlPasswords } from './commandline.js';
+import { encodedSecretRule } from './encoded.js';
+import { findGenericSecrets, GENERIC_ENTROPY } from './generic.js';
+import { keySegments } from './assign.js';
 
 export interface Span {
   start: number;
@@ -25,7 +29,24 @@ export interface Rule {
   field?(key: string, value: string): Span | undefined;
   /** Where the rule comes from: built in, or the file given with --rules. */
   source?: string;
+  /** Fixed text written instead of a placeholder (the public profile's `~` for a home folder). */
+  replacement?: string;
+  /**
+   * For a rule without keywords: a test of its own that decides whether it runs, tried only on
+   * texts of at most `maxLength` characters (so a long text costs nothing more).
+   */
+  prefilter?: RegExp;
+  maxLength?: number;
+  /** Also run on member names (token formats always are): the public profile's paths and addresses. */
+  names?: boolean;
 }
+
+/**
+ * The rule set's version: bumped whenever what the built-in rules find changes, so a stream
+ * redacted by an older set can be told apart. 2: command-line and credential-file forms, the
+ * generic entropy rule, encoded tokens, member names, tokens under structural names.
+ */
+export const RULESET_VERSION = 2;
 
 export const RULE_ID = /^[a-z0-9][a-z0-9-]{0,63}$/;
 
@@ -145,9 +166,18 @@ export const BUILTIN_RULES: Rule[] = [
 
   patternRule({
     id: 'aws-access-key-id',
-    description: 'AWS access key id (AKIA… long-term, ASIA… temporary, and the other documented 4-letter prefixes): 20 upper-case base32 characters',
-    keywords: ['akia', 'asia', 'abia', 'acca', 'a3t'],
-    patterns: [/(?<![A-Za-z0-9_+-])(?<![A-Za-z0-9+=]\/)(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z2-7]{16}(?![A-Za-z0-9])/],
+    description: 'AWS access key id as trufflehog matches it (AKIA, ASIA, ABIA, ACCA + 16 upper-case letters and digits), and any value assigned to an *_ACCESS_KEY_ID name',
+    keywords: ['akia', 'asia', 'abia', 'acca', 'a3t', 'access_key_id', 'accesskeyid'],
+    patterns: [
+      /(?<![A-Za-z0-9_+-])(?<![A-Za-z0-9+=]\/)(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}(?![A-Za-z0-9])/,
+      { regex: /(?<![A-Za-z0-9])(?:[A-Za-z0-9]{1,40}_)?access_?key_?id["'`]?[ \t]{0,8}(?:=|:|=>)[ \t]{0,8}["'`]?([A-Za-z0-9\/+=._-]{4,128})/i, group: 1 },
+    ],
+    accept: (v) => credentialValue(v) && !/^(?:AWS_)?ACCESS_KEY_ID$/i.test(v),
+    field: (key, value) => {
+      const words = keySegments(key);
+      if (words.slice(-3).join('_') !== 'access_key_id' && words[words.length - 1] !== 'accesskeyid') return undefined;
+      return value.length >= 4 && !/\s/.test(value) && credentialValue(value) ? { start: 0, end: value.length } : undefined;
+    },
   }),
   patternRule({
     id: 'aws-secret-access-key',
@@ -446,7 +476,22 @@ export const BUILTIN_RULES: Rule[] = [
     priority: 3,
     find: findHighEntropyNearKey,
   },
+
+  { id: 'cli-password', description: 'Passwords and tokens on command lines: --password X, --password=X, --token X, --api-key X …; mysql -pX; sshpass -p X; redis-cli -a X; docker/podman login -p X; curl -u user:X', keywords: ['-p', '-a', '-u', '-token', '-secret'], priority: 1, find: findCommandLineSecrets },
+  { id: 'netrc-password', description: '.netrc / _netrc entries: machine HOST login USER password X (on one line or several)', keywords: ['password'], priority: 1, find: findNetrcPasswords },
+  { id: 'pgpass-password', description: '.pgpass lines: hostname:port:database:username:password', keywords: [':543', ':643', ':*:', 'pgpass'], priority: 1, find: findPgpassPasswords },
+  { id: 'yaml-password', description: 'YAML pass: / passwd: members at the start of a line, the value ending it', keywords: ['pass:', 'passwd:', 'pass":', "pass':", 'passwd":'], priority: 1, find: findYamlPasswords },
+  {
+    id: 'generic-secret',
+    description: `A value of ${GENERIC_ENTROPY} bits of entropy per character or more (hex: 3.0) assigned to a name holding key, token, secret, password, credential, auth or api (gitleaks' generic rule, thresholds measured on the corpus)`,
+    keywords: ['access', 'auth', 'api', 'credential', 'creds', 'key', 'passwd', 'password', 'secret', 'token'],
+    priority: 3,
+    find: findGenericSecrets,
+  },
 ];
+
+// Decoded base64 and URL-encoding are checked with the token formats and the context rules.
+BUILTIN_RULES.push(encodedSecretRule(() => BUILTIN_RULES.filter((r) => r.priority <= 1)));
 
 // Re-exported for tests and the user-rule loader.
 export { acceptAssigned, classifyKey, looksRandom };

@@ -18,7 +18,8 @@ import { CHECKSUM_PREFIX } from '../chain.js';
 import { Detector } from './detector.js';
 import type { RedactConfig } from './config.js';
 import type { Placeholders } from './keys.js';
-import { escapeDepth } from './jsontext.js';
+import { escapeDepth, isJsonContainer } from './jsontext.js';
+import { genericCandidates } from './generic.js';
 import { detach } from './values.js';
 import type { Vault } from './vault.js';
 import { Scanner, applyHits, applyReplacements, formatPath, restoreSpans, walkEvent, type Hit } from './walker.js';
@@ -63,8 +64,10 @@ export interface RunOptions {
   out?: Writable;
   placeholders?: Placeholders;
   vault?: Vault;
-  /** Called for each finding as it is found (--check prints them). */
-  onFinding?: (location: Location) => void;
+  /** Called for each finding as it is found (--check and --review print them). */
+  onFinding?: (location: Location, detail: FindingDetail) => void;
+  /** --review: called for each generic-rule candidate kept because its entropy is below the threshold. */
+  onKept?: (location: Location, detail: KeptDetail) => void;
   /**
    * redact: end each session with this `sp.redacted` marker (seq = its last seq + 1, chained), unless
    * the session already ends with the same marker. restore drops a session's closing marker, since
@@ -80,6 +83,19 @@ interface SessionEnd {
   agent: string;
   /** A marker read as the session's latest event, held back until it turns out not to be the last. */
   held?: { event: SpEvent; text: string; bytes: Buffer | undefined; changed: boolean };
+}
+
+export interface FindingDetail {
+  /** At most 4 characters of the secret and `…`. */
+  prefix: string;
+  /** What replaces it (a placeholder needs the key: undefined without one). */
+  placeholder?: string;
+}
+
+export interface KeptDetail {
+  prefix: string;
+  /** Bits per character. */
+  entropy: number;
 }
 
 const sha256 = (text: string) => CHECKSUM_PREFIX + hash('sha256', text, 'hex');
@@ -149,6 +165,46 @@ class Rechainer {
   }
 }
 
+/** Characters of each side of two adjacent events' strings scanned together for a secret split between them. */
+export const CARRY_WINDOW = 256;
+
+/** A string visited in an event: where it is, what it was, and what it became. */
+interface Visited {
+  segments: Segment[];
+  key: string | undefined;
+  original: string;
+  /** Spans of the original that were replaced (a split secret must not overlap them). */
+  hits: Hit[];
+}
+
+type Segment = string | number;
+
+function setAt(event: Record<string, unknown>, segments: readonly Segment[], value: string): void {
+  let at: unknown = event;
+  for (let i = 0; i < segments.length - 1; i++) at = (at as Record<string | number, unknown>)[segments[i]];
+  (at as Record<string | number, unknown>)[segments[segments.length - 1]] = value;
+}
+
+function getAt(event: Record<string, unknown>, segments: readonly Segment[]): unknown {
+  let at: unknown = event;
+  for (const s of segments) at = (at as Record<string | number, unknown> | undefined)?.[s];
+  return at;
+}
+
+const STREAM_IDS = ['call_id', 'message_id', 'id'] as const;
+
+/**
+ * Two events are parts of one message stream when they are of one session and type and name the
+ * same call or message (or neither names one, as text deltas): two tool results of different calls
+ * are not, and a value that ends one is not continued by the start of the other.
+ */
+function sameStream(a: SpEvent, b: SpEvent): boolean {
+  if (a.session !== b.session || a.type !== b.type) return false;
+  const pa = a.payload as Record<string, unknown> | undefined;
+  const pb = b.payload as Record<string, unknown> | undefined;
+  return STREAM_IDS.every((k) => pa?.[k] === pb?.[k]);
+}
+
 export async function runRedact(options: RunOptions): Promise<Report> {
   const { mode, config } = options;
   const detector = new Detector(config.rules, { values: config.allowValues, regexes: config.allowRegexes });
@@ -174,74 +230,187 @@ export async function runRedact(options: RunOptions): Promise<Report> {
     return bytes;
   };
 
+  const record = (event: SpEvent, source: string, lineNumber: number, path: string, hit: Hit) => {
+    report.findings++;
+    report.rules[hit.rule] = (report.rules[hit.rule] ?? 0) + 1;
+    const location: Location = {
+      source,
+      line: lineNumber,
+      session: String(event.session ?? ''),
+      seq: typeof event.seq === 'number' ? event.seq : null,
+      path: hit.pointer ? `${path}#${hit.pointer}` : path,
+      rule: hit.rule,
+    };
+    if (report.locations.length < LOCATION_LIMIT) report.locations.push({ ...location, session: detach(location.session), path: detach(location.path) });
+    else report.locations_truncated = true;
+    options.onFinding?.(location, { prefix: prefixOf(hit.secret), placeholder: hit.replacement ?? options.placeholders?.for(hit.rule, hit.secret) });
+  };
+  const keep = (hit: Hit, text: string) => {
+    if (options.vault && options.placeholders && hit.replacement === undefined) {
+      options.vault.add(options.placeholders.for(hit.rule, hit.secret), hit.secret, hit.depth, text.slice(hit.start, hit.end), escapeDepth(hit.secret, hit.depth));
+    }
+  };
+
+  // The previous event, held back one step: a secret split between it and the next event of the
+  // same session and type (streamed text deltas, a tool call's arguments in two parts) is found
+  // by scanning the end of one with the start of the other, and both parts are replaced.
+  interface Pending {
+    event: SpEvent;
+    text: string;
+    bytes: Buffer | undefined;
+    changed: boolean;
+    touched: boolean;
+    source: string;
+    line: number;
+    /** The strings of the typed fields (not origin.raw: whole native lines, never a fragment). */
+    visited: Visited[];
+  }
+  let pending: Pending | undefined;
+  const flush = async () => {
+    if (!pending) return;
+    const p = pending;
+    pending = undefined;
+    if (p.touched) report.events_touched++;
+    if (!writer) return;
+    if (marking) {
+      const event = p.event;
+      const session = String(event.session);
+      let end = ends.get(session);
+      if (!end) ends.set(session, (end = { lastSeq: -1, lastTs: 0, agent: String(event.agent ?? 'sp') }));
+      if (end.held) {
+        const held = end.held;
+        end.held = undefined;
+        await emit(held.event, held.text, held.bytes, held.changed);
+      }
+      if (typeof event.seq === 'number' && event.seq > end.lastSeq) end.lastSeq = event.seq;
+      if (typeof event.ts === 'number' && Number.isFinite(event.ts)) end.lastTs = event.ts;
+      if (typeof event.agent === 'string') end.agent = event.agent;
+      if (isMarker(event)) {
+        end.held = { event, text: p.text, bytes: p.bytes ? Buffer.from(p.bytes) : undefined, changed: p.changed };
+        return;
+      }
+    }
+    await emit(p.event, p.text, p.bytes, p.changed);
+  };
+
+  const pathKey = (segments: readonly Segment[]) => segments.join('\u0000');
+  const priorityOf = new Map(config.rules.map((r) => [r.id, r.priority]));
+  const splitSecrets = (prev: Pending, cur: Pending) => {
+    const before = new Map(prev.visited.map((v) => [pathKey(v.segments), v]));
+    for (const b of cur.visited) {
+      const a = before.get(pathKey(b.segments));
+      if (!a || a.original.length === 0 || b.original.length === 0) continue;
+      const tail = a.original.slice(-CARRY_WINDOW);
+      const head = b.original.slice(0, CARRY_WINDOW);
+      const joined = tail + head;
+      if (detector.triggered(joined).length === 0) continue;
+      if (isJsonContainer(a.original) || isJsonContainer(b.original)) continue;
+      const boundary = tail.length;
+      const tailStart = a.original.length - tail.length;
+      for (const h of scanner.scanString(joined, b.key)) {
+        // Across the boundary, or starting right at it after a name in the first part (`DB_PASSWORD=` | `Tr0ub…`).
+        if (!(h.start <= boundary && h.end > boundary)) continue;
+        const aFrom = tailStart + h.start; // in a's original
+        const bTo = h.end - boundary; // in b's original
+        if (b.hits.some((x) => x.start < bTo)) continue;
+        // The first part may already be hidden by a finding of its own that runs to its end
+        // (`GITHUB_TOKEN=ghp_7sZq` alone is an assignment): then only the second part is left to do.
+        // Only a token format says the text must go on; a value a context rule found complete at
+        // the end of one event is not continued by whatever the next one starts with.
+        const before = a.hits.filter((x) => x.end > aFrom);
+        if (before.some((x) => x.start < aFrom || x.end !== a.original.length)) continue;
+        if (before.length > 0 && priorityOf.get(h.rule) !== 0) continue;
+        const firstDone = before.length > 0 || aFrom === a.original.length;
+        const path = formatPath(b.segments);
+        if (config.allowPaths.length > 0 && pathAllowed(path)) continue;
+        const first = { ...h, start: aFrom, end: a.original.length, secret: a.original.slice(aFrom), pointer: '' };
+        const second = { ...h, start: 0, end: bTo, secret: b.original.slice(0, bTo), pointer: '' };
+        // New arrays: a scan without hits returns one shared empty array, never to be changed.
+        if (!firstDone) a.hits = [...a.hits, first];
+        b.hits = [second, ...b.hits];
+        record(cur.event, cur.source, cur.line, path, { ...h, secret: joined.slice(h.start, h.end), pointer: '' });
+        cur.touched = true;
+        if (!firstDone) {
+          prev.touched = true;
+          keep(first, a.original);
+        }
+        keep(second, b.original);
+        if (mode !== 'redact') continue;
+        // The split parts were not touched by the events' own hits, so they still end / start the texts.
+        if (!firstDone) {
+          const aText = getAt(prev.event, a.segments) as string;
+          setAt(prev.event, a.segments, aText.slice(0, aText.length - (a.original.length - aFrom)) + (h.replacement ?? options.placeholders!.for(h.rule, first.secret)));
+          prev.changed = true;
+        }
+        const bText = getAt(cur.event, b.segments) as string;
+        setAt(cur.event, b.segments, (h.replacement ?? options.placeholders!.for(h.rule, second.secret)) + bText.slice(bTo));
+        cur.changed = true;
+      }
+    }
+  };
+
   for await (const { value, line, source } of readObjects<SpEvent>(options.inputs, { strict: true, keepBytes: writer !== undefined })) {
     const event = value;
     report.events++;
     let touched = 0;
     let changed: boolean;
+    const visited: Visited[] = [];
     if (mode === 'restore') {
-      changed = walkEvent(event, (text) => {
+      const restore = (text: string) => {
         const replacements = restoreSpans(text, options.vault!.lookup, missing);
         if (replacements.length === 0) return undefined;
         touched += replacements.length;
         return applyReplacements(text, replacements);
-      });
+      };
+      changed = walkEvent(event, restore, { structural: true, visitKey: restore });
       if (touched > 0) {
         report.events_touched++;
         report.findings += touched;
       }
     } else {
-      changed = walkEvent(event, (text, key, segments) => {
-        let hits: Hit[] = scanner.scanString(text, key);
+      const visit = (text: string, key: string | undefined, segments: readonly Segment[], structural?: boolean): string | undefined => {
+        let hits: Hit[] = structural ? scanner.scanTokens(text) : scanner.scanString(text, key);
+        const seen: Visited | undefined = structural || segments[0] === 'origin' ? undefined : { segments: segments.slice(), key, original: text, hits };
+        if (seen) visited.push(seen);
+        if (options.onKept && !structural) {
+          for (const c of genericCandidates(text)) {
+            if (!c.secret) options.onKept({ source, line: line.number, session: String(event.session ?? ''), seq: typeof event.seq === 'number' ? event.seq : null, path: formatPath(segments), rule: 'generic-secret' }, { prefix: prefixOf(text.slice(c.start, c.end)), entropy: c.entropy });
+          }
+        }
         if (hits.length === 0) return undefined;
         const path = formatPath(segments);
         if (config.allowPaths.length > 0) hits = hits.filter((h) => !pathAllowed(h.pointer ? `${path}#${h.pointer}` : path));
         if (hits.length === 0) return undefined;
+        if (seen) seen.hits = hits;
         touched += hits.length;
         for (const h of hits) {
-          report.findings++;
-          report.rules[h.rule] = (report.rules[h.rule] ?? 0) + 1;
-          const location: Location = {
-            source,
-            line: line.number,
-            session: String(event.session ?? ''),
-            seq: typeof event.seq === 'number' ? event.seq : null,
-            path: h.pointer ? `${path}#${h.pointer}` : path,
-            rule: h.rule,
-          };
-          if (report.locations.length < LOCATION_LIMIT) report.locations.push({ ...location, session: detach(location.session), path: detach(location.path) });
-          else report.locations_truncated = true;
-          options.onFinding?.(location);
-          if (options.vault && options.placeholders) {
-            options.vault.add(options.placeholders.for(h.rule, h.secret), h.secret, h.depth, text.slice(h.start, h.end), escapeDepth(h.secret, h.depth));
-          }
+          record(event, source, line.number, path, h);
+          keep(h, text);
         }
         return mode === 'redact' ? applyHits(text, hits, options.placeholders!) : undefined;
-      });
-      if (touched > 0) report.events_touched++;
-    }
-    if (writer) {
-      const bytes = asRead(line.bytes, line.start);
-      if (marking) {
-        const session = String(event.session);
-        let end = ends.get(session);
-        if (!end) ends.set(session, (end = { lastSeq: -1, lastTs: 0, agent: String(event.agent ?? 'sp') }));
-        if (end.held) {
-          const held = end.held;
-          end.held = undefined;
-          await emit(held.event, held.text, held.bytes, held.changed);
+      };
+      const visitKey = (name: string, segments: readonly Segment[]): string | undefined => {
+        const hits = scanner.scanName(name);
+        if (hits.length === 0) return undefined;
+        const path = `${formatPath(segments)}{${name.length > 8 ? '…' : name}}`; // the name itself is the secret: not in the path
+        touched += hits.length;
+        for (const h of hits) {
+          record(event, source, line.number, path, h);
+          keep(h, name);
         }
-        if (typeof event.seq === 'number' && event.seq > end.lastSeq) end.lastSeq = event.seq;
-        if (typeof event.ts === 'number' && Number.isFinite(event.ts)) end.lastTs = event.ts;
-        if (typeof event.agent === 'string') end.agent = event.agent;
-        if (isMarker(event)) {
-          end.held = { event, text: line.text, bytes: bytes ? Buffer.from(bytes) : undefined, changed };
-          continue;
-        }
-      }
-      await emit(event, line.text, bytes, changed);
+        return mode === 'redact' ? applyHits(name, hits, options.placeholders!) : undefined;
+      };
+      changed = walkEvent(event, visit, { structural: true, visitKey });
     }
+    const bytes = writer ? asRead(line.bytes, line.start) : undefined;
+    const current: Pending = { event, text: line.text, bytes, changed, touched: mode !== 'restore' && touched > 0, source, line: line.number, visited };
+    if (pending && mode !== 'restore' && visited.length > 0 && sameStream(pending.event, event)) splitSecrets(pending, current);
+    await flush();
+    // Held one line: its bytes are a view of a chunk the read stream handed over (Node allocates
+    // each read's buffer afresh and never reuses one it has pushed), so they stay valid uncopied.
+    pending = current;
   }
+  await flush();
   if (writer && marking) {
     for (const [session, end] of ends) {
       const held = end.held;
@@ -259,6 +428,11 @@ export async function runRedact(options: RunOptions): Promise<Report> {
   if (rechainer.unverified.size > 0) report.unverified = [...rechainer.unverified].map(([session, seq]) => ({ session, seq }));
   if (options.vault && mode === 'redact') report.collisions = options.vault.collisions.length;
   return report;
+}
+
+/** At most 4 characters of a secret (fewer for short ones), for --review: enough to recognise it, not to use it. */
+export function prefixOf(secret: string): string {
+  return `${secret.slice(0, Math.min(4, Math.floor(secret.length / 4)))}…`;
 }
 
 /** The one-line stderr summary. */

@@ -68,18 +68,33 @@ export function isPlaceholder(value: string, wordsArePlaceholders = true): boole
   if (v === '') return true;
   if (v.includes('[REDACTED:')) return true;
   const first = v[0];
-  if (first === '$' || first === '%' || first === '<' || first === '{' || first === '@' || first === '#' || first === '&' || first === '*') return true;
+  if (first === '$' || first === '<' || first === '{') return true; // $TOKEN, <token>, {{ token }}
+  if (/^%[A-Za-z_][A-Za-z0-9_]*%$/.test(v)) return true; // %PASSWORD% (a Windows variable)
+  if (/^(.)\1*$/.test(v)) return true; // one character repeated: ****, xxxxx, 00000
+  // A leading #, @, *, &, % or ... is no mask by itself (`DB_PASSWORD=#Qx7!vb2`, `...k9Fz` of a
+  // key shown in part): what follows it is judged.
+  const bare = v.replace(/^(?:[#@*&%]+|\.{3,}|…)/, '');
+  if (bare !== v) return bare.length < 4 || isPlaceholder(bare, wordsArePlaceholders);
   if (!hasDigit(v) && (/^(?:your|my|insert|enter|put|replace|example|sample|dummy|fake)(?:[\s_.-]|$)/i.test(v) || /^(?:your|my)[A-Z]/.test(v) || /[_-]here$/i.test(v))) return true;
   if (PLACEHOLDER_WORDS.has(v.toLowerCase())) return true;
-  if (/^(.)\1*$/.test(v)) return true; // one character repeated: ****, xxxxx, 00000
   if (/^[xX*•.·_-]{3,}/.test(v) && /^[xX*•.·_-]+$/.test(v)) return true;
   if (/(?:process\.env|os\.environ|getenv|System\.getenv|ENV\[|env\(|secrets\.|vault:|\{\{|\$\{|\$\()/.test(v)) return true;
   if (/^<[^>]*>$|^\[[^\]]*\]$|\.\.\.|…/.test(v)) return true; // <token>, [token], sk-ant-...
   if (wordsArePlaceholders && !hasDigit(v) && /^\p{Ll}+(?:[-_ ]\p{Ll}+){2,}$/u.test(v)) return true; // your-key-goes-here, votre-clé-va-ici
-  if (/^[A-Z][A-Z0-9]*(?:[_.-][A-Z0-9]+)+$/.test(v)) return true; // a variable's NAME: GEMINI_API_KEY, HEADER.PAYLOAD.SIGNATURE
+  if (isVariableName(v)) return true; // a variable's NAME: GEMINI_API_KEY, HEADER.PAYLOAD.SIGNATURE
   if (!hasDigit(v) && /secret|token|passw|passphrase|credential|api_?key/i.test(v)) return true; // 'SuperSecretToken', 'dbpassword'
   if (/placeholder|redacted|dummy|changeme/i.test(v)) return true; // 'jwt-placeholder'
   return false;
+}
+
+/**
+ * A NAME, not a value: all caps joined by underscores with no run of digits (`GEMINI_API_KEY`,
+ * `OAUTH2_TOKEN`), or caps words joined by dots or dashes with no digit at all
+ * (`HEADER.PAYLOAD.SIGNATURE`). `AB12_CD34XY` or `PROD-7731-KEY` are values.
+ */
+export function isVariableName(v: string): boolean {
+  if (/^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/.test(v)) return !/[0-9]{2}/.test(v);
+  return /^[A-Z]+(?:[.-][A-Z]+)+$/.test(v);
 }
 
 /** An identifier or member access (`accessToken`, `req.body.password`, `self.token`): code, not a value. */

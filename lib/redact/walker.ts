@@ -4,7 +4,7 @@
 // arguments kept as one JSON string, a JSON tool result) is scanned literal by literal, so its
 // own ids and signatures are skipped too and the text stays valid JSON byte for byte around the
 // placeholders.
-import type { Detector } from './detector.js';
+import type { Detector, Finding } from './detector.js';
 import { decodeLiteral, escapeDepth, isJsonContainer, rawOffset, valueLiterals } from './jsontext.js';
 import { PLACEHOLDER, type Placeholders } from './keys.js';
 
@@ -52,34 +52,71 @@ export interface Hit {
   depth: number;
   /** JSON Pointer inside the field's JSON text ('' when the field is not JSON). */
   pointer: string;
+  /** Fixed text to write instead of a placeholder (the public profile's `~` for a home folder). */
+  replacement?: string;
 }
+
+/** Member names shorter than this hold no token (the shortest token format is 20 characters). */
+const MIN_KEY_SCAN = 16;
 
 /** Finds secrets in field strings, descending into JSON texts. */
 export class Scanner {
-  constructor(private readonly detector: Detector) {}
+  /** Whether some rule runs on member names besides the token formats. */
+  private readonly named: boolean;
+
+  constructor(private readonly detector: Detector) {
+    this.named = detector.rules.some((r) => r.names);
+  }
 
   scanString(text: string, key: string | undefined, depth = 0): Hit[] {
     const wantsField = key !== undefined && this.detector.wantsField(key);
     const triggered = this.detector.triggered(text);
     if (triggered.length === 0 && !wantsField) return NONE;
     if (triggered.length > 0 && isJsonContainer(text)) return this.scanJson(text, depth);
-    return this.detector.scan(text, key, triggered).map((f) => ({
-      rule: f.rule.id,
-      start: f.start,
-      end: f.end,
-      secret: text.slice(f.start, f.end),
-      depth,
-      pointer: '',
-    }));
+    return this.hits(this.detector.scan(text, key, triggered), text, depth);
+  }
+
+  /**
+   * Only the token formats (rules of priority 0): for values the walker treats as structure (an
+   * `id`, a `signature`) and for member names, where a `ghp_…` is still a secret but a context
+   * rule would take ids and hashes for passwords.
+   */
+  scanTokens(text: string, depth = 0): Hit[] {
+    if (text.length < MIN_KEY_SCAN) return NONE;
+    const triggered = this.detector.triggered(text);
+    if (triggered.length === 0) return NONE;
+    const tokens = triggered.filter((i) => this.detector.rules[i].priority === 0);
+    if (tokens.length === 0) return NONE;
+    return this.hits(this.detector.scan(text, undefined, tokens), text, depth);
+  }
+
+  /** Member names: the token formats, and the rules that ask for names too (the public profile's). */
+  scanName(name: string, depth = 0): Hit[] {
+    if (!this.named) return this.scanTokens(name, depth);
+    if (name.length < 4) return NONE;
+    const triggered = this.detector.triggered(name);
+    if (triggered.length === 0) return NONE;
+    const wanted = triggered.filter((i) => this.detector.rules[i].priority === 0 || this.detector.rules[i].names);
+    if (wanted.length === 0) return NONE;
+    return this.hits(this.detector.scan(name, undefined, wanted), name, depth);
+  }
+
+  private hits(findings: Finding[], text: string, depth: number): Hit[] {
+    if (findings.length === 0) return NONE;
+    return findings.map((f) => {
+      const hit: Hit = { rule: f.rule.id, start: f.start, end: f.end, secret: text.slice(f.start, f.end), depth, pointer: '' };
+      if (f.rule.replacement !== undefined) hit.replacement = f.rule.replacement;
+      return hit;
+    });
   }
 
   private scanJson(text: string, depth: number): Hit[] {
     const hits: Hit[] = [];
-    for (const lit of valueLiterals(text)) {
-      if (lit.key !== undefined && isStructuralKey(lit.key)) continue;
+    for (const lit of valueLiterals(text, true)) {
+      const structural = lit.key !== undefined && isStructuralKey(lit.key);
       const decoded = decodeLiteral(text, lit.start, lit.end);
-      if (isStructuralValue(lit.key, decoded.value)) continue;
-      const inner = this.scanString(decoded.value, lit.key, depth + 1);
+      if (!lit.name && isStructuralValue(lit.key, decoded.value)) continue;
+      const inner = lit.name ? this.scanName(decoded.value, depth + 1) : structural ? this.scanTokens(decoded.value, depth + 1) : this.scanString(decoded.value, lit.key, depth + 1);
       if (inner.length === 0) continue;
       const pointer = lit.pointer();
       for (const h of inner) {
@@ -111,22 +148,33 @@ export function formatPath(segments: readonly Segment[]): string {
   return out;
 }
 
+export interface WalkOptions {
+  /**
+   * Also visit the values of structural members (ids, signatures, hashes), with `structural` set:
+   * the visitor checks them for token formats only. Envelope members are never visited.
+   */
+  structural?: boolean;
+  /** Visit member names below the envelope: returns a new name, or undefined to keep it. */
+  visitKey?: (key: string, path: readonly Segment[]) => string | undefined;
+}
+
 /**
  * Visits every non-structural string of an event. `visit` returns a replacement, or undefined to
  * keep the string; replacements are written into the event in place.
  */
 export function walkEvent(
   event: Record<string, unknown>,
-  visit: (text: string, key: string | undefined, path: readonly Segment[]) => string | undefined,
+  visit: (text: string, key: string | undefined, path: readonly Segment[], structural?: boolean) => string | undefined,
+  options: WalkOptions = {},
 ): boolean {
   const path: Segment[] = [];
   let changed = false;
 
-  const walk = (container: Record<string, unknown> | unknown[], slot: string | number, key: string | undefined): void => {
+  const walk = (container: Record<string, unknown> | unknown[], slot: string | number, key: string | undefined, structural: boolean): void => {
     const value = (container as Record<string | number, unknown>)[slot];
     if (typeof value === 'string') {
       if (isStructuralValue(key, value)) return;
-      const replaced = visit(value, key, path);
+      const replaced = structural ? visit(value, key, path, true) : visit(value, key, path);
       if (replaced !== undefined && replaced !== value) {
         (container as Record<string | number, unknown>)[slot] = replaced;
         changed = true;
@@ -137,20 +185,34 @@ export function walkEvent(
     if (Array.isArray(value)) {
       for (let i = 0; i < value.length; i++) {
         path.push(i);
-        walk(value, i, key);
+        walk(value, i, key, structural);
         path.pop();
       }
       return;
     }
-    walkObject(value as Record<string, unknown>, undefined);
+    walkObject(value as Record<string, unknown>, undefined, structural);
   };
 
-  const walkObject = (object: Record<string, unknown>, skip: Set<string> | undefined): void => {
+  const walkObject = (object: Record<string, unknown>, skip: Set<string> | undefined, structural: boolean): void => {
+    let renamed: Map<string, string> | undefined;
     for (const k of Object.keys(object)) {
-      if (skip?.has(k) || isStructuralKey(k)) continue;
+      if (skip?.has(k)) continue;
+      if (options.visitKey) {
+        const name = options.visitKey(k, path);
+        if (name !== undefined && name !== k && !Object.hasOwn(object, name)) (renamed ??= new Map()).set(k, name);
+      }
+      const under = structural || isStructuralKey(k);
+      if (under && !options.structural) continue;
       path.push(k);
-      walk(object, k, k);
+      walk(object, k, k, under);
       path.pop();
+    }
+    if (renamed) {
+      // Rebuilt in the same order, with the new names (key order is kept for readers; the checksum sorts them anyway).
+      const entries = Object.entries(object);
+      for (const [k] of entries) delete object[k];
+      for (const [k, v] of entries) object[renamed.get(k) ?? k] = v;
+      changed = true;
     }
   };
 
@@ -158,8 +220,8 @@ export function walkEvent(
     if (ENVELOPE_SKIP.has(k)) continue;
     const value = event[k];
     path.push(k);
-    if (k === 'origin' && typeof value === 'object' && value !== null && !Array.isArray(value)) walkObject(value as Record<string, unknown>, ORIGIN_SKIP);
-    else walk(event, k, k);
+    if (k === 'origin' && typeof value === 'object' && value !== null && !Array.isArray(value)) walkObject(value as Record<string, unknown>, ORIGIN_SKIP, false);
+    else walk(event, k, k, false);
     path.pop();
   }
   return changed;
@@ -170,7 +232,7 @@ export function applyHits(text: string, hits: readonly Hit[], placeholders: Plac
   let out = '';
   let at = 0;
   for (const h of hits) {
-    out += text.slice(at, h.start) + placeholders.for(h.rule, h.secret);
+    out += text.slice(at, h.start) + (h.replacement ?? placeholders.for(h.rule, h.secret));
     at = h.end;
   }
   return out + text.slice(at);
@@ -197,7 +259,7 @@ export function restoreSpans(text: string, lookup: (placeholder: string) => Vaul
   if (!text.includes('[REDACTED:')) return [];
   const out: Replacement[] = [];
   if (isJsonContainer(text)) {
-    for (const lit of valueLiterals(text)) {
+    for (const lit of valueLiterals(text, true)) {
       const raw = text.slice(lit.start, lit.end);
       if (!raw.includes('[REDACTED:')) continue;
       const decoded = decodeLiteral(text, lit.start, lit.end);
