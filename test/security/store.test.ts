@@ -463,4 +463,15 @@ describe('red team', () => {
       expect(f.message).toMatch(/--fix failed: .*changed since it was checked/);
     }
   });
+
+  it('sp doctor --fix on an SP_HOME that is itself a symlink (made by the user) fixes its target', async () => {
+    const real = tempDir('sp-sec-real-home-');
+    chmodSync(real, 0o755);
+    const link = join(tempDir('sp-sec-link-'), 'home');
+    symlinkSync(real, link);
+    const findings = await diagnose({ home: link, store: join(link, 'store'), agents: false });
+    applySafeFixes(findings);
+    expect(findings.find((f) => f.subject === link)?.status).toBe('fixed');
+    expect(statSync(real).mode & 0o777).toBe(0o700);
+  });
 });
