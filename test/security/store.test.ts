@@ -121,6 +121,9 @@ describe('private by default', () => {
     expectPrivate(home, 'push');
     const laptop = join(work, 'laptop');
     run(['remote', 'add', 'origin', bare], undefined, laptop);
+    // Pull takes only events signed by a trusted key (signed sync): the laptop trusts this home's key first.
+    run(['trust', 'add', join(home, 'keys', 'id_ed25519.pub'), '--name', 'home'], undefined, laptop);
+    expectPrivate(laptop, 'trust add');
     run(['pull', '-q'], undefined, laptop);
     expectPrivate(laptop, 'pull');
     expect(storedCount(laptop, id)).toBe(storedCount(home, id));
