@@ -6,7 +6,7 @@
 // data (a damaged log) is left to the user, with the command that does it and keeps a backup.
 import { spawn } from 'node:child_process';
 import { createPublicKey } from 'node:crypto';
-import { accessSync, chmodSync, constants, existsSync, lstatSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
+import { accessSync, chmodSync, closeSync, constants, existsSync, fchmodSync, fstatSync, lstatSync, openSync, readdirSync, readFileSync, realpathSync, statSync, unlinkSync, type Stats } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { parseJsonObject } from './json.js';
 import { pidAlive, tempOwner } from './private.js';
@@ -49,6 +49,35 @@ function sh(text: string): string {
 
 function octal(mode: number): string {
   return '0' + (mode & 0o777).toString(8);
+}
+
+/**
+ * chmod of exactly the file or folder that was checked. Between the check and --fix the path may
+ * have been swapped for a symlink to something outside SP_HOME, and chmod follows links: so the
+ * path is opened without following one, the opened node must be the checked one, and its mode is
+ * set through the descriptor.
+ */
+function chmodChecked(path: string, checked: Stats, mode: number): void {
+  const changed = () => new Error('changed since it was checked (now a link or another file): left alone');
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP') throw changed();
+    // Not openable (an owner-unreadable file, a socket): the narrower check of an lstat just before.
+    const now = lstatSync(path);
+    if (now.isSymbolicLink() || now.ino !== checked.ino || now.dev !== checked.dev) throw changed();
+    chmodSync(path, mode);
+    return;
+  }
+  try {
+    const opened = fstatSync(fd);
+    if (opened.ino !== checked.ino || opened.dev !== checked.dev) throw changed();
+    fchmodSync(fd, mode);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** Permissions and ownership of $SP_HOME and everything under it; stale temp files on the way. */
@@ -95,7 +124,8 @@ function checkTree(home: string, out: Finding[]): void {
         message: `mode ${octal(st.mode)}, should be ${octal(want)}${st.mode & 0o077 ? ' (other local users can ' + (st.isDirectory() ? 'list it' : 'read it') + ')' : ''}`,
         fix: `chmod ${want.toString(8)} ${sh(path)}`,
         safe: true,
-        apply: () => chmodSync(path, want),
+        // SP_HOME itself may be a link the user made: its target is what was checked.
+        apply: () => chmodChecked(isRoot ? realpathSync(path) : path, st, want),
       });
     }
     if (st.isDirectory()) {

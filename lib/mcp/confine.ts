@@ -98,6 +98,16 @@ function locatorFile(path: string): string {
   }
 }
 
+/**
+ * A hard link is another name of the same file, and realpath cannot tell which name is the real
+ * one: a file under a root with a second name may be a file outside (a key, another user's
+ * transcript) linked in. Agents and sp never hard-link session files, so a regular file with more
+ * than one name is refused rather than guessed about.
+ */
+function refuseHardLink(nlink: number, path: string, what: string): void {
+  if (nlink > 1) throw new ConfinementError(`${what} ${path} is a hard link (${nlink} names): a file under a root may be another name of a file outside, so it is not read`);
+}
+
 export interface ConfinementOptions {
   readRoots: Root[];
   writeRoots: string[];
@@ -155,13 +165,14 @@ export class Confinement {
   sessionFile(path: string, toRead = false): void {
     const file = locatorFile(path);
     const real = this.readable(file, 'the session file');
-    if (!toRead || file !== path) return;
     let st;
     try {
       st = lstatSync(real);
     } catch {
       return; // the adapter reports a file that is not there in its own words
     }
+    if (st.isFile()) refuseHardLink(st.nlink, path, 'the session file');
+    if (!toRead || file !== path) return;
     if (st.isDirectory()) return; // a session kept as a folder of files (the adapter reads its parts)
     if (!st.isFile()) throw new ToolInputError(`the session file ${path} is not a regular file (a FIFO, device or socket): only regular files are read`);
     this.checkSize(st.size, path, 'the session file');
@@ -182,6 +193,7 @@ export class Confinement {
     }
     if (st.isDirectory()) throw new ToolInputError(`${what} ${path} is a directory, not a file`);
     if (!st.isFile()) throw new ToolInputError(`${what} ${path} is not a regular file (a FIFO, device or socket): only regular files are read`);
+    refuseHardLink(st.nlink, path, what);
     this.checkSize(st.size, path, what);
     const limit = this.limits.maxBytes;
     const checkSize = this.checkSize.bind(this);
@@ -194,6 +206,7 @@ export class Confinement {
           // The file may have been swapped between the check and the open: check what was opened.
           const opened = await handle.stat();
           if (!opened.isFile() || opened.ino !== st.ino || opened.dev !== st.dev) throw new ToolInputError(`${what} ${path} changed while it was opened: not read`);
+          refuseHardLink(opened.nlink, path, what);
           checkSize(opened.size, path, what);
           let total = 0;
           for (;;) {

@@ -239,6 +239,47 @@ export function mirroredOrigins(storeDir: string, id: string): string[] {
     .sort();
 }
 
+/**
+ * Which key signed for which machine, from the signed manifests already mirrored. A key is bound to
+ * the one machine id it first signed for and a machine id to its one key, so one trusted signer
+ * cannot pass its events off as another machine's (or squat a machine id not seen yet). Only keys
+ * still trusted bind: after `sp-sync trust rm` of a machine's old key, its new key is taken.
+ */
+export class SignerBindings {
+  private readonly keysOf = new Map<string, Set<string>>();
+  private readonly machinesOf = new Map<string, Set<string>>();
+
+  constructor(storeDir: string, trusted: Map<string, Buffer>) {
+    const root = join(storeDir, ORIGINS_DIR);
+    if (!existsSync(root)) return;
+    for (const machine of readdirSync(root)) {
+      if (!MACHINE_PATTERN.test(machine) || !existsSync(join(root, machine, 'sessions'))) continue;
+      for (const id of readdirSync(join(root, machine, 'sessions'))) {
+        const path = join(root, machine, 'sessions', id, 'manifest.json');
+        if (!existsSync(path)) continue;
+        const keyId = (parseJsonObject(readFileSync(path, 'utf8')).value?.signature as { key_id?: unknown } | undefined)?.key_id;
+        if (typeof keyId === 'string' && trusted.has(keyId)) this.bind(machine, keyId);
+      }
+    }
+  }
+
+  bind(machine: string, keyId: string): void {
+    if (!this.keysOf.has(machine)) this.keysOf.set(machine, new Set());
+    this.keysOf.get(machine)!.add(keyId);
+    if (!this.machinesOf.has(keyId)) this.machinesOf.set(keyId, new Set());
+    this.machinesOf.get(keyId)!.add(machine);
+  }
+
+  /** Why a folder of `machine` signed by `keyId` must not be taken, or undefined when the binding holds. */
+  conflict(machine: string, keyId: string): string | undefined {
+    const keys = [...(this.keysOf.get(machine) ?? [])].filter((k) => k !== keyId);
+    if (keys.length > 0) return `signed by ${keyId}, but machine ${machine} signs with ${keys.sort().join(', ')}: a key signs only for its own machine (if ${machine} has a new key, sp-sync trust rm the old one)`;
+    const machines = [...(this.machinesOf.get(keyId) ?? [])].filter((m) => m !== machine);
+    if (machines.length > 0) return `signed by ${keyId}, the key of machine ${machines.sort().join(', ')}: a key signs only for its own machine`;
+    return undefined;
+  }
+}
+
 /** Every event of a mirrored origin session, in order (the mirror was verified when written). */
 export function* mirroredEvents(storeDir: string, machine: string, id: string): Generator<SpEvent> {
   const dir = mirrorDir(storeDir, machine, id);

@@ -60,6 +60,7 @@ import {
   notPlainDir,
   notPlainFile,
   readSignedFolder,
+  SignerBindings,
   segmentName,
   writeMirror,
   type OriginRecord,
@@ -500,6 +501,7 @@ function pullTree(store: Store, root: string, remoteName: string, options: SyncO
   }
   if (nodeKind(machinesDir) === 'missing') return { sessions, events };
   const trusted = trustedKeys(store.home);
+  const bindings = new SignerBindings(store.dir, trusted);
   for (const machine of readdirSync(machinesDir).sort()) {
     if (machine === store.machine) continue;
     const where = `machines/${machine}`;
@@ -525,7 +527,13 @@ function pullTree(store: Store, root: string, remoteName: string, options: SyncO
         refused.push({ where: `${where}/sessions/${id}`, machine, session: id, reason: read.reason, signer: read.unknownSigner });
         continue;
       }
+      const misbound = bindings.conflict(machine, read.keyId);
+      if (misbound) {
+        refused.push({ where: `${where}/sessions/${id}`, machine, session: id, reason: misbound });
+        continue;
+      }
       if (read.events.length === 0) continue;
+      bindings.bind(machine, read.keyId);
       const uri = typeof read.manifest.session_uri === 'string' && read.manifest.session_uri.startsWith('session://') ? read.manifest.session_uri : undefined;
       // The signed copy first: what is stored from an origin is always covered by its mirror.
       writeMirror(store.dir, machine, id, read);

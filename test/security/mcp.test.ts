@@ -3,7 +3,7 @@
 // still answers the next call, and that nothing under the test folder changed (a hash of the whole
 // tree before and after, $SP_HOME aside: the server writes its redaction key there).
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -369,5 +369,35 @@ describe('sp-mcp start-up flags', () => {
     expect(r.stdout).toMatch(/default 256M/);
     expect(r.stdout).toMatch(/default 10000/);
     expect(r.stdout).toMatch(/default 60/);
+  });
+});
+
+describe('red team', { timeout: 180_000 }, () => {
+  const HARD_ID = '33333333-4444-4555-8666-777777777777';
+  const HARD_LINK = /is a hard link \(\d+ names\): a file under a root may be another name of a file outside, so it is not read/;
+
+  it('verify: a hard link under a root to a file outside is refused, its content never read', async () => {
+    linkSync(join(outside, 'secret.txt'), join(allowed, 'hard-secret'));
+    await unchanged(main, async () => {
+      const text = await main.refused('verify', { path: join(allowed, 'hard-secret') }, HARD_LINK);
+      expect(text).not.toContain('DB_PASSWORD');
+    });
+  });
+
+  it('get_session / list_sessions: a transcript in an agent home hard-linked to one outside is neither read nor listed', async () => {
+    const project = join(homes.claude, 'projects/-home-alice-acme-api');
+    writeFileSync(join(outside, 'hard-transcript.jsonl'), readFileSync(join(project, `${CLAUDE_ID}.jsonl`), 'utf8').replaceAll(CLAUDE_ID, HARD_ID).replaceAll('acme', 'outside-only-marker'));
+    linkSync(join(outside, 'hard-transcript.jsonl'), join(project, `${HARD_ID}.jsonl`));
+    await unchanged(main, async () => {
+      const text = await main.refused('get_session', { session: HARD_ID, agent: 'claude' }, HARD_LINK);
+      expect(text).not.toContain('outside-only-marker');
+      const list = await main.call('list_sessions', { agent: 'claude' });
+      const listed = JSON.parse(list.content[0].text) as { sessions: Array<{ native_id: string }>; diagnostics: string[] };
+      expect(listed.sessions.map((s) => s.native_id)).toContain(CLAUDE_ID);
+      expect(listed.sessions.map((s) => s.native_id)).not.toContain(HARD_ID);
+      expect(list.content[0].text).not.toContain('outside-only-marker');
+      // Left out, and said so.
+      expect(JSON.stringify(listed.diagnostics)).toMatch(/hard link/);
+    });
   });
 });

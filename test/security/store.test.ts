@@ -6,7 +6,8 @@
 import { describe, expect, it, beforeAll, vi } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash, generateKeyPairSync, createPrivateKey, createPublicKey } from 'node:crypto';
-import { appendFileSync, chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { applySafeFixes, diagnose } from '../../lib/doctor.js';
 import { join } from 'node:path';
 import { hostname } from 'node:os';
 import { CORPUS, bin, capture, parseLines, sp, tempDir } from '../support/store.js';
@@ -120,7 +121,8 @@ describe('private by default', () => {
     expectPrivate(home, 'push');
     const laptop = join(work, 'laptop');
     run(['remote', 'add', 'origin', bare], undefined, laptop);
-    run(['trust', 'add', join(home, 'keys', 'id_ed25519.pub'), '--name', 'desk'], undefined, laptop);
+    // Pull takes only events signed by a trusted key (signed sync): the laptop trusts this home's key first.
+    run(['trust', 'add', join(home, 'keys', 'id_ed25519.pub'), '--name', 'home'], undefined, laptop);
     expectPrivate(laptop, 'trust add');
     run(['pull', '-q'], undefined, laptop);
     expectPrivate(laptop, 'pull');
@@ -432,5 +434,47 @@ describe('sp doctor', () => {
     const ok = spawnSync(process.execPath, [bin('sp'), 'doctor', '--no-agents'], { env: { ...process.env, SP_HOME: home }, encoding: 'utf8' });
     expect(ok.stdout).toContain(`ok      remotes: nas: dir ${join(work, 'nas')} reachable`);
     expect(ok.status, ok.stdout).toBe(0);
+  });
+});
+
+describe('red team', () => {
+  it('sp doctor --fix does not chmod through a symlink swapped in after the check (file and folder)', async () => {
+    const home = tempDir('sp-sec-doctor-swap-');
+    const outside = tempDir('sp-sec-outside-');
+    mkdirSync(join(home, 'store', 'loose'), { recursive: true });
+    writeFileSync(join(home, 'store', 'notes.txt'), 'x');
+    chmodSync(join(home, 'store', 'notes.txt'), 0o644);
+    chmodSync(join(home, 'store', 'loose'), 0o755);
+    writeFileSync(join(outside, 'target.txt'), 'not sp\'s');
+    chmodSync(join(outside, 'target.txt'), 0o644);
+    mkdirSync(join(outside, 'dir'));
+    chmodSync(join(outside, 'dir'), 0o755);
+    const findings = await diagnose({ home, store: join(home, 'store'), agents: false });
+    const planned = findings.filter((f) => f.check === 'permissions' && f.safe).map((f) => f.subject);
+    expect(planned).toEqual(expect.arrayContaining([join(home, 'store', 'notes.txt'), join(home, 'store', 'loose')]));
+    // The race: between the check and the fix, each path becomes a link to something outside.
+    rmSync(join(home, 'store', 'notes.txt'));
+    symlinkSync(join(outside, 'target.txt'), join(home, 'store', 'notes.txt'));
+    rmSync(join(home, 'store', 'loose'), { recursive: true });
+    symlinkSync(join(outside, 'dir'), join(home, 'store', 'loose'));
+    applySafeFixes(findings);
+    expect(statSync(join(outside, 'target.txt')).mode & 0o777).toBe(0o644);
+    expect(statSync(join(outside, 'dir')).mode & 0o777).toBe(0o755);
+    for (const subject of [join(home, 'store', 'notes.txt'), join(home, 'store', 'loose')]) {
+      const f = findings.find((x) => x.subject === subject && x.check === 'permissions')!;
+      expect(f.status).toBe('problem');
+      expect(f.message).toMatch(/--fix failed: .*changed since it was checked/);
+    }
+  });
+
+  it('sp doctor --fix on an SP_HOME that is itself a symlink (made by the user) fixes its target', async () => {
+    const real = tempDir('sp-sec-real-home-');
+    chmodSync(real, 0o755);
+    const link = join(tempDir('sp-sec-link-'), 'home');
+    symlinkSync(real, link);
+    const findings = await diagnose({ home: link, store: join(link, 'store'), agents: false });
+    applySafeFixes(findings);
+    expect(findings.find((f) => f.subject === link)?.status).toBe('fixed');
+    expect(statSync(real).mode & 0o777).toBe(0o700);
   });
 });

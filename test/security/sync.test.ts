@@ -13,7 +13,7 @@ import { sp, tempDir } from '../support/store.js';
 import { computeChecksum } from '../../lib/chain.js';
 import { canonicalize } from '../../lib/jcs.js';
 import type { SpEvent } from '../../lib/event.js';
-import { checkSignature, signDocument, generateKeys, type KeyPair } from '../../lib/store/identity.js';
+import { checkSignature, signDocument, generateKeys, loadKeys, type KeyPair } from '../../lib/store/identity.js';
 import { readSignedFolder } from '../../lib/store/origins.js';
 
 vi.setConfig({ testTimeout: 180_000 });
@@ -404,5 +404,49 @@ describe('what a pull keeps, and what a re-push publishes', () => {
     const broken = sp('sp-verify', ['--store', join(b.home, 'store')], { home: b.home });
     expect(broken.status).toBe(1);
     expect(broken.stdout).toMatch(new RegExp(`FAILED  ${session} \\(stored\\): .*origin ${a.machine}: 000000000000.jsonl: seq 3 does not link`));
+  });
+});
+
+describe('red team', () => {
+  /** C re-signs its own session folder with its own (trusted) key as if it were `machine`'s, under machines/<machine>/. */
+  function forgeAs(c: Home, remote: string, machine: string, session: string): void {
+    const own = join(tempDir('sp-sec-own-'), 'r');
+    run(c, ['remote', 'add', 'own', `dir:${own}`], 0);
+    run(c, ['push', 'own', '-q'], 0);
+    const dir = folder(remote, machine, session);
+    mkdirSync(dir, { recursive: true });
+    for (const name of readdirSync(folder(own, c.machine, session))) writeFileSync(join(dir, name), readFileSync(join(folder(own, c.machine, session), name)));
+    const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
+    writeFileSync(join(dir, 'manifest.json'), JSON.stringify(signDocument({ ...manifest, machine }, loadKeys(c.home)!)));
+  }
+
+  it('a trusted signer cannot sign for a machine another trusted key signed for before', () => {
+    const { a, b, remote, session } = scenario();
+    const c = newHome();
+    trust(b, a, 'alice');
+    trust(b, c, 'carol');
+    run(b, ['pull', '-q'], 0);
+    ingest(c, events('sess_mallory', 3, 'mallory'));
+    forgeAs(c, remote, a.machine, 'sess_mallory');
+    const r = run(b, ['pull'], 1);
+    const refused = refusalLines(r.stderr);
+    expect(refused).toHaveLength(1);
+    expect(refused[0]).toContain(`machines/${a.machine}/sessions/sess_mallory: signed by ${loadKeys(c.home)!.keyId}, but machine ${a.machine} signs with ${loadKeys(a.home)!.keyId}`);
+    expect(storedIds(b)).toEqual([session]);
+    expect(existsSync(join(b.home, 'store', 'origins', a.machine, 'sessions', 'sess_mallory'))).toBe(false);
+  });
+
+  it('a trusted key that signed for one machine cannot also sign for a machine id never seen', () => {
+    const { a, b, remote, session } = scenario();
+    trust(b, a, 'alice');
+    run(b, ['pull', '-q'], 0);
+    ingest(a, events('sess_squat', 2, 'squatter'));
+    forgeAs(a, remote, 'm_newcomer0000000', 'sess_squat');
+    const r = run(b, ['pull'], 1);
+    const refused = refusalLines(r.stderr);
+    expect(refused).toHaveLength(1);
+    expect(refused[0]).toContain(`machines/m_newcomer0000000/sessions/sess_squat: signed by ${loadKeys(a.home)!.keyId}, the key of machine ${a.machine}`);
+    expect(storedIds(b)).toEqual([session]);
+    expect(existsSync(join(b.home, 'store', 'origins', 'm_newcomer0000000'))).toBe(false);
   });
 });
