@@ -1,8 +1,8 @@
 // Where the package's own files are, whether running from the TypeScript sources (lib/) or from
 // the compiled output (dist/lib/); and the paths users give through environment variables.
-import { existsSync } from 'node:fs';
+import { existsSync, lstatSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 
 let root: URL | undefined;
 
@@ -26,4 +26,45 @@ export function expandTilde(path: string): string {
 export function envPath(name: string): string | undefined {
   const value = process.env[name];
   return value && value.trim() !== '' ? resolve(expandTilde(value)) : undefined;
+}
+
+/** Why realpathOfNearest could not resolve a path: where it stopped, and a dangling link or an error code. */
+export class UnresolvablePath extends Error {
+  constructor(
+    readonly at: string,
+    readonly dangling: boolean,
+    readonly code: string,
+  ) {
+    super(dangling ? `${at}: a symlink that points nowhere` : `${at}: cannot resolve: ${code}`);
+  }
+}
+
+/**
+ * `path` (absolute, or against the cwd) with every symlink resolved as far as it exists: the
+ * realpath of its nearest existing ancestor, the rest (not created yet, so no link) appended. A
+ * component that exists but cannot be resolved (a dangling or looping symlink) throws
+ * UnresolvablePath: whatever later created it would follow the link to wherever it points.
+ */
+export function realpathOfNearest(path: string): string {
+  let existing = resolve(path);
+  const rest: string[] = [];
+  for (;;) {
+    try {
+      return join(realpathSync(existing), ...rest.reverse());
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw new UnresolvablePath(existing, false, code);
+      let present = true;
+      try {
+        lstatSync(existing);
+      } catch {
+        present = false;
+      }
+      if (present) throw new UnresolvablePath(existing, true, code);
+      const parent = dirname(existing);
+      if (parent === existing) return join(existing, ...rest.reverse());
+      rest.push(basename(existing));
+      existing = parent;
+    }
+  }
 }

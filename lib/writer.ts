@@ -10,7 +10,7 @@ import { createFileAtomic } from './atomic.js';
 import { UserError } from './diagnostics.js';
 import type { SpEvent } from './event.js';
 import { isObject, str, type Json } from './json.js';
-import { expandTilde } from './paths.js';
+import { expandTilde, realpathOfNearest, UnresolvablePath } from './paths.js';
 
 /** An event's payload as an object (`{}` when it is not one). */
 export function payloadOf(event: SpEvent): Json {
@@ -78,32 +78,13 @@ function inside(root: string, path: string): boolean {
   return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
 }
 
-/**
- * `path` with every symlink resolved as far as it exists: the nearest existing ancestor through
- * realpath, the rest (not created yet, so no link) appended. A dangling symlink on the way is an
- * error: where it would lead cannot be checked.
- */
-export function realpathOfNearest(path: string): string {
-  let existing = resolve(path);
-  const rest: string[] = [];
-  for (;;) {
-    try {
-      return join(realpathSync(existing), ...rest.reverse());
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw new UserError(`cannot resolve: ${code ?? (err as Error).message}`, existing);
-      let dangling = false;
-      try {
-        dangling = lstatSync(existing).isSymbolicLink();
-      } catch {
-        dangling = false;
-      }
-      if (dangling) throw new UserError('a symlink that points nowhere: refusing to write through it', existing);
-      const parent = dirname(existing);
-      if (parent === existing) return join(existing, ...rest.reverse());
-      rest.push(basename(existing));
-      existing = parent;
-    }
+/** realpathOfNearest, its failures as a writer reports them (exit 2: nothing may be written there). */
+function resolvedForWrite(path: string): string {
+  try {
+    return realpathOfNearest(path);
+  } catch (err) {
+    if (!(err instanceof UnresolvablePath)) throw err;
+    throw new UserError(err.dangling ? 'a symlink that points nowhere: refusing to write through it' : `cannot resolve: ${err.code}`, err.at);
   }
 }
 
@@ -116,7 +97,7 @@ export function ensureUnder(root: string, path: string, what = 'the target home'
   const absoluteRoot = resolve(root);
   const absolute = resolve(absoluteRoot, path);
   if (!inside(absoluteRoot, absolute)) throw new UserError(`refusing to write outside ${what} (${absoluteRoot})`, absolute);
-  if (!inside(realpathOfNearest(absoluteRoot), realpathOfNearest(absolute))) {
+  if (!inside(resolvedForWrite(absoluteRoot), resolvedForWrite(absolute))) {
     throw new UserError(`refusing to write outside ${what} (${absoluteRoot}): a symlink on the way leads elsewhere`, absolute);
   }
   return absolute;

@@ -6,8 +6,8 @@
 // every call has a byte, event and wall-time budget.
 import { constants, lstatSync, realpathSync } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { basename, dirname, join, resolve, sep } from 'node:path';
-import { expandTilde } from '../paths.js';
+import { join, resolve, sep } from 'node:path';
+import { expandTilde, realpathOfNearest, UnresolvablePath } from '../paths.js';
 import { ToolInputError } from './pipeline.js';
 
 export interface Limits {
@@ -44,27 +44,12 @@ const WRITE_RULE = 'is outside the folders this server may write (--allow-write)
  */
 export function realPath(path: string, what: string): string {
   if (path.includes('\0')) throw new ConfinementError(`${what} contains a NUL byte`);
-  const absolute = resolve(expandTilde(path));
-  const missing: string[] = [];
-  let probe = absolute;
-  for (;;) {
-    try {
-      return join(realpathSync(probe), ...missing.reverse());
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw new ConfinementError(`${what} ${path} cannot be resolved: ${code ?? (err as Error).message}`);
-      let exists = true;
-      try {
-        lstatSync(probe);
-      } catch {
-        exists = false;
-      }
-      if (exists) throw new ConfinementError(`${what} ${path} goes through a symlink that points nowhere (${probe}): refused`);
-      const parent = dirname(probe);
-      if (parent === probe) throw new ConfinementError(`${what} ${path} cannot be resolved`);
-      missing.push(basename(probe));
-      probe = parent;
-    }
+  try {
+    return realpathOfNearest(expandTilde(path));
+  } catch (err) {
+    if (!(err instanceof UnresolvablePath)) throw err;
+    if (err.dangling) throw new ConfinementError(`${what} ${path} goes through a symlink that points nowhere (${err.at}): refused`);
+    throw new ConfinementError(`${what} ${path} cannot be resolved: ${err.code}`);
   }
 }
 
