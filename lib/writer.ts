@@ -3,8 +3,8 @@
 // byte-identical `--same-id` write, the file in chunks, and small helpers over canonical events.
 // One definition, so every writer picks sessions and decides "byte-identical or rebuilt" the same way.
 import { randomBytes } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, realpathSync, statSync } from 'node:fs';
-import { basename, dirname, join, relative, resolve, sep, isAbsolute } from 'node:path';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { relative, resolve, sep, isAbsolute } from 'node:path';
 import type { LossEntry, MaterializeOptions, MaterializeResult } from './adapter.js';
 import { createFileAtomic } from './atomic.js';
 import { UserError } from './diagnostics.js';
