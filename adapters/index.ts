@@ -3,6 +3,7 @@
 import type { Adapter } from '../lib/adapter.js';
 import { UserError } from '../lib/diagnostics.js';
 import { aider } from './aider/index.js';
+import { atif } from './atif/index.js';
 import { claude } from './claude/index.js';
 import { codex } from './codex/index.js';
 import { copilot } from './copilot/index.js';
@@ -16,6 +17,7 @@ import { qwen } from './qwen/index.js';
 
 export const adapters: Record<string, Adapter> = {
   aider,
+  atif,
   claude,
   codex,
   copilot,
