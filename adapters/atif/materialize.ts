@@ -109,6 +109,29 @@ function fitVersion(doc: Json, version: AtifVersion, ledger: LossLedger): void {
   });
 }
 
+/** ATIF's fields in the RFC's order; other keys (inside extra, arguments …) sorted after them. */
+const FIELD_ORDER = [
+  'schema_version', 'session_id', 'trajectory_id', 'agent', 'name', 'version', 'model_name', 'notes', 'step_id', 'timestamp', 'source',
+  'reasoning_effort', 'message', 'reasoning_content', 'tool_calls', 'tool_call_id', 'function_name', 'arguments', 'observation', 'results',
+  'source_call_id', 'content', 'subagent_trajectory_ref', 'metrics', 'is_copied_context', 'llm_call_count', 'steps', 'final_metrics',
+  'continued_trajectory_ref', 'subagent_trajectories', 'extra',
+];
+
+/**
+ * The document with its keys in one fixed order, whatever order they arrived in (a canonical
+ * stream sorts keys): the same trajectory is then the same bytes.
+ */
+function ordered(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(ordered);
+  if (!isObject(value)) return value;
+  const rank = (k: string): number => {
+    const i = FIELD_ORDER.indexOf(k);
+    return i === -1 ? FIELD_ORDER.length : i;
+  };
+  const keys = Object.keys(value).sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
+  return Object.fromEntries(keys.map((k) => [k, ordered(value[k])]));
+}
+
 export async function materializeAtif(events: AsyncIterable<SpEvent>, options: MaterializeOptions = {}): Promise<WriterResult> {
   const version = parseAtifVersion(options.formatVersion);
   const ledger = new LossLedger(options.onLoss);
@@ -157,6 +180,11 @@ export async function materializeAtif(events: AsyncIterable<SpEvent>, options: M
     }
     return newStep('agent', event, messageId);
   };
+  /** A step read from ATIF keeps its own timestamp, or none when it had none. */
+  const keepTimestamp = (step: Step, atif: Json): void => {
+    if (typeof atif.timestamp === 'string') step.timestamp = atif.timestamp;
+    else if (fromAtif) delete step.timestamp;
+  };
   const lastAgentStep = (): Step | undefined => [...steps].reverse().find((s) => s.source === 'agent');
 
   for (const event of selected.events) {
@@ -173,8 +201,7 @@ export async function materializeAtif(events: AsyncIterable<SpEvent>, options: M
         const { step } = newStep('user', event);
         step.message = text;
         const atif = isObject(p.atif) ? p.atif : {};
-        if (typeof atif.timestamp === 'string') step.timestamp = atif.timestamp;
-        else if (fromAtif) delete step.timestamp;
+        keepTimestamp(step, atif);
         if (isObject(atif.extra)) step.extra = atif.extra;
         if (typeof atif.is_copied_context === 'boolean') step.is_copied_context = atif.is_copied_context;
         open = undefined;
@@ -199,10 +226,9 @@ export async function materializeAtif(events: AsyncIterable<SpEvent>, options: M
           o.hasText = true;
         }
         const atif = isObject(p.atif) ? p.atif : undefined;
-        if (atif) {
-          for (const key of ['model_name', 'reasoning_effort', 'metrics', 'extra', 'is_copied_context', 'llm_call_count']) if (atif[key] !== undefined) step[key] = atif[key];
-          if (typeof atif.timestamp === 'string') step.timestamp = atif.timestamp;
-          else if (fromAtif) delete step.timestamp;
+        keepTimestamp(step, atif ?? {});
+        if (fromAtif) {
+          for (const key of ['model_name', 'reasoning_effort', 'metrics', 'extra', 'is_copied_context', 'llm_call_count']) if (atif?.[key] !== undefined) step[key] = atif[key];
         } else {
           const model = str(p.model);
           if (model !== undefined && model !== agentModel) step.model_name = model;
@@ -299,7 +325,7 @@ export async function materializeAtif(events: AsyncIterable<SpEvent>, options: M
 
   const home = resolve(expandTilde(options.home ?? defaultHome()));
   const path = join(home, `${sessionId}.json`);
-  const text = JSON.stringify(doc, null, 2) + '\n';
+  const text = JSON.stringify(ordered(doc), null, 2) + '\n';
   if (options.onLine) for (const line of text.slice(0, -1).split('\n')) options.onLine(line);
   if (!options.dryRun) {
     mkdirSync(home, { recursive: true, mode: 0o700 });
