@@ -231,7 +231,8 @@ describe('round trips', () => {
       expect(w2.stderr).toMatch(/0 dropped/);
       expect(readFileSync(only(second), 'utf8'), fixture).toBe(readFileSync(a1, 'utf8'));
     }
-  });
+    // Four binaries per session, nine sessions, two shared cores.
+  }, 600_000);
 
   it('a Claude session keeps its user texts, tool calls (names as they are) and results in ATIF', () => {
     const [, fixture] = CORPUS[0];
