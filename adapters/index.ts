@@ -11,6 +11,7 @@ import { cursor } from './cursor/index.js';
 import { gemini } from './gemini/index.js';
 import { hermes } from './hermes/index.js';
 import { opencode } from './opencode/index.js';
+import { otel } from './otel/index.js';
 import { pi } from './pi/index.js';
 import { qoder } from './qoder/index.js';
 import { qwen } from './qwen/index.js';
@@ -25,6 +26,7 @@ export const adapters: Record<string, Adapter> = {
   gemini,
   hermes,
   opencode,
+  otel,
   pi,
   qoder,
   qwen,
