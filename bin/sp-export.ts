@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 // sp-export: canonical sessions in formats other tools read. `otel`: OTLP/JSON traces following the
 // OpenTelemetry GenAI semantic conventions (lib/otel), to a file or an OTLP/HTTP receiver.
-import type { Argv } from 'yargs';
 import { packageVersion, runCli } from '../lib/cli.js';
 import { EXIT_OK, UserError, warn } from '../lib/diagnostics.js';
 import { isEventLike, type SpEvent } from '../lib/event.js';
 import { inputsFrom, readObjects } from '../lib/ndjson.js';
+import type { Argv } from 'yargs';
 
 interface Args {
   _: (string | number)[];
