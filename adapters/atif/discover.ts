@@ -10,6 +10,8 @@ import { AGENT, defaultHome, readTrajectory } from './paths.js';
 import { versionOf } from './schemas.js';
 
 const MAX_DEPTH = 4;
+/** Discovery opens files up to this size; a larger trajectory is captured with --path only. */
+const MAX_DISCOVERED_BYTES = 64 * 1024 * 1024;
 
 function* jsonFiles(dir: string, depth: number): Generator<string> {
   let entries: Dirent[];
@@ -22,7 +24,13 @@ function* jsonFiles(dir: string, depth: number): Generator<string> {
     const path = join(dir, entry.name);
     // Symbolic links are not followed: a link must not lead discovery out of the home.
     if (entry.isDirectory() && depth < MAX_DEPTH && entry.name !== 'node_modules' && !entry.name.startsWith('.')) yield* jsonFiles(path, depth + 1);
-    else if (entry.isFile() && entry.name.endsWith('.json')) yield path;
+    else if (entry.isFile() && entry.name.endsWith('.json')) {
+      try {
+        if (statSync(path).size <= MAX_DISCOVERED_BYTES) yield path;
+      } catch {
+        // gone meanwhile
+      }
+    }
   }
 }
 

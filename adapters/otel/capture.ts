@@ -18,7 +18,7 @@ import type { CaptureOptions, SessionRef } from '../../lib/adapter.js';
 import { UserError, excerpt, readError } from '../../lib/diagnostics.js';
 import { SessionEmitter } from '../../lib/emitter.js';
 import type { SpEvent } from '../../lib/event.js';
-import { isObject, type Json } from '../../lib/json.js';
+import { MAX_JSON_DEPTH, isObject, nestedDeeperThan, type Json } from '../../lib/json.js';
 import { statSessionFile } from '../../lib/cursor.js';
 import { AGENT, fileId } from './paths.js';
 import { recordsOf, type TelemetryEvent } from './records.js';
@@ -37,15 +37,22 @@ type Item = { kind: 'event'; event: Located } | { kind: 'other'; line: number; r
 export function readExport(path: string, onDiagnostic?: (where: string, what: string) => void): Item[] {
   const { size } = statSessionFile(path, 'OpenTelemetry export');
   if (size > MAX_EXPORT_BYTES) throw new UserError(`larger than ${MAX_EXPORT_BYTES} bytes; not read`, path);
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(path, 'utf8');
+    bytes = readFileSync(path);
   } catch (err) {
     throw readError(err, path);
   }
+  const strict = new TextDecoder('utf-8', { fatal: true });
   const items: Item[] = [];
   let order = 0;
-  const take = (value: unknown, line: number): void => {
+  const take = (value: unknown, line: number, rawText: string): void => {
+    if (nestedDeeperThan(value, MAX_JSON_DEPTH)) {
+      const what = `nested deeper than ${MAX_JSON_DEPTH} levels`;
+      onDiagnostic?.(`${path}:${line}`, `${what} (kept as meta, cut): ${excerpt(rawText, 120)}`);
+      items.push({ kind: 'other', line, raw: excerpt(rawText, 200), broken: what, order: order++ });
+      return;
+    }
     const records = isObject(value) ? recordsOf(value) : undefined;
     if (!records) {
       items.push({ kind: 'other', line, raw: value, order: order++ });
@@ -53,25 +60,39 @@ export function readExport(path: string, onDiagnostic?: (where: string, what: st
     }
     for (const record of records) items.push({ kind: 'event', event: { ...record, line, order: order++ } });
   };
-  const trimmed = text.trimStart();
   // One pretty-printed request (`.json`): a document, not lines.
-  if (trimmed.startsWith('{') && !text.trimEnd().includes('\n{')) {
-    try {
-      take(JSON.parse(text), 1);
+  try {
+    const text = strict.decode(bytes);
+    if (text.trimStart().startsWith('{') && !text.trimEnd().includes('\n{')) {
+      take(JSON.parse(text), 1, text);
       return items;
+    }
+  } catch {
+    // read as lines below: the first broken line is reported there
+  }
+  let start = 0;
+  for (let number = 1; start < bytes.length; number += 1) {
+    const at = bytes.indexOf(0x0a, start);
+    const end = at === -1 ? bytes.length : at;
+    const lineBytes = bytes.subarray(start, end);
+    start = end + 1;
+    let raw: string;
+    try {
+      raw = strict.decode(lineBytes);
     } catch {
-      // read as lines below: the first broken line is reported there
+      raw = lineBytes.toString('utf8');
+      onDiagnostic?.(`${path}:${number}`, `not valid UTF-8 (kept as meta, bad bytes as U+FFFD): ${excerpt(raw, 120)}`);
+      items.push({ kind: 'other', line: number, raw, broken: 'not valid UTF-8', order: order++ });
+      continue;
+    }
+    if (raw.trim() === '') continue;
+    try {
+      take(JSON.parse(raw), number, raw);
+    } catch (err) {
+      onDiagnostic?.(`${path}:${number}`, `not JSON (kept as meta): ${(err as Error).message}: ${excerpt(raw, 120)}`);
+      items.push({ kind: 'other', line: number, raw, broken: (err as Error).message, order: order++ });
     }
   }
-  text.split('\n').forEach((raw, i) => {
-    if (raw.trim() === '') return;
-    try {
-      take(JSON.parse(raw), i + 1);
-    } catch (err) {
-      onDiagnostic?.(`${path}:${i + 1}`, `not JSON (kept as meta): ${(err as Error).message}: ${excerpt(raw, 120)}`);
-      items.push({ kind: 'other', line: i + 1, raw, broken: (err as Error).message, order: order++ });
-    }
-  });
   return items;
 }
 
@@ -224,6 +245,7 @@ class OtelSession {
 export async function* captureOtel(ref: SessionRef, options: CaptureOptions = {}): AsyncGenerator<SpEvent> {
   if (options.cursor) throw new UserError('incremental capture (--cursor) is not supported for OpenTelemetry exports yet: an export is captured whole', ref.path);
   const items = readExport(ref.path, options.onDiagnostic);
+  if (items.length === 0) throw new UserError('holds no OpenTelemetry records (an empty export)', ref.path);
   const fallback = fileId(ref.path);
   const sessionOf = sessionsOf(items, fallback);
   // Records reach a collector in batches, not always in order: time order, then the client's own

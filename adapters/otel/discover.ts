@@ -7,11 +7,12 @@ import { UserError } from '../../lib/diagnostics.js';
 import { findByIdPrefix } from '../../lib/discover.js';
 import { expandTilde } from '../../lib/paths.js';
 import { readExport } from './capture.js';
-import { AGENT, defaultHome, fileId } from './paths.js';
+import { AGENT, MAX_DISCOVERED_BYTES, defaultHome, fileId } from './paths.js';
 
 export async function openExport(path: string): Promise<SessionRef> {
   const file = resolve(expandTilde(path));
   const items = readExport(file);
+  if (items.length === 0) throw new UserError('holds no OpenTelemetry records (an empty export)', file);
   const first = items.find((i) => i.kind === 'event' && i.event.session);
   const ref: SessionRef = { agent: AGENT, native_id: first?.kind === 'event' && first.event.session ? first.event.session : fileId(file), path: file, mtime: statSync(file).mtimeMs / 1000 };
   const sessions = new Set(items.flatMap((i) => (i.kind === 'event' && i.event.session ? [i.event.session] : [])));
@@ -30,6 +31,7 @@ export async function* discoverExports(options: DiscoverOptions = {}): AsyncGene
   const refs: SessionRef[] = [];
   for (const name of names.filter((n) => n.endsWith('.jsonl') || n.endsWith('.json'))) {
     try {
+      if (statSync(join(home, name)).size > MAX_DISCOVERED_BYTES) continue;
       const ref = await openExport(join(home, name));
       if (ref.native_id !== fileId(ref.path)) refs.push(ref);
     } catch {
