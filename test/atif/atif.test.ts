@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ATIF_VERSIONS, versionOf } from '../../adapters/atif/schemas.js';
+import { ATIF_VERSIONS, atifSchema, versionOf } from '../../adapters/atif/schemas.js';
 import { checkTrajectory, lineIndex, lineOf } from '../../adapters/atif/validate.js';
 import { FIXTURES, run } from './support.js';
 
@@ -43,6 +43,12 @@ describe('ATIF schemas', () => {
       const version = versionOf(doc.schema_version)!;
       expect(version, fixture).toBeDefined();
       expect(await checkTrajectory(doc, version), fixture).toEqual([]);
+    }
+  });
+
+  it('are published as files, one per version, equal to what sp validates with (scripts/atif-schemas.mjs)', () => {
+    for (const version of ATIF_VERSIONS) {
+      expect(json(`schema/atif/atif-v${version}.schema.json`), version).toEqual(JSON.parse(JSON.stringify(atifSchema(version))));
     }
   });
 
