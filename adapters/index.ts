@@ -3,6 +3,7 @@
 import type { Adapter } from '../lib/adapter.js';
 import { UserError } from '../lib/diagnostics.js';
 import { aider } from './aider/index.js';
+import { atif } from './atif/index.js';
 import { claude } from './claude/index.js';
 import { codex } from './codex/index.js';
 import { copilot } from './copilot/index.js';
@@ -10,12 +11,14 @@ import { cursor } from './cursor/index.js';
 import { gemini } from './gemini/index.js';
 import { hermes } from './hermes/index.js';
 import { opencode } from './opencode/index.js';
+import { otel } from './otel/index.js';
 import { pi } from './pi/index.js';
 import { qoder } from './qoder/index.js';
 import { qwen } from './qwen/index.js';
 
 export const adapters: Record<string, Adapter> = {
   aider,
+  atif,
   claude,
   codex,
   copilot,
@@ -23,6 +26,7 @@ export const adapters: Record<string, Adapter> = {
   gemini,
   hermes,
   opencode,
+  otel,
   pi,
   qoder,
   qwen,

@@ -35,6 +35,7 @@ interface Args {
   experimental: boolean;
   store?: string;
   redact: boolean;
+  atifVersion?: string;
 }
 
 /** Agents that can be written (read-only adapters have no materialize). */
@@ -126,6 +127,8 @@ await runCli<Args>({
     ['sp-materialize codex events.ndjson --report ledger.ndjson', 'keep the loss ledger (one row per source event)'],
     [`jq -r 'select(.payload.key=="sp.materialize.ledger").payload.value.action' ledger.ndjson | sort | uniq -c`, 'ledger totals by action'],
     ['sp-capture claude --latest | sp-materialize hermes', 'a new session in ~/.hermes/state.db (backed up first); resume with hermes --resume ID'],
+    ['sp-capture atif --path trajectory.json | sp-materialize codex', 'continue a Harbor (ATIF) trajectory in Codex'],
+    ['sp-capture claude --latest | sp-materialize atif --atif-version 1.4', 'the session as an ATIF v1.4 trajectory (~/.atif/trajectories)'],
     ['sp-capture claude --latest | sp-materialize cursor --experimental', 'a new Cursor CLI chat (unverified: no Cursor client checked it)'],
   ],
   epilogue:
@@ -166,6 +169,7 @@ await runCli<Args>({
       .option('experimental', { type: 'boolean', default: false, describe: `allow a writer no real client has checked (${Object.keys(adapters).filter((id) => adapters[id].experimental).join(', ')}); its result line says "unverified"` })
       .option('safety', { type: 'boolean', default: true, describe: 'the resume-safety pass (--no-safety writes ids, thinking and unpaired tools as they are)' })
       .option('backup', { type: 'boolean', default: true, describe: 'back up a database the writer adds to (hermes: state.db) first; --no-backup skips it' })
+      .option('atif-version', { type: 'string', describe: 'atif: the ATIF version to write (1.0 … 1.7; default the latest)' })
       .option('store', { type: 'string', describe: 'record the handoff (event, signed receipt, new owner) in this sp store; default: $SP_HOME/store when it holds the session' })
       .option('redact', { type: 'boolean', default: true, describe: "redact secrets with sp-redact's rules and key before writing (--no-redact writes them as they are; the result line says \"redacted\": false)" })
       .command('$0 <agent> [file]', false) as never,
@@ -190,6 +194,7 @@ await runCli<Args>({
       header: args.header,
       mkcwd: args.mkcwd,
       experimental: args.experimental,
+      formatVersion: args.atifVersion,
       // Each session's preview lines follow its own result line: a new list per write.
       onSession: () => preview.push([]),
       onLine: args.dryRun ? (line) => preview[preview.length - 1].push(line) : undefined,

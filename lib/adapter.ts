@@ -101,6 +101,8 @@ export interface MaterializeOptions {
   experimental?: boolean;
   /** Back up a store the writer changes in place (a shared database) before writing (default on). */
   backup?: boolean;
+  /** The version of the target's format to write, for targets with several (ATIF: `--atif-version`); default the latest. */
+  formatVersion?: string;
   /** Receives every native line in file order (for `--dry-run` previews); called in dry runs too. */
   onLine?: (line: string) => void;
   /** Each change the writer made to carry the session over (stubbed, dropped, transformed). */

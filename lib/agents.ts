@@ -13,6 +13,8 @@ export const AGENT_LABELS: Readonly<Record<string, string>> = {
   qoder: 'Qoder CLI',
   cursor: 'Cursor',
   aider: 'Aider',
+  atif: 'an ATIF trajectory',
+  otel: 'OpenTelemetry telemetry',
 };
 
 /** Targets whose sessions keep a tree the client continues on (the others get one branch per session). */

@@ -159,7 +159,7 @@ class SessionTranslator {
   }
 
   translate(event: SpEvent): SpEvent[] {
-    if (event.agent === this.options.target) return [event];
+    if (event.agent === this.options.target || vocabularyOf(this.options.target)?.keepsSourceTerms) return [event];
     if (event.derived_from !== undefined && event.derived_from !== null) return [this.derived(event)];
     switch (event.type) {
       case 'message.thinking':
@@ -484,7 +484,7 @@ export async function* relayTransform(events: AsyncIterable<SpEvent>, options: R
       const info = sessions.get(id)!;
       let translator = translators.get(id);
       if (!translator) translators.set(id, (translator = new SessionTranslator(info, options, options.onLoss)));
-      if (!info.headerDone && info.agent !== options.target) {
+      if (!info.headerDone && info.agent !== options.target && !vocabularyOf(options.target)?.keepsSourceTerms) {
         info.headerDone = true;
         if (options.header !== false && info.first) {
           yield headerEvent(info, sessions.size - 1, options);

@@ -1,4 +1,5 @@
 // The tool vocabularies a relay translates between: one entry per agent (its file in this folder).
+import { atifVocabulary } from './atif.js';
 import { claudeVocabulary } from './claude.js';
 import { codexVocabulary } from './codex.js';
 import { copilotVocabulary } from './copilot.js';
@@ -23,6 +24,7 @@ export const VOCABULARIES: Record<string, Vocabulary> = {
   qwen: qwenVocabulary,
   // Qoder's tools are Claude Code's (formats/qoder.md §4).
   qoder: { ...claudeVocabulary, agent: 'qoder' },
+  atif: atifVocabulary,
 };
 
 export function vocabularyOf(agent: string | undefined): Vocabulary | undefined {

@@ -50,6 +50,12 @@ export interface Vocabulary {
   parse(name: string, input: unknown, context: VocabularyContext): Intent | undefined;
   /** An intent as native calls (one or more); undefined when the agent has no tool for it. */
   render(intent: Intent, context: VocabularyContext): NativeCall[] | undefined;
+  /**
+   * An interchange format rather than an agent (ATIF): it keeps every tool call, thinking block and
+   * image as the source made them (its writer's ledger says what the format cannot hold), so the
+   * relay passes events through untranslated.
+   */
+  keepsSourceTerms?: boolean;
   /** Why this agent's calls are never written natively, when they are not (the ledger says it instead of "no tool for"). */
   textOnly?: string;
   /**

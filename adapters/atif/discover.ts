@@ -1,0 +1,75 @@
+// Finding ATIF trajectories: every `*.json` under the home (Harbor writes one per trial, as
+// `<trial>/agent/trajectory.json`) whose `schema_version` says ATIF, newest first.
+import { readdirSync, statSync, type Dirent } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { DiscoverOptions, SessionRef } from '../../lib/adapter.js';
+import { UserError } from '../../lib/diagnostics.js';
+import { findByIdPrefix, cutPrompt } from '../../lib/discover.js';
+import { expandTilde } from '../../lib/paths.js';
+import { AGENT, defaultHome, readTrajectory } from './paths.js';
+import { versionOf } from './schemas.js';
+
+const MAX_DEPTH = 4;
+/** Discovery opens files up to this size; a larger trajectory is captured with --path only. */
+const MAX_DISCOVERED_BYTES = 64 * 1024 * 1024;
+
+function* jsonFiles(dir: string, depth: number): Generator<string> {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    const path = join(dir, entry.name);
+    // Symbolic links are not followed: a link must not lead discovery out of the home.
+    if (entry.isDirectory() && depth < MAX_DEPTH && entry.name !== 'node_modules' && !entry.name.startsWith('.')) yield* jsonFiles(path, depth + 1);
+    else if (entry.isFile() && entry.name.endsWith('.json')) {
+      try {
+        if (statSync(path).size <= MAX_DISCOVERED_BYTES) yield path;
+      } catch {
+        // gone meanwhile
+      }
+    }
+  }
+}
+
+/** The session a trajectory file holds; a UserError when it is not an ATIF trajectory. */
+export async function openTrajectory(path: string, details = false): Promise<SessionRef> {
+  const file = resolve(expandTilde(path));
+  const { doc, mtime } = readTrajectory(file);
+  const version = versionOf(doc.schema_version);
+  if (!version) throw new UserError(`not an ATIF trajectory: /schema_version is ${JSON.stringify(doc.schema_version)}, not ATIF-v1.0 … ATIF-v1.7`, file);
+  if (typeof doc.session_id !== 'string' || doc.session_id === '') throw new UserError('not an ATIF trajectory: /session_id must be a non-empty string', file);
+  const ref: SessionRef = { agent: AGENT, native_id: doc.session_id, path: file, mtime, atif_version: version };
+  if (details && Array.isArray(doc.steps)) {
+    const firstUser = doc.steps.find((s) => typeof s === 'object' && s !== null && (s as { source?: unknown }).source === 'user') as { message?: unknown } | undefined;
+    if (typeof firstUser?.message === 'string') ref.first_prompt = cutPrompt(firstUser.message);
+    ref.messages = doc.steps.length;
+    ref.tool_calls = doc.steps.reduce((n: number, s) => n + (Array.isArray((s as { tool_calls?: unknown }).tool_calls) ? ((s as { tool_calls: unknown[] }).tool_calls.length) : 0), 0);
+  }
+  return ref;
+}
+
+export async function* discoverTrajectories(options: DiscoverOptions = {}): AsyncGenerator<SessionRef> {
+  const home = resolve(expandTilde(options.home ?? defaultHome()));
+  try {
+    if (!statSync(home).isDirectory()) throw new Error('ENOTDIR');
+  } catch {
+    throw new UserError(`cannot read the ATIF trajectory folder (set --home or SP_ATIF_HOME)`, home);
+  }
+  const refs: SessionRef[] = [];
+  for (const path of jsonFiles(home, 0)) {
+    try {
+      refs.push(await openTrajectory(path, options.details));
+    } catch {
+      // Other JSON files (results, configs) are not trajectories.
+    }
+  }
+  refs.sort((a, b) => (b.mtime ?? 0) - (a.mtime ?? 0));
+  yield* refs;
+}
+
+export async function findTrajectory(id: string, options: DiscoverOptions = {}): Promise<SessionRef> {
+  return findByIdPrefix(discoverTrajectories({ home: options.home }), id, `no ATIF trajectory "${id}" under ${resolve(options.home ?? defaultHome())} (sp-capture atif --list shows them)`);
+}
