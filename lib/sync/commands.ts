@@ -128,7 +128,16 @@ export function reindexCommand(args: CommonArgs): number {
   }
 }
 
-export function keygenCommand(args: CommonArgs): number {
+export async function keygenCommand(args: CommonArgs & { age?: boolean }): Promise<number> {
+  if (args.age) {
+    // The age identity for encrypted remotes: made once, then only its public recipient is printed.
+    const { ageRecipient, ageIdentityPath } = await import('./sealed.js');
+    const recipient = await ageRecipient(spHome());
+    if (args.json) process.stdout.write(JSON.stringify({ age_recipient: recipient, identity: ageIdentityPath(spHome()) }) + '\n');
+    else process.stdout.write(`${recipient}\n`);
+    if (!args.quiet && !args.json) warn(undefined, `age identity in ${ageIdentityPath(spHome())}; add the line above to the recipients file of an encrypted remote (--encrypt-to)`);
+    return EXIT_OK;
+  }
   const keys = generateKeys(spHome());
   const pub = join(keysDir(spHome()), 'id_ed25519.pub');
   if (args.json) process.stdout.write(JSON.stringify({ key_id: keys.keyId, public_key: pub }) + '\n');
@@ -168,14 +177,29 @@ export function requireText(value: string | undefined, what: string): string {
 
 // ---- remotes ---------------------------------------------------------------------------------------
 
-export function remoteCommand(args: CommonArgs & { action?: string; name?: string; url?: string; dir: boolean }): Promise<number> | number {
-  return import('./remote.js').then((r) => {
+/** `--encrypt-to FILE` / `--no-encrypt` as addRemote takes them (the recipients file read and checked). */
+async function sealingOf(args: { encryptTo?: string; encrypt?: boolean }): Promise<{ recipients?: string[]; encrypt?: boolean }> {
+  if (args.encryptTo === undefined) return { encrypt: args.encrypt };
+  const { readRecipientsFile } = await import('./sealed.js');
+  return { recipients: await readRecipientsFile(requireText(args.encryptTo, 'a recipients file')), encrypt: args.encrypt };
+}
+
+function describeSealing(remote: { recipients?: string[]; encrypt?: boolean }): string {
+  if (remote.encrypt === false) return 'not encrypted (--no-encrypt)';
+  const n = remote.recipients?.length ?? 0;
+  return n > 0 ? `encrypted to ${n} age recipient${n === 1 ? '' : 's'}` : '';
+}
+
+export function remoteCommand(args: CommonArgs & { action?: string; name?: string; url?: string; dir: boolean; encryptTo?: string; encrypt?: boolean }): Promise<number> | number {
+  return import('./remote.js').then(async (r) => {
     const action = args.action ?? 'list';
     if (action === 'add') {
+      const sealing = await sealingOf(args);
       const store = openWriter(args);
       try {
-        const config = r.addRemote(store, requireText(args.name, 'a remote name'), requireText(args.url, 'a URL'), args.dir);
-        if (!args.quiet) warn(config.name, `added (${config.kind}: ${config.url})`);
+        const config = r.addRemote(store, requireText(args.name, 'a remote name'), requireText(args.url, 'a URL'), args.dir, sealing);
+        const sealed = describeSealing(config);
+        if (!args.quiet) warn(config.name, `added (${config.kind}: ${config.url}${sealed ? `; ${sealed}` : ''})`);
         return EXIT_OK;
       } finally {
         store.close();
@@ -184,7 +208,10 @@ export function remoteCommand(args: CommonArgs & { action?: string; name?: strin
     if (action === 'list' || action === 'ls') {
       const store = openReader(args);
       try {
-        for (const remote of r.listRemotes(store)) process.stdout.write(args.json ? JSON.stringify(remote) + '\n' : `${remote.name}\t${remote.kind}\t${remote.url}\n`);
+        for (const remote of r.listRemotes(store)) {
+          const sealed = describeSealing(remote);
+          process.stdout.write(args.json ? JSON.stringify(remote) + '\n' : `${remote.name}\t${remote.kind}\t${remote.url}${sealed ? `\t${sealed}` : ''}\n`);
+        }
         return EXIT_OK;
       } finally {
         store.close();
@@ -205,24 +232,31 @@ export async function syncCommand(args: CommonArgs & { name?: string }, directio
     progress.done();
     if (args.json) process.stdout.write(JSON.stringify({ ...report, ms: Date.now() - started }) + '\n');
     else if (!args.quiet) warn(remote.name, `${direction === 'push' ? 'pushed' : 'pulled'} ${report.events} event${report.events === 1 ? '' : 's'} in ${report.sessions} session${report.sessions === 1 ? '' : 's'}${report.artifacts > 0 ? `, ${report.artifacts} artifact${report.artifacts === 1 ? '' : 's'}` : ''}${report.commit ? ` (at ${report.commit.slice(0, 12)})` : ''}`);
-    return EXIT_OK;
+    return reportRefused(remote.name, report.refused);
   } finally {
     progress.done();
     store.close();
   }
 }
 
-export async function cloneCommand(args: CommonArgs & { url?: string; name?: string; dir: boolean }): Promise<number> {
+/** Each machine folder a pull did not take, one line (even with -q: nothing was taken); exit 1 if any. */
+function reportRefused(remote: string, refused: string[] | undefined): number {
+  for (const line of refused ?? []) warn(`remote ${remote}`, line);
+  return refused && refused.length > 0 ? EXIT_CHECK_FAILED : EXIT_OK;
+}
+
+export async function cloneCommand(args: CommonArgs & { url?: string; name?: string; dir: boolean; encryptTo?: string; encrypt?: boolean }): Promise<number> {
   const r = await import('./remote.js');
+  const sealing = await sealingOf(args);
   const store = openWriter(args);
   try {
     const name = args.name ?? 'origin';
     const existing = r.listRemotes(store).find((x) => x.name === name);
-    const remote = existing ?? r.addRemote(store, name, requireText(args.url, 'a URL'), args.dir);
+    const remote = existing ?? r.addRemote(store, name, requireText(args.url, 'a URL'), args.dir, sealing);
     const report = await r.pull(store, remote);
     if (args.json) process.stdout.write(JSON.stringify(report) + '\n');
     else if (!args.quiet) warn(name, `cloned ${report.events} events in ${report.sessions} sessions into ${store.dir}`);
-    return EXIT_OK;
+    return reportRefused(name, report.refused);
   } finally {
     store.close();
   }

@@ -18,6 +18,9 @@
 // event key). A rewritten remote is refused: for git, the last remote commit seen must still be
 // an ancestor of the remote's branch; for both, a cursor's checksum must still be the event
 // before it.
+//
+// Every remote file is read and written through a RemoteTree: the plain one below, or the sealed
+// one of sealed.ts for a remote configured with age recipients (encrypted remotes).
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { closeSync, existsSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
@@ -29,6 +32,7 @@ import { computeChecksum } from '../chain.js';
 import { parseJsonObject } from '../json.js';
 import type { SpEvent } from '../event.js';
 import { Store } from '../store/index.js';
+import { openSealedTree, type RemoteTree, type TreeSegment } from './sealed.js';
 
 const run = promisify(execFile);
 
@@ -39,6 +43,15 @@ export interface RemoteConfig {
   name: string;
   kind: 'git' | 'dir';
   url: string;
+  /** age recipients (age1…): what is pushed there is encrypted to all of them. */
+  recipients?: string[];
+  /** false: the remote was added with --no-encrypt (plaintext even when recipients are listed). */
+  encrypt?: boolean;
+}
+
+/** Whether a remote's files are sealed with age. */
+export function isEncrypted(remote: RemoteConfig): boolean {
+  return remote.encrypt !== false && Array.isArray(remote.recipients) && remote.recipients.length > 0;
 }
 
 export interface SyncReport {
@@ -49,6 +62,8 @@ export interface SyncReport {
   artifacts: number;
   /** git: the remote commit after the operation. */
   commit?: string;
+  /** pull: one line per machine folder (or the artifacts) not taken, and why (the exit status is 1). */
+  refused?: string[];
 }
 
 export interface SyncOptions {
@@ -77,12 +92,14 @@ export function parseRemoteUrl(url: string, dir = false): { kind: 'git' | 'dir';
   return { kind: 'git', url: local ? resolve(url) : url };
 }
 
-export function addRemote(store: Store, name: string, url: string, dir = false): RemoteConfig {
+export function addRemote(store: Store, name: string, url: string, dir = false, sealing: { recipients?: string[]; encrypt?: boolean } = {}): RemoteConfig {
   if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(name)) throw new UserError(`not a remote name: ${JSON.stringify(name)} (letters, digits, _ . -)`);
   const all = Object.fromEntries(listRemotes(store).map((r) => [r.name, r]));
   if (all[name]) throw new UserError(`a remote named ${name} exists already (${all[name].url})`, configPath(store));
   const parsed = parseRemoteUrl(url, dir);
   const config: RemoteConfig = { name, ...parsed };
+  if (sealing.recipients?.length) config.recipients = [...sealing.recipients];
+  if (sealing.encrypt === false) config.encrypt = false;
   all[name] = config;
   replaceFileAtomic(configPath(store), JSON.stringify(all, null, 2) + '\n', 0o644);
   return config;
@@ -230,25 +247,56 @@ function appendFsync(path: string, text: string): void {
   }
 }
 
+/** The remote's files as they are: aligned segments appended to, manifest.json, artifacts/<sha256>. */
+function plainTree(): RemoteTree {
+  return {
+    refused: [],
+    segments: (dir) => segmentsOf(dir),
+    lines: async (segment) => completeLines(segment.path).lines,
+    ownLines: async (segment: TreeSegment) => {
+      const { lines, end } = completeLines(segment.path);
+      if (end < statSync(segment.path).size) {
+        // A torn line from an interrupted push to a directory: the own file, cut it off.
+        const fd = openSync(segment.path, 'r+');
+        ftruncateSync(fd, end);
+        closeSync(fd);
+      }
+      return lines;
+    },
+    writeChunk: async (dir, start, text) => appendFsync(join(dir, segmentName(start - (start % SEGMENT))), text),
+    writeManifest: async (dir, text) => replaceFileAtomic(join(dir, 'manifest.json'), text, 0o644),
+    readManifest: async (dir) => (existsSync(join(dir, 'manifest.json')) ? parseJsonObject(readFileSync(join(dir, 'manifest.json'), 'utf8')).value : undefined),
+    machineProblem: async (machineDir) => {
+      const sessionsDir = join(machineDir, 'sessions');
+      if (!existsSync(sessionsDir)) return undefined;
+      const sealed = readdirSync(sessionsDir).some((id) => existsSync(join(sessionsDir, id)) && readdirSync(join(sessionsDir, id)).some((n) => n.endsWith('.age')));
+      return sealed ? 'holds encrypted files, but this remote is not configured for encryption (sp-sync remote add NAME URL --encrypt-to FILE); nothing taken' : undefined;
+    },
+    pushArtifacts: async (store, root) => copyMissingArtifacts(store.dir, root),
+    pullArtifacts: async (root, store) => copyMissingArtifacts(root, store.dir),
+  };
+}
+
+/** The tree a push or pull reads and writes the remote through. */
+async function treeFor(store: Store, remote: RemoteConfig, direction: 'push' | 'pull'): Promise<RemoteTree> {
+  return isEncrypted(remote) ? openSealedTree(store, remote, { recipients: remote.recipients!, forPush: direction === 'push' }) : plainTree();
+}
+
 /** Writes the store's sessions to the own folder of a tree; returns what it added. */
-async function pushTree(store: Store, root: string, remoteName: string, options: SyncOptions): Promise<{ sessions: number; events: number }> {
+async function pushTree(store: Store, root: string, remoteName: string, options: SyncOptions, tree: RemoteTree = plainTree()): Promise<{ sessions: number; events: number }> {
   const own = join(root, 'machines', store.machine, 'sessions');
+  const problem = await tree.machineProblem(join(root, 'machines', store.machine));
+  if (problem) throw new UserError(`machines/${store.machine}: ${problem.replace(/; nothing taken$/, '')}; refusing to push there`, root);
   let sessions = 0;
   let events = 0;
   for (const s of store.sessions({ all: true })) {
     const dir = join(own, s.id);
-    const segments = segmentsOf(dir);
+    const segments = tree.segments(dir);
     let remoteCount = 0;
     let remoteHead: string | undefined;
     const last = segments[segments.length - 1];
     if (last) {
-      const { lines, end } = completeLines(last.path);
-      if (end < statSync(last.path).size) {
-        // A torn line from an interrupted push to a directory: the own file, cut it off.
-        const fd = openSync(last.path, 'r+');
-        ftruncateSync(fd, end);
-        closeSync(fd);
-      }
+      const lines = await tree.ownLines(last);
       remoteCount = last.start + lines.length;
       if (lines.length > 0) remoteHead = parseJsonObject(lines[lines.length - 1]).value?.checksum as string | undefined;
     }
@@ -268,23 +316,22 @@ async function pushTree(store: Store, root: string, remoteName: string, options:
     let chunk = '';
     let chunkStart = -1;
     let lastHead: string | null = remoteHead ?? null;
-    const flush = () => {
+    const flush = async () => {
       if (!chunk) return;
-      const start = chunkStart - (chunkStart % SEGMENT);
-      appendFsync(join(dir, segmentName(start)), chunk);
+      await tree.writeChunk(dir, chunkStart, chunk);
       chunk = '';
     };
     for (const { seq, text } of store.rawLines(s.id, remoteCount)) {
-      if (seq % SEGMENT === 0) flush();
+      if (seq % SEGMENT === 0) await flush();
       if (!chunk) chunkStart = seq;
       chunk += text + '\n';
       events += 1;
       if (seq % 1000 === 999) options.onProgress?.(1000, s.id);
     }
-    flush();
+    await flush();
     const manifest = store.manifest(s.id);
     if (manifest) {
-      replaceFileAtomic(join(dir, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n', 0o644);
+      await tree.writeManifest(dir, JSON.stringify(manifest, null, 2) + '\n');
       lastHead = manifest.head;
     }
     store.setCursor(remoteName, store.machine, s.id, s.events, lastHead);
@@ -305,7 +352,7 @@ function copyMissingArtifacts(from: string, to: string): number {
 }
 
 /** Reads every other machine's sessions in a tree from the cursors on and stores new events. */
-function pullTree(store: Store, root: string, remoteName: string, options: SyncOptions): { sessions: number; events: number } {
+async function pullTree(store: Store, root: string, remoteName: string, options: SyncOptions, tree: RemoteTree = plainTree()): Promise<{ sessions: number; events: number }> {
   const machinesDir = join(root, 'machines');
   if (!existsSync(machinesDir)) return { sessions: 0, events: 0 };
   let sessions = 0;
@@ -314,10 +361,15 @@ function pullTree(store: Store, root: string, remoteName: string, options: SyncO
     if (machine === store.machine) continue;
     const sessionsDir = join(machinesDir, machine, 'sessions');
     if (!existsSync(sessionsDir)) continue;
+    const problem = await tree.machineProblem(join(machinesDir, machine));
+    if (problem) {
+      tree.refused.push(`machines/${machine}: ${problem}`);
+      continue;
+    }
     for (const id of readdirSync(sessionsDir).sort()) {
       const dir = join(sessionsDir, id);
       const cursor = store.cursor(remoteName, machine, id) ?? { seq: 0, head: null };
-      const manifest = existsSync(join(dir, 'manifest.json')) ? parseJsonObject(readFileSync(join(dir, 'manifest.json'), 'utf8')).value : undefined;
+      const manifest = await tree.readManifest(dir);
       const uri = typeof manifest?.session_uri === 'string' ? manifest.session_uri : undefined;
       let head = cursor.head ?? '';
       let next = cursor.seq;
@@ -329,13 +381,14 @@ function pullTree(store: Store, root: string, remoteName: string, options: SyncO
         store.setCursor(remoteName, machine, id, next, head);
         batch = [];
       };
-      const segments = segmentsOf(dir);
+      const segments = tree.segments(dir);
       const lastSegment = segments[segments.length - 1];
-      const remoteEnd = lastSegment ? lastSegment.start + completeLines(lastSegment.path).lines.length : 0;
+      const remoteEnd = lastSegment ? lastSegment.start + (await tree.lines(lastSegment)).length : 0;
       if (remoteEnd < cursor.seq) throw new UserError(`${machine}'s log of ${id} is shorter on the remote (${remoteEnd} events) than when last pulled (${cursor.seq}): it was rewritten; refusing it`, dir);
-      for (const segment of segments) {
-        if (segment.start + SEGMENT <= cursor.seq - 1) continue;
-        const { lines } = completeLines(segment.path);
+      for (const [index, segment] of segments.entries()) {
+        // Segments wholly before the event at the cursor are not read (sealed chunks can be short).
+        if ((segments[index + 1]?.start ?? Infinity) <= cursor.seq - 1) continue;
+        const lines = await tree.lines(segment);
         for (let i = 0; i < lines.length; i++) {
           const seq = segment.start + i;
           if (seq < next - 1) continue;
@@ -370,16 +423,17 @@ function pullTree(store: Store, root: string, remoteName: string, options: SyncO
 // ---- the commands -----------------------------------------------------------------------------------
 
 export async function push(store: Store, remote: RemoteConfig, options: SyncOptions = {}): Promise<SyncReport> {
+  const tree = await treeFor(store, remote, 'push');
   if (remote.kind === 'dir') {
     mkdirSync(remote.url, { recursive: true });
-    const r = await pushTree(store, remote.url, remote.name, options);
-    return { remote: remote.name, ...r, artifacts: copyMissingArtifacts(store.dir, remote.url) };
+    const r = await pushTree(store, remote.url, remote.name, options, tree);
+    return { remote: remote.name, ...r, artifacts: await tree.pushArtifacts(store, remote.url) };
   }
   const git = await openClone(store, remote);
   for (let attempt = 0; ; attempt++) {
     const head = await fetchChecked(store, remote, git);
     await resetTo(git, head);
-    const r = { ...(await pushTree(store, git.dir, remote.name, options)), artifacts: copyMissingArtifacts(store.dir, git.dir) };
+    const r = { ...(await pushTree(store, git.dir, remote.name, options, tree)), artifacts: await tree.pushArtifacts(store, git.dir) };
     if (r.events === 0 && r.artifacts === 0 && (await git.run(['status', '--porcelain'])).stdout.trim() === '') {
       if (head) writeState(store, remote, { seen: head });
       return { remote: remote.name, ...r, commit: head };
@@ -403,16 +457,19 @@ export async function push(store: Store, remote: RemoteConfig, options: SyncOpti
 }
 
 export async function pull(store: Store, remote: RemoteConfig, options: SyncOptions = {}): Promise<SyncReport> {
+  const tree = await treeFor(store, remote, 'pull');
+  const refused = () => (tree.refused.length > 0 ? { refused: tree.refused } : {});
   if (remote.kind === 'dir') {
     if (!existsSync(remote.url)) throw new UserError('no such directory', remote.url);
-    return { remote: remote.name, ...pullTree(store, remote.url, remote.name, options), artifacts: copyMissingArtifacts(remote.url, store.dir) };
+    const r = await pullTree(store, remote.url, remote.name, options, tree);
+    return { remote: remote.name, ...r, artifacts: await tree.pullArtifacts(remote.url, store), ...refused() };
   }
   const git = await openClone(store, remote);
   const head = await fetchChecked(store, remote, git);
   await resetTo(git, head);
-  const r = { ...pullTree(store, git.dir, remote.name, options), artifacts: copyMissingArtifacts(git.dir, store.dir) };
+  const r = { ...(await pullTree(store, git.dir, remote.name, options, tree)), artifacts: await tree.pullArtifacts(git.dir, store) };
   if (head) writeState(store, remote, { seen: head });
-  return { remote: remote.name, ...r, commit: head };
+  return { remote: remote.name, ...r, commit: head, ...refused() };
 }
 
 export interface RemoteStatus {
