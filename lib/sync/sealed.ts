@@ -23,8 +23,8 @@
 // This machine's age identity is $SP_HOME/keys/age.key (0600, age-keygen format), made on first
 // need; `sp-sync keygen --age` prints its public recipient for the team's recipients file.
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { createFileAtomic, replaceFileAtomic } from '../atomic.js';
 import { UserError, warn } from '../diagnostics.js';
 import { listArtifacts, storeArtifact } from '../artifacts.js';
@@ -176,7 +176,8 @@ export async function openSealedTree(store: Store, remote: { name: string }, opt
 
 class SealedTree implements RemoteTree {
   readonly refused: string[] = [];
-  private memo?: { path: string; lines: string[] };
+  /** The chunk decrypted last (pull reads the last chunk twice: for the count, then the events). */
+  private memo?: { key: string; lines: string[] };
 
   constructor(
     private readonly store: Store,
@@ -207,7 +208,9 @@ class SealedTree implements RemoteTree {
   }
 
   async lines(segment: TreeSegment): Promise<string[]> {
-    if (this.memo?.path === segment.path) return this.memo.lines;
+    const stat = statSync(segment.path);
+    const key = `${segment.path}\0${stat.size}\0${stat.mtimeMs}\0${segment.next}`;
+    if (this.memo?.key === key) return this.memo.lines;
     let plain: Uint8Array;
     try {
       plain = await this.open(segment.path);
@@ -223,7 +226,7 @@ class SealedTree implements RemoteTree {
     if (segment.next !== undefined && segment.start + lines.length !== segment.next) {
       throw new UserError(`holds events ${segment.start}–${segment.start + lines.length - 1} but the next chunk starts at ${segment.next}: chunks are missing or overlap; refusing it`, segment.path);
     }
-    this.memo = { path: segment.path, lines };
+    this.memo = { key, lines };
     return lines;
   }
 
@@ -297,6 +300,7 @@ class SealedTree implements RemoteTree {
   }
 
   private writeCache(cache: ArtifactCache): void {
+    mkdirSync(dirname(this.cachePath()), { recursive: true, mode: 0o700 });
     replaceFileAtomic(this.cachePath(), JSON.stringify(cache) + '\n', 0o600);
   }
 
