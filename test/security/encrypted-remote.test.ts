@@ -5,7 +5,7 @@
 import { describe, expect, it, beforeAll, vi } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { CORPUS, root, sp, tempDir, type Ran } from '../support/store.js';
 
@@ -73,6 +73,16 @@ interface Remote {
   names(): string[];
   /** Replaces one file on the remote (git: an ordinary commit on main, not a rewrite). */
   change(path: string, edit: (bytes: Buffer) => Buffer): void;
+  remove(path: string): void;
+  read(path: string): Buffer;
+}
+
+/** A new SP_HOME holding the age identity of `home` (another machine of the same person). */
+function recipientLike(home: string): string {
+  const fresh = tempDir('sp-enc-d-');
+  mkdirSync(join(fresh, 'keys'), { recursive: true, mode: 0o700 });
+  writeFileSync(join(fresh, 'keys', 'age.key'), readFileSync(join(home, 'keys', 'age.key')), { mode: 0o600 });
+  return fresh;
 }
 
 function gitRemote(): Remote {
@@ -83,18 +93,26 @@ function gitRemote(): Remote {
     url: repo,
     bytes: () => execFileSync('git', ['--git-dir', repo, 'cat-file', '--batch-all-objects', '--batch'], { maxBuffer: 256 << 20 }),
     names: () => execFileSync('git', ['--git-dir', repo, 'ls-tree', '-r', '--name-only', 'main'], { encoding: 'utf8' }).split('\n').filter(Boolean),
-    change: (path, edit) => {
-      const work = tempDir('sp-enc-attacker-');
-      execFileSync('git', ['clone', '-q', '--branch', 'main', repo, work]);
-      const target = join(work, path);
-      mkdirSync(join(target, '..'), { recursive: true });
-      writeFileSync(target, edit(existsSync(target) ? readFileSync(target) : Buffer.alloc(0)));
-      const as = ['-c', 'user.name=mallory', '-c', 'user.email=m@example.org', '-c', 'commit.gpgsign=false'];
-      execFileSync('git', ['-C', work, ...as, 'add', '-A']);
-      execFileSync('git', ['-C', work, ...as, 'commit', '-q', '-m', 'change']);
-      execFileSync('git', ['-C', work, 'push', '-q', 'origin', 'main']);
-    },
+    change: (path, edit) =>
+      commitAs(repo, (work) => {
+        const target = join(work, path);
+        mkdirSync(join(target, '..'), { recursive: true });
+        writeFileSync(target, edit(existsSync(target) ? readFileSync(target) : Buffer.alloc(0)));
+      }),
+    remove: (path) => commitAs(repo, (work) => rmSync(join(work, path))),
+    read: (path) => execFileSync('git', ['--git-dir', repo, 'show', `main:${path}`], { maxBuffer: 64 << 20 }),
   };
+}
+
+/** Someone with write access changes the repository with an ordinary commit on main. */
+function commitAs(repo: string, edit: (work: string) => void): void {
+  const work = tempDir('sp-enc-attacker-');
+  execFileSync('git', ['clone', '-q', '--branch', 'main', repo, work]);
+  edit(work);
+  const as = ['-c', 'user.name=mallory', '-c', 'user.email=m@example.org', '-c', 'commit.gpgsign=false'];
+  execFileSync('git', ['-C', work, ...as, 'add', '-A']);
+  execFileSync('git', ['-C', work, ...as, 'commit', '-q', '-m', 'change']);
+  execFileSync('git', ['-C', work, 'push', '-q', 'origin', 'main']);
 }
 
 function dirRemote(): Remote {
@@ -108,6 +126,8 @@ function dirRemote(): Remote {
       mkdirSync(join(dir, path, '..'), { recursive: true });
       writeFileSync(join(dir, path), edit(existsSync(join(dir, path)) ? readFileSync(join(dir, path)) : Buffer.alloc(0)));
     },
+    remove: (path) => rmSync(join(dir, path)),
+    read: (path) => readFileSync(join(dir, path)),
   };
 }
 
@@ -258,6 +278,29 @@ describe.each([
     expect(storedEvents(b)).toBe(before + 3);
   });
 
+  it('a chunk gone missing is refused: the one before it does not reach the next (exit 2, nothing taken from that folder)', () => {
+    const chunks = remote
+      .names()
+      .filter((n) => n.startsWith(`machines/${machineId(a)}/`) && n.endsWith('.jsonl.age'))
+      .sort();
+    expect(chunks.length).toBe(3);
+    const kept = remote.read(chunks[1]);
+    remote.remove(chunks[1]);
+    try {
+      // A recipient that has pulled nothing yet (a second machine holding B's age key) reads every chunk.
+      const d = recipientLike(b);
+      const r = sp('sp-sync', ['clone', remote.url, '--name', 'team', '--encrypt-to', recipients], { home: d });
+      expect(r.status).toBe(2);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr).toMatch(new RegExp(`${chunks[0].replace(/[.]/g, '\\.')}: holds events 0–\\d+ but the next chunk starts at \\d+: chunks are missing or overlap; refusing it`));
+      const cursors = sp('sp-sync', ['status', '--json'], { home: d }).stdout;
+      expect(cursors).toContain('"cursors"');
+      expect(cursors).not.toContain(machineId(a));
+    } finally {
+      remote.change(chunks[1], () => kept);
+    }
+  });
+
   it('unencrypted files on the encrypted remote are refused (exit 1, named, nothing taken)', () => {
     const intruder = 'm_0123456789abcdef';
     const line = JSON.stringify({ session: 'sess_intruder', seq: 0, ts: 1, agent: 'claude', actor: 'user', type: 'message.user', payload: { content: [] } });
@@ -276,12 +319,10 @@ describe.each([
     const sealed = Buffer.from(await e.encrypt(Buffer.from(`sp-sealed-artifact sha256:${claimed}\nsomething else`)));
     const name = createHash('sha256').update(sealed).digest('hex');
     remote.change(`artifacts/${name}.age`, () => sealed);
-    const fresh = tempDir('sp-enc-d-');
-    // D holds B's age identity (a second machine of B's): a recipient that does not have the blob yet.
-    mkdirSync(join(fresh, 'keys'), { recursive: true, mode: 0o700 });
-    writeFileSync(join(fresh, 'keys', 'age.key'), readFileSync(join(b, 'keys', 'age.key')), { mode: 0o600 });
+    // A recipient that does not have the blob yet.
+    const fresh = recipientLike(b);
     const r = sp('sp-sync', ['clone', remote.url, '--name', 'team', '--encrypt-to', recipients], { home: fresh });
-    expect(r.stderr).toContain(`${name}.age: decrypts to bytes that do not hash to the sha256 it names (${claimed.slice(0, 12)}…); not taken`);
+    expect(r.stderr, r.stderr).toContain(`${name}.age: decrypts to bytes that do not hash to the sha256 it names (${claimed.slice(0, 12)}…); not taken`);
     expect(existsSync(join(fresh, 'store', 'artifacts', claimed))).toBe(false);
     expect(readdirSync(join(fresh, 'store', 'artifacts'))).toEqual([blobHex]);
   });
@@ -325,4 +366,42 @@ describe('configuring an encrypted remote', () => {
     expect(r.stderr).toContain(`sp-sync: remote origin: machines/${machineId(a)}: holds encrypted files, but this remote is not configured for encryption`);
     expect(storedEvents(b)).toBe(0);
   });
+});
+
+describe('an interrupted encrypted push', () => {
+  it('killed at random points, then run again, leaves contiguous chunks a recipient reads whole', async () => {
+    const { spawn } = await import('node:child_process');
+    const { syntheticChained } = await import('../../lib/synthetic.js');
+    const { bin } = await import('../support/store.js');
+    const a = tempDir('sp-enc-kill-');
+    const b = tempDir('sp-enc-kill-');
+    const shared = join(tempDir('sp-enc-kill-'), 'team');
+    const events = [...syntheticChained({ events: 1500, sessions: 3, seed: 11 })];
+    ok(sp('sp-sync', ['ingest', '-q'], { home: a, input: events.map((e) => JSON.stringify(e)).join('\n') + '\n' }));
+    const file = join(tempDir('sp-enc-team-'), 'recipients.txt');
+    writeFileSync(file, ok(sp('sp-sync', ['keygen', '--age'], { home: a })).stdout + ok(sp('sp-sync', ['keygen', '--age'], { home: b })).stdout);
+    ok(sp('sp-sync', ['remote', 'add', 'team', `dir:${shared}`, '--encrypt-to', file], { home: a }));
+    for (const delay of [700, 1600, 3000]) {
+      await new Promise<void>((resolve) => {
+        const child = spawn(process.execPath, [bin('sp-sync'), 'push', 'team', '-q'], { env: { ...process.env, SP_HOME: a, SP_PROGRESS: '0' }, stdio: 'ignore' });
+        const timer = setTimeout(() => child.kill('SIGKILL'), delay);
+        child.on('exit', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+    ok(sp('sp-sync', ['push', 'team'], { home: a }));
+    expect(JSON.parse(ok(sp('sp-sync', ['push', 'team', '--json'], { home: a })).stdout).events).toBe(0);
+    ok(sp('sp-sync', ['clone', `dir:${shared}`, '--name', 'team', '--encrypt-to', file], { home: b }));
+    const sessions = [...new Set(events.map((e) => e.session))];
+    expect(sessions).toHaveLength(3);
+    for (const id of sessions) expect(ok(sp('sp-sync', ['log', id], { home: b })).stdout).toBe(ok(sp('sp-sync', ['log', id], { home: a })).stdout);
+    // Whatever a killed push left (a temp file at worst) is ciphertext too.
+    for (const path of filesUnder(shared)) {
+      const bytes = readFileSync(path);
+      expect(bytes.includes('"seq"'), path).toBe(false);
+      expect(bytes.subarray(0, 21).toString(), path).toBe('age-encryption.org/v1');
+    }
+  }, 300_000);
 });
