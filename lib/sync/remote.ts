@@ -270,7 +270,7 @@ function plainTree(): RemoteTree {
       const sessionsDir = join(machineDir, 'sessions');
       if (!existsSync(sessionsDir)) return undefined;
       const sealed = readdirSync(sessionsDir).some((id) => existsSync(join(sessionsDir, id)) && readdirSync(join(sessionsDir, id)).some((n) => n.endsWith('.age')));
-      return sealed ? 'holds encrypted files, but this remote is not configured for encryption (sp-sync remote add NAME URL --encrypt-to FILE); nothing taken' : undefined;
+      return sealed ? 'holds encrypted files, but this remote is not configured for encryption (sp-sync remote add NAME URL --encrypt-to FILE)' : undefined;
     },
     pushArtifacts: async (store, root) => copyMissingArtifacts(store.dir, root),
     pullArtifacts: async (root, store) => copyMissingArtifacts(root, store.dir),
@@ -286,7 +286,7 @@ async function treeFor(store: Store, remote: RemoteConfig, direction: 'push' | '
 async function pushTree(store: Store, root: string, remoteName: string, options: SyncOptions, tree: RemoteTree = plainTree()): Promise<{ sessions: number; events: number }> {
   const own = join(root, 'machines', store.machine, 'sessions');
   const problem = await tree.machineProblem(join(root, 'machines', store.machine));
-  if (problem) throw new UserError(`machines/${store.machine}: ${problem.replace(/; nothing taken$/, '')}; refusing to push there`, root);
+  if (problem) throw new UserError(`machines/${store.machine}: ${problem}; refusing to push there`, root);
   let sessions = 0;
   let events = 0;
   for (const s of store.sessions({ all: true })) {
@@ -363,7 +363,7 @@ async function pullTree(store: Store, root: string, remoteName: string, options:
     if (!existsSync(sessionsDir)) continue;
     const problem = await tree.machineProblem(join(machinesDir, machine));
     if (problem) {
-      tree.refused.push(`machines/${machine}: ${problem}`);
+      tree.refused.push(`machines/${machine}: ${problem}; nothing taken`);
       continue;
     }
     for (const id of readdirSync(sessionsDir).sort()) {

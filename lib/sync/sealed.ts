@@ -168,7 +168,14 @@ export async function openSealedTree(store: Store, remote: { name: string }, opt
     );
   }
   const encrypter = new lib.Encrypter();
-  for (const r of options.recipients) encrypter.addRecipient(r);
+  for (const r of options.recipients) {
+    try {
+      if (typeof r !== 'string') throw new Error('not a string');
+      encrypter.addRecipient(r);
+    } catch {
+      throw new UserError(`remote ${remote.name}: not an age recipient in its configuration: ${JSON.stringify(r).slice(0, 80)}; add the remote again`, join(store.dir, 'remotes.json'));
+    }
+  }
   const decrypter = new lib.Decrypter();
   decrypter.addIdentity(identity);
   return new SealedTree(store, remote.name, encrypter, decrypter);
@@ -266,7 +273,7 @@ class SealedTree implements RemoteTree {
       const dir = join(sessionsDir, id);
       const names = existsSync(dir) ? readdirSync(dir) : [];
       if (names.some((n) => PLAIN_SEGMENT.test(n) || n === 'manifest.json')) {
-        return 'holds unencrypted files on a remote configured for encryption; nothing taken';
+        return 'holds unencrypted files on a remote configured for encryption';
       }
       const sealed = names.find((n) => n === SEALED_MANIFEST) ?? names.find((n) => CHUNK.test(n));
       probe ??= sealed && join(dir, sealed);
@@ -275,7 +282,7 @@ class SealedTree implements RemoteTree {
     try {
       await this.open(probe);
     } catch (err) {
-      if (err instanceof NotRecipient) return `${NOT_A_RECIPIENT}; nothing taken`;
+      if (err instanceof NotRecipient) return NOT_A_RECIPIENT;
       throw err;
     }
     return undefined;
