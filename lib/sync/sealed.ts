@@ -85,6 +85,11 @@ export async function loadAgeIdentity(home: string): Promise<string> {
     .map((l) => l.trim())
     .find((l) => l.startsWith('AGE-SECRET-KEY-'));
   if (!line) throw new UserError('not an age identity file (no AGE-SECRET-KEY- line)', path);
+  try {
+    await (await age()).identityToRecipient(line);
+  } catch {
+    throw new UserError('not a valid age identity (its AGE-SECRET-KEY- line does not decode)', path);
+  }
   return line;
 }
 
