@@ -27,7 +27,7 @@
 // This machine's age identity is $SP_HOME/keys/age.key (0600, age-keygen format), made on first
 // need; `sp-sync keygen --age` prints its public recipient for the team's recipients file.
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createFileAtomic, replaceFileAtomic } from '../atomic.js';
 import { UserError, warn } from '../diagnostics.js';
