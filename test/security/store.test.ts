@@ -117,6 +117,8 @@ describe('private by default', () => {
     expectPrivate(home, 'push');
     const laptop = join(work, 'laptop');
     run(['remote', 'add', 'origin', bare], undefined, laptop);
+    // Signed sync: the laptop takes only events signed by keys it trusts.
+    run(['trust', 'add', join(home, 'keys', 'id_ed25519.pub'), '--name', 'desktop'], undefined, laptop);
     run(['pull', '-q'], undefined, laptop);
     expectPrivate(laptop, 'pull');
     expect(storedCount(laptop, id)).toBe(storedCount(home, id));
