@@ -521,7 +521,10 @@ async function untrustedSigners(root: string, trusted: Map<string, Buffer>, tree
     if (await tree.machineProblem(join(machinesDir, machine))) continue;
     for (const id of readdirSync(sessionsDir).sort()) {
       // Read as pull reads it (decrypted on a sealed tree); a manifest that cannot be read is pull's to refuse.
-      const manifest = await tree.readManifest(join(sessionsDir, id)).catch(() => undefined);
+      const manifest = await tree.readManifest(join(sessionsDir, id)).catch((err: unknown) => {
+        if (err instanceof UserError) return undefined;
+        throw err;
+      });
       if (!manifest || manifest.machine !== machine) continue;
       const check = checkSignature(manifest, trusted);
       const s = manifest.signature as Signature;
