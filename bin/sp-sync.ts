@@ -25,6 +25,9 @@ interface Args extends cmd.CommonArgs {
   trustAll?: boolean;
   redact: boolean;
   allowUnredacted: boolean;
+  encryptTo?: string;
+  encrypt?: boolean;
+  age?: boolean;
 }
 
 
@@ -83,7 +86,9 @@ await runCli<Args>({
           .option('session', { type: 'string', describe: 'only this session' }),
       )
       .command('reindex', 'rebuild index.sqlite from the session logs')
-      .command('keygen', 'create this SP_HOME\'s Ed25519 key pair ($SP_HOME/keys)')
+      .command('keygen', 'create this SP_HOME\'s Ed25519 key pair ($SP_HOME/keys)', (b) =>
+        b.option('age', { type: 'boolean', default: false, describe: 'instead: print this machine\'s age recipient (age1…) for encrypted remotes, creating $SP_HOME/keys/age.key on first use' }),
+      )
       .command('rm <session>', 'delete a session by appending a tombstone (nothing is removed)', (b) =>
         b.positional('session', { type: 'string' }).option('reason', { type: 'string', describe: 'why' }),
       )
@@ -93,12 +98,14 @@ await runCli<Args>({
           .option('at', { type: 'number', demandOption: true, describe: 'the last seq the child keeps' })
           .option('reason', { type: 'string', demandOption: true, describe: 'why the fork (kept in the lineage)' }),
       )
-      .command('remote [action] [name] [url]', 'remotes: `remote add NAME URL` (git URL, or dir:PATH / --dir for a plain directory), `remote list`', (b) =>
+      .command('remote [action] [name] [url]', 'remotes: `remote add NAME URL` (git URL, or dir:PATH / --dir for a plain directory; --encrypt-to FILE: age-encrypted), `remote list`', (b) =>
         b
           .positional('action', { type: 'string', choices: ['add', 'list', 'ls'], describe: 'add or list' })
           .positional('name', { type: 'string' })
           .positional('url', { type: 'string', describe: 'a git URL (bare path, file://, ssh://, https://), or dir:PATH' })
-          .option('dir', { type: 'boolean', default: false, describe: 'the URL is a plain directory' }),
+          .option('dir', { type: 'boolean', default: false, describe: 'the URL is a plain directory' })
+          .option('encrypt-to', { type: 'string', describe: 'an age recipients file (one age1… key per line): everything pushed there is encrypted to all of them' })
+          .option('encrypt', { type: 'boolean', describe: '--no-encrypt: keep this remote plaintext even with recipients (recorded)' }),
       )
       .command('push [name]', 'send this machine\'s events to a remote (default origin); sessions stored unredacted are refused', (b) =>
         b.positional('name', { type: 'string' }).option('allow-unredacted', { type: 'boolean', default: false, describe: 'send sessions stored unredacted as they are' }),
@@ -112,7 +119,8 @@ await runCli<Args>({
           .positional('url', { type: 'string' })
           .option('name', { type: 'string', describe: 'the remote name (default origin)' })
           .option('dir', { type: 'boolean', default: false, describe: 'the URL is a plain directory' })
-          .option('trust-all', { type: 'boolean', default: false, describe: 'a fresh store only: trust every signer the remote holds (printed with its key id)' }),
+          .option('trust-all', { type: 'boolean', default: false, describe: 'a fresh store only: trust every signer the remote holds (printed with its key id)' })
+          .option('encrypt-to', { type: 'string', describe: 'an age recipients file: the remote is encrypted (see remote add)' }),
       )
       .command('trust [action] [key]', 'signers whose events pull and clone take: `trust add KEYFILE|KEY --name NAME`, `trust list`, `trust rm NAME|KEYID`', (b) =>
         b

@@ -83,7 +83,7 @@ export function createFileAtomic(path: string, chunks: Iterable<string | Buffer>
 }
 
 /** Replaces `path` atomically with `text` (creates it when absent): readers see the old or the new file. */
-export function replaceFileAtomic(path: string, text: string, mode = 0o600): void {
+export function replaceFileAtomic(path: string, text: string | Buffer, mode = 0o600): void {
   const temp = writeTemp(path, [text], mode);
   withTemp(temp, () => {
     try {

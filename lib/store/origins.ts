@@ -134,7 +134,23 @@ export function readSignedFolder(dir: string, machine: string, id: string, trust
   if (!names.includes('manifest.json')) return refuse('no manifest.json: unsigned events are not taken');
   const manifestPath = join(dir, 'manifest.json');
   if (lstatSync(manifestPath).size > MAX_MANIFEST_BYTES) return refuse('manifest.json is too large to be a manifest');
-  const manifestBytes = readFileSync(manifestPath);
+  return verifySignedFolder({ names, manifestBytes: readFileSync(manifestPath), segment: (name) => readFileSync(join(dir, name)) }, machine, id, trusted, options);
+}
+
+/** A signed folder's content as verifySignedFolder reads it, wherever it came from (a plain folder, or decrypted). */
+export interface FolderFiles {
+  /** The names in the folder (segments named by their first seq; other names are ignored unless they end in .jsonl). */
+  names: string[];
+  manifestBytes: Buffer;
+  /** A segment's bytes; asked only for the segments at or after the event before `from.seq`. */
+  segment(name: string): Buffer;
+}
+
+/** The checks of readSignedFolder after the folder was listed and its manifest read (see there). */
+export function verifySignedFolder(files: FolderFiles, machine: string, id: string, trusted: Map<string, Buffer>, options: ReadFolderOptions = {}): FolderRead {
+  const refuse = (reason: string): FolderRead => ({ ok: false, reason });
+  const { names, manifestBytes } = files;
+  if (manifestBytes.length > MAX_MANIFEST_BYTES) return refuse('the manifest is too large to be a manifest');
   const manifest = parseJsonObject(manifestBytes.toString('utf8')).value as FolderManifest | undefined;
   if (!manifest) return refuse('manifest.json is not a JSON object');
   const signature = checkSignature(manifest, trusted);
@@ -165,13 +181,13 @@ export function readSignedFolder(dir: string, machine: string, id: string, trust
   let seq = 0;
   for (const name of segments) {
     const start = Number(name.slice(0, 12));
-    const bytes = readFileSync(join(dir, name));
     const last = start + SEGMENT >= count;
     // Segments wholly before the last known event are skipped; its own checksum pins them.
     if (start + SEGMENT < from.seq) {
       seq = start + SEGMENT;
       continue;
     }
+    const bytes = files.segment(name);
     if (bytes.length > 0 && bytes[bytes.length - 1] !== 0x0a) return refuse(`${name} ends in a torn line past the signed manifest`);
     const lines = bytes.length === 0 ? [] : bytes.toString('utf8', 0, bytes.length - 1).split('\n');
     const want = last ? count - start : SEGMENT;

@@ -158,7 +158,16 @@ export function reindexCommand(args: CommonArgs): number {
   }
 }
 
-export function keygenCommand(args: CommonArgs): number {
+export async function keygenCommand(args: CommonArgs & { age?: boolean }): Promise<number> {
+  if (args.age) {
+    // The age identity for encrypted remotes: made once, then only its public recipient is printed.
+    const { ageRecipient, ageIdentityPath } = await import('./sealed.js');
+    const recipient = await ageRecipient(spHome());
+    if (args.json) process.stdout.write(JSON.stringify({ age_recipient: recipient, identity: ageIdentityPath(spHome()) }) + '\n');
+    else process.stdout.write(`${recipient}\n`);
+    if (!args.quiet && !args.json) warn(undefined, `age identity in ${ageIdentityPath(spHome())}; add the line above to the recipients file of an encrypted remote (--encrypt-to)`);
+    return EXIT_OK;
+  }
   const keys = generateKeys(spHome());
   const pub = join(keysDir(spHome()), 'id_ed25519.pub');
   if (args.json) process.stdout.write(JSON.stringify({ key_id: keys.keyId, public_key: pub }) + '\n');
@@ -225,14 +234,29 @@ export function requireText(value: string | undefined, what: string): string {
 
 // ---- remotes ---------------------------------------------------------------------------------------
 
-export function remoteCommand(args: CommonArgs & { action?: string; name?: string; url?: string; dir: boolean }): Promise<number> | number {
-  return import('./remote.js').then((r) => {
+/** `--encrypt-to FILE` / `--no-encrypt` as addRemote takes them (the recipients file read and checked). */
+async function sealingOf(args: { encryptTo?: string; encrypt?: boolean }): Promise<{ recipients?: string[]; encrypt?: boolean }> {
+  if (args.encryptTo === undefined) return { encrypt: args.encrypt };
+  const { readRecipientsFile } = await import('./sealed.js');
+  return { recipients: await readRecipientsFile(requireText(args.encryptTo, 'a recipients file')), encrypt: args.encrypt };
+}
+
+function describeSealing(remote: { recipients?: string[]; encrypt?: boolean }): string {
+  if (remote.encrypt === false) return 'not encrypted (--no-encrypt)';
+  const n = remote.recipients?.length ?? 0;
+  return n > 0 ? `encrypted to ${n} age recipient${n === 1 ? '' : 's'}` : '';
+}
+
+export function remoteCommand(args: CommonArgs & { action?: string; name?: string; url?: string; dir: boolean; encryptTo?: string; encrypt?: boolean }): Promise<number> | number {
+  return import('./remote.js').then(async (r) => {
     const action = args.action ?? 'list';
     if (action === 'add') {
+      const sealing = await sealingOf(args);
       const store = openWriter(args);
       try {
-        const config = r.addRemote(store, requireText(args.name, 'a remote name'), requireText(args.url, 'a URL'), args.dir);
-        if (!args.quiet) warn(config.name, `added (${config.kind}: ${config.url})`);
+        const config = r.addRemote(store, requireText(args.name, 'a remote name'), requireText(args.url, 'a URL'), args.dir, sealing);
+        const sealed = describeSealing(config);
+        if (!args.quiet) warn(config.name, `added (${config.kind}: ${config.url}${sealed ? `; ${sealed}` : ''})`);
         return EXIT_OK;
       } finally {
         store.close();
@@ -241,7 +265,10 @@ export function remoteCommand(args: CommonArgs & { action?: string; name?: strin
     if (action === 'list' || action === 'ls') {
       const store = openReader(args);
       try {
-        for (const remote of r.listRemotes(store)) process.stdout.write(args.json ? JSON.stringify(remote) + '\n' : `${remote.name}\t${remote.kind}\t${remote.url}\n`);
+        for (const remote of r.listRemotes(store)) {
+          const sealed = describeSealing(remote);
+          process.stdout.write(args.json ? JSON.stringify(remote) + '\n' : `${remote.name}\t${remote.kind}\t${remote.url}${sealed ? `\t${sealed}` : ''}\n`);
+        }
         return EXIT_OK;
       } finally {
         store.close();
@@ -306,8 +333,9 @@ export async function syncCommand(args: CommonArgs & { name?: string; allowUnred
   }
 }
 
-export async function cloneCommand(args: CommonArgs & { url?: string; name?: string; dir: boolean; trustAll?: boolean }): Promise<number> {
+export async function cloneCommand(args: CommonArgs & { url?: string; name?: string; dir: boolean; trustAll?: boolean; encryptTo?: string; encrypt?: boolean }): Promise<number> {
   const r = await import('./remote.js');
+  const sealing = await sealingOf(args);
   const store = openWriter(args);
   try {
     const name = args.name ?? 'origin';
@@ -315,7 +343,7 @@ export async function cloneCommand(args: CommonArgs & { url?: string; name?: str
     if (args.trustAll && (store.sessions({ all: true }).length > 0 || r.listRemotes(store).length > 0)) {
       throw new UserError('--trust-all is only for a fresh store (no sessions, no remotes): trust signers one by one with `sp-sync trust add`', store.dir);
     }
-    const remote = existing ?? r.addRemote(store, name, requireText(args.url, 'a URL'), args.dir);
+    const remote = existing ?? r.addRemote(store, name, requireText(args.url, 'a URL'), args.dir, sealing);
     await store.schema();
     const report = await r.pull(store, remote, { trustAll: args.trustAll === true, classify: classifier(await loadRedactor()) });
     for (const t of report.trusted ?? []) warn(name, `trusted ${t.name} ${t.key_id} (--trust-all)`);

@@ -35,6 +35,10 @@
 // symlink or special file there refuses the push (nothing written). A rewritten remote is refused:
 // for git, the last remote commit seen must still be an ancestor of the remote's branch; for both,
 // a cursor's checksum must still be the event before it.
+//
+// Every remote file is read and written through a RemoteTree: the plain one below, or the sealed
+// one of sealed.ts for a remote configured with age recipients (encrypted remotes). Both give
+// pull the same signed folder to verify (the sealed one decrypted), so the rules above hold alike.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { closeSync, existsSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
@@ -66,6 +70,8 @@ import {
   type OriginRecord,
 } from '../store/origins.js';
 import { addTrusted, listTrusted, type TrustedSigner } from '../store/trust.js';
+import type { Json } from '../json.js';
+import { openSealedTree, type RemoteTree, type TreeSegment } from './sealed.js';
 
 const run = promisify(execFile);
 
@@ -76,6 +82,15 @@ export interface RemoteConfig {
   name: string;
   kind: 'git' | 'dir';
   url: string;
+  /** age recipients (age1…): what is pushed there is encrypted to all of them. */
+  recipients?: string[];
+  /** false: the remote was added with --no-encrypt (plaintext even when recipients are listed). */
+  encrypt?: boolean;
+}
+
+/** Whether a remote's files are sealed with age. */
+export function isEncrypted(remote: RemoteConfig): boolean {
+  return remote.encrypt !== false && Array.isArray(remote.recipients) && remote.recipients.length > 0;
 }
 
 export interface SyncReport {
@@ -135,12 +150,14 @@ export function parseRemoteUrl(url: string, dir = false): { kind: 'git' | 'dir';
   return { kind: 'git', url: local ? resolve(url) : url };
 }
 
-export function addRemote(store: Store, name: string, url: string, dir = false): RemoteConfig {
+export function addRemote(store: Store, name: string, url: string, dir = false, sealing: { recipients?: string[]; encrypt?: boolean } = {}): RemoteConfig {
   if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(name)) throw new UserError(`not a remote name: ${JSON.stringify(name)} (letters, digits, _ . -)`);
   const all = Object.fromEntries(listRemotes(store).map((r) => [r.name, r]));
   if (all[name]) throw new UserError(`a remote named ${name} exists already (${all[name].url})`, configPath(store));
   const parsed = parseRemoteUrl(url, dir);
   const config: RemoteConfig = { name, ...parsed };
+  if (sealing.recipients?.length) config.recipients = [...sealing.recipients];
+  if (sealing.encrypt === false) config.encrypt = false;
   all[name] = config;
   replaceFileAtomic(configPath(store), JSON.stringify(all, null, 2) + '\n', PRIVATE_FILE);
   return config;
@@ -320,6 +337,47 @@ function checkWritableTree(root: string, machine: string): void {
   }
 }
 
+/** A remote manifest.json as plain JSON (undefined: absent, not a plain file, too large or not JSON). */
+function readPlainManifest(dir: string): Json | undefined {
+  const path = join(dir, 'manifest.json');
+  if (nodeKind(dir) !== 'dir' || nodeKind(path) !== 'file' || statSync(path).size > 1 << 20) return undefined;
+  return parseJsonObject(readFileSync(path, 'utf8')).value;
+}
+
+/** The remote's files as they are: aligned segments appended to, manifest.json, artifacts/<sha256>. */
+function plainTree(): RemoteTree {
+  return {
+    segments: (dir) => segmentsOf(dir),
+    ownLines: async (segment: TreeSegment) => {
+      const { lines, end } = completeLines(segment.path);
+      if (end < statSync(segment.path).size) {
+        // A torn line from an interrupted push to a directory: the own file, cut it off.
+        const fd = openSync(segment.path, 'r+');
+        ftruncateSync(fd, end);
+        closeSync(fd);
+      }
+      return lines;
+    },
+    writeChunk: async (dir, start, text) => appendFsync(join(dir, segmentName(start - (start % SEGMENT))), text),
+    writeManifest: async (dir, text) => replaceFileAtomic(join(dir, 'manifest.json'), text, PRIVATE_FILE),
+    readManifest: async (dir) => readPlainManifest(dir),
+    readFolder: async (dir, machine, id, trusted, options) => readSignedFolder(dir, machine, id, trusted, options),
+    machineProblem: async (machineDir) => {
+      const sessionsDir = join(machineDir, 'sessions');
+      if (nodeKind(sessionsDir) !== 'dir') return undefined;
+      const sealed = readdirSync(sessionsDir).some((id) => nodeKind(join(sessionsDir, id)) === 'dir' && readdirSync(join(sessionsDir, id)).some((n) => n.endsWith('.age')));
+      return sealed ? 'holds encrypted files, but this remote is not configured for encryption (sp-sync remote add NAME URL --encrypt-to FILE)' : undefined;
+    },
+    pushArtifacts: async (store, root) => copyMissingArtifacts(store.dir, root),
+    pullArtifacts: async (root, store, refused) => copyMissingArtifacts(root, store.dir, refused),
+  };
+}
+
+/** The tree a push or pull reads and writes the remote through. */
+async function treeFor(store: Store, remote: RemoteConfig, direction: 'push' | 'pull'): Promise<RemoteTree> {
+  return isEncrypted(remote) ? openSealedTree(store, remote, { recipients: remote.recipients!, forPush: direction === 'push' }) : plainTree();
+}
+
 /**
  * This machine's own events of a session, as published: the events whose key no origin mirror
  * holds, numbered 0.. and chained from ''. A session no one else wrote to is published as its log
@@ -379,8 +437,10 @@ function publishedManifest(store: Store, id: string, own: OwnExport): Record<str
 }
 
 /** Writes the store's own events to the own folder of a tree; returns what it added. */
-async function pushTree(store: Store, root: string, remoteName: string, options: SyncOptions): Promise<{ sessions: number; events: number }> {
+async function pushTree(store: Store, root: string, remoteName: string, options: SyncOptions, tree: RemoteTree): Promise<{ sessions: number; events: number }> {
   checkWritableTree(root, store.machine);
+  const problem = await tree.machineProblem(join(root, 'machines', store.machine));
+  if (problem) throw new UserError(`machines/${store.machine}: ${problem}; refusing to push there`, root);
   const own = join(root, 'machines', store.machine, 'sessions');
   let sessions = 0;
   let events = 0;
@@ -388,19 +448,13 @@ async function pushTree(store: Store, root: string, remoteName: string, options:
     if (options.skip?.has(s.id)) continue;
     const dir = join(own, s.id);
     const mine = await ownExport(store, s.id, s);
-    const segments = segmentsOf(dir);
+    const segments = tree.segments(dir);
     if (mine.count === 0 && segments.length === 0) continue; // only others' events: theirs to publish
     let remoteCount = 0;
     let remoteHead: string | undefined;
     const last = segments[segments.length - 1];
     if (last) {
-      const { lines, end } = completeLines(last.path);
-      if (end < statSync(last.path).size) {
-        // A torn line from an interrupted push to a directory: the own file, cut it off.
-        const fd = openSync(last.path, 'r+');
-        ftruncateSync(fd, end);
-        closeSync(fd);
-      }
+      const lines = await tree.ownLines(last);
       remoteCount = last.start + lines.length;
       if (lines.length > 0) remoteHead = parseJsonObject(lines[lines.length - 1]).value?.checksum as string | undefined;
     }
@@ -412,8 +466,7 @@ async function pushTree(store: Store, root: string, remoteName: string, options:
       const localHead = local ? (parseJsonObject(local).value?.checksum as string | undefined) : undefined;
       if (localHead !== remoteHead) throw new UserError(`the remote's copy of ${s.id} from this machine differs from the store at seq ${remoteCount - 1}; refusing to push over it`, root);
     }
-    const manifestPath = join(dir, 'manifest.json');
-    const published = existsSync(manifestPath) ? parseJsonObject(readFileSync(manifestPath, 'utf8')).value : undefined;
+    const published = await tree.readManifest(dir);
     if (remoteCount === mine.count && published?.event_count === mine.count && published?.head === mine.head && published?.machine === store.machine) {
       store.setCursor(remoteName, store.machine, s.id, remoteCount, remoteHead ?? null);
       continue;
@@ -421,22 +474,23 @@ async function pushTree(store: Store, root: string, remoteName: string, options:
     makePrivateDir(dir);
     let chunk = '';
     let chunkStart = -1;
-    const flush = () => {
+    // A chunk never crosses a 512 boundary: a plain tree appends it to its segment, a sealed one
+    // writes it as a new file named by its first seq.
+    const flush = async () => {
       if (!chunk) return;
-      const start = chunkStart - (chunkStart % SEGMENT);
-      appendFsync(join(dir, segmentName(start)), chunk);
+      await tree.writeChunk(dir, chunkStart, chunk);
       chunk = '';
     };
     for (const { seq, text } of mine.lines(remoteCount)) {
-      if (seq % SEGMENT === 0) flush();
+      if (seq % SEGMENT === 0) await flush();
       if (!chunk) chunkStart = seq;
       chunk += text + '\n';
       events += 1;
       if (seq % 1000 === 999) options.onProgress?.(1000, s.id);
     }
-    flush();
+    await flush();
     // Segments first, then the manifest: a reader never sees a manifest ahead of its events.
-    replaceFileAtomic(manifestPath, JSON.stringify(publishedManifest(store, s.id, mine), null, 2) + '\n', PRIVATE_FILE);
+    await tree.writeManifest(dir, JSON.stringify(publishedManifest(store, s.id, mine), null, 2) + '\n');
     store.setCursor(remoteName, store.machine, s.id, mine.count, mine.head);
     sessions += 1;
   }
@@ -466,17 +520,20 @@ function copyMissingArtifacts(from: string, to: string, refused?: Refusal[]): nu
 }
 
 /** The valid signatures on a tree's manifests by keys not trusted yet: one per key, with the machine that used it. */
-function untrustedSigners(root: string, trusted: Map<string, Buffer>): Array<{ machine: string; keyId: string; publicKey: string }> {
+async function untrustedSigners(root: string, trusted: Map<string, Buffer>, tree: RemoteTree): Promise<Array<{ machine: string; keyId: string; publicKey: string }>> {
   const found = new Map<string, { machine: string; keyId: string; publicKey: string }>();
   const machinesDir = join(root, 'machines');
   if (nodeKind(machinesDir) !== 'dir') return [];
   for (const machine of readdirSync(machinesDir).sort()) {
     const sessionsDir = join(machinesDir, machine, 'sessions');
     if (!MACHINE_PATTERN.test(machine) || nodeKind(join(machinesDir, machine)) !== 'dir' || nodeKind(sessionsDir) !== 'dir') continue;
+    if (await tree.machineProblem(join(machinesDir, machine))) continue;
     for (const id of readdirSync(sessionsDir).sort()) {
-      const path = join(sessionsDir, id, 'manifest.json');
-      if (nodeKind(join(sessionsDir, id)) !== 'dir' || nodeKind(path) !== 'file' || statSync(path).size > 1 << 20) continue;
-      const manifest = parseJsonObject(readFileSync(path, 'utf8')).value;
+      // Read as pull reads it (decrypted on a sealed tree); a manifest that cannot be read is pull's to refuse.
+      const manifest = await tree.readManifest(join(sessionsDir, id)).catch((err: unknown) => {
+        if (err instanceof UserError) return undefined;
+        throw err;
+      });
       if (!manifest || manifest.machine !== machine) continue;
       const check = checkSignature(manifest, trusted);
       const s = manifest.signature as Signature;
@@ -490,7 +547,7 @@ function untrustedSigners(root: string, trusted: Map<string, Buffer>): Array<{ m
  * Reads every other machine's sessions in a tree from the cursors on and stores what verifies
  * (see the top of this file); a folder that does not verify is refused whole and named in `refused`.
  */
-function pullTree(store: Store, root: string, remoteName: string, options: SyncOptions, refused: Refusal[]): { sessions: number; events: number } {
+async function pullTree(store: Store, root: string, remoteName: string, options: SyncOptions, refused: Refusal[], tree: RemoteTree): Promise<{ sessions: number; events: number }> {
   const machinesDir = join(root, 'machines');
   let sessions = 0;
   let events = 0;
@@ -516,13 +573,18 @@ function pullTree(store: Store, root: string, remoteName: string, options: SyncO
     }
     const sessionsDir = join(machinesDir, machine, 'sessions');
     if (nodeKind(sessionsDir) === 'missing') continue;
+    const problem = await tree.machineProblem(join(machinesDir, machine));
+    if (problem) {
+      refused.push({ where, machine, reason: problem });
+      continue;
+    }
     for (const id of readdirSync(sessionsDir).sort()) {
       if (!SESSION_ID_PATTERN.test(id)) {
         refused.push({ where: `${where}/sessions/${JSON.stringify(id)}`, machine, reason: 'not a session id' });
         continue;
       }
       const cursor = store.cursor(remoteName, machine, id);
-      const read = readSignedFolder(join(sessionsDir, id), machine, id, trusted, { from: cursor ?? undefined, collect: true });
+      const read = await tree.readFolder(join(sessionsDir, id), machine, id, trusted, { from: cursor ?? undefined, collect: true });
       if (!read.ok) {
         refused.push({ where: `${where}/sessions/${id}`, machine, session: id, reason: read.reason, signer: read.unknownSigner });
         continue;
@@ -575,17 +637,18 @@ function recordOrigin(store: Store, id: string, machine: string, keyId: string, 
 // ---- the commands -----------------------------------------------------------------------------------
 
 export async function push(store: Store, remote: RemoteConfig, options: SyncOptions = {}): Promise<SyncReport> {
+  const tree = await treeFor(store, remote, 'push');
   if (remote.kind === 'dir') {
     checkWritableTree(remote.url, store.machine);
     mkdirSync(remote.url, { recursive: true });
-    const r = await pushTree(store, remote.url, remote.name, options);
-    return { remote: remote.name, ...r, artifacts: copyMissingArtifacts(store.dir, remote.url), refused: [] };
+    const r = await pushTree(store, remote.url, remote.name, options, tree);
+    return { remote: remote.name, ...r, artifacts: await tree.pushArtifacts(store, remote.url), refused: [] };
   }
   const git = await openClone(store, remote);
   for (let attempt = 0; ; attempt++) {
     const head = await fetchChecked(store, remote, git);
     await resetTo(git, head);
-    const r = { ...(await pushTree(store, git.dir, remote.name, options)), artifacts: copyMissingArtifacts(store.dir, git.dir), refused: [] };
+    const r = { ...(await pushTree(store, git.dir, remote.name, options, tree)), artifacts: await tree.pushArtifacts(store, git.dir), refused: [] };
     if (r.events === 0 && r.artifacts === 0 && (await git.run(['status', '--porcelain'])).stdout.trim() === '') {
       if (head) writeState(store, remote, { seen: head });
       return { remote: remote.name, ...r, commit: head };
@@ -609,10 +672,10 @@ export async function push(store: Store, remote: RemoteConfig, options: SyncOpti
 }
 
 /** Trusts every signer a tree holds (clone --trust-all), named after its machine; returns them. */
-function trustEverySigner(store: Store, root: string): TrustedSigner[] {
+async function trustEverySigner(store: Store, root: string, tree: RemoteTree): Promise<TrustedSigner[]> {
   const added: TrustedSigner[] = [];
   const taken = new Set(listTrusted(store.home).map((s) => s.name));
-  for (const signer of untrustedSigners(root, trustedKeys(store.home))) {
+  for (const signer of await untrustedSigners(root, trustedKeys(store.home), tree)) {
     let name = signer.machine;
     for (let n = 2; taken.has(name); n++) name = `${signer.machine}-${n}`;
     taken.add(name);
@@ -623,6 +686,7 @@ function trustEverySigner(store: Store, root: string): TrustedSigner[] {
 
 export async function pull(store: Store, remote: RemoteConfig, options: SyncOptions = {}): Promise<SyncReport> {
   const refused: Refusal[] = [];
+  const tree = await treeFor(store, remote, 'pull');
   let root: string;
   let commit: string | undefined;
   if (remote.kind === 'dir') {
@@ -634,8 +698,8 @@ export async function pull(store: Store, remote: RemoteConfig, options: SyncOpti
     await resetTo(git, commit);
     root = git.dir;
   }
-  const trustedNow = options.trustAll ? trustEverySigner(store, root) : [];
-  const r = { ...pullTree(store, root, remote.name, options, refused), artifacts: copyMissingArtifacts(root, store.dir, refused) };
+  const trustedNow = options.trustAll ? await trustEverySigner(store, root, tree) : [];
+  const r = { ...(await pullTree(store, root, remote.name, options, refused, tree)), artifacts: await tree.pullArtifacts(root, store, refused) };
   if (commit) writeState(store, remote, { seen: commit });
   return { remote: remote.name, ...r, refused, trusted: trustedNow, ...(commit ? { commit } : {}) };
 }
