@@ -13,7 +13,7 @@ import { BUILTIN_RULES, RULESET_VERSION } from '../lib/redact/rules.js';
 import { PUBLIC_RULES } from '../lib/redact/public.js';
 import { loadConfig } from '../lib/redact/config.js';
 import { Detector } from '../lib/redact/detector.js';
-import { runBin, tempDir } from './support/streams.js';
+import { runBin, tempDir, withoutMarkers } from './support/streams.js';
 import { FAKE, STRUCTURAL, generator } from './support/fakeSecrets.js';
 
 const F = FAKE;
@@ -32,9 +32,11 @@ const stream = (...events: SpEvent[]) => {
   return chain(events.map((e) => ({ ...e, seq: (byId.set(e.session, (byId.get(e.session) ?? -1) + 1), byId.get(e.session)!) })));
 };
 
+/** sp-redact over `input`; stdout without the sp.redacted marker it closes each session with (redact-stream.test.ts covers it). */
 function redact(input: string, args: string[] = []) {
   const dir = tempDir('sp-redact-breadth-');
-  return { ...runBin('sp-redact', args, { input, env: { SP_HOME: join(dir, 'home') } }), dir };
+  const r = runBin('sp-redact', args, { input, env: { SP_HOME: join(dir, 'home') } });
+  return { ...r, stdout: withoutMarkers(r.stdout), dir };
 }
 
 const verifies = (text: string) => runBin('sp-verify', ['-'], { input: text }).code === 0;

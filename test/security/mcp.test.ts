@@ -293,7 +293,13 @@ describe('sp-mcp under attack', { timeout: 180_000 }, () => {
 
   it('relay: a symlink inside the allowed target home that leads out is caught before the write', () =>
     unchanged(main, async () => {
-      await main.refused('relay', { session: CLAUDE_ID, agent: 'claude', target: 'codex', target_home: join(writable, 'codex-home'), cwd: writable }, /the session file .*codex-home\/sessions\/.* \(it resolves to .*outside\/.*\) is outside the folders this server may write/);
+      // Caught twice over: by the writer's own check that every path it writes lies under the home
+      // after resolving symlinks (it runs first, in the dry run), else by the server's write rule.
+      await main.refused(
+        'relay',
+        { session: CLAUDE_ID, agent: 'claude', target: 'codex', target_home: join(writable, 'codex-home'), cwd: writable },
+        /codex-home\/sessions\/.*(: refusing to write outside the home .*: a symlink on the way leads elsewhere| \(it resolves to .*outside\/.*\) is outside the folders this server may write)/,
+      );
       expect(readdirSync(outside).sort()).toEqual(['secret.txt', 'transcript.jsonl']);
     }));
 

@@ -16,6 +16,8 @@ export interface SecretKind {
 const F = FAKE;
 const dbPassword = `pg${F.dbPassword}`;
 const urlPassword = `Mq${F.dbPassword.slice(2)}x9`;
+// A token inside base64 (a config blob pasted whole): the rules decode short strings one level.
+const encodedToken = Buffer.from('token=ghp_Zq7TmW3kR9vX2pL8sN4yB6cD1fH5jK0aE7gQ').toString('base64');
 
 export const SECRET_KINDS: SecretKind[] = [
   { kind: 'aws-access-key-id', value: F.awsKeyId, text: `AWS key id ${F.awsKeyId}` },
@@ -43,4 +45,18 @@ export const SECRET_KINDS: SecretKind[] = [
   { kind: 'sendgrid-key', value: F.sendgrid, text: `sendgrid ${F.sendgrid}` },
   { kind: 'bearer-token', value: F.bearer, text: `curl -H "Authorization: Bearer ${F.bearer}" https://api.example.com` },
   { kind: 'pypi-token', value: F.pypi, text: `twine password ${F.pypi}` },
+  // Command-line and credential-file forms, names that make any high-entropy value a secret, and an encoded token.
+  { kind: 'cli-password-mysql', value: 'Wq8zT3vN6kR2', text: 'mysql -u root -pWq8zT3vN6kR2 app_db' },
+  { kind: 'cli-password-flag', value: 'Lm5xQ9rT2wV7yB', text: 'pg_dump --password Lm5xQ9rT2wV7yB appdb' },
+  { kind: 'cli-token-flag', value: 'tk_8fJ2mQ7vX4zR1pL9wN3s', text: 'deploy --token=tk_8fJ2mQ7vX4zR1pL9wN3s --env prod' },
+  { kind: 'curl-user-password', value: 'Hn4vB8xZ2qT6', text: 'curl -u deploy:Hn4vB8xZ2qT6 https://ci.acme-corp.net/api' },
+  { kind: 'sshpass-password', value: 'Rt7yU2iO9pQ4', text: 'sshpass -p Rt7yU2iO9pQ4 ssh deploy@build.acme-corp.net' },
+  { kind: 'redis-cli-password', value: 'Gf3dS8aZ1xC6', text: 'redis-cli -h cache -a Gf3dS8aZ1xC6 ping' },
+  { kind: 'docker-login-password', value: 'Kj9hG4fD2sA7', text: 'docker login -u ci -p Kj9hG4fD2sA7 registry.acme-corp.net' },
+  { kind: 'netrc-password', value: 'Vb6nM1qW8eR3', text: 'machine api.acme-corp.net login ci password Vb6nM1qW8eR3' },
+  { kind: 'pgpass-line', value: 'Yx2cV7bN4mQ9', text: 'db.acme-corp.net:5432:app:app:Yx2cV7bN4mQ9' },
+  { kind: 'yaml-passwd', value: 'Pz5oI8uY3tR6', text: 'passwd: Pz5oI8uY3tR6' },
+  { kind: 'access-key-id-name', value: 'MINIOKEY7Q2W9E4R1T6Y', text: 'MINIO_ACCESS_KEY_ID=MINIOKEY7Q2W9E4R1T6Y' },
+  { kind: 'generic-high-entropy', value: 'q7Xv2Lp9Rz4Tm8Wn3Kb6', text: 'auth_material = "q7Xv2Lp9Rz4Tm8Wn3Kb6"' },
+  { kind: 'base64-encoded-token', value: encodedToken, text: `config blob ${encodedToken}` },
 ];

@@ -39,3 +39,15 @@ export function runBin(name: string, args: string[], options: { input?: string |
   });
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
+
+/** sp-redact's output less the sp.redacted marker it closes each session with (the rest must be the input, byte for byte). */
+export function withoutMarkers(text: string): string {
+  return text
+    .split(/(?<=\n)/)
+    .filter((line) => {
+      if (!line.includes('"sp.redacted"')) return true;
+      const e = JSON.parse(line) as { type?: string; payload?: { key?: string } };
+      return !(e.type === 'meta' && e.payload?.key === 'sp.redacted');
+    })
+    .join('');
+}
