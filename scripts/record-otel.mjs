@@ -26,14 +26,26 @@ export const REPLY = 'notes.txt says: the answer is 42.';
 
 // ---------- the OTLP/HTTP receiver ----------
 
+/** A request body larger than this is refused (413) rather than held: a short session sends a few KB. */
+const MAX_BODY_BYTES = 16 * 1024 * 1024;
+
 /** A receiver on 127.0.0.1 (port 0): every POST /v1/logs body, as one JSON text, in `lines`. */
 export async function startReceiver() {
   const lines = [];
   const refused = [];
   const server = createServer((req, res) => {
     const chunks = [];
-    req.on('data', (c) => chunks.push(c));
+    let size = 0;
+    req.on('data', (c) => {
+      size += c.length;
+      if (size <= MAX_BODY_BYTES) chunks.push(c);
+    });
     req.on('end', () => {
+      if (size > MAX_BODY_BYTES) {
+        refused.push(`${req.url}: a body of ${size} bytes (over ${MAX_BODY_BYTES})`);
+        res.writeHead(413, { 'content-type': 'application/json' });
+        return res.end('{}');
+      }
       let bytes = Buffer.concat(chunks);
       const encoding = req.headers['content-encoding'];
       try {

@@ -177,3 +177,25 @@ describe('sp-capture otel on recorded exports', () => {
     }
   });
 });
+
+describe('sp-capture otel: Codex response.completed', () => {
+  it('only a response.completed with numeric token counts is a model call; a bare or non-numeric one is meta', () => {
+    const record = (kind: string, extra: Array<[string, string]>) => ({ observedTimeUnixNano: '1772960400000000000', timeUnixNano: '0', attributes: [
+      ['event.name', 'codex.sse_event'], ['conversation.id', 'c-1'], ['event.kind', kind], ...extra,
+    ].map(([key, v]) => ({ key, value: { stringValue: v } })) });
+    const path = join(work, 'completed.jsonl');
+    writeFileSync(path, JSON.stringify({ resourceLogs: [{ scopeLogs: [{ logRecords: [
+      record('response.completed', []),
+      record('response.completed', [['input_token_count', 'many'], ['output_token_count', '1e999']]),
+      record('response.created', [['input_token_count', '5']]),
+      record('response.completed', [['input_token_count', '7'], ['output_token_count', '3']]),
+    ] }] }] }) + '\n');
+    const r = run('sp-capture', ['otel', '--path', path]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toBe('');
+    const events = parse(r.stdout);
+    expect(events.map((e) => e.type)).toEqual(['session.start', 'meta', 'meta', 'meta', 'message.assistant']);
+    expect(events[4].payload.usage).toEqual({ input_tokens: 7, output_tokens: 3 });
+    expect(events.every((e) => e.ts === 1772960400)).toBe(true);
+  });
+});
