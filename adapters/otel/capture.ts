@@ -5,7 +5,8 @@
 //   *.user_prompt            → message.user (the prompt text when the client logged it; a client that
 //                              withheld it gives meta `otel.user_prompt`, its length only)
 //   claude_code.api_request  → message.assistant with no text: the model call, its model and usage
-//   codex.sse_event response.completed → the same, from Codex's token counts
+//   codex.sse_event response.completed → the same, from Codex's token counts (Codex logs each completed
+//                              response twice, once without counts: that one is meta)
 //   claude_code.assistant_response → message.assistant with the reply text (when logged)
 //   *.tool_result            → tool.call (at its start: time less duration) and tool.result
 //                              (Codex logs the output; Claude Code only success and size)
