@@ -5,7 +5,8 @@
 //   *.user_prompt            → message.user (the prompt text when the client logged it; a client that
 //                              withheld it gives meta `otel.user_prompt`, its length only)
 //   claude_code.api_request  → message.assistant with no text: the model call, its model and usage
-//   codex.sse_event response.completed → the same, from Codex's token counts
+//   codex.sse_event response.completed → the same, from Codex's token counts (Codex logs each completed
+//                              response twice, once without counts: that one is meta)
 //   claude_code.assistant_response → message.assistant with the reply text (when logged)
 //   *.tool_result            → tool.call (at its start: time less duration) and tool.result
 //                              (Codex logs the output; Claude Code only success and size)
@@ -160,7 +161,11 @@ class OtelSession {
     const client = first?.name.startsWith('claude_code.') ? 'claude' : first?.name.startsWith('codex.') ? 'codex' : undefined;
     const payload: Json = { native_id: this.nativeId, source: 'opentelemetry' };
     if (client) payload.client = client;
-    for (const [key, attr] of [['version', 'app.version'], ['model', 'model'], ['service', 'service.name']] as const) if (str(a[attr])) payload[key] = a[attr];
+    // Codex names its version on every record (app.version); Claude Code only on its resource (service.version).
+    for (const [key, attrs] of [['version', ['app.version', 'service.version']], ['model', ['model']], ['service', ['service.name']]] as const) {
+      const value = attrs.map((attr) => str(a[attr])).find((v) => v !== undefined);
+      if (value !== undefined) payload[key] = value;
+    }
     if (str(a.model)) this.model = String(a.model);
     yield this.emitter.emit('session.start', payload, ts, { actor: 'system', origin: { native_seq: first?.line ?? 1, path: this.path } });
   }
@@ -184,7 +189,10 @@ class OtelSession {
       case 'api_request':
       case 'sse_event': {
         // Codex's api_request is the HTTP attempt (no tokens): its completed response carries the call.
-        if ((short === 'sse_event' && a['event.kind'] !== 'response.completed') || (short === 'api_request' && e.name !== 'claude_code.api_request')) {
+        // Codex 0.171 logs each response.completed twice: once as a plain stream event, once with
+        // the token counts; only the second is the model call.
+        const counted = ['input_token_count', 'output_token_count'].some((k) => num(a[k]) !== undefined);
+        if ((short === 'sse_event' && (a['event.kind'] !== 'response.completed' || !counted)) || (short === 'api_request' && e.name !== 'claude_code.api_request')) {
           yield meta();
           return;
         }
@@ -211,7 +219,7 @@ class OtelSession {
           yield meta();
           return;
         }
-        const payload: Json = { content: [{ type: 'text', text }], message_id: this.lastRequest ?? `otel-reply-${e.order}` };
+        const payload: Json = { content: [{ type: 'text', text }], message_id: str(a.request_id) ?? this.lastRequest ?? `otel-reply-${e.order}` };
         if (this.model) payload.model = this.model;
         yield this.emitter.emit('message.assistant', payload, e.ts, { actor: `agent:${AGENT}`, level: 0, origin });
         return;
