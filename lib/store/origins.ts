@@ -116,6 +116,18 @@ export function manifestHash(bytes: Buffer): string {
   return 'sha256:' + createHash('sha256').update(bytes).digest('hex');
 }
 
+/** The names in a remote session folder, sorted, when it is a plain folder of plain files only; else why not (nothing followed). */
+export function plainFolderEntries(dir: string): { names: string[] } | { reason: string } {
+  const bad = notPlainDir(dir, false);
+  if (bad) return { reason: `the session folder ${bad}` };
+  const names = readdirSync(dir).sort();
+  for (const name of names) {
+    const problem = notPlainFile(join(dir, name), false);
+    if (problem) return { reason: `${name} ${problem}` };
+  }
+  return { names };
+}
+
 /**
  * Reads and verifies a signed machine folder for session `id` published by `machine`. Refuses (ok:
  * false, one reason) anything short of: plain files only, a manifest signed by a trusted key that
@@ -124,13 +136,9 @@ export function manifestHash(bytes: Buffer): string {
  */
 export function readSignedFolder(dir: string, machine: string, id: string, trusted: Map<string, Buffer>, options: ReadFolderOptions = {}): FolderRead {
   const refuse = (reason: string): FolderRead => ({ ok: false, reason });
-  const bad = notPlainDir(dir, false);
-  if (bad) return refuse(`the session folder ${bad}`);
-  const names = readdirSync(dir).sort();
-  for (const name of names) {
-    const problem = notPlainFile(join(dir, name), false);
-    if (problem) return refuse(`${name} ${problem}`);
-  }
+  const listed = plainFolderEntries(dir);
+  if ('reason' in listed) return refuse(listed.reason);
+  const names = listed.names;
   if (!names.includes('manifest.json')) return refuse('no manifest.json: unsigned events are not taken');
   const manifestPath = join(dir, 'manifest.json');
   if (lstatSync(manifestPath).size > MAX_MANIFEST_BYTES) return refuse('manifest.json is too large to be a manifest');

@@ -36,7 +36,7 @@ import { parseJsonObject, type Json } from '../json.js';
 import { makePrivateDir, PRIVATE_FILE } from '../private.js';
 import { readOrCreate } from '../redact/keys.js';
 import type { Store } from '../store/index.js';
-import { nodeKind, notPlainDir, notPlainFile, SEGMENT, segmentName, verifySignedFolder, type FolderRead, type ReadFolderOptions } from '../store/origins.js';
+import { nodeKind, notPlainDir, notPlainFile, plainFolderEntries, SEGMENT, segmentName, verifySignedFolder, type FolderRead, type ReadFolderOptions } from '../store/origins.js';
 import type { Refusal } from './remote.js';
 
 type Age = typeof import('age-encryption');
@@ -252,13 +252,9 @@ class SealedTree implements RemoteTree {
 
   async readFolder(dir: string, machine: string, id: string, trusted: Map<string, Buffer>, options: ReadFolderOptions): Promise<FolderRead> {
     const refuse = (reason: string): FolderRead => ({ ok: false, reason });
-    const bad = notPlainDir(dir, false);
-    if (bad) return refuse(`the session folder ${bad}`);
-    const names = readdirSync(dir).sort();
-    for (const name of names) {
-      const problem = notPlainFile(join(dir, name), false);
-      if (problem) return refuse(`${name} ${problem}`);
-    }
+    const listed = plainFolderEntries(dir);
+    if ('reason' in listed) return refuse(listed.reason);
+    const names = listed.names;
     const plain = names.find((n) => PLAIN_SEGMENT.test(n) || n === 'manifest.json' || (n.endsWith('.jsonl') && !CHUNK.test(n)));
     if (plain) return refuse(`${plain}: unencrypted on a remote configured for encryption`);
     if (!names.includes(SEALED_MANIFEST)) return refuse(`no ${SEALED_MANIFEST}: unsigned events are not taken`);
