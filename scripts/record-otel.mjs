@@ -17,6 +17,7 @@ import { createRequire } from 'node:module';
 import { homedir, hostname, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { gunzipSync, inflateSync } from 'node:zlib';
+import { codexConfig } from '../examples/mock-responses.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 export const VERSIONS = { claude: '2.1.197', codex: '0.171.0' };
@@ -295,24 +296,7 @@ export async function recordCodex(base, { timeoutMs = 90_000 } = {}) {
   try {
     const codexHome = join(ws.dir, 'codex-home');
     mkdirSync(codexHome, { recursive: true });
-    writeFileSync(join(codexHome, 'config.toml'), [
-      'model = "gpt-5.5"',
-      'model_provider = "mock"',
-      'check_for_update_on_startup = false',
-      '',
-      '[model_providers.mock]',
-      'name = "mock"',
-      `base_url = "http://127.0.0.1:${model.port}/v1"`,
-      'wire_api = "responses"',
-      'env_key = "SP_MOCK_KEY"',
-      'request_max_retries = 0',
-      'stream_max_retries = 0',
-      '',
-      '[analytics]',
-      'enabled = false',
-      '',
-      codexOtelConfig(receiver.port),
-    ].join('\n'));
+    writeFileSync(join(codexHome, 'config.toml'), codexConfig(`http://127.0.0.1:${model.port}/v1`) + codexOtelConfig(receiver.port));
     const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: ws.home, TMPDIR: ws.tmp, CODEX_HOME: codexHome, SP_MOCK_KEY: 'sk-mock', LANG: 'C.UTF-8', TERM: 'dumb' };
     const result = await run(codexBin(), ['exec', '--json', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', PROMPT], { cwd: ws.proj, env, timeoutMs });
     await new Promise((r) => setTimeout(r, 300));
