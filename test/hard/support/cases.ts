@@ -66,7 +66,8 @@ function records(seed: Buffer, kind: SeedKind): { items: Json[]; rebuild(items: 
 }
 
 const pick = <T>(list: T[], rnd: () => number): T => list[Math.floor(rnd() * list.length)];
-const middle = (n: number) => Math.max(1, Math.floor(n / 2));
+// The middle record of n (a one-record file: that record).
+const middle = (n: number) => (n <= 1 ? 0 : Math.max(1, Math.floor(n / 2)));
 
 /** Positions just inside a JSON string value (`":"` followed by a letter), to put bytes into text. */
 function stringValuePositions(line: Buffer): number[] {
