@@ -81,3 +81,21 @@ export async function findByIdPrefix(
   }
   throw new UserError(none);
 }
+
+/**
+ * Files under `root` whose name `accept` takes, at most `maxDepth` folders down, entering only the
+ * folders `enter` allows. Symbolic links are never followed (a link must not lead discovery out of
+ * a home); an unreadable folder is skipped.
+ */
+export function* filesUnder(root: string, options: { maxDepth: number; enter: (name: string) => boolean; accept: (name: string) => boolean }, depth = 0): Generator<string> {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(root, { withFileTypes: true });
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    if (entry.isFile() && options.accept(entry.name)) yield join(root, entry.name);
+    else if (entry.isDirectory() && depth < options.maxDepth && options.enter(entry.name)) yield* filesUnder(join(root, entry.name), options, depth + 1);
+  }
+}

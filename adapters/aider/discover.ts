@@ -2,10 +2,10 @@
 // so discovery searches a directory tree (the "home": AIDER_HISTORY_ROOT or --home, default the
 // current directory) for those files, newest first. One ref per file; its capture yields every
 // session in it.
-import { readdirSync, statSync, type Dirent } from 'node:fs';
+import { statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { DiscoverOptions, SessionRef } from '../../lib/adapter.js';
-import { cutPrompt } from '../../lib/discover.js';
+import { cutPrompt, filesUnder } from '../../lib/discover.js';
 import { UserError } from '../../lib/diagnostics.js';
 import { statSessionFile } from '../../lib/cursor.js';
 import { captureAider } from './capture.js';
@@ -30,19 +30,6 @@ export async function openHistory(path: string): Promise<SessionRef> {
   }
   const { mtime } = statSessionFile(file, 'Aider chat history');
   return refOf(file, mtime);
-}
-
-function* historyFiles(dir: string, depth: number): Generator<string> {
-  let entries: Dirent[];
-  try {
-    entries = readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return;
-  }
-  for (const entry of entries) {
-    if (entry.isFile() && entry.name === CHAT_FILE) yield join(dir, entry.name);
-    else if (entry.isDirectory() && depth < MAX_DEPTH && !SKIP.has(entry.name) && !entry.isSymbolicLink()) yield* historyFiles(join(dir, entry.name), depth + 1);
-  }
 }
 
 async function summarize(ref: SessionRef): Promise<SessionRef> {
@@ -77,7 +64,7 @@ export async function* discoverHistories(options: DiscoverOptions = {}): AsyncGe
   }
   const wantCwd = options.cwd !== undefined ? resolve(expandTilde(options.cwd)) : undefined;
   const found: SessionRef[] = [];
-  for (const path of historyFiles(root, 0)) {
+  for (const path of filesUnder(root, { maxDepth: MAX_DEPTH, enter: (name) => !SKIP.has(name), accept: (name) => name === CHAT_FILE })) {
     if (wantCwd !== undefined && dirname(path) !== wantCwd) continue;
     try {
       found.push(refOf(path, statSync(path).mtimeMs / 1000));

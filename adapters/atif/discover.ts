@@ -1,10 +1,10 @@
 // Finding ATIF trajectories: every `*.json` under the home (Harbor writes one per trial, as
 // `<trial>/agent/trajectory.json`) whose `schema_version` says ATIF, newest first.
-import { readdirSync, statSync, type Dirent } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { DiscoverOptions, SessionRef } from '../../lib/adapter.js';
 import { UserError } from '../../lib/diagnostics.js';
-import { findByIdPrefix, cutPrompt } from '../../lib/discover.js';
+import { filesUnder, findByIdPrefix, cutPrompt } from '../../lib/discover.js';
 import { expandTilde } from '../../lib/paths.js';
 import { AGENT, defaultHome, readTrajectory } from './paths.js';
 import { versionOf } from './schemas.js';
@@ -13,23 +13,14 @@ const MAX_DEPTH = 4;
 /** Discovery opens files up to this size; a larger trajectory is captured with --path only. */
 const MAX_DISCOVERED_BYTES = 64 * 1024 * 1024;
 
-function* jsonFiles(dir: string, depth: number): Generator<string> {
-  let entries: Dirent[];
-  try {
-    entries = readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return;
-  }
-  for (const entry of entries) {
-    const path = join(dir, entry.name);
-    // Symbolic links are not followed: a link must not lead discovery out of the home.
-    if (entry.isDirectory() && depth < MAX_DEPTH && entry.name !== 'node_modules' && !entry.name.startsWith('.')) yield* jsonFiles(path, depth + 1);
-    else if (entry.isFile() && entry.name.endsWith('.json')) {
-      try {
-        if (statSync(path).size <= MAX_DISCOVERED_BYTES) yield path;
-      } catch {
-        // gone meanwhile
-      }
+/** Trajectory candidates: `*.json` files up to MAX_DISCOVERED_BYTES, outside hidden folders and node_modules. */
+function* jsonFiles(home: string): Generator<string> {
+  const walk = filesUnder(home, { maxDepth: MAX_DEPTH, enter: (name) => name !== 'node_modules' && !name.startsWith('.'), accept: (name) => name.endsWith('.json') });
+  for (const path of walk) {
+    try {
+      if (statSync(path).size <= MAX_DISCOVERED_BYTES) yield path;
+    } catch {
+      // gone meanwhile
     }
   }
 }
@@ -59,7 +50,7 @@ export async function* discoverTrajectories(options: DiscoverOptions = {}): Asyn
     throw new UserError(`cannot read the ATIF trajectory folder (set --home or SP_ATIF_HOME)`, home);
   }
   const refs: SessionRef[] = [];
-  for (const path of jsonFiles(home, 0)) {
+  for (const path of jsonFiles(home)) {
     try {
       refs.push(await openTrajectory(path, options.details));
     } catch {
