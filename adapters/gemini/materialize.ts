@@ -11,10 +11,11 @@
 //     no `<session_context>` message, no patches; a user text the client would skip (starting with
 //     `/` or `?`) is prefixed with U+200B so it is sent.
 import { createHash, randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { MaterializeOptions } from '../../lib/adapter.js';
-import { createFileAtomic } from '../../lib/atomic.js';
+import { createFileAtomic, newTempPath } from '../../lib/atomic.js';
+import { removeOnInterrupt } from '../../lib/private.js';
 import { UserError } from '../../lib/diagnostics.js';
 import { toIso, type SpEvent } from '../../lib/event.js';
 import { str, type Json } from '../../lib/json.js';
@@ -64,6 +65,30 @@ function modelLine(step: ModelStep, model: string): Json {
     });
   }
   return record;
+}
+
+/**
+ * A project the home does not know yet: its whole folder (the session and `.project_root`) is staged
+ * under a temp name and renamed into place, so a kill at any moment leaves all of it or none.
+ */
+function writeNewProject(slugDir: string, fileName: string, lines: readonly string[], cwd: string, onLine?: (line: string) => void): void {
+  const staging = newTempPath(dirname(slugDir), basename(slugDir));
+  const release = removeOnInterrupt(staging);
+  try {
+    mkdirSync(join(staging, 'chats'), { recursive: true });
+    writeLines(join(staging, 'chats', fileName), lines, { finalNewline: true, onLine });
+    createFileAtomic(join(staging, '.project_root'), [cwd], 0o644);
+    // rename refuses a folder that appeared meanwhile (not empty): nothing of another writer is replaced.
+    renameSync(staging, slugDir);
+  } catch (err) {
+    rmSync(staging, { recursive: true, force: true });
+    if ((err as NodeJS.ErrnoException).code === 'ENOTEMPTY' || (err as NodeJS.ErrnoException).code === 'EEXIST') {
+      throw new UserError('the project folder appeared while writing (another writer?): run again', slugDir);
+    }
+    throw err;
+  } finally {
+    release();
+  }
 }
 
 export async function materializeGemini(events: AsyncIterable<SpEvent>, options: MaterializeOptions = {}): Promise<GeminiMaterializeResult> {
@@ -133,18 +158,14 @@ export async function materializeGemini(events: AsyncIterable<SpEvent>, options:
   }
   if (options.dryRun) writeLines(path, lines, { finalNewline: true, dryRun: true, onLine: options.onLine });
   else {
-    const created = mkdirSync(chats, { recursive: true });
-    const marker = join(tmpDir(home), slug, '.project_root');
-    let written = false;
-    try {
-      writeLines(path, lines, { finalNewline: true, onLine: options.onLine });
-      written = true;
-      // The marker after the session: a failed write (a full disk) leaves no project registered for nothing.
+    const slugDir = join(tmpDir(home), slug);
+    if (register && !existsSync(slugDir)) writeNewProject(slugDir, basename(path), lines, cwd, options.onLine);
+    else {
+      // The folder is there already: the marker first (alone it is a registered project with no
+      // session, which the client ignores), the session file last and atomically.
+      const marker = join(slugDir, '.project_root');
       if (register && !existsSync(marker)) createFileAtomic(marker, [cwd], 0o644);
-    } catch (err) {
-      if (written) rmSync(path, { force: true });
-      if (created) rmSync(created, { recursive: true, force: true });
-      throw err;
+      writeLines(path, lines, { finalNewline: true, onLine: options.onLine });
     }
   }
 
