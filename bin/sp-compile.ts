@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // sp-compile: a token-budgeted handoff of a session for another agent (lib/compile).
+import { existsSync } from 'node:fs';
 import { runCli } from '../lib/cli.js';
 import { EXIT_OK, UserError, warn } from '../lib/diagnostics.js';
 import { inputsFrom } from '../lib/ndjson.js';
@@ -19,6 +20,8 @@ interface Args {
   session?: string;
   tokenizer?: TokenizerName;
   redact: boolean;
+  workspace?: string | false;
+  'rerun-tests': boolean;
 }
 
 function positive(name: string, value: string | undefined): number | undefined {
@@ -66,6 +69,8 @@ await runCli<Args>({
       .option('session', { type: 'string', describe: 'the session to compile when the stream holds several (id, prefix or native id)' })
       .option('tokenizer', { type: 'string', choices: ['o200k_base', 'cl100k_base', 'claude-estimate'], describe: "count with this tokenizer instead of the target's" })
       .option('redact', { type: 'boolean', default: true, describe: "redact secrets with sp-redact's rules and key first (--no-redact compiles them as they are)" })
+      .option('workspace', { type: 'string', describe: "add this folder's git state and test result as observed now (default: the session's cwd when it exists here; --no-workspace: none)" })
+      .option('rerun-tests', { type: 'boolean', default: false, describe: "re-run the session's last test command (a recognised test runner only) in the workspace, at most 2 minutes" })
       .conflicts('budget', ['window', 'reserve'])
       .command('$0 [files..]', false) as never,
   run: async (args) => {
@@ -82,6 +87,10 @@ await runCli<Args>({
     const onUnverified = (where: string, session: string) => warn(where, `session ${session}: the input's checksum does not verify here, and redaction re-chains it from here on: run sp-verify on the input`);
     const inputs = args.redact ? await (await import('../lib/redact/ensure.js')).redactedInputs(inputsFrom(args.files), { onUnverified }) : inputsFrom(args.files);
     const { releaseTokenizers } = await import('../lib/compile/tokens.js');
+    // `--no-workspace` arrives as false; a bare `--workspace` (no folder) means the default.
+    const workspace = args.workspace === false ? false : typeof args.workspace === 'string' && args.workspace !== '' ? args.workspace : undefined;
+    if (typeof workspace === 'string' && !existsSync(workspace)) throw new UserError('no such folder', '--workspace');
+    const redactor = args.redact ? await (await import('../lib/redact/ensure.js')).Redactor.load() : undefined;
     try {
       await compile({
         inputs,
@@ -95,6 +104,9 @@ await runCli<Args>({
         renderOnly: args.render,
         outDir: args.out,
         force: args.force,
+        workspace,
+        rerunTests: args['rerun-tests'],
+        redactText: redactor ? (text) => redactor.redactText(text) : undefined,
       });
     } finally {
       releaseTokenizers();

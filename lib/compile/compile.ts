@@ -27,6 +27,7 @@ import { writeOutputs } from './output.js';
 import { render, type Rendered } from './render.js';
 import { resolveBudget, TARGET, type FormatName, type TargetName } from './targets.js';
 import { seqRanges } from './text.js';
+import { lastTestCommand, observeWorkspace } from './workspace.js';
 import { createCounter, prepareTokenizer, type TokenCounter, type TokenizerName } from './tokens.js';
 
 export interface CompileOptions {
@@ -45,6 +46,12 @@ export interface CompileOptions {
   outDir?: string;
   force?: boolean;
   out?: Writable;
+  /** Observe this folder's git and test state now (undefined: the session's cwd when it exists here; false: none). */
+  workspace?: string | false;
+  /** Re-run the session's last test command in the workspace (bounded). */
+  rerunTests?: boolean;
+  /** Applied to the workspace items' text (the handoff's redaction: observed text can hold secrets too). */
+  redactText?: (text: string) => string;
 }
 
 export interface CompileResult {
@@ -254,6 +261,13 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
     // ---- items, budget, rendering ------------------------------------------------------------------
     const primaryId = pickSession(ex, options.session);
     const extraction = extract(ex, primaryId);
+    const state = ex.sessions.get(primaryId)!;
+    const folder = options.workspace === false ? undefined : options.workspace ?? state.info.cwd;
+    if (folder) {
+      const observed = observeWorkspace({ dir: folder, session: primaryId, since: state.info.firstTs, lastTest: lastTestCommand(state.commands.items), rerunTests: options.rerunTests });
+      const redactText = options.redactText;
+      extraction.items.push(...(redactText ? observed.map((i) => ({ ...i, text: redactText(i.text) })) : observed));
+    }
     const renderInput = { target, format, extraction };
     const renderItems = (items: readonly Item[]) => render(renderInput, items);
     const measure = (r: Rendered) => {

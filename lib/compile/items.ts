@@ -10,6 +10,7 @@ export type Priority = 0 | 1 | 2;
 export const SECTIONS = [
   'goal',
   'problems',
+  'workspace',
   'open',
   'decisions',
   'constraints',
@@ -41,7 +42,8 @@ export type ItemKind =
   | 'command'
   | 'tool-error'
   | 'excerpt'
-  | 'digest';
+  | 'digest'
+  | 'workspace';
 
 export interface Item {
   /** Stable and unique: kind, session and seq. */

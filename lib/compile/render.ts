@@ -28,6 +28,7 @@ export interface RenderInput {
 export const HEADINGS: Record<Section, string> = {
   goal: 'Goal',
   problems: 'Open problems',
+  workspace: 'The workspace now (observed when this handoff was compiled, not from the log)',
   open: 'Open plan steps and todos',
   decisions: 'Decisions and their reasons',
   constraints: 'Constraints the user stated',
@@ -53,7 +54,7 @@ const LAYOUT: Record<FormatName, Array<{ name: string; sections: Section[] }>> =
   'agents-md': [{ name: 'section', sections: [...SECTIONS] }],
   files: [
     { name: 'HANDOFF.md', sections: ['goal', 'problems', 'reply', 'excerpts', 'digest'] },
-    { name: 'STATE.md', sections: ['files', 'commands', 'diffs'] },
+    { name: 'STATE.md', sections: ['workspace', 'files', 'commands', 'diffs'] },
     { name: 'TASKS.md', sections: ['open', 'done', 'requests'] },
     { name: 'DECISIONS.md', sections: ['decisions', 'constraints'] },
   ],
