@@ -68,7 +68,7 @@ describe('workspace items in sp-compile', { timeout: 240_000 }, () => {
     expect(r.stdout).toMatch(/- Git: on branch `main` at `[0-9a-f]{7,}` “document the app”/);
     expect(r.stdout).toMatch(/- Working tree: 2 changed paths \(1 modified, 1 untracked\); uncommitted diff: 1 file changed, 1 insertion\(\+\), 1 deletion\(-\): `app\.js`, `notes\.txt`/);
     expect(r.stdout).toMatch(/- Commits since the session started: 1 \(1 file changed, 1 insertion\(\+\)\): `[0-9a-f]+` document the app/);
-    expect(r.stdout).toMatch(/- Tests: the session last ran `npm test` \[seq 3\]: failed \(exit 1\); not re-run/);
+    expect(r.stdout).toMatch(/- Tests: the session last ran `npm test` \[seq 4\]: failed \(exit 1\); not re-run/);
     expect(r.stdout).toContain('(observed now: `git status --porcelain; git diff --shortstat HEAD`)');
     expect(snapshot(repo)).toBe(before);
   });
@@ -78,7 +78,7 @@ describe('workspace items in sp-compile', { timeout: 240_000 }, () => {
     writeFileSync(join(repo, 'app.js'), 'module.exports = 2;\n');
     const r = runBin('sp-compile', ['--for', 'claude', '--render', '--workspace', repo, '--rerun-tests', session(repo, start)]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/- Tests: re-run now: passed \(exit 0\) in [\d.]+ s \(the session last ran `npm test` \[seq 3\]: failed \(exit 1\)\)/);
+    expect(r.stdout).toMatch(/- Tests: re-run now: passed \(exit 0\) in [\d.]+ s \(the session last ran `npm test` \[seq 4\]: failed \(exit 1\)\)/);
     // And failing again once the fix is undone.
     writeFileSync(join(repo, 'app.js'), 'module.exports = 3;\n');
     const again = runBin('sp-compile', ['--for', 'claude', '--render', '--workspace', repo, '--rerun-tests', session(repo, start)]);
