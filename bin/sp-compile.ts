@@ -50,6 +50,7 @@ await runCli<Args>({
     ['sp-compile --for pi --window 128000 --reserve 20000 session.ndjson', 'budget = window − reserve'],
     ['sp-compile --for codex --format agents-md --out . session.ndjson', 'a handoff section in ./AGENTS.md'],
     ['sp-compile --for markdown --format files --out handoff/ session.ndjson', 'STATE.md, TASKS.md, DECISIONS.md, HANDOFF.md'],
+    ['sp-compile --for codex --format a2a --render session.ndjson > task.json', 'the handoff as an A2A Task (JSON)'],
   ],
   epilogue:
     'Tokens are counted with the target\'s tokenizer: o200k_base for codex; for claude, pi, hermes and markdown a Claude ' +
@@ -62,7 +63,7 @@ await runCli<Args>({
       .option('budget', { type: 'string', describe: 'token budget of the handoff (default per target)' })
       .option('window', { type: 'string', describe: "the target's context window; budget = window − reserve" })
       .option('reserve', { type: 'string', describe: 'tokens the target keeps for its system prompt, tools and reply (with --window)' })
-      .option('format', { type: 'string', choices: ['message', 'agents-md', 'files'], default: 'message', describe: 'template: a first user message with a relay header, a CLAUDE.md/AGENTS.md section, or STATE/TASKS/DECISIONS/HANDOFF.md' })
+      .option('format', { type: 'string', choices: ['message', 'agents-md', 'files', 'a2a'], default: 'message', describe: 'template: a first user message with a relay header, a CLAUDE.md/AGENTS.md section, STATE/TASKS/DECISIONS/HANDOFF.md, or an A2A (protocol 0.3.0) Task whose artifact is the handoff' })
       .option('render', { type: 'boolean', default: false, describe: 'print only the rendered markdown, not the event stream' })
       .option('out', { type: 'string', describe: 'write the files (--format files) or the instructions-file section (--format agents-md) into this directory' })
       .option('force', { type: 'boolean', default: false, describe: 'with --out: overwrite files (an instructions file keeps all but its sp-compile section)' })

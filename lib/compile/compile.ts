@@ -23,6 +23,7 @@ import { forEachLine, type RawLine } from './read.js';
 import { selectItems, type Selection } from './budget.js';
 import { Extractor } from './extract.js';
 import { extract, type Extraction, type Item, type Loss } from './items.js';
+import { A2A_PROTOCOL_VERSION, a2aTask } from './a2a.js';
 import { writeOutputs } from './output.js';
 import { render, type Rendered } from './render.js';
 import { resolveBudget, TARGET, type FormatName, type TargetName } from './targets.js';
@@ -268,7 +269,8 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
       const redactText = options.redactText;
       extraction.items.push(...(redactText ? observed.map((i) => ({ ...i, text: redactText(i.text) })) : observed));
     }
-    const renderInput = { target, format, extraction };
+    // An A2A task carries the message form of the handoff as its artifact.
+    const renderInput = { target, format: format === 'a2a' ? ('message' as const) : format, extraction };
     const renderItems = (items: readonly Item[]) => render(renderInput, items);
     const measure = (r: Rendered) => {
       const whole = counter.count(r.text);
@@ -293,6 +295,17 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
       ...(format === 'files' ? { files: selection.rendered.docs.map((d) => ({ name: d.name, tokens: counter.count(d.text) })) } : {}),
       text: selection.rendered.text,
     };
+    if (format === 'a2a') {
+      const latest = extraction.items.find((i) => i.kind === 'goal' && i.priority === 0);
+      const task = a2aTask(
+        selection.rendered.text,
+        { session: info.id, agent: info.agent, native_id: info.nativeId, compiled_seq: info.lastSeq + 1, last_ts: info.lastTs, request: latest?.quote },
+        { target: target.name, tokenizer: counter.name, budget, tokens: selection.tokens, items: payload.items as Array<Record<string, unknown>>, dropped: (payload.dropped as unknown[]).length },
+      );
+      // The text a reader of the event (or --render) gets is the task itself.
+      payload.a2a_protocol = A2A_PROTOCOL_VERSION;
+      payload.text = `${JSON.stringify(task, null, 2)}\n`;
+    }
     const event: SpEvent = {
       session: info.id,
       seq: info.lastSeq + 1,
@@ -309,7 +322,7 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
     const written = options.outDir ? writeOutputs(options.outDir, format, target, selection.rendered, options.force === true) : [];
     if (options.renderOnly) {
       const writer = new NdjsonWriter(out);
-      await writer.writeBytes(Buffer.from(selection.rendered.text));
+      await writer.writeBytes(Buffer.from(payload.text as string));
       await writer.end();
     } else {
       const writer = new NdjsonWriter(out); // also ends the process quietly on a closed pipe

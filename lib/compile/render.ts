@@ -51,6 +51,8 @@ const EMPTY: Partial<Record<Section, string>> = {
 /** Which sections go into which file, and in what order. */
 const LAYOUT: Record<FormatName, Array<{ name: string; sections: Section[] }>> = {
   message: [{ name: 'message', sections: [...SECTIONS] }],
+  // The compiler renders an A2A task's artifact as a message (compile.ts); listed for completeness.
+  a2a: [{ name: 'message', sections: [...SECTIONS] }],
   'agents-md': [{ name: 'section', sections: [...SECTIONS] }],
   files: [
     { name: 'HANDOFF.md', sections: ['goal', 'problems', 'reply', 'excerpts', 'digest'] },

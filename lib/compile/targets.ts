@@ -6,7 +6,7 @@ import type { TokenizerName } from './tokens.js';
 export const TARGETS = ['claude', 'codex', 'pi', 'hermes', 'opencode', 'copilot', 'gemini', 'qwen', 'qoder', 'markdown'] as const;
 export type TargetName = (typeof TARGETS)[number];
 
-export const FORMATS = ['message', 'agents-md', 'files'] as const;
+export const FORMATS = ['message', 'agents-md', 'files', 'a2a'] as const;
 export type FormatName = (typeof FORMATS)[number];
 
 export interface Target {
