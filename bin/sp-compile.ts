@@ -22,6 +22,10 @@ interface Args {
   redact: boolean;
   workspace?: string | false;
   'rerun-tests': boolean;
+  summarizer?: string;
+  'summarizer-model'?: string;
+  'summarizer-endpoint'?: string;
+  'summarizer-timeout'?: string;
 }
 
 function positive(name: string, value: string | undefined): number | undefined {
@@ -31,6 +35,27 @@ function positive(name: string, value: string | undefined): number | undefined {
     throw new UserError(`must be a positive whole number of tokens (got ${JSON.stringify(value)})`, `--${name}`);
   }
   return n;
+}
+
+async function summarizerFrom(args: Args) {
+  const { summarizerConfig, SummarizerError } = await import('../lib/compile/model-summary.js');
+  const timeout = args['summarizer-timeout'];
+  const seconds = timeout === undefined ? undefined : Number(timeout);
+  if (seconds !== undefined && (!Number.isFinite(seconds) || seconds <= 0)) throw new UserError(`must be a positive number of seconds (got ${JSON.stringify(timeout)})`, '--summarizer-timeout');
+  try {
+    return summarizerConfig(args.summarizer!, { endpoint: args['summarizer-endpoint'], model: args['summarizer-model'], timeoutMs: seconds === undefined ? undefined : seconds * 1000 });
+  } catch (err) {
+    if (err instanceof SummarizerError) throw new UserError(err.message, '--summarizer');
+    throw err;
+  }
+}
+
+async function publicRedaction(): Promise<{ redact: (text: string) => string; label: string }> {
+  const { Redactor } = await import('../lib/redact/ensure.js');
+  const { loadConfig } = await import('../lib/redact/config.js');
+  const { loadRedactKey } = await import('../lib/redact/keys.js');
+  const redactor = new Redactor(loadConfig([], 'public'), await loadRedactKey(), 'public');
+  return { redact: (text) => redactor.redactText(text), label: 'public' };
 }
 
 await runCli<Args>({
@@ -72,6 +97,10 @@ await runCli<Args>({
       .option('redact', { type: 'boolean', default: true, describe: "redact secrets with sp-redact's rules and key first (--no-redact compiles them as they are)" })
       .option('workspace', { type: 'string', describe: "add this folder's git state and test result as observed now (default: the session's cwd when it exists here; --no-workspace: none)" })
       .option('rerun-tests', { type: 'boolean', default: false, describe: "re-run the session's last test command (a recognised test runner only) in the workspace, at most 2 minutes" })
+      .option('summarizer', { type: 'string', describe: 'a model writes the P2 summary: openai, anthropic, ollama, or command:<cmd> (prompt on stdin, answer on stdout); the extractive summary stays the fallback' })
+      .option('summarizer-model', { type: 'string', describe: 'the model (else SP_SUMMARIZER_MODEL)' })
+      .option('summarizer-endpoint', { type: 'string', describe: "the API's base URL (else SP_SUMMARIZER_ENDPOINT, else the provider's); the key comes from SP_SUMMARIZER_KEY or OPENAI_API_KEY / ANTHROPIC_API_KEY" })
+      .option('summarizer-timeout', { type: 'string', describe: 'seconds to wait for the answer (default 60)' })
       .conflicts('budget', ['window', 'reserve'])
       .command('$0 [files..]', false) as never,
   run: async (args) => {
@@ -92,6 +121,16 @@ await runCli<Args>({
     const workspace = args.workspace === false ? false : typeof args.workspace === 'string' && args.workspace !== '' ? args.workspace : undefined;
     if (typeof workspace === 'string' && !existsSync(workspace)) throw new UserError('no such folder', '--workspace');
     const redactor = args.redact ? await (await import('../lib/redact/ensure.js')).Redactor.load() : undefined;
+    const summarizer = args.summarizer === undefined ? undefined : await summarizerFrom(args);
+    // What leaves for a model: redacted with the public profile (paths, hosts, emails too) unless the
+    // model is on this machine; --no-redact sends it as it is, and the event records that.
+    const summarizerRedaction = summarizer
+      ? !args.redact
+        ? { redact: (text: string) => text, label: 'none (--no-redact)' }
+        : (await import('../lib/compile/model-summary.js')).isLocal(summarizer)
+          ? { redact: (text: string) => redactor!.redactText(text), label: 'default' }
+          : await publicRedaction()
+      : undefined;
     try {
       await compile({
         inputs,
@@ -108,6 +147,8 @@ await runCli<Args>({
         workspace,
         rerunTests: args['rerun-tests'],
         redactText: redactor ? (text) => redactor.redactText(text) : undefined,
+        summarizer,
+        summarizerRedaction,
       });
     } finally {
       releaseTokenizers();

@@ -21,7 +21,8 @@ import { splitLines } from '../lines.js';
 import { NdjsonWriter, type Input } from '../ndjson.js';
 import { forEachLine, type RawLine } from './read.js';
 import { selectItems, type Selection } from './budget.js';
-import { Extractor } from './extract.js';
+import { Extractor, type SessionState } from './extract.js';
+import { answerCap, isLocal, modelSummary, summaryItem, SummarizerError, type SummarizerConfig } from './model-summary.js';
 import { extract, type Extraction, type Item, type Loss } from './items.js';
 import { A2A_PROTOCOL_VERSION, a2aTask } from './a2a.js';
 import { writeOutputs } from './output.js';
@@ -53,6 +54,10 @@ export interface CompileOptions {
   rerunTests?: boolean;
   /** Applied to the workspace items' text (the handoff's redaction: observed text can hold secrets too). */
   redactText?: (text: string) => string;
+  /** A model-written P2 summary (`--summarizer`); the extractive one stays as the fallback. */
+  summarizer?: SummarizerConfig;
+  /** Applied to the dialogue before it goes to the summarizer, and to its answer; `label` is recorded. */
+  summarizerRedaction?: { redact: (text: string) => string; label: string };
 }
 
 export interface CompileResult {
@@ -215,6 +220,30 @@ async function copyRechained(paths: string[], writer: NdjsonWriter, chainer: Cha
   }
 }
 
+/** The model's summary as an item, and what the compiled event records of the exchange (also a failure). */
+async function summarizeWithModel(options: CompileOptions, state: SessionState, session: string, budget: number, counter: TokenCounter): Promise<{ item?: Item; record: Record<string, unknown> }> {
+  const c = options.summarizer!;
+  const redaction = options.summarizerRedaction ?? { redact: (text: string) => text, label: 'none' };
+  const base = { provider: c.provider, ...(c.provider === 'command' ? { command: c.endpoint } : { endpoint: c.endpoint }), model: c.model ?? null, local: isLocal(c), redaction: redaction.label };
+  const messages = [
+    ...state.requests.items.map((m) => ({ ...m, role: 'user' as const })),
+    ...state.replies.items.map((m) => ({ ...m, role: 'assistant' as const })),
+  ]
+    .filter((m) => state.onPath(m.seq))
+    .sort((a, b) => a.seq - b.seq);
+  const cap = answerCap(budget);
+  try {
+    const summary = await modelSummary(c, { session, messages, redact: redaction.redact }, cap);
+    const { item, cut } = summaryItem(summary, session, counter, cap, redaction.redact);
+    const tokens = { prompt: summary.tokens.prompt ?? counter.count(summary.prompt), answer: summary.tokens.answer ?? counter.count(summary.answer), counted_by: summary.tokens.prompt !== undefined ? 'the model' : counter.name };
+    return { item, record: { ...base, model: summary.model, prompt: summary.prompt, answer: redaction.redact(summary.answer), tokens, cut, used: false } };
+  } catch (err) {
+    if (!(err instanceof SummarizerError)) throw err;
+    warn('--summarizer', `${err.message}; the extractive summary stands in`);
+    return { record: { ...base, used: false, error: err.message } };
+  }
+}
+
 export async function compile(options: CompileOptions): Promise<CompileResult> {
   const target = TARGET[options.target];
   const format = options.format ?? 'message';
@@ -277,7 +306,10 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
       if (r.docs.length === 1) return whole;
       return Math.max(whole, r.docs.reduce((n, d) => n + counter.count(d.text), 0));
     };
+    const summarized = options.summarizer ? await summarizeWithModel(options, state, primaryId, budget, counter) : undefined;
+    if (summarized?.item) extraction.items.push(summarized.item);
     const selection = selectItems(extraction.items, budget, counter, renderItems, measure, primaryId);
+    if (summarized?.item) summarized.record.used = selection.selected.includes(summarized.item);
 
     const info = extraction.primary.info;
     const payload: Record<string, unknown> = {
@@ -294,6 +326,7 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
       dropped: droppedList(selection, extraction.losses, counter, primaryId),
       ...(format === 'files' ? { files: selection.rendered.docs.map((d) => ({ name: d.name, tokens: counter.count(d.text) })) } : {}),
       text: selection.rendered.text,
+      ...(summarized ? { summarizer: summarized.record } : {}),
     };
     if (format === 'a2a') {
       const latest = extraction.items.find((i) => i.kind === 'goal' && i.priority === 0);

@@ -19,6 +19,7 @@ export const SECTIONS = [
   'commands',
   'done',
   'requests',
+  'summary',
   'excerpts',
   'digest',
   'diffs',
@@ -43,7 +44,8 @@ export type ItemKind =
   | 'tool-error'
   | 'excerpt'
   | 'digest'
-  | 'workspace';
+  | 'workspace'
+  | 'summary';
 
 export interface Item {
   /** Stable and unique: kind, session and seq. */

@@ -37,6 +37,7 @@ export const HEADINGS: Record<Section, string> = {
   commands: 'Recent commands and results (errors first)',
   done: 'Done',
   requests: 'Earlier requests',
+  summary: 'Summary (model-written)',
   excerpts: 'Key excerpts (extractive summary, in order)',
   digest: 'Also in the session (not shown above)',
   diffs: 'Last change per file',
@@ -55,7 +56,7 @@ const LAYOUT: Record<FormatName, Array<{ name: string; sections: Section[] }>> =
   a2a: [{ name: 'message', sections: [...SECTIONS] }],
   'agents-md': [{ name: 'section', sections: [...SECTIONS] }],
   files: [
-    { name: 'HANDOFF.md', sections: ['goal', 'problems', 'reply', 'excerpts', 'digest'] },
+    { name: 'HANDOFF.md', sections: ['goal', 'problems', 'reply', 'summary', 'excerpts', 'digest'] },
     { name: 'STATE.md', sections: ['workspace', 'files', 'commands', 'diffs'] },
     { name: 'TASKS.md', sections: ['open', 'done', 'requests'] },
     { name: 'DECISIONS.md', sections: ['decisions', 'constraints'] },
