@@ -26,6 +26,8 @@ interface Args {
   'summarizer-model'?: string;
   'summarizer-endpoint'?: string;
   'summarizer-timeout'?: string;
+  expand?: string;
+  store?: string;
 }
 
 function positive(name: string, value: string | undefined): number | undefined {
@@ -48,6 +50,50 @@ async function summarizerFrom(args: Args) {
     if (err instanceof SummarizerError) throw new UserError(err.message, '--summarizer');
     throw err;
   }
+}
+
+/** `--expand ITEM`: the events an item of the last handoff stands for, from the input or the store. */
+async function expandItem(args: Args): Promise<number> {
+  const { expand } = await import('../lib/compile/expand.js');
+  const { NdjsonWriter } = await import('../lib/ndjson.js');
+  let source: import('../lib/compile/expand.js').LineSource;
+  let session = args.session;
+  if (args.store !== undefined) {
+    if (!session) throw new UserError('say which stored session: --session ID', '--session');
+    const { Store } = await import('../lib/store/index.js');
+    const { resolveStoreDir } = await import('../lib/store/paths.js');
+    const store = Store.open(resolveStoreDir(args.store || undefined), { readonly: true });
+    const id = store.resolveSession(session);
+    session = id;
+    source = async function* () {
+      for (const line of store.rawLines(id)) yield { text: line.text, where: `${id}:seq ${line.seq}` };
+    };
+  } else {
+    const { splitLines } = await import('../lib/lines.js');
+    // Two passes over the input (find the handoff, then the events): what can be read only once is kept in memory.
+    // What is shown is redacted like every other exit (--no-redact: as it is in the input).
+    const inputs = args.redact ? await (await import('../lib/redact/ensure.js')).redactedInputs(inputsFrom(args.files)) : inputsFrom(args.files);
+    const cached = inputs.some((i) => i.name === 'stdin' || i.readOnce) ? await readAll(inputs) : undefined;
+    source = async function* () {
+      if (cached) {
+        for (const [n, text] of cached.entries()) yield { text, where: `stdin:${n + 1}` };
+        return;
+      }
+      for (const input of inputs) for await (const line of splitLines(input.open())) yield { text: line.text, where: `${input.name}:${line.number}` };
+    };
+  }
+  const writer = new NdjsonWriter(process.stdout);
+  const run = expand(source, args.expand!, session);
+  for (let next = await run.next(); !next.done; next = await run.next()) await writer.writeLine(next.value);
+  await writer.end();
+  return EXIT_OK;
+}
+
+async function readAll(inputs: ReturnType<typeof inputsFrom>): Promise<string[]> {
+  const { splitLines } = await import('../lib/lines.js');
+  const lines: string[] = [];
+  for (const input of inputs) for await (const line of splitLines(input.open())) lines.push(line.text);
+  return lines;
 }
 
 async function publicRedaction(): Promise<{ redact: (text: string) => string; label: string }> {
@@ -76,6 +122,7 @@ await runCli<Args>({
     ['sp-compile --for codex --format agents-md --out . session.ndjson', 'a handoff section in ./AGENTS.md'],
     ['sp-compile --for markdown --format files --out handoff/ session.ndjson', 'STATE.md, TASKS.md, DECISIONS.md, HANDOFF.md'],
     ['sp-compile --for codex --format a2a --render session.ndjson > task.json', 'the handoff as an A2A Task (JSON)'],
+    ['sp-compile --expand digest:commands handoff.ndjson', 'the original events behind an item the handoff cut or summarized'],
   ],
   epilogue:
     'Tokens are counted with the target\'s tokenizer: o200k_base for codex; for claude, pi, hermes and markdown a Claude ' +
@@ -84,7 +131,7 @@ await runCli<Args>({
   options: (y) =>
     y
       .positional('files', { type: 'string', array: true, describe: 'event streams (NDJSON); none or - = stdin' })
-      .option('for', { type: 'string', choices: ['claude', 'codex', 'pi', 'hermes', 'markdown'], demandOption: true, describe: 'the agent that continues the work' })
+      .option('for', { type: 'string', choices: ['claude', 'codex', 'pi', 'hermes', 'markdown'], describe: 'the agent that continues the work (required, except with --expand)' })
       .option('budget', { type: 'string', describe: 'token budget of the handoff (default per target)' })
       .option('window', { type: 'string', describe: "the target's context window; budget = window − reserve" })
       .option('reserve', { type: 'string', describe: 'tokens the target keeps for its system prompt, tools and reply (with --window)' })
@@ -101,9 +148,14 @@ await runCli<Args>({
       .option('summarizer-model', { type: 'string', describe: 'the model (else SP_SUMMARIZER_MODEL)' })
       .option('summarizer-endpoint', { type: 'string', describe: "the API's base URL (else SP_SUMMARIZER_ENDPOINT, else the provider's); the key comes from SP_SUMMARIZER_KEY or OPENAI_API_KEY / ANTHROPIC_API_KEY" })
       .option('summarizer-timeout', { type: 'string', describe: 'seconds to wait for the answer (default 60)' })
+      .option('expand', { type: 'string', describe: "print the original events behind one item of a handoff: an item id (goal:12, digest:commands …), a cut group's kind@first-seq, or a seq range a-b; reads sp-compile's output, or the store with --store" })
+      .option('store', { type: 'string', describe: 'with --expand: read the session (--session) from this store (default $SP_HOME/store)' })
       .conflicts('budget', ['window', 'reserve'])
       .command('$0 [files..]', false) as never,
   run: async (args) => {
+    if (args.expand !== undefined) return expandItem(args);
+    if (args.store !== undefined) throw new UserError('--store only applies with --expand', '--store');
+    if (!args.for) throw new UserError('say which agent continues the work: --for claude|codex|pi|hermes|markdown', '--for');
     const budget = positive('budget', args.budget);
     const window = positive('window', args.window);
     const reserve = positive('reserve', args.reserve);
