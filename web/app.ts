@@ -178,6 +178,9 @@ function ItemView({ item }: { item: Item }) {
       return h('div', { class: 'cmd', id }, h('code', null, `$ ${p.cmd ?? ''}`), ' ', h('span', { class: p.exit_code ? 'bad' : 'muted' }, p.exit_code !== undefined ? `exit ${p.exit_code}` : ''), ' ', seqTag);
     case 'session.start':
       return h('div', { class: 'note', id }, `Session started ${time(e.ts)} in ${p.cwd ?? '?'}${p.model ? ` with ${p.model}` : ''} `, seqTag);
+    case 'meta':
+      // What an agent records besides the conversation (titles, queue operations, snapshots): folded.
+      return h('details', { class: 'meta', id }, h('summary', null, h('span', { class: 'muted' }, `meta ${typeof p.key === 'string' ? p.key : ''} `), seqTag), h(Pre, { value: p, label: `meta event ${e.seq}` }));
     default:
       return h('div', { class: 'note', id }, h('span', { class: 'muted' }, `${e.type} `), short(JSON.stringify(p), 160), ' ', seqTag);
   }

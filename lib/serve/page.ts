@@ -26,7 +26,7 @@ export function webAsset(name: 'app.js' | 'app.css'): Buffer {
   return bytes;
 }
 
-const SHELL_HEAD = '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">';
+const SHELL_HEAD = '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,">';
 
 /** sp serve's page: the bundle from this server (script-src 'self'). */
 export function servedPage(): string {

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Chainer } from '../../lib/chain.js';
+import type { SpEvent } from '../../lib/event.js';
 import { FAKE } from '../support/fakeSecrets.js';
 import { CLAUDE_ID, ROOT, scratchHomes, startServe, type Served } from '../support/serve.js';
 
@@ -63,6 +64,11 @@ beforeAll(async () => {
   expect(captured.status, captured.stderr).toBe(0);
   const ingested = sp('sp-sync.js', ['ingest', '-q'], captured.stdout);
   expect(ingested.status, ingested.stderr).toBe(0);
+  // A relay by sp-materialize records a signed handoff receipt in the store (to a home sp serve does not list).
+  const other = join(scratch.work, 'other-codex');
+  mkdirSync(other);
+  const handed = sp('sp-materialize.js', ['codex', '--home', other, '--cwd', allowed], captured.stdout);
+  expect(handed.status, handed.stderr).toBe(0);
   [browser, served] = await Promise.all([
     chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true }),
     startServe(['--home', `claude=${scratch.claude}`, '--home', `codex=${scratch.codex}`, '--allow-write', scratch.codex, '--allow-write', allowed], scratch.env, scratch.work),
@@ -172,6 +178,8 @@ describe.skipIf(!haveChromium)('sp serve in Chromium', () => {
     await page.goto(`http://127.0.0.1:${served.port}/#/`);
     await page.locator('tr', { hasText: 'store' }).locator('a.open').first().click();
     await expect.poll(() => page.locator('.store').textContent()).toMatch(/Signature: trusted/);
+    expect(await page.locator('.store').textContent()).toMatch(/Receipts \(1\).*claude → codex at seq 82, signature verified/);
+    expect(await page.locator('#chain').textContent()).toMatch(/^Hash chain verified: 83 events/);
     await shot(page, '9-stored-session');
     await accessible(page, 'stored session');
     expect(problems).toEqual([]);
@@ -189,7 +197,7 @@ describe.skipIf(!haveChromium)('sp serve in Chromium', () => {
     const plainText = readFileSync(plainPath, 'utf8');
     expect(plainText).toContain('DELETE /todos/:id');
     expect(plainText).not.toContain(secret);
-    expect(plainText).not.toMatch(/<script[^>]+src=|<link[^>]+href=|https?:\/\/(?!www\.w3\.org)/i);
+    expect(plainText).not.toMatch(/<script[^>]+src=|<link[^>]+href="(?!data:)|https?:\/\/(?!www\.w3\.org)/i);
     // No plaintext of the session in the encrypted file: not a prompt, a title, a path or an id.
     for (const text of ['DELETE /todos', 'Add DELETE endpoint', 'acme-api', CLAUDE_ID, 'sess_737ee653', 'todos.js']) expect(enc.stdout, text).not.toContain(text);
 
@@ -238,7 +246,7 @@ describe.skipIf(!haveChromium)('sp serve timings', () => {
     // A 10k-event session in the store: a session.start, then user / assistant turns.
     const chainer = new Chainer();
     const session = 'sess_big10k';
-    const events = [chainer.chain({ session, seq: 0, ts: 1796000000, agent: 'claude', type: 'session.start', payload: { native_id: 'big-10k', cwd: '/work/big', title: 'A 10k-event session' } })];
+    const events: SpEvent[] = [chainer.chain({ session, seq: 0, ts: 1796000000, agent: 'claude', type: 'session.start', payload: { native_id: 'big-10k', cwd: '/work/big', title: 'A 10k-event session' } })];
     for (let seq = 1; seq < 10_000; seq++) {
       const user = seq % 2 === 1;
       events.push(chainer.chain({ session, seq, ts: 1796000000 + seq, agent: 'claude', type: user ? 'message.user' : 'message.assistant', actor: user ? 'user' : 'agent:claude', payload: { content: [{ type: 'text', text: `${user ? 'question' : 'answer'} ${seq}: ${'lorem ipsum '.repeat(8)}` }] } }));
@@ -251,17 +259,17 @@ describe.skipIf(!haveChromium)('sp serve timings', () => {
       const page = await context.newPage();
       let t = performance.now();
       await page.goto(server.url);
-      await expect.poll(() => page.locator('#count').textContent(), { timeout: 60_000, intervals: [50] }).toBe('1001 of 1001 sessions');
+      await expect.poll(() => page.locator('#count').textContent(), { timeout: 60_000, interval: 50 }).toBe('1001 of 1001 sessions');
       const list = performance.now() - t;
       expect(await page.locator('table.list tbody tr').count()).toBe(1001);
       // Again, from the server's listing of the homes (kept 5 s) rather than a cold read of 1,000 files.
       t = performance.now();
       await page.getByLabel('Search', { exact: true }).fill('big');
-      await expect.poll(() => page.locator('#count').textContent(), { intervals: [50] }).toBe('1 of 1001 sessions');
+      await expect.poll(() => page.locator('#count').textContent(), { interval: 50 }).toBe('1 of 1001 sessions');
       const filter = performance.now() - t;
       t = performance.now();
       await page.locator('a.open').first().click();
-      await expect.poll(() => page.locator('#chain').textContent(), { timeout: 60_000, intervals: [50] }).toMatch(/^Hash chain verified: 10000 events/);
+      await expect.poll(() => page.locator('#chain').textContent(), { timeout: 60_000, interval: 50 }).toMatch(/^Hash chain verified: 10000 events/);
       const open = performance.now() - t;
       expect(await page.locator('.events [id^="e-"]').count()).toBe(400);
       await shot(page, '13-10k-session');
