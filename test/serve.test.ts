@@ -4,15 +4,20 @@
 // file that leads out of its home through a symlink, --host other than 127.0.0.1, redaction of
 // everything listed and shown, the list filters, and a relay written only under --allow-write.
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Chainer } from '../lib/chain.js';
 import { FAKE } from './support/fakeSecrets.js';
 import { CLAUDE_ID, ROOT, scratchHomes, send, startServe, type Served } from './support/serve.js';
 
 const secret = FAKE.githubPat;
 const scratch = scratchHomes('sp-serve-test-', secret);
 const OUTSIDE_ID = '0b5e1d2c-1111-4222-8333-944455556666';
+// A 1×1 PNG.
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+const PNG_REF = `sha256:${createHash('sha256').update(PNG).digest('hex')}`;
 let ro: Served;
 let rw: Served;
 
@@ -24,6 +29,17 @@ beforeAll(async () => {
   writeFileSync(join(outside, `${OUTSIDE_ID}.jsonl`), readFileSync(source, 'utf8').replaceAll(CLAUDE_ID, OUTSIDE_ID).replaceAll('Add a DELETE', 'OUTSIDE-ONLY Add a DELETE'));
   symlinkSync(join(outside, `${OUTSIDE_ID}.jsonl`), join(scratch.claude, 'projects/-home-alice-acme-api', `${OUTSIDE_ID}.jsonl`));
   mkdirSync(join(scratch.work, 'allowed'));
+  // A stored session with an image kept as an artifact (sp-sync ingest --artifacts).
+  const blobs = join(scratch.work, 'blobs');
+  mkdirSync(blobs);
+  writeFileSync(join(blobs, PNG_REF.slice(7)), PNG);
+  const chainer = new Chainer();
+  const events = [
+    chainer.chain({ session: 'sess_image', seq: 0, ts: 1796000000, agent: 'claude', type: 'session.start', payload: { native_id: 'image', cwd: '/work/pics', title: 'a screenshot' } }),
+    chainer.chain({ session: 'sess_image', seq: 1, ts: 1796000001, agent: 'claude', type: 'message.user', actor: 'user', payload: { content: [{ type: 'text', text: 'what is wrong here?' }, { type: 'image', media_type: 'image/png', artifact: PNG_REF }] } }),
+  ];
+  const ingest = spawnSync(process.execPath, [join(ROOT, 'dist/bin/sp-sync.js'), 'ingest', '-q', '--artifacts', blobs], { env: scratch.env, input: events.map((e) => JSON.stringify(e)).join('\n') + '\n', encoding: 'utf8', timeout: 60_000 });
+  expect(ingest.status, ingest.stderr).toBe(0);
   [ro, rw] = await Promise.all([
     startServe(['--home', `claude=${scratch.claude}`, '--home', `codex=${scratch.codex}`], scratch.env, scratch.work),
     startServe(['--home', `claude=${scratch.claude}`, '--home', `codex=${scratch.codex}`, '--allow-write', scratch.codex, '--allow-write', join(scratch.work, 'allowed')], scratch.env, scratch.work),
@@ -112,7 +128,8 @@ describe('sp serve: what it shows', () => {
     const r = await send(ro.port, '/api/sessions', { headers: auth(ro) });
     expect(r.status).toBe(200);
     const list = r.json();
-    expect(list.sessions.map((s: any) => s.id)).toEqual([CLAUDE_ID]);
+    expect(list.sessions.filter((s: any) => s.source === 'agent').map((s: any) => s.id)).toEqual([CLAUDE_ID]);
+    expect(list.sessions.filter((s: any) => s.source === 'store').map((s: any) => s.id)).toEqual(['sess_image']);
     expect(list.sessions[0]).toMatchObject({ agent: 'claude', project: 'acme-api', source: 'agent' });
     expect(r.body).not.toContain(secret);
     expect(list.sessions[0].first_prompt).toMatch(/My token is \[REDACTED/);
@@ -121,13 +138,17 @@ describe('sp serve: what it shows', () => {
 
   it('filters by agent, project, date and words', async () => {
     const count = async (query: string) => (await send(ro.port, `/api/sessions?${query}`, { headers: auth(ro) })).json().sessions.length;
-    expect(await count('agent=claude')).toBe(1);
+    expect(await count('agent=claude')).toBe(2);
     expect(await count('agent=codex')).toBe(0);
     expect(await count('project=acme-api')).toBe(1);
+    expect(await count('project=pics')).toBe(1);
     expect(await count('project=other')).toBe(0);
     expect(await count('q=delete%20endpoint')).toBe(1);
     expect(await count('q=no-such-words-here')).toBe(0);
-    expect(await count(`since=${Date.parse('2026-11-30T00:00:00Z') / 1000}`)).toBe(1);
+    expect(await count(`since=${Date.parse('2026-11-30T00:00:00Z') / 1000}`)).toBe(2);
+    // The stored session ran from 00:53 to 00:53, the Claude session around 05:14.
+    expect(await count(`since=${Date.parse('2026-11-30T00:00:00Z') / 1000}&until=${Date.parse('2026-11-30T01:00:00Z') / 1000}`)).toBe(1);
+    expect(await count(`since=${Date.parse('2026-11-30T05:00:00Z') / 1000}`)).toBe(1);
     expect(await count(`since=${Date.parse('2026-12-01T00:00:00Z') / 1000}`)).toBe(0);
     expect(await count(`until=${Date.parse('2026-11-29T23:59:59Z') / 1000}`)).toBe(0);
     expect((await send(ro.port, '/api/sessions?since=yesterday', { headers: auth(ro) })).status).toBe(400);
@@ -144,6 +165,19 @@ describe('sp serve: what it shows', () => {
     expect(view.branches.active.leaf_seq).toBeGreaterThan(0);
     expect(view.events.some((e: any) => e.origin?.raw)).toBe(false);
     expect(view.events.find((e: any) => e.type === 'file.edit').payload.diff).toMatch(/^\+function remove/m);
+  });
+
+  it("serves a stored image from the store's artifacts, checked against its hash, and only as an image type", async () => {
+    const view = (await send(ro.port, '/api/session?stored=sess_image', { headers: auth(ro) })).json();
+    expect(view.events[1].payload.content[1]).toMatchObject({ type: 'image', artifact: PNG_REF });
+    expect(view.store.signature.status).toBe('trusted');
+    const image = await send(ro.port, `/api/artifact?ref=${PNG_REF}&type=image/png`, { headers: auth(ro) });
+    expect(image.status).toBe(200);
+    expect(image.headers['content-type']).toBe('image/png');
+    expect(Buffer.from(image.body, 'latin1').length).toBeGreaterThan(0);
+    // A type the page could run is never sent: the bytes go out as an opaque download type.
+    expect((await send(ro.port, `/api/artifact?ref=${PNG_REF}&type=text/html`, { headers: auth(ro) })).headers['content-type']).toBe('application/octet-stream');
+    expect((await send(ro.port, `/api/artifact?ref=sha256:${'0'.repeat(64)}`, { headers: auth(ro) })).status).toBe(404);
   });
 
   it('refuses path traversal through every parameter that names something', async () => {
