@@ -50,6 +50,8 @@ function parseHeaders(list: string[] | undefined): Record<string, string> {
 
 /** `sp-export html`: one session as one HTML file, redacted, optionally encrypted. */
 async function exportHtmlCommand(args: Args): Promise<number> {
+  // `sp export html - < events.ndjson`: the events on stdin.
+  if ((args.session === '-' || (args.session === '' && process.argv.includes('-'))) && args.file === undefined) args = { ...args, session: undefined, file: '-' };
   if ((args.session === undefined) === (args.file === undefined)) throw new UserError('name a session, or give --file with its events (not both)');
   let passphrase: string | undefined;
   if (args.encrypt) {
@@ -115,7 +117,7 @@ await runCli<Args>({
       .command('html [session]', 'one session as a self-contained HTML page', (b: Argv) =>
         b
           .positional('session', { type: 'string', describe: 'a native session id (or a unique prefix), a canonical sess_… id, or a stored session id' })
-          .option('file', { type: 'string', describe: 'read the session from this file of canonical events instead (- = stdin)' })
+          .option('file', { type: 'string', describe: 'read the session from this file of canonical events instead (SESSION - reads them from stdin)' })
           .option('agent', { type: 'string', describe: 'look for SESSION in this agent only' })
           .option('home', { type: 'string', array: true, describe: "AGENT=DIR: that agent's home (repeatable)" })
           .option('store', { type: 'string', describe: 'the sp store (default $SP_HOME/store)' })

@@ -246,3 +246,39 @@ describe('sp serve: what it shows', () => {
     expect(back.stdout).toContain('DELETE /todos/:id');
   });
 });
+
+describe('sp export html', () => {
+  const exportHtml = (args: string[], env: NodeJS.ProcessEnv = scratch.env) =>
+    spawnSync(process.execPath, [join(ROOT, 'dist/bin/sp-export.js'), 'html', ...args], { env, encoding: 'utf8', timeout: 60_000, maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'pipe'] });
+
+  it('puts a stored image inline, so the page shows it offline', () => {
+    const r = exportHtml(['sess_image']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain(PNG.toString('base64'));
+    expect(r.stdout).not.toContain(scratch.work); // no machine-local path of the store or the transcript
+  });
+
+  it('says in one line what is wrong: no such session, no passphrase, a short one, both a session and --file', () => {
+    const cases: Array<[string[], NodeJS.ProcessEnv, RegExp]> = [
+      [['no-such-session'], scratch.env, /^sp-export: no session "no-such-session"/],
+      [[CLAUDE_ID, '--encrypt'], scratch.env, /^sp-export: --encrypt needs a passphrase: set SP_EXPORT_PASSPHRASE/],
+      [[CLAUDE_ID, '--encrypt'], { ...scratch.env, SP_EXPORT_PASSPHRASE: 'short' }, /^sp-export: the passphrase is shorter than 8 characters/],
+      [[CLAUDE_ID, '--file', 'events.ndjson'], scratch.env, /^sp-export: name a session, or give --file/],
+    ];
+    for (const [args, env, message] of cases) {
+      const r = exportHtml(args, env);
+      expect(r.status, args.join(' ')).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr.trim().split('\n'), r.stderr).toHaveLength(1);
+      expect(r.stderr).toMatch(message);
+    }
+  });
+
+  it('refuses to overwrite a file with --out', () => {
+    const out = join(scratch.work, 'exists.html');
+    writeFileSync(out, 'keep me');
+    const r = exportHtml([CLAUDE_ID, '--out', out]);
+    expect(r.status).toBe(2);
+    expect(readFileSync(out, 'utf8')).toBe('keep me');
+  });
+});
