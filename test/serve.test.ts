@@ -66,7 +66,9 @@ describe('sp serve: who may ask', () => {
     }
     expect((await send(ro.port, '/?token=wrong')).status).toBe(403);
     expect((await send(ro.port, '/api/sessions', { headers: { 'X-SP-Token': rw.token } })).status).toBe(401);
-    expect((await send(ro.port, '/api/sessions', { headers: { Cookie: `sp_token=${ro.token.slice(0, -1)}x` } })).status).toBe(401);
+    expect((await send(ro.port, '/api/sessions', { headers: { Cookie: `sp_token_${ro.port}=${ro.token.slice(0, -1)}x` } })).status).toBe(401);
+    // The other server's cookie (cookies are shared across ports) is not this server's.
+    expect((await send(ro.port, '/api/sessions', { headers: { Cookie: `sp_token_${rw.port}=${rw.token}` } })).status).toBe(401);
   });
 
   it('trades the URL token for an HttpOnly SameSite=Strict cookie and drops it from the address', async () => {
@@ -74,6 +76,7 @@ describe('sp serve: who may ask', () => {
     expect(r.status).toBe(303);
     expect(r.headers.location).toBe('/');
     const cookie = String(r.headers['set-cookie']);
+    expect(cookie.startsWith(`sp_token_${ro.port}=`)).toBe(true);
     expect(cookie).toMatch(/HttpOnly/);
     expect(cookie).toMatch(/SameSite=Strict/);
     const page = await send(ro.port, '/', { headers: { Cookie: cookie.split(';')[0] } });

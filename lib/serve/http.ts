@@ -11,7 +11,8 @@ import { keyFrom, RequestError, type SessionModel } from './model.js';
 import { webAsset, servedPage } from './page.js';
 
 export const SERVE_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
-const COOKIE = 'sp_token';
+/** The cookie's name carries the port: cookies are not kept per port, and two servers must not overwrite each other's. */
+const cookieName = (port: number) => `sp_token_${port}`;
 /** The largest request body read (a relay request is a few hundred bytes). */
 const MAX_BODY = 64 * 1024;
 
@@ -40,10 +41,10 @@ function sameToken(given: string | undefined, token: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-function cookieToken(req: IncomingMessage): string | undefined {
+function cookieToken(req: IncomingMessage, port: number): string | undefined {
   for (const part of (req.headers.cookie ?? '').split(';')) {
     const at = part.indexOf('=');
-    if (at > 0 && part.slice(0, at).trim() === COOKIE) return part.slice(at + 1).trim();
+    if (at > 0 && part.slice(0, at).trim() === cookieName(port)) return part.slice(at + 1).trim();
   }
   return undefined;
 }
@@ -121,11 +122,11 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     if (url.pathname === '/' && given !== null) {
       if (!sameToken(given, token)) return problem(res, 403, 'wrong token: open the URL sp serve printed');
       // The token leaves the address bar (and history) at once: from here on it is a cookie scripts cannot read.
-      res.writeHead(303, { Location: '/', 'Set-Cookie': `${COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`, 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' });
+      res.writeHead(303, { Location: '/', 'Set-Cookie': `${cookieName(port)}=${token}; HttpOnly; SameSite=Strict; Path=/`, 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' });
       return void res.end();
     }
     const header = req.headers['x-sp-token'];
-    if (!sameToken(cookieToken(req), token) && !sameToken(typeof header === 'string' ? header : undefined, token)) {
+    if (!sameToken(cookieToken(req, port), token) && !sameToken(typeof header === 'string' ? header : undefined, token)) {
       return problem(res, 401, 'no token: open the URL sp serve printed (it holds ?token=…)');
     }
     if (req.method === 'GET' || req.method === 'HEAD') {
