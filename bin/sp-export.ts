@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // sp-export: canonical sessions in formats other tools read. `otel`: OTLP/JSON traces following the
-// OpenTelemetry GenAI semantic conventions (lib/otel), to a file or an OTLP/HTTP receiver.
+// OpenTelemetry GenAI semantic conventions (lib/otel), to a file or an OTLP/HTTP receiver. `html`: one
+// session as one self-contained web page, redacted, optionally encrypted (lib/serve).
 import { packageVersion, runCli } from '../lib/cli.js';
 import { EXIT_OK, UserError, warn } from '../lib/diagnostics.js';
 import { isEventLike, type SpEvent } from '../lib/event.js';
