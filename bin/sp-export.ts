@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // sp-export: canonical sessions in formats other tools read. `otel`: OTLP/JSON traces following the
-// OpenTelemetry GenAI semantic conventions (lib/otel), to a file or an OTLP/HTTP receiver.
+// OpenTelemetry GenAI semantic conventions (lib/otel), to a file or an OTLP/HTTP receiver. `html`: one
+// session as one self-contained web page, redacted, optionally encrypted (lib/serve).
 import { packageVersion, runCli } from '../lib/cli.js';
 import { EXIT_OK, UserError, warn } from '../lib/diagnostics.js';
 import { isEventLike, type SpEvent } from '../lib/event.js';
@@ -10,11 +11,18 @@ import type { Argv } from 'yargs';
 interface Args {
   _: (string | number)[];
   files?: string[];
+  session?: string;
+  file?: string;
+  agent?: string;
+  home?: string[];
+  store?: string;
+  public: boolean;
+  encrypt: boolean;
   out?: string;
   endpoint?: string;
   header?: string[];
-  content: boolean;
-  timeout: number;
+  content?: boolean;
+  timeout?: number;
 }
 
 async function readEvents(files: string[] | undefined): Promise<SpEvent[]> {
@@ -41,19 +49,60 @@ function parseHeaders(list: string[] | undefined): Record<string, string> {
   return out;
 }
 
+/** `sp-export html`: one session as one HTML file, redacted, optionally encrypted. */
+async function exportHtmlCommand(args: Args): Promise<number> {
+  // `sp export html - < events.ndjson`: the events on stdin.
+  if ((args.session === '-' || (args.session === '' && process.argv.includes('-'))) && args.file === undefined) args = { ...args, session: undefined, file: '-' };
+  if ((args.session === undefined) === (args.file === undefined)) throw new UserError('name a session, or give --file with its events (not both)');
+  let passphrase: string | undefined;
+  if (args.encrypt) {
+    const { askPassphrase } = await import('../lib/serve/export.js');
+    passphrase = process.env.SP_EXPORT_PASSPHRASE ?? (await askPassphrase());
+    if ([...passphrase].length < 8) throw new UserError('the passphrase is shorter than 8 characters');
+  }
+  const { adapters } = await import('../adapters/index.js');
+  const homes: Record<string, string> = {};
+  for (const value of args.home ?? []) {
+    const at = value.indexOf('=');
+    if (at <= 0 || !Object.prototype.hasOwnProperty.call(adapters, value.slice(0, at))) throw new UserError(`--home takes AGENT=DIR with a known agent, got "${value}"`);
+    homes[value.slice(0, at)] = value.slice(at + 1);
+  }
+  if (args.agent !== undefined && !Object.prototype.hasOwnProperty.call(adapters, args.agent)) throw new UserError(`unknown agent "${args.agent}"`, '--agent');
+  let events: SpEvent[] | undefined;
+  if (args.file !== undefined) {
+    events = await readEvents([args.file]);
+    if (events.length === 0) throw new UserError('no events in the input', args.file);
+    const sessions = new Set(events.map((e) => e.session));
+    if (sessions.size > 1) throw new UserError(`holds ${sessions.size} sessions: export one (e.g. jq -c 'select(.session == "…")')`, args.file);
+  }
+  const { exportHtml } = await import('../lib/serve/export.js');
+  const result = await exportHtml({ registry: adapters, session: args.session, events, agent: args.agent, homes, store: args.store, profile: args.public ? 'public' : 'default', passphrase });
+  if (args.out !== undefined) {
+    const { createFileAtomic } = await import('../lib/atomic.js');
+    createFileAtomic(args.out, [result.html]);
+  } else process.stdout.write(result.html);
+  warn('html', `${result.events} events of ${result.session ?? 'the session'}, redacted (${args.public ? 'public' : 'default'} profile)${passphrase !== undefined ? ', encrypted' : ''}`);
+  return EXIT_OK;
+}
+
 await runCli<Args>({
   name: 'sp-export',
   summary:
     'Writes canonical sessions in formats other tools read. otel: OTLP/JSON traces following the OpenTelemetry GenAI ' +
     'semantic conventions, one trace per session: an invoke_agent span per turn, a chat span per model call (with token ' +
     'usage) and an execute_tool span per tool call (timed from the call to its result), for Jaeger, Grafana Tempo, Phoenix, ' +
-    'Langfuse or any OTLP/HTTP receiver. Message content is left out unless --content, and then redacted with sp-redact\'s rules.',
-  usage: 'otel [FILE..] [--out FILE | --endpoint URL]',
+    'Langfuse or any OTLP/HTTP receiver. Message content is left out unless --content, and then redacted with sp-redact\'s rules. ' +
+    'html: one session as one self-contained HTML file (the session page of sp serve; no network), redacted (--public: the ' +
+    'public profile too), optionally encrypted with a passphrase the page asks for (--encrypt: PBKDF2-SHA256, AES-256-GCM).',
+  usage: 'otel [FILE..] [--out FILE | --endpoint URL] | html SESSION [--public] [--encrypt] [--out FILE]',
   examples: [
     ['sp-capture claude --latest | sp-export otel --out trace.json', 'one session as an OTLP/JSON trace file'],
     ['sp-capture claude --all | sp-export otel --endpoint http://127.0.0.1:4318', 'every session to a local collector, Jaeger or Phoenix (OTLP/HTTP)'],
     ['sp-export otel events.ndjson --content --endpoint http://127.0.0.1:4318', 'with prompts, replies and tool output (redacted)'],
     ['sp-export otel events.ndjson --endpoint https://otel.example/ --header "Authorization: Bearer $TOKEN"', 'a receiver that wants a header'],
+    ['sp export html e05d2652 > session.html', 'a session (any agent, or the store) as one HTML file, redacted'],
+    ['sp export html e05d2652 --public --out share.html', 'also without home paths, user and host names, e-mails, IPs'],
+    ['SP_EXPORT_PASSPHRASE=… sp export html --file events.ndjson --encrypt > s.html', 'events from a file, encrypted (the page asks for the passphrase)'],
   ],
   options: (y) =>
     (y
@@ -66,20 +115,32 @@ await runCli<Args>({
           .option('content', { type: 'boolean', default: false, describe: 'include message content (prompts, replies, tool arguments and results), redacted' })
           .option('timeout', { type: 'number', default: 30, describe: 'seconds to wait for the receiver' }),
       )
-      .demandCommand(1, 'say which format (otel)')
+      .command('html [session]', 'one session as a self-contained HTML page', (b: Argv) =>
+        b
+          .positional('session', { type: 'string', describe: 'a native session id (or a unique prefix), a canonical sess_… id, or a stored session id' })
+          .option('file', { type: 'string', describe: 'read the session from this file of canonical events instead (SESSION - reads them from stdin)' })
+          .option('agent', { type: 'string', describe: 'look for SESSION in this agent only' })
+          .option('home', { type: 'string', array: true, describe: "AGENT=DIR: that agent's home (repeatable)" })
+          .option('store', { type: 'string', describe: 'the sp store (default $SP_HOME/store)' })
+          .option('public', { type: 'boolean', default: false, describe: 'the public profile: also home paths, user and host names, e-mail and IP addresses, git owners' })
+          .option('encrypt', { type: 'boolean', default: false, describe: 'encrypt the session with a passphrase (SP_EXPORT_PASSPHRASE, else asked on the terminal; never an option)' })
+          .option('out', { alias: 'o', type: 'string', describe: 'write the page here (a new file; default: stdout)' }),
+      )
+      .demandCommand(1, 'say which format (otel, html)')
       .strictCommands()) as unknown as Argv<Args>,
   run: async (args) => {
-    if (String(args._[0]) !== 'otel') throw new UserError(`unknown format "${String(args._[0])}"; formats: otel`);
+    if (String(args._[0]) === 'html') return exportHtmlCommand(args);
+    if (String(args._[0]) !== 'otel') throw new UserError(`unknown format "${String(args._[0])}"; formats: otel, html`);
     if (args.out !== undefined && args.endpoint !== undefined) throw new UserError('give --out or --endpoint, not both');
-    if (!(args.timeout > 0)) throw new UserError('must be a positive number of seconds', '--timeout');
+    if (!(args.timeout! > 0)) throw new UserError('must be a positive number of seconds', '--timeout');
     const headers = parseHeaders(args.header);
     const events = await readEvents(args.files);
     if (events.length === 0) throw new UserError('no events in the input');
     const { buildTraces, sendTraces } = await import('../lib/otel/export.js');
-    const request = await buildTraces(events, { content: args.content, version: packageVersion() });
+    const request = await buildTraces(events, { content: args.content === true, version: packageVersion() });
     const spans = request.resourceSpans.reduce((n, r) => n + r.scopeSpans[0].spans.length, 0);
     if (args.endpoint !== undefined) {
-      await sendTraces(args.endpoint, request, headers, args.timeout * 1000);
+      await sendTraces(args.endpoint, request, headers, args.timeout! * 1000);
       warn('otel', `sent ${request.resourceSpans.length} trace(s), ${spans} span(s) to ${new URL(args.endpoint).origin}`);
     } else if (args.out !== undefined) {
       const { writeFileSync } = await import('node:fs');

@@ -59,7 +59,7 @@ async function defaultStoreDir(): Promise<string> {
  * (Aider's, when AIDER_HISTORY_ROOT is unset) is not a root: whatever folder the client started the
  * server in would become readable.
  */
-async function confinementFor(registry: Registry, access: AccessOptions): Promise<Confinement> {
+export async function confinementFor(registry: Registry, access: AccessOptions): Promise<Confinement> {
   const readRoots: Root[] = [];
   for (const id of Object.keys(registry).sort()) {
     const adapter = registry[id];
