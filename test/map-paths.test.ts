@@ -75,11 +75,12 @@ describe('events and the stream', () => {
   const events = (): SpEvent[] => {
     const chainer = new Chainer();
     const raw: SpEvent[] = [
-      { session: 's', seq: 0, ts: 1, agent: 'codex', type: 'session.start', actor: 'system', payload: { native_id: 'n', cwd: '/home/alice/acme-api' }, origin: { raw: ['{"cwd":"/home/alice/acme-api"}'] } } as SpEvent,
+      { session: 's', seq: 0, ts: 1, agent: 'codex', type: 'session.start', actor: 'system', payload: { native_id: 'n', cwd: '/home/alice/acme-api' }, origin: { agent: 'codex', native_id: 'n', raw: ['{"cwd":"/home/alice/acme-api"}'] } } as SpEvent,
       { session: 's', seq: 1, ts: 2, agent: 'codex', type: 'message.user', actor: 'user', payload: { content: [{ type: 'text', text: 'fix /home/alice/acme-api/a.ts' }] } },
-      { session: 's', seq: 2, ts: 3, agent: 'codex', type: 'tool.call', actor: 'assistant', payload: { call_id: 'c1', name: 'shell', input: { command: ['cat', '/home/alice/acme-api/a.ts'], workdir: '/home/alice/acme-api' } } },
+      { session: 's', seq: 2, ts: 3, agent: 'codex', type: 'tool.call', actor: 'agent:main', payload: { call_id: 'c1', name: 'shell', input: { command: ['cat', '/home/alice/acme-api/a.ts'], workdir: '/home/alice/acme-api' } } },
       { session: 's', seq: 3, ts: 4, agent: 'codex', type: 'tool.result', actor: 'tool', payload: { call_id: 'c1', output: 'no path here' } },
-      { session: 's', seq: 4, ts: 5, agent: 'claude', type: 'message.thinking', actor: 'assistant', payload: { text: 'in /home/alice/acme-api', signature: 'sig' } },
+      { session: 's', seq: 5, ts: 6, agent: 'codex', type: 'file.edit', actor: 'tool', payload: { changes: { '/home/alice/acme-api/a.ts': { diff: '--- /home/alice/acme-api/a.ts' }, 'rel.ts': {} } } },
+      { session: 's', seq: 4, ts: 5, agent: 'claude', type: 'message.thinking', actor: 'agent:main', payload: { text: 'in /home/alice/acme-api', signature: 'sig' } },
     ];
     return raw.map((e) => chainer.chain(e));
   };
@@ -102,10 +103,12 @@ describe('events and the stream', () => {
       [0, 'path-mapped', 'transformed'],
       [1, 'path-mapped', 'transformed'],
       [2, 'path-mapped', 'transformed'],
+      [5, 'path-mapped', 'transformed'],
       [4, 'path-mapped', 'transformed'],
     ]);
     expect(entries[2].reason).toMatch(/^2 paths moved/);
-    expect(counts).toEqual({ 'session.start': { events: 1, paths: 1 }, 'message.user': { events: 1, paths: 1 }, 'tool.call': { events: 1, paths: 2 }, 'message.thinking': { events: 1, paths: 1 } });
+    expect(counts).toEqual({ 'session.start': { events: 1, paths: 1 }, 'message.user': { events: 1, paths: 1 }, 'tool.call': { events: 1, paths: 2 }, 'message.thinking': { events: 1, paths: 1 }, 'file.edit': { events: 1, paths: 2 } });
+    expect(out[4].payload).toEqual({ changes: { '/srv/b/a.ts': { diff: '--- /srv/b/a.ts' }, 'rel.ts': {} } });
     let previous = '';
     for (const e of out) {
       expect(e.checksum).toBe(computeChecksum(previous, e));

@@ -106,7 +106,7 @@ export class PathMapper {
     return { text: count > 0 ? out : text, count };
   }
 
-  /** A copy of `value` with every string in it mapped (object keys stay), and the count. */
+  /** A copy of `value` with every string in it mapped (object keys too), and the count. */
   mapValue(value: unknown): { value: unknown; count: number } {
     if (typeof value === 'string') {
       const r = this.mapText(value);
@@ -125,9 +125,11 @@ export class PathMapper {
       let count = 0;
       const out: Record<string, unknown> = {};
       for (const [key, item] of Object.entries(value)) {
+        // Keys can be paths too (an edit's changes by file).
+        const k = this.mapText(key);
         const r = this.mapValue(item);
-        count += r.count;
-        out[key] = r.value;
+        count += r.count + k.count;
+        out[k.text] = r.value;
       }
       return count > 0 ? { value: out, count } : { value, count: 0 };
     }
