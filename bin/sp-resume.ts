@@ -2,6 +2,7 @@
 // sp-resume: a stored session → a new native session of an agent on this machine, its paths moved
 // to this machine's checkout, and the command that resumes it (printed, or run with --exec).
 import { spawn } from 'node:child_process';
+import { constants } from 'node:os';
 import { runCli } from '../lib/cli.js';
 import { EXIT_OK, EXIT_USAGE, UserError, warn } from '../lib/diagnostics.js';
 import { adapters, getAdapter } from '../adapters/index.js';
@@ -33,7 +34,8 @@ function execute(invocation: ResumeInvocation): Promise<number> {
       warn(invocation.argv[0], `cannot run the client: ${err.code ?? err.message}`);
       done(EXIT_USAGE);
     });
-    child.on('exit', (code, signal) => done(code ?? (signal ? 128 + 1 : 1)));
+    // A client killed by a signal exits as a shell reports it: 128 + the signal's number.
+    child.on('exit', (code, signal) => done(code ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0)));
   });
 }
 
