@@ -134,6 +134,8 @@ export interface MaterializeResult {
   cwd: string;
   /** A shell command that resumes the new session with the real client. */
   resume: string;
+  /** The same command as data (its folder, argv and the home variable when not the default), for spawn. */
+  resume_exec?: { cwd?: string; argv: string[]; env: Record<string, string> };
   /** Records (lines, rows) written. */
   records: number;
   dry_run?: boolean;

@@ -36,10 +36,55 @@ export function shellQuote(word: string): string {
   return /^[A-Za-z0-9_\/.,:@%+-][A-Za-z0-9_\/.,:@%+=-]*$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The resume command a writer prints: `cd <cwd> && <argv…>`, every word quoted for a POSIX shell. */
-export function resumeCommand(cwd: string | undefined, argv: readonly string[]): string {
-  const command = argv.map(shellQuote).join(' ');
-  return cwd === undefined ? command : `cd ${shellQuote(cwd)} && ${command}`;
+/**
+ * Where a client looks for its sessions, at the level of its environment variable: `value` is what
+ * the variable must say for the client to use the home written to (CODEX_HOME=<home>; for Gemini
+ * the folder holding `.gemini`), `builtIn` what the client uses when the variable is unset.
+ */
+export interface ClientHome {
+  variable: string;
+  value: string;
+  builtIn: string;
+}
+
+/**
+ * The variable a resume command must set so the client finds the home written to: none when the
+ * home is the client's built-in one and the environment does not point elsewhere; else
+ * `{VARIABLE: home}` (a non-default home: the command alone would look in the wrong place).
+ */
+export function homeAssignment(home: ClientHome | undefined, env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  if (home === undefined) return {};
+  const value = resolve(home.value);
+  const inherited = env[home.variable];
+  const inheritedHome = inherited && inherited.trim() !== '' ? resolve(expandTilde(inherited)) : undefined;
+  if (value === resolve(home.builtIn) && (inheritedHome === undefined || inheritedHome === value)) return {};
+  return { [home.variable]: value };
+}
+
+/** A resume command as data: run it with spawn(argv[0], argv.slice(1), { cwd, env }), never through a shell. */
+export interface ResumeInvocation {
+  cwd?: string;
+  argv: string[];
+  /** Variables to set for the client (its home when not the default). */
+  env: Record<string, string>;
+}
+
+/** The resume command a writer prints: `cd <cwd> && [VAR=value] <argv…>`, every word quoted for a POSIX shell. */
+export function resumeCommand(cwd: string | undefined, argv: readonly string[], home?: ClientHome): string {
+  return formatResume({ cwd, argv: [...argv], env: homeAssignment(home) });
+}
+
+/** An invocation as one POSIX shell line (each word and value quoted; variable names are the adapters' own). */
+export function formatResume(invocation: ResumeInvocation): string {
+  const assignments = Object.entries(invocation.env).map(([name, value]) => `${name}=${shellQuote(value)} `).join('');
+  const command = assignments + invocation.argv.map(shellQuote).join(' ');
+  return invocation.cwd === undefined ? command : `cd ${shellQuote(invocation.cwd)} && ${command}`;
+}
+
+/** A writer result's `resume` (the line to print) and `resume_exec` (the same as data, for `sp resume --exec`). */
+export function resumeFields(cwd: string | undefined, argv: readonly string[], home?: ClientHome): { resume: string; resume_exec: ResumeInvocation } {
+  const invocation: ResumeInvocation = { ...(cwd === undefined ? {} : { cwd }), argv: [...argv], env: homeAssignment(home) };
+  return { resume: formatResume(invocation), resume_exec: invocation };
 }
 
 // ---- native ids and target paths: data from the input, never a path or code --------------------

@@ -44,7 +44,7 @@ describe('sp-materialize claude (command)', () => {
     expect(lines).toHaveLength(1);
     const result = JSON.parse(lines[0]);
     expect(Object.keys(result)).toEqual(expect.arrayContaining(['agent', 'session_id', 'path', 'cwd', 'resume', 'records']));
-    expect(result).toMatchObject({ agent: 'claude', cwd, resume: `cd ${cwd} && claude --resume ${result.session_id}`, changes: { stubbed: 1, dropped: 1, transformed: 0 } });
+    expect(result).toMatchObject({ agent: 'claude', cwd, resume: `cd ${cwd} && CLAUDE_CONFIG_DIR=${home} claude --resume ${result.session_id}`, changes: { stubbed: 1, dropped: 1, transformed: 0 } });
     expect(transcriptProblems(readTranscript(result.path), { sessionId: result.session_id, cwd })).toEqual([]);
     expect(r.stderr).toMatch(/^sp-materialize: stubbed stub-result: 1× — seq \d+: tool_use toolu_2 \(Bash\) had no result/m);
     expect(r.stderr).toMatch(/^sp-materialize: dropped orphan-result: 1× — seq \d+: tool_result "toolu_ghost" dropped/m);

@@ -91,7 +91,8 @@ describe('sp-materialize claude: layout', () => {
     expect(result).toMatchObject({ agent: 'claude', records: lines.length, written_as: 'rebuilt', changes: { dropped: 0, stubbed: 0, transformed: 0 } });
     expect(result.path).toBe(join(result.path, '..', `${result.session_id}.jsonl`));
     expect(result.path).toContain(join('projects', projectSlug(result.cwd)));
-    expect(result.resume).toBe(`cd ${result.cwd} && claude --resume ${result.session_id}`);
+    expect(result.resume).toBe(`cd ${result.cwd} && CLAUDE_CONFIG_DIR=${result.resume_exec!.env.CLAUDE_CONFIG_DIR} claude --resume ${result.session_id}`);
+    expect(result.path.startsWith(`${result.resume_exec!.env.CLAUDE_CONFIG_DIR}/projects/`)).toBe(true);
     expect(result.session_id).not.toBe('11111111-2222-4333-8444-555555555555');
     expect(conversationItems(lines)).toEqual([
       'user:text:Add a DELETE endpoint.',

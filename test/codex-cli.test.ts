@@ -24,7 +24,8 @@ describe('sp-capture codex | sp-materialize codex', () => {
     expect(written.code, written.stderr).toBe(0);
     const result = JSON.parse(written.stdout);
     expect(Object.keys(result).slice(0, 5)).toEqual(['agent', 'session_id', 'path', 'cwd', 'resume']);
-    expect(result.resume).toBe(`cd /home/bob/acme-api && codex resume ${result.session_id}`);
+    // A scratch home is named on the line, or the client would look in ~/.codex.
+    expect(result.resume).toBe(`cd /home/bob/acme-api && CODEX_HOME=${h} codex resume ${result.session_id}`);
     expect(existsSync(result.path)).toBe(true);
     // Every change is on stderr (one line per kind) and in the report, which verifies.
     expect(written.stderr).toMatch(/transformed ui-echo/);

@@ -103,7 +103,8 @@ describe('codex writer: what the client needs', () => {
     expect(contexts.length).toBe(2);
     for (const c of contexts) expect(c.payload.cwd).toBe('/srv/checkout');
     expect(losses.filter((l) => l.code === 'cwd')).toHaveLength(2);
-    expect(result.resume).toBe(`cd /srv/checkout && codex resume ${result.session_id}`);
+    expect(result.resume).toBe(`cd /srv/checkout && CODEX_HOME=${result.resume_exec!.env.CODEX_HOME} codex resume ${result.session_id}`);
+    expect(result.path.startsWith(`${result.resume_exec!.env.CODEX_HOME}/sessions/`)).toBe(true);
   });
 
   it('the target home\'s provider replaces the source\'s (the client refuses to switch on resume), and says so', async () => {

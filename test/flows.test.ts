@@ -164,7 +164,7 @@ describe('handoff.mjs', () => {
   it('--demo: a fixture Claude Code session to a temporary Codex home', async () => {
     const r = await flow('handoff', ['--demo']);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout.trim()).toMatch(/^cd .*acme-api && codex resume [0-9a-f-]{36}$/);
+    expect(r.stdout.trim()).toMatch(/^cd .*acme-api && CODEX_HOME=\S+ codex resume [0-9a-f-]{36}$/); // a temporary home, named on the line
     expect(r.stderr).toMatch(/4\. receipt[\s\S]*receipts\/rcpt_[0-9a-f]+\.json/);
   }, LONG);
 });

@@ -192,7 +192,7 @@ describe('examples/relay.mjs', () => {
     const r = spawnSync(process.execPath, [new URL('../examples/relay.mjs', import.meta.url).pathname, '--demo', '--compile', '--budget', '5000', '--report', report], { encoding: 'utf8' });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout.trim().split('\n')).toHaveLength(1);
-    expect(r.stdout).toMatch(/^cd \S+ && codex resume [0-9a-f-]{36}\n$/);
+    expect(r.stdout).toMatch(/^cd \S+ && CODEX_HOME=\S+ codex resume [0-9a-f-]{36}\n$/); // a temporary home, named on the line
     expect(r.stderr).toMatch(/sp-compile --for codex --budget 5000/);
     expect(r.stderr).toMatch(/ledger: \d+ carried, \d+ translated, \d+ rendered.* \(\d+ summarized\)/);
     expect(r.stderr).toMatch(/the written session reads back and verifies; so does the ledger/);

@@ -17,8 +17,8 @@ import { UserError } from '../../lib/diagnostics.js';
 import { artifactNote, readArtifactForWriter } from '../../lib/artifacts.js';
 import type { SpEvent } from '../../lib/event.js';
 import { isObject, str, type Json } from '../../lib/json.js';
-import { LossLedger, capturedRawLines, ensureUnder, isDerived, payloadOf, resumeCommand, sameNativeId, selectSession, writeLines, type NativeIdFormat, type WriterResult } from '../../lib/writer.js';
-import { DEFAULT_MODEL, NATIVE_ID, defaultHome } from './paths.js';
+import { LossLedger, capturedRawLines, ensureUnder, isDerived, payloadOf, resumeFields, sameNativeId, selectSession, writeLines, type NativeIdFormat, type WriterResult } from '../../lib/writer.js';
+import { DEFAULT_MODEL, HOME_ENV, NATIVE_ID, builtInHome, defaultHome } from './paths.js';
 import { projectSlug, resolveCwd } from './slug.js';
 
 /** The client version this writer was verified against (written as `version` for foreign sessions). */
@@ -949,7 +949,7 @@ export async function materializeClaude(events: AsyncIterable<SpEvent>, options:
     session_id: sessionId,
     path,
     cwd,
-    resume: resumeCommand(cwd, ['claude', '--resume', sessionId, ...(options.model ? ['--model', options.model] : [])]),
+    ...resumeFields(cwd, ['claude', '--resume', sessionId, ...(options.model ? ['--model', options.model] : [])], { variable: HOME_ENV, value: home, builtIn: builtInHome() }),
     records: lines.length,
     written_as: writtenAs,
     source_session: selected.session,

@@ -8,8 +8,13 @@ import { UUID, type NativeIdFormat } from '../../lib/writer.js';
 
 export const HOME_ENV = 'CLAUDE_CONFIG_DIR';
 
+/** The home the client uses when CLAUDE_CONFIG_DIR is unset. */
+export function builtInHome(): string {
+  return join(homedir(), '.claude');
+}
+
 export function defaultHome(): string {
-  return envPath(HOME_ENV) ?? join(homedir(), '.claude');
+  return envPath(HOME_ENV) ?? builtInHome();
 }
 
 export function projectsDir(home: string): string {

@@ -22,8 +22,8 @@ import { UserError } from '../../lib/diagnostics.js';
 import { toIso, type SpEvent } from '../../lib/event.js';
 import { splitLines } from '../../lib/lines.js';
 import { isObject, str, type Json } from '../../lib/json.js';
-import { LossLedger, RawLineCheck, SessionPicker, ensureUnder, isDerived, nativeIdOf, payloadOf, resumeCommand, sameNativeId, uuidv7, type WriterResult } from '../../lib/writer.js';
-import { AGENT, NATIVE_ID, defaultHome, parseRolloutName, rolloutRelPath, sessionsDir } from './paths.js';
+import { LossLedger, RawLineCheck, SessionPicker, ensureUnder, isDerived, nativeIdOf, payloadOf, resumeFields, sameNativeId, uuidv7, type WriterResult } from '../../lib/writer.js';
+import { AGENT, HOME_ENV, NATIVE_ID, builtInHome, defaultHome, parseRolloutName, rolloutRelPath, sessionsDir } from './paths.js';
 import { isImageWrapper } from './rollout.js';
 import { relayedFor } from '../../lib/relay/mark.js';
 import { commitRegistration, planRegistration, type Registration } from './state-db.js';
@@ -811,7 +811,7 @@ async function write(spool: Spool, options: CodexMaterializeOptions): Promise<Co
     session_id: sessionId,
     path,
     cwd,
-    resume: resumeCommand(cwd, ['codex', 'resume', sessionId, ...(options.model ? ['-m', options.model] : [])]),
+    ...resumeFields(cwd, ['codex', 'resume', sessionId, ...(options.model ? ['-m', options.model] : [])], { variable: HOME_ENV, value: home, builtIn: builtInHome() }),
     records,
     written_as: writtenAs,
     source_session: session,

@@ -10,8 +10,13 @@ import { UUID, type NativeIdFormat } from '../../lib/writer.js';
 export const HOME_ENV = 'CODEX_HOME';
 export const AGENT = 'codex';
 
+/** The home the client uses when CODEX_HOME is unset. */
+export function builtInHome(): string {
+  return join(homedir(), '.codex');
+}
+
 export function defaultHome(): string {
-  return envPath(HOME_ENV) ?? join(homedir(), '.codex');
+  return envPath(HOME_ENV) ?? builtInHome();
 }
 
 export function sessionsDir(home: string): string {

@@ -22,9 +22,9 @@ import { UserError } from '../../lib/diagnostics.js';
 import { toIso, type SpEvent } from '../../lib/event.js';
 import { isObject, str, type Json } from '../../lib/json.js';
 import { activeBranch, buildTurns, callsOf, type AssistantTurn, type Report } from '../../lib/turns.js';
-import { LossLedger, ensureUnder, lineChunks, payloadOf, resumeCommand, sameNativeId, selectSession, type WriterResult } from '../../lib/writer.js';
+import { LossLedger, ensureUnder, lineChunks, payloadOf, resumeFields, sameNativeId, selectSession, type WriterResult } from '../../lib/writer.js';
 import { AGENT } from './events.js';
-import { defaultHome, EVENTS_FILE, expandTilde, NATIVE_ID, sessionStateDir, yamlScalar } from './paths.js';
+import { builtInHome, defaultHome, EVENTS_FILE, HOME_ENV, expandTilde, NATIVE_ID, sessionStateDir, yamlScalar } from './paths.js';
 
 /** The client version the written files claim (the one the writer was verified with). */
 export const COPILOT_VERSION = '1.0.102';
@@ -207,7 +207,7 @@ export async function materializeCopilot(events: AsyncIterable<SpEvent>, options
     session_id: sessionId,
     path: join(dir, EVENTS_FILE),
     cwd,
-    resume: resumeCommand(cwd, ['copilot', `--resume=${sessionId}`]),
+    ...resumeFields(cwd, ['copilot', `--resume=${sessionId}`], { variable: HOME_ENV, value: home, builtIn: builtInHome() }),
     records: lines.length,
     source_session: selected.session,
     changes: ledger.counts,

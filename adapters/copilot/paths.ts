@@ -13,8 +13,13 @@ export { UUID } from '../../lib/writer.js';
 export { expandTilde } from '../../lib/paths.js';
 import { UUID, type NativeIdFormat } from '../../lib/writer.js';
 
+/** The home the client uses when COPILOT_HOME is unset. */
+export function builtInHome(): string {
+  return join(homedir(), '.copilot');
+}
+
 export function defaultHome(): string {
-  return envPath(HOME_ENV) ?? join(homedir(), '.copilot');
+  return envPath(HOME_ENV) ?? builtInHome();
 }
 
 export function sessionStateDir(home: string): string {

@@ -18,8 +18,8 @@ import { UserError } from '../../lib/diagnostics.js';
 import type { SpEvent } from '../../lib/event.js';
 import { isObject, str } from '../../lib/json.js';
 import { openForWrite } from '../../lib/sqlite.js';
-import { AlternatingTurns, LossLedger, ensureUnder, fenced, isDerived, nativeIdOf, payloadOf, projectFolder, resumeCommand, sameNativeId, selectSession, type WriterResult } from '../../lib/writer.js';
-import { AGENT, NATIVE_ID, UNVERIFIED, defaultHome, expandTilde } from './paths.js';
+import { AlternatingTurns, LossLedger, ensureUnder, fenced, isDerived, nativeIdOf, payloadOf, projectFolder, resumeFields, sameNativeId, selectSession, type WriterResult } from '../../lib/writer.js';
+import { AGENT, HOME_ENV, NATIVE_ID, UNVERIFIED, builtInHome, defaultHome, expandTilde } from './paths.js';
 import { pbNode } from './protobuf.js';
 
 const sha256 = (data: Buffer): string => createHash('sha256').update(data).digest('hex');
@@ -158,7 +158,7 @@ export async function materializeCursor(events: AsyncIterable<SpEvent>, options:
     session_id: agentId,
     path,
     cwd,
-    resume: resumeCommand(cwd, ['cursor-agent', '--resume', agentId]),
+    ...resumeFields(cwd, ['cursor-agent', '--resume', agentId], { variable: HOME_ENV, value: home, builtIn: builtInHome() }),
     records: blobs.size + 1,
     written_as: 'rebuilt',
     source_session: selected.session,

@@ -14,8 +14,13 @@ export const IDE_ENV = 'CURSOR_IDE_DIR';
 export { expandTilde } from '../../lib/paths.js';
 import { UUID, type NativeIdFormat } from '../../lib/writer.js';
 
+/** The home the client uses when CURSOR_HOME is unset. */
+export function builtInHome(): string {
+  return join(homedir(), '.cursor');
+}
+
 export function defaultHome(): string {
-  return envPath(HOME_ENV) ?? join(homedir(), '.cursor');
+  return envPath(HOME_ENV) ?? builtInHome();
 }
 
 /** `…/Cursor/User` of the IDE on this platform. */

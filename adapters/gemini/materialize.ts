@@ -12,6 +12,7 @@
 //     `/` or `?`) is prefixed with U+200B so it is sent.
 import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { MaterializeOptions } from '../../lib/adapter.js';
 import { createFileAtomic, newTempPath } from '../../lib/atomic.js';
@@ -19,10 +20,10 @@ import { removeOnInterrupt } from '../../lib/private.js';
 import { UserError } from '../../lib/diagnostics.js';
 import { toIso, type SpEvent } from '../../lib/event.js';
 import { str, type Json } from '../../lib/json.js';
-import { LossLedger, ensureComponent, ensureUnder, payloadOf, resumeCommand, sameNativeId, selectSession, writeLines, type WriterResult } from '../../lib/writer.js';
+import { LossLedger, ensureComponent, ensureUnder, payloadOf, resumeFields, sameNativeId, selectSession, writeLines, type WriterResult } from '../../lib/writer.js';
 import { resolveCwd } from '../claude/slug.js';
 import { readMetadata } from './discover.js';
-import { DEFAULT_MODEL, NATIVE_ID, defaultHome, isSessionFileName, sessionFileName, tmpDir } from './paths.js';
+import { DEFAULT_MODEL, HOME_ENV, NATIVE_ID, defaultHome, isSessionFileName, sessionFileName, tmpDir } from './paths.js';
 import { projectSlugFor } from './project.js';
 import { AGENT } from './records.js';
 import { activePath, planTurns, type ModelStep } from './turns.js';
@@ -175,7 +176,8 @@ export async function materializeGemini(events: AsyncIterable<SpEvent>, options:
     session_id: sessionId,
     path,
     cwd,
-    resume: resumeCommand(cwd, ['gemini', '--resume', sessionId, '-m', model]),
+    // GEMINI_CLI_HOME names the folder that holds `.gemini`: a home of another name cannot be pointed at.
+    ...resumeFields(cwd, ['gemini', '--resume', sessionId, '-m', model], basename(home) === '.gemini' ? { variable: HOME_ENV, value: dirname(home), builtIn: homedir() } : undefined),
     records: lines.length,
     written_as: 'rebuilt',
     source_session: selected.session,

@@ -24,8 +24,8 @@ import { removeOnInterrupt } from '../../lib/private.js';
 import { UserError } from '../../lib/diagnostics.js';
 import type { SpEvent } from '../../lib/event.js';
 import { isObject, str, type Json } from '../../lib/json.js';
-import { LossLedger, isDerived, payloadOf, resumeCommand, sameNativeId, selectSession, type WriterResult } from '../../lib/writer.js';
-import { dbOfHome, DEFAULT_MODEL, defaultHome, expandTilde, NATIVE_ID } from './paths.js';
+import { LossLedger, isDerived, payloadOf, resumeFields, sameNativeId, selectSession, type WriterResult } from '../../lib/writer.js';
+import { builtInHome, dbOfHome, DEFAULT_MODEL, defaultHome, HOME_ENV, expandTilde, NATIVE_ID } from './paths.js';
 import { pyJson } from './pyjson.js';
 import { JSON_PREFIX, AGENT } from './rows.js';
 import { FRESH_SCHEMA, checkWritable, introspect, type Schema } from './schema.js';
@@ -725,7 +725,7 @@ export async function materializeHermes(events: AsyncIterable<SpEvent>, options:
     session_id: sessionId,
     path: dbPath,
     cwd,
-    resume: resumeCommand(undefined, ['hermes', '--resume', sessionId]),
+    ...resumeFields(undefined, ['hermes', '--resume', sessionId], { variable: HOME_ENV, value: home, builtIn: builtInHome() }),
     records: rows.length + 1,
     model,
     source_session: selected.session,

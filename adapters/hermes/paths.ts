@@ -16,8 +16,13 @@ export const DB_NAME = 'state.db';
 export { expandTilde } from '../../lib/paths.js';
 import type { NativeIdFormat } from '../../lib/writer.js';
 
+/** The home the client uses when HERMES_HOME is unset. */
+export function builtInHome(): string {
+  return join(homedir(), '.hermes');
+}
+
 export function defaultHome(): string {
-  return envPath(HOME_ENV) ?? join(homedir(), '.hermes');
+  return envPath(HOME_ENV) ?? builtInHome();
 }
 
 export function dbOfHome(home: string): string {

@@ -15,18 +15,19 @@
 //     skips it); an existing session is never touched.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { homedir } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { MaterializeOptions } from '../../lib/adapter.js';
 import { createCopyWithModeOf } from '../../lib/atomic.js';
 import { UserError } from '../../lib/diagnostics.js';
 import type { SpEvent } from '../../lib/event.js';
 import { isObject, str, type Json } from '../../lib/json.js';
 import { activeBranch, buildTurns, callsOf, type AssistantTurn, type Report } from '../../lib/turns.js';
-import { LossLedger, payloadOf, resumeCommand, sameNativeId, selectSession, type WriterResult } from '../../lib/writer.js';
+import { LossLedger, payloadOf, resumeFields, sameNativeId, selectSession, type WriterResult } from '../../lib/writer.js';
 import { errorText, openForWrite, patience, retryBusy, type Db } from '../../lib/sqlite.js';
 import { AGENT } from './capture.js';
 import { IdMaker } from './ids.js';
-import { dbOfHome, DEFAULT_MODEL, defaultHome, expandTilde, formatLocator, NATIVE_ID } from './paths.js';
+import { dbOfHome, DEFAULT_MODEL, defaultHome, HOME_ENV, expandTilde, formatLocator, NATIVE_ID } from './paths.js';
 
 /** The client version the session row names (the one the writer was verified with). */
 export const OPENCODE_VERSION = '1.18.33';
@@ -327,7 +328,8 @@ export async function materializeOpenCode(events: AsyncIterable<SpEvent>, option
     session_id: sessionId!,
     path: formatLocator(dbPath, sessionId!),
     cwd,
-    resume: resumeCommand(cwd, ['opencode', '--session', sessionId]),
+    // XDG_DATA_HOME names the folder that holds `opencode/`: a home of another name cannot be pointed at.
+    ...resumeFields(cwd, ['opencode', '--session', sessionId], basename(home) === 'opencode' ? { variable: HOME_ENV, value: dirname(home), builtIn: join(homedir(), '.local', 'share') } : undefined),
     records: rows.length + 1,
     messages,
     parts,

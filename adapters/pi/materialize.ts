@@ -21,10 +21,10 @@ import { artifactNote, readArtifactForWriter } from '../../lib/artifacts.js';
 import { UserError, errorCode } from '../../lib/diagnostics.js';
 import { toIso, type SpEvent } from '../../lib/event.js';
 import { isObject, str, type Json } from '../../lib/json.js';
-import { LossLedger, capturedRawLines, ensureComponent, ensureUnder, payloadOf, resumeCommand, sameNativeId, selectSession, uuidv7, writeLines, type SelectedSession, type WriterResult } from '../../lib/writer.js';
+import { LossLedger, capturedRawLines, ensureComponent, ensureUnder, payloadOf, resumeFields, sameNativeId, selectSession, uuidv7, writeLines, type SelectedSession, type WriterResult } from '../../lib/writer.js';
 import { STOP_REASONS } from './format.js';
 import { DEFAULT_MODEL, parseModel, piStopReason, piUsage, type ModelIdentity } from './models.js';
-import { NATIVE_ID, cwdFolder, defaultHome, resolveCwd, sessionFileName, sessionsDir } from './paths.js';
+import { HOME_ENV, NATIVE_ID, builtInHome, cwdFolder, defaultHome, resolveCwd, sessionFileName, sessionsDir } from './paths.js';
 import { TreeBuilder, fromPi, type Report, type Unit } from './tree.js';
 
 export type { PiLossEntry } from './tree.js';
@@ -428,7 +428,7 @@ export async function materializePi(events: AsyncIterable<SpEvent>, options: PiM
     session_id: sessionId,
     path,
     cwd,
-    resume: resumeCommand(cwd, ['pi', '--session', path]),
+    ...resumeFields(cwd, ['pi', '--session', path], { variable: HOME_ENV, value: home, builtIn: builtInHome() }),
     records: lines.length,
     written_as: writtenAs,
     source_session: selected.session,

@@ -11,8 +11,13 @@ export const HOME_ENV = 'PI_CODING_AGENT_DIR';
 export { expandTilde } from '../../lib/paths.js';
 import { UUID, type NativeIdFormat } from '../../lib/writer.js';
 
+/** The home the client uses when PI_CODING_AGENT_DIR is unset. */
+export function builtInHome(): string {
+  return join(homedir(), '.pi', 'agent');
+}
+
 export function defaultHome(): string {
-  return envPath(HOME_ENV) ?? join(homedir(), '.pi', 'agent');
+  return envPath(HOME_ENV) ?? builtInHome();
 }
 
 export function sessionsDir(home: string): string {

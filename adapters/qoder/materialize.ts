@@ -11,10 +11,10 @@ import { resolve } from 'node:path';
 import type { MaterializeOptions } from '../../lib/adapter.js';
 import type { SpEvent } from '../../lib/event.js';
 import { isObject, type Json } from '../../lib/json.js';
-import { resumeCommand, writeLines, type WriterResult } from '../../lib/writer.js';
+import { resumeFields, writeLines, type WriterResult } from '../../lib/writer.js';
 import { materializeClaude } from '../claude/materialize.js';
 import { AGENT } from './discover.js';
-import { DEFAULT_MODEL, NATIVE_ID, defaultHome } from './paths.js';
+import { DEFAULT_MODEL, HOME_ENV, NATIVE_ID, builtInHome, defaultHome } from './paths.js';
 
 /** The client version this writer was checked against (loader check). */
 export const CLIENT_VERSION = '1.1.52';
@@ -79,7 +79,7 @@ export async function materializeQoder(events: AsyncIterable<SpEvent>, options: 
     ...built,
     agent: AGENT,
     records: lines.length,
-    resume: resumeCommand(built.cwd, ['qodercli', '--resume', built.session_id]),
+    ...resumeFields(built.cwd, ['qodercli', '--resume', built.session_id], { variable: HOME_ENV, value: options.home ?? defaultHome(), builtIn: builtInHome() }),
   };
   if (options.dryRun) result.dry_run = true;
   else delete result.dry_run;

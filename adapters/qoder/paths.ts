@@ -7,8 +7,13 @@ import { UUID, type NativeIdFormat } from '../../lib/writer.js';
 
 export const HOME_ENV = 'QODER_CONFIG_DIR';
 
+/** The home the client uses when QODER_CONFIG_DIR is unset. */
+export function builtInHome(): string {
+  return join(homedir(), '.qoder');
+}
+
 export function defaultHome(): string {
-  return envPath(HOME_ENV) ?? join(homedir(), '.qoder');
+  return envPath(HOME_ENV) ?? builtInHome();
 }
 
 export function projectsDir(home: string): string {

@@ -13,10 +13,10 @@ import type { MaterializeOptions } from '../../lib/adapter.js';
 import { UserError } from '../../lib/diagnostics.js';
 import { toIso, type SpEvent } from '../../lib/event.js';
 import { str, type Json } from '../../lib/json.js';
-import { LossLedger, ensureUnder, payloadOf, resumeCommand, sameNativeId, selectSession, writeLines, type WriterResult } from '../../lib/writer.js';
+import { LossLedger, ensureUnder, payloadOf, resumeFields, sameNativeId, selectSession, writeLines, type WriterResult } from '../../lib/writer.js';
 import { resolveCwd } from '../claude/slug.js';
 import { activePath, planTurns } from '../gemini/turns.js';
-import { DEFAULT_MODEL, NATIVE_ID, projectFolder, projectsDir, runtimeDir } from './paths.js';
+import { DEFAULT_MODEL, HOME_ENV, NATIVE_ID, builtInHome, defaultHome, projectFolder, projectsDir, runtimeDir } from './paths.js';
 import { AGENT } from './records.js';
 
 export const CLIENT_VERSION = '0.24.4';
@@ -91,7 +91,7 @@ export async function materializeQwen(events: AsyncIterable<SpEvent>, options: M
     session_id: sessionId,
     path,
     cwd,
-    resume: resumeCommand(cwd, ['qwen', '--resume', sessionId]),
+    ...resumeFields(cwd, ['qwen', '--resume', sessionId], { variable: HOME_ENV, value: options.home ?? defaultHome(), builtIn: builtInHome() }),
     records: lines.length,
     written_as: 'rebuilt',
     source_session: selected.session,

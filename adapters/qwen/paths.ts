@@ -8,8 +8,13 @@ import { UUID, type NativeIdFormat } from '../../lib/writer.js';
 
 export const HOME_ENV = 'QWEN_HOME';
 
+/** The home the client uses when QWEN_HOME is unset. */
+export function builtInHome(): string {
+  return join(homedir(), '.qwen');
+}
+
 export function defaultHome(): string {
-  return envPath(HOME_ENV) ?? join(homedir(), '.qwen');
+  return envPath(HOME_ENV) ?? builtInHome();
 }
 
 /** The folder holding `projects/`: QWEN_RUNTIME_DIR when the home is the default one. */

@@ -32,6 +32,7 @@ import {
 import { redactValue } from './redact.js';
 import { Budget, Confinement, DEFAULT_LIMITS, LimitError, type AccessOptions, type Limits, type Root } from './confine.js';
 import { pathlessValidator, verifyFile } from './verify.js';
+import { registerLoopTools } from './loop.js';
 
 export interface ServerOptions {
   version: string;
@@ -570,6 +571,9 @@ export function createSpServer(options: ServerOptions): McpServer {
       },
     ),
   );
+
+  // current_session, handoff, resume_elsewhere (loop.ts): for agents that hand over or move their own work.
+  registerLoopTools(server, { tool, confined, adapters, access, confineHomes, takeNotes, adapterNote });
 
   return server;
 }

@@ -16,6 +16,8 @@ export interface HandoffOptions {
   /** The session id the receiving agent resumes (e.g. the materialized native session). */
   targetSessionId?: string;
   note?: string;
+  /** What the receiving agent is expected to do (optional; kept in the event and the receipt). */
+  expect?: string;
 }
 
 export interface HandoffResult {
@@ -33,6 +35,7 @@ export function recordHandoff(store: Store, options: HandoffOptions): HandoffRes
   const payload: Record<string, unknown> = { from_agent: options.fromAgent, to_agent: options.toAgent, receipt_id: receiptId };
   if (options.targetSessionId) payload.target_session = options.targetSessionId;
   if (options.note) payload.note = options.note;
+  if (options.expect) payload.expect = options.expect;
   const result = store.append(options.sourceSession, [
     { session: options.sourceSession, seq: summary.events, ts, agent: options.fromAgent, actor: 'system', type: 'handoff', payload },
   ]);
@@ -50,6 +53,7 @@ export function recordHandoff(store: Store, options: HandoffOptions): HandoffRes
       to_agent: options.toAgent,
       target_session: options.targetSessionId ?? null,
       note: options.note ?? null,
+      ...(options.expect ? { expect: options.expect } : {}),
       event_seq: seq,
       event_checksum: after.head,
       issued_at: ts,

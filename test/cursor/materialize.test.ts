@@ -47,7 +47,7 @@ describe('sp-materialize cursor', () => {
     expect(r.code, r.stderr).toBe(0);
     const result = JSON.parse(r.stdout.split('\n')[0]);
     expect(result.unverified).toMatch(/no Cursor client ran here/);
-    expect(result.resume).toBe(`cd ${project} && cursor-agent --resume ${result.session_id}`);
+    expect(result.resume).toBe(`cd ${project} && CURSOR_HOME=${home} cursor-agent --resume ${result.session_id}`);
     const dir = join(home, 'chats', createHash('md5').update(project).digest('hex'), result.session_id);
     expect(result.path).toBe(join(dir, 'store.db'));
     expect(readdirSync(dir).sort()).toEqual(['meta.json', 'store.db']); // no -wal left, no temp

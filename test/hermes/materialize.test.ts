@@ -77,7 +77,7 @@ describe('corpus sessions written back', () => {
       const before = folderState(dirname(db));
       const into = await write(events, { home: dirname(db) });
       expect(into.result.session_id).toMatch(/^\d{8}_\d{6}_[0-9a-f]{6}$/);
-      expect(into.result.resume).toBe(`hermes --resume ${into.result.session_id}`);
+      expect(into.result.resume).toBe(`HERMES_HOME=${dirname(db)} hermes --resume ${into.result.session_id}`);
       expect(into.result.created_db).toBe(false);
       expect(into.result.backup).toBeDefined();
       // The backup is the database as it was: the same sessions and rows, not the new one.

@@ -45,7 +45,7 @@ describe('sp-capture pi | sp-materialize pi', () => {
     expect(r.code, r.stderr).toBe(0);
     const result = JSON.parse(r.stdout.trim());
     expect(Object.keys(result).slice(0, 5)).toEqual(['agent', 'session_id', 'path', 'cwd', 'resume']);
-    expect(result.resume).toBe(`cd ${cwd} && pi --session ${result.path}`);
+    expect(result.resume).toBe(`cd ${cwd} && PI_CODING_AGENT_DIR=${join(dir, 'agent')} pi --session ${result.path}`);
     expect(result.path.startsWith(join(dir, 'agent', 'sessions', `--${cwd.slice(1).replace(/\//g, '-')}--`))).toBe(true);
     expect(readFileSync(result.path, 'utf8').trim().split('\n')).toHaveLength(62);
     const report = readFileSync(join(dir, 'report.ndjson'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));

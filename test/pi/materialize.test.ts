@@ -88,7 +88,7 @@ describe('materialize: what the client needs, for every fixture', () => {
       expect(pairingProblems(entries)).toEqual([]);
       expect(result.path).toContain(`/sessions/${cwdFolder(result.cwd)}/`);
       expect(result.path.endsWith(`_${result.session_id}.jsonl`)).toBe(true);
-      expect(result.resume).toBe(`cd ${result.cwd} && pi --session ${result.path}`);
+      expect(result.resume).toBe(`cd ${result.cwd} && PI_CODING_AGENT_DIR=${result.resume_exec!.env.PI_CODING_AGENT_DIR} pi --session ${result.path}`);
       expect(entries[entries.length - 1].id).toBe(result.leaf_id);
       expect(entries[0].id).toBe(result.session_id);
       expect(result.session_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);

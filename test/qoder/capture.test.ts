@@ -57,7 +57,7 @@ describe('qoder writer', () => {
     b.assistant('One file.', 'm2');
     const result = await qoder.materialize!(from(b.events), { home, cwd: '/tmp/sp-qoder-project' });
     expect(result.path).toBe(join(home, 'projects', '-tmp-sp-qoder-project', `${result.session_id}.jsonl`));
-    expect(result.resume).toBe(`cd /tmp/sp-qoder-project && qodercli --resume ${result.session_id}`);
+    expect(result.resume).toBe(`cd /tmp/sp-qoder-project && QODER_CONFIG_DIR=${home} qodercli --resume ${result.session_id}`);
     const lines = readFileSync(result.path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Json);
     expect(lines[0]).toMatchObject({ type: 'runtime-config', sessionId: result.session_id, model: 'auto' });
     const messages = lines.filter((l) => typeof l.uuid === 'string');
