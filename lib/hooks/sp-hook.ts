@@ -149,7 +149,9 @@ export function runHook(argv: string[]): void {
     }
     startWorker(args, targetOf(payload, args.home));
   } catch (err) {
-    const spHome = args?.spHome ?? (process.env.SP_HOME || join(process.env.HOME ?? '/', '.sp'));
+    // Arguments that do not parse still name where the log goes, when they can.
+    const given = argv[argv.indexOf('--sp-home') + 1];
+    const spHome = args?.spHome ?? (argv.includes('--sp-home') && given && isAbsolute(given) ? given : process.env.SP_HOME || join(process.env.HOME ?? '/', '.sp'));
     logLine(spHome, `sp-hook ${argv[0] ?? ''}: ${(err as Error).message}`);
   }
 }
