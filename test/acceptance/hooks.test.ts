@@ -62,46 +62,92 @@ function readLog(spHome: string): string {
 
 const textOf = (events: Array<Record<string, any>>) => JSON.stringify(events);
 
-describe('sp hooks with the real Claude Code client (2.1.197)', () => {
-  it('captures each turn into the store, redacted and verifying; a resumed turn adds only its events', async () => {
+interface Client {
+  /** `sp hooks install AGENT --home HOME`'s home for this scratch place. */
+  agentHome: string;
+  /** One real turn with `prompt`; returns the native session id. */
+  turn(prompt: string): Promise<string>;
+  /** A second real turn in that session (resume). */
+  resume(id: string, prompt: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The scenario every client goes through: install, a turn, the store checked, a resumed turn, checked again. */
+async function scenario(agent: string, base: string, client: Client): Promise<void> {
+  const spHome = join(base, 'sp');
+  try {
+    const installed = sp('sp-hooks', ['install', agent, '--home', client.agentHome], spHome);
+    expect(installed.status, installed.stderr).toBe(0);
+    expect(installed.stdout).toMatch(new RegExp(`^${agent}\tinstalled\t`));
+
+    const secret = FAKE.awsKeyId;
+    const sessionId = await client.turn(`first turn, my key is ${secret}`);
+    const one = await waitFor(spHome, (s) => s.length === 1 && s[0].events.some((e) => e.type === 'message.assistant'));
+    const firstCount = one[0].events.length;
+    expect(textOf(one[0].events)).toContain('first turn, my key is');
+    expect(textOf(one[0].events)).not.toContain(secret);
+    expect(one[0].events[0].type).toBe('session.start');
+    expect(JSON.stringify(one[0].events[0])).toContain(sessionId);
+
+    await client.resume(sessionId, 'second turn');
+    const two = await waitFor(spHome, (s) => s.length === 1 && textOf(s[0].events).includes('second turn') && s[0].events.filter((e) => e.type === 'message.assistant').length >= 2);
+    const events = two[0].events;
+    // Only the new events were added: the first turn's are there once, as they were; seq runs without gaps.
+    expect(events.slice(0, firstCount)).toEqual(one[0].events);
+    expect(events.length).toBeGreaterThan(firstCount);
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, k) => k));
+    expect(events.filter((e) => e.type === 'session.start')).toHaveLength(1);
+    expect(textOf(events).split('first turn, my key is').length).toBe(textOf(one[0].events).split('first turn, my key is').length);
+  } finally {
+    await client.close();
+  }
+  const verified = sp('sp-verify', ['--store', join(spHome, 'store')], spHome);
+  expect(verified.status, verified.stdout + verified.stderr).toBe(0);
+  const log = readLog(spHome);
+  expect(log).not.toMatch(/exited|not under|not JSON|cannot/);
+  expect(statSync(join(spHome, 'logs', 'hooks.log')).mode & 0o777).toBe(0o600);
+  // Uninstall leaves the client's settings as they were before install.
+  expect(sp('sp-hooks', ['uninstall', agent, '--home', client.agentHome], spHome).stdout).toMatch(/\trestored\t/);
+}
+
+describe.concurrent('sp hooks with the real clients', () => {
+  it('Claude Code 2.1.197: Stop/SessionEnd hooks capture each turn, redacted and verifying; a resumed turn adds only its events', async () => {
     const base = join(work, 'claude');
     const home = join(base, 'home');
     const cwd = join(base, 'project');
-    const spHome = join(base, 'sp');
     mkdirSync(cwd, { recursive: true });
     mkdirSync(join(home, '.claude'), { recursive: true });
-    const installed = sp('sp-hooks', ['install', 'claude', '--home', join(home, '.claude')], spHome);
-    expect(installed.status, installed.stderr).toBe(0);
-    expect(installed.stdout).toMatch(/^claude\tinstalled\t/);
-
-    const secret = FAKE.awsKeyId;
     const mock = await startMockAnthropic();
-    try {
-      const first = await runClaude(['-p', `first turn, my key is ${secret}`, '--dangerously-skip-permissions', '--output-format', 'json'], { cwd, home, port: mock.port, timeoutMs: 60_000 });
-      expect(first.code, first.stderr).toBe(0);
-      const sessionId = JSON.parse(first.stdout).session_id as string;
-      const one = await waitFor(spHome, (s) => s.length === 1 && s[0].events.some((e) => e.type === 'message.assistant'));
-      const firstCount = one[0].events.length;
-      expect(textOf(one[0].events)).toContain('first turn, my key is');
-      expect(textOf(one[0].events)).not.toContain(secret);
-      expect(one[0].events[0].type).toBe('session.start');
+    const run = async (args: string[]) => {
+      const r = await runClaude([...args, '--dangerously-skip-permissions', '--output-format', 'json'], { cwd, home, port: mock.port, timeoutMs: 60_000 });
+      expect(r.code, r.stderr).toBe(0);
+      return JSON.parse(r.stdout).session_id as string;
+    };
+    await scenario('claude', base, {
+      agentHome: join(home, '.claude'),
+      turn: (prompt) => run(['-p', prompt]),
+      resume: async (id, prompt) => void (await run(['-p', prompt, '--resume', id])),
+      close: () => mock.close(),
+    });
+  }, 150_000);
 
-      const second = await runClaude(['-p', 'second turn', '--resume', sessionId, '--dangerously-skip-permissions', '--output-format', 'json'], { cwd, home, port: mock.port, timeoutMs: 60_000 });
-      expect(second.code, second.stderr).toBe(0);
-      const two = await waitFor(spHome, (s) => s.length === 1 && textOf(s[0].events).includes('second turn') && s[0].events.filter((e) => e.type === 'message.assistant').length >= 2);
-      const events = two[0].events;
-      // Only the new events were added: the first turn's are there once, seq runs without gaps.
-      expect(events.slice(0, firstCount)).toEqual(one[0].events);
-      expect(events.map((e) => e.seq)).toEqual(events.map((_, k) => k));
-      expect(events.filter((e) => e.type === 'session.start')).toHaveLength(1);
-      expect(textOf(events).split('first turn, my key is').length - 1).toBe(textOf(one[0].events).split('first turn, my key is').length - 1);
-    } finally {
-      await mock.close();
-    }
-    const verified = sp('sp-verify', ['--store', join(spHome, 'store')], spHome);
-    expect(verified.status, verified.stdout + verified.stderr).toBe(0);
-    const log = readLog(spHome);
-    expect(log).not.toMatch(/exited|not under|not JSON/);
-    expect(statSync(join(spHome, 'logs', 'hooks.log')).mode & 0o777).toBe(0o600);
+  it('Codex 0.171.0: the notify program captures each turn, redacted and verifying; a resumed turn adds only its events', async () => {
+    const base = join(work, 'codex');
+    const home = join(base, 'codex-home');
+    const cwd = join(base, 'project');
+    mkdirSync(cwd, { recursive: true });
+    const mock = await startMockResponses('OK');
+    writeCodexConfig(home, mock.baseUrl);
+    const run = async (args: string[]) => {
+      const r = await runCodexExec(args, { home, work: base, cwd, timeoutMs: 60_000 });
+      expect(r.code, r.stderr).toBe(0);
+      return r.threadId!;
+    };
+    await scenario('codex', base, {
+      agentHome: home,
+      turn: (prompt) => run([prompt]),
+      resume: async (id, prompt) => void (await run(['resume', id, prompt])),
+      close: () => mock.close(),
+    });
   }, 150_000);
 });
