@@ -3,10 +3,14 @@ import type { HookInstaller } from '../lib/hooks/install.js';
 import { UserError } from '../lib/diagnostics.js';
 import { claudeHooks } from './claude/hooks.js';
 import { codexHooks } from './codex/hooks.js';
+import { geminiHooks } from './gemini/hooks.js';
+import { qwenHooks } from './qwen/hooks.js';
 
 export const hookInstallers: Record<string, HookInstaller> = {
   claude: claudeHooks,
   codex: codexHooks,
+  gemini: geminiHooks,
+  qwen: qwenHooks,
 };
 
 export function getHookInstaller(agent: string): HookInstaller {

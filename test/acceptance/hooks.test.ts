@@ -12,6 +12,9 @@ import { startMockAnthropic } from '../support/mockAnthropic.js';
 import { runCodexExec, writeCodexConfig } from '../support/codexClient.js';
 import { startMockResponses } from '../support/mockResponses.js';
 import { FAKE } from '../support/fakeSecrets.js';
+import { agentHome, preparePlace, resumeWith } from '../support/geminiClients.js';
+import { startMockGemini } from '../support/mockGemini.js';
+import { startMockModel } from '../pi/mockModel.js';
 import { bin, parseLines } from '../support/store.js';
 
 let work: string;
@@ -150,4 +153,29 @@ describe.concurrent('sp hooks with the real clients', () => {
       close: () => mock.close(),
     });
   }, 150_000);
+
+  for (const agent of ['gemini', 'qwen'] as const) {
+    const version = agent === 'gemini' ? 'Gemini CLI 0.61.0' : 'Qwen Code 0.24.4';
+    const events = agent === 'gemini' ? 'AfterAgent/SessionEnd' : 'Stop/SessionEnd';
+    it(`${version}: ${events} hooks capture each turn, redacted and verifying; a resumed turn adds only its events`, async () => {
+      const base = join(work, agent);
+      const place = preparePlace(agent, base);
+      const mock = agent === 'gemini' ? await startMockGemini('OK') : await startMockModel('OK');
+      const url = agent === 'gemini' ? (mock as { url: string }).url : `http://127.0.0.1:${(mock as { port: number }).port}`;
+      const run = async (id: string | undefined, prompt: string) => {
+        const r = await resumeWith(agent, place, url, id, prompt);
+        expect(r.code, r.stderr.slice(-2000)).toBe(0);
+        // Gemini prints one object, Qwen a list of stream events; both name session_id.
+        const id = /"session_id"\s*:\s*"([^"]+)"/.exec(r.stdout)?.[1];
+        expect(id, r.stdout.slice(0, 500)).toBeDefined();
+        return id!;
+      };
+      await scenario(agent, base, {
+        agentHome: agentHome(agent, place),
+        turn: (prompt) => run(undefined, prompt),
+        resume: async (id, prompt) => void (await run(id, prompt)),
+        close: () => mock.close(),
+      });
+    }, 200_000);
+  }
 });
