@@ -3,12 +3,14 @@ import type { HookInstaller } from '../lib/hooks/install.js';
 import { UserError } from '../lib/diagnostics.js';
 import { claudeHooks } from './claude/hooks.js';
 import { codexHooks } from './codex/hooks.js';
+import { copilotHooks } from './copilot/hooks.js';
 import { geminiHooks } from './gemini/hooks.js';
 import { qwenHooks } from './qwen/hooks.js';
 
 export const hookInstallers: Record<string, HookInstaller> = {
   claude: claudeHooks,
   codex: codexHooks,
+  copilot: copilotHooks,
   gemini: geminiHooks,
   qwen: qwenHooks,
 };

@@ -15,6 +15,8 @@ import { FAKE } from '../support/fakeSecrets.js';
 import { agentHome, preparePlace, resumeWith } from '../support/geminiClients.js';
 import { startMockGemini } from '../support/mockGemini.js';
 import { startMockModel } from '../pi/mockModel.js';
+import { COPILOT_BIN, copilotEnv } from '../support/copilotClient.js';
+import { runClient } from '../support/run.js';
 import { bin, parseLines } from '../support/store.js';
 
 let work: string;
@@ -182,4 +184,26 @@ describe.concurrent('sp hooks with the real clients', () => {
       });
     }, 200_000);
   }
+
+  it('Copilot CLI 1.0.102: an agentStop hook file captures each turn, redacted and verifying; a resumed turn adds only its events', async () => {
+    const base = join(work, 'copilot');
+    const home = join(base, 'home');
+    const cwd = join(base, 'project');
+    mkdirSync(cwd, { recursive: true });
+    mkdirSync(join(home, '.copilot'), { recursive: true });
+    const mock = await startMockModel('OK');
+    const run = async (args: string[]) => {
+      const r = await runClient(COPILOT_BIN, [...args, '--allow-all', '--no-auto-update', '--output-format', 'json', '--no-ask-user'], { cwd, env: copilotEnv(home, mock), timeoutMs: 120_000, killGroup: true });
+      expect(r.code, r.stderr.slice(-2000)).toBe(0);
+      const found = /"sessionId"\s*:\s*"([^"]+)"/.exec(r.stdout)?.[1];
+      expect(found, r.stdout.slice(-500)).toBeDefined();
+      return found!;
+    };
+    await scenario('copilot', base, {
+      agentHome: join(home, '.copilot'),
+      turn: (prompt) => run(['-p', prompt]),
+      resume: async (id, prompt) => void (await run([`--resume=${id}`, '-p', prompt])),
+      close: () => mock.close(),
+    });
+  }, 200_000);
 });
