@@ -5,6 +5,7 @@ import { claudeHooks } from './claude/hooks.js';
 import { codexHooks } from './codex/hooks.js';
 import { copilotHooks } from './copilot/hooks.js';
 import { geminiHooks } from './gemini/hooks.js';
+import { piHooks } from './pi/hooks.js';
 import { qwenHooks } from './qwen/hooks.js';
 
 export const hookInstallers: Record<string, HookInstaller> = {
@@ -12,6 +13,7 @@ export const hookInstallers: Record<string, HookInstaller> = {
   codex: codexHooks,
   copilot: copilotHooks,
   gemini: geminiHooks,
+  pi: piHooks,
   qwen: qwenHooks,
 };
 

@@ -3,7 +3,7 @@
 // prompt is not there), verifying — with the events of the turn; a second turn (resume) adds only
 // the new events. The hook's own time (what the agent waits) is measured from its log line.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -17,6 +17,7 @@ import { startMockGemini } from '../support/mockGemini.js';
 import { startMockModel } from '../pi/mockModel.js';
 import { COPILOT_BIN, copilotEnv } from '../support/copilotClient.js';
 import { runClient } from '../support/run.js';
+import { configureAgentDir, runPi } from '../pi/piClient.js';
 import { bin, parseLines } from '../support/store.js';
 
 let work: string;
@@ -203,6 +204,38 @@ describe.concurrent('sp hooks with the real clients', () => {
       agentHome: join(home, '.copilot'),
       turn: (prompt) => run(['-p', prompt]),
       resume: async (id, prompt) => void (await run([`--resume=${id}`, '-p', prompt])),
+      close: () => mock.close(),
+    });
+  }, 200_000);
+
+  it('Pi 0.73.1: an agent_end extension captures each turn, redacted and verifying; a resumed turn adds only its events', async () => {
+    const base = join(work, 'pi');
+    const home = join(base, 'home');
+    const agentDir = join(base, 'agent');
+    const cwd = join(base, 'project');
+    mkdirSync(cwd, { recursive: true });
+    const mock = await startMockModel('OK');
+    configureAgentDir(agentDir, mock, [{ provider: 'anthropic', model: 'claude-sonnet-4-5', api: 'anthropic-messages' }]);
+    const sessionFile = () => {
+      const found: string[] = [];
+      const walk = (dir: string) => {
+        for (const e of readdirSync(dir, { withFileTypes: true })) (e.isDirectory() ? walk(join(dir, e.name)) : e.name.endsWith('.jsonl') && found.push(join(dir, e.name)));
+      };
+      walk(join(agentDir, 'sessions'));
+      expect(found).toHaveLength(1);
+      return found[0];
+    };
+    const run = async (args: string[]) => {
+      const r = await runPi(args, { cwd, agentDir, home, timeoutMs: 60_000 });
+      expect(r.code, r.stderr.slice(-2000)).toBe(0);
+    };
+    await scenario('pi', base, {
+      agentHome: agentDir,
+      turn: async (prompt) => {
+        await run(['-p', prompt]);
+        return /_([0-9a-f-]{36})\.jsonl$/.exec(sessionFile())![1];
+      },
+      resume: async (_id, prompt) => void (await run(['--session', sessionFile(), '-p', prompt])),
       close: () => mock.close(),
     });
   }, 200_000);
