@@ -12,7 +12,7 @@ import { startMockAnthropic } from '../support/mockAnthropic.js';
 import { runCodexExec, writeCodexConfig } from '../support/codexClient.js';
 import { startMockResponses } from '../support/mockResponses.js';
 import { FAKE } from '../support/fakeSecrets.js';
-import { agentHome, preparePlace, resumeWith } from '../support/geminiClients.js';
+import { agentHome, preparePlace, resumeWith, runLimit } from '../support/geminiClients.js';
 import { startMockGemini } from '../support/mockGemini.js';
 import { startMockModel } from '../pi/mockModel.js';
 import { COPILOT_BIN, copilotEnv } from '../support/copilotClient.js';
@@ -48,15 +48,25 @@ function stored(spHome: string): Stored[] {
   });
 }
 
-/** Polls the store (bounded) until `ready` holds; the worker runs detached from the hook. */
-async function waitFor(spHome: string, ready: (s: Stored[]) => boolean, timeoutMs = 30_000): Promise<Stored[]> {
+/**
+ * Waits (bounded) until the store satisfies `ready`. The worker runs detached from the hook and logs
+ * a line when it is done; the store (two node processes to read) is looked at when the log grew,
+ * and every 10 s in any case.
+ */
+async function waitFor(spHome: string, ready: (s: Stored[]) => boolean, timeoutMs = 120_000): Promise<Stored[]> {
   const until = Date.now() + timeoutMs;
+  let seen = -1;
+  let lastLook = 0;
   let last: Stored[] = [];
   while (Date.now() < until) {
-    // Each worker logs a line when its capture is done; only then is the store worth reading.
-    last = stored(spHome);
-    if (ready(last)) return last;
-    await new Promise((r) => setTimeout(r, 300));
+    const size = readLog(spHome).length;
+    if (size !== seen || Date.now() - lastLook > 10_000) {
+      seen = size;
+      lastLook = Date.now();
+      last = stored(spHome);
+      if (ready(last)) return last;
+    }
+    await new Promise((r) => setTimeout(r, 250));
   }
   throw new Error(`the store did not get there in ${timeoutMs} ms; hooks.log:\n${readLog(spHome)}`);
 }
@@ -67,6 +77,9 @@ function readLog(spHome: string): string {
 }
 
 const textOf = (events: Array<Record<string, any>>) => JSON.stringify(events);
+
+/** Two client runs at a time: each is a CPU-heavy start-up, and more than the cores only makes each slower. */
+const clients = runLimit(2);
 
 interface Client {
   /** `sp hooks install AGENT --home HOME`'s home for this scratch place. */
@@ -87,7 +100,7 @@ async function scenario(agent: string, base: string, client: Client): Promise<vo
     expect(installed.stdout).toMatch(new RegExp(`^${agent}\tinstalled\t`));
 
     const secret = FAKE.awsKeyId;
-    const sessionId = await client.turn(`first turn, my key is ${secret}`);
+    const sessionId = await clients(() => client.turn(`first turn, my key is ${secret}`));
     const one = await waitFor(spHome, (s) => s.length === 1 && s[0].events.some((e) => e.type === 'message.assistant'));
     const firstCount = one[0].events.length;
     expect(textOf(one[0].events)).toContain('first turn, my key is');
@@ -95,7 +108,7 @@ async function scenario(agent: string, base: string, client: Client): Promise<vo
     expect(one[0].events[0].type).toBe('session.start');
     expect(JSON.stringify(one[0].events[0])).toContain(sessionId);
 
-    await client.resume(sessionId, 'second turn');
+    await clients(() => client.resume(sessionId, 'second turn'));
     const two = await waitFor(spHome, (s) => s.length === 1 && textOf(s[0].events).includes('second turn') && s[0].events.filter((e) => e.type === 'message.assistant').length >= 2);
     const events = two[0].events;
     // Only the new events were added: the first turn's are there once, as they were; seq runs without gaps.
@@ -129,7 +142,7 @@ describe.concurrent('sp hooks with the real clients', () => {
     mkdirSync(join(home, '.claude'), { recursive: true });
     const mock = await startMockAnthropic();
     const run = async (args: string[]) => {
-      const r = await runClaude([...args, '--dangerously-skip-permissions', '--output-format', 'json'], { cwd, home, port: mock.port, timeoutMs: 60_000 });
+      const r = await runClaude([...args, '--dangerously-skip-permissions', '--output-format', 'json'], { cwd, home, port: mock.port, timeoutMs: 120_000 });
       expect(r.code, r.stderr).toBe(0);
       return JSON.parse(r.stdout).session_id as string;
     };
@@ -139,7 +152,7 @@ describe.concurrent('sp hooks with the real clients', () => {
       resume: async (id, prompt) => void (await run(['-p', prompt, '--resume', id])),
       close: () => mock.close(),
     });
-  }, 150_000);
+  }, 420_000);
 
   it('Codex 0.171.0: the notify program captures each turn, redacted and verifying; a resumed turn adds only its events', async () => {
     const base = join(work, 'codex');
@@ -149,7 +162,7 @@ describe.concurrent('sp hooks with the real clients', () => {
     const mock = await startMockResponses('OK');
     writeCodexConfig(home, mock.baseUrl);
     const run = async (args: string[]) => {
-      const r = await runCodexExec(args, { home, work: base, cwd, timeoutMs: 60_000 });
+      const r = await runCodexExec(args, { home, work: base, cwd, timeoutMs: 120_000 });
       expect(r.code, r.stderr).toBe(0);
       return r.threadId!;
     };
@@ -159,7 +172,7 @@ describe.concurrent('sp hooks with the real clients', () => {
       resume: async (id, prompt) => void (await run(['resume', id, prompt])),
       close: () => mock.close(),
     });
-  }, 150_000);
+  }, 420_000);
 
   for (const agent of ['gemini', 'qwen'] as const) {
     const version = agent === 'gemini' ? 'Gemini CLI 0.61.0' : 'Qwen Code 0.24.4';
@@ -183,7 +196,7 @@ describe.concurrent('sp hooks with the real clients', () => {
         resume: async (id, prompt) => void (await run(id, prompt)),
         close: () => mock.close(),
       });
-    }, 200_000);
+    }, 420_000);
   }
 
   it('Copilot CLI 1.0.102: an agentStop hook file captures each turn, redacted and verifying; a resumed turn adds only its events', async () => {
@@ -206,7 +219,7 @@ describe.concurrent('sp hooks with the real clients', () => {
       resume: async (id, prompt) => void (await run([`--resume=${id}`, '-p', prompt])),
       close: () => mock.close(),
     });
-  }, 200_000);
+  }, 420_000);
 
   it('Pi 0.73.1: an agent_end extension captures each turn, redacted and verifying; a resumed turn adds only its events', async () => {
     const base = join(work, 'pi');
@@ -226,7 +239,7 @@ describe.concurrent('sp hooks with the real clients', () => {
       return found[0];
     };
     const run = async (args: string[]) => {
-      const r = await runPi(args, { cwd, agentDir, home, timeoutMs: 60_000 });
+      const r = await runPi(args, { cwd, agentDir, home, timeoutMs: 120_000 });
       expect(r.code, r.stderr.slice(-2000)).toBe(0);
     };
     await scenario('pi', base, {
@@ -238,5 +251,5 @@ describe.concurrent('sp hooks with the real clients', () => {
       resume: async (_id, prompt) => void (await run(['--session', sessionFile(), '-p', prompt])),
       close: () => mock.close(),
     });
-  }, 200_000);
+  }, 420_000);
 });
