@@ -112,6 +112,19 @@ async function captureOnce(args: WorkerArgs, dir: string, key: string): Promise<
   }
 }
 
+/**
+ * An error line for the log with secrets redacted: a child's last stderr line may quote a line of
+ * the session (sp-capture's diagnostics carry an excerpt).
+ */
+async function redacted(message: string): Promise<string> {
+  try {
+    const { Redactor } = await import('../redact/ensure.js');
+    return (await Redactor.load()).redactText(message);
+  } catch {
+    return '(an error whose text could not be redacted; run the capture by hand to see it)';
+  }
+}
+
 export async function runWorker(argv: string[]): Promise<void> {
   let args: WorkerArgs | undefined;
   try {
@@ -138,7 +151,7 @@ export async function runWorker(argv: string[]): Promise<void> {
           try {
             logLine(args.spHome, `${what}: ${await captureOnce(args, dir, key)} in ${Date.now() - started} ms`);
           } catch (err) {
-            logLine(args.spHome, `${what}: ${(err as Error).message}`);
+            logLine(args.spHome, `${what}: ${await redacted((err as Error).message)}`);
           }
         } while (existsSync(again) && round < MAX_ROUNDS);
       } finally {
