@@ -264,7 +264,7 @@ describe('the hook script (what the agent runs)', () => {
     expect(readFileSync(join(spHome, 'logs', 'hooks.log'), 'utf8')).toMatch(/unknown agent "bash -c id"[\s\S]*--home must be an absolute path/);
   });
 
-  it('returns in well under a second (node start-up plus a spawn): the time the agent waits', () => {
+  it('adds little to node\'s own start-up: the time the agent waits', () => {
     const { home, spHome } = scratch();
     // A session id the worker will not find: the hook's own time, the worker's failure goes to the log.
     const times: number[] = [];
