@@ -6,8 +6,9 @@ import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSyn
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawnSync } from 'node:child_process';
-import { bin, root } from './support/store.js';
+import { spawn, spawnSync } from 'node:child_process';
+import { bin, CORPUS, parseLines, root } from './support/store.js';
+import { copyFileSync } from 'node:fs';
 import { appendItem, insertMember, parseSpans, removeItems } from '../lib/hooks/json-edit.js';
 
 let work: string;
@@ -286,4 +287,58 @@ describe('the hook script (what the agent runs)', () => {
     while (failures() < 5 && Date.now() < until) spawnSync('sleep', ['0.2']);
     expect(failures()).toBe(5);
   });
+
+  it('three hooks for one session at once: one worker at a time, every event stored once, and a later turn adds only what is new', async () => {
+    const { home, spHome } = scratch();
+    const dir = join(home, 'projects', '-home-alice-acme-api');
+    mkdirSync(dir, { recursive: true });
+    const transcript = join(dir, '9a1dc580-54f5-46ea-bece-7461fb46da3a.jsonl');
+    const lines = readFileSync(join(root, CORPUS.claudeDebug), 'utf8').split('\n').filter((l) => l !== '');
+    // The first half of the session, then (a later turn) the rest.
+    const half = Math.floor(lines.length / 2);
+    writeFileSync(transcript, lines.slice(0, half).join('\n') + '\n');
+    const payload = JSON.stringify({ session_id: '9a1dc580-54f5-46ea-bece-7461fb46da3a', transcript_path: transcript, hook_event_name: 'Stop' });
+    const script = join(root, 'dist', 'lib', 'hooks', 'sp-hook.js');
+    const fire = () => new Promise<void>((done) => {
+      const child = spawn(process.execPath, [script, 'claude', '--home', home, '--sp-home', spHome], { stdio: ['pipe', 'ignore', 'ignore'] });
+      child.stdin!.end(payload);
+      child.on('close', () => done());
+    });
+    const log = () => (existsSync(join(spHome, 'logs', 'hooks.log')) ? readFileSync(join(spHome, 'logs', 'hooks.log'), 'utf8') : '');
+    await Promise.all([fire(), fire(), fire()]);
+    const stored = () => {
+      const ls = parseLines(spawnSync(process.execPath, [bin('sp-sync'), 'ls', '--json'], { encoding: 'utf8', env: { ...process.env, SP_HOME: spHome } }).stdout);
+      expect(ls.length).toBeLessThanOrEqual(1);
+      if (ls.length === 0) return [];
+      return parseLines(spawnSync(process.execPath, [bin('sp-sync'), 'log', String(ls[0].session ?? ls[0].id)], { encoding: 'utf8', env: { ...process.env, SP_HOME: spHome } }).stdout);
+    };
+    const direct = (text: string) => {
+      writeFileSync(join(home, 'whole.jsonl'), text);
+      return parseLines(spawnSync(process.execPath, [bin('sp-capture'), 'claude', '--path', join(home, 'whole.jsonl')], { encoding: 'utf8', env: { ...process.env, SP_HOME: spHome } }).stdout).length;
+    };
+    /** The store once it holds `count` events and no worker runs any more (bounded). */
+    const settled = async (count: number) => {
+      const until = Date.now() + 90_000;
+      for (;;) {
+        const busy = existsSync(join(spHome, 'hooks', 'sessions')) && readdirSync(join(spHome, 'hooks', 'sessions')).some((f) => f.endsWith('.lock') || f.endsWith('.again'));
+        const events = stored();
+        if ((events.length >= count && !busy) || Date.now() > until) return events;
+        await new Promise((r) => setTimeout(r, 300));
+      }
+    };
+    const firstCount = direct(lines.slice(0, half).join('\n') + '\n');
+    const first = await settled(firstCount);
+    expect(first.map((e) => e.seq)).toEqual(first.map((_, k) => k));
+    expect(first.length).toBe(firstCount);
+    // Workers that found the lock held said so; none stored anything twice.
+    expect(log()).not.toMatch(/exited/);
+
+    writeFileSync(transcript, lines.join('\n') + '\n');
+    await fire();
+    const wholeCount = direct(lines.join('\n') + '\n');
+    const second = await settled(wholeCount);
+    expect(second.slice(0, first.length)).toEqual(first);
+    expect(second.map((e) => e.seq)).toEqual(second.map((_, k) => k));
+    expect(second.length).toBe(wholeCount);
+  }, 180_000);
 });
