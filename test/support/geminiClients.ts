@@ -58,8 +58,8 @@ export function agentHome(agent: 'gemini' | 'qwen', place: Place): string {
   return join(place.home, agent === 'gemini' ? '.gemini' : '.qwen');
 }
 
-/** `<client> -p PROBE --yolo -o json --resume <id>` in the project folder. */
-export async function resumeWith(agent: 'gemini' | 'qwen', place: Place, mockUrl: string, sessionId: string, probe: string, model?: string): Promise<ClientRun> {
+/** `<client> -p PROBE --yolo -o json --resume <id>` in the project folder (a new session when sessionId is undefined). */
+export async function resumeWith(agent: 'gemini' | 'qwen', place: Place, mockUrl: string, sessionId: string | undefined, probe: string, model?: string): Promise<ClientRun> {
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: place.home,
@@ -68,7 +68,7 @@ export async function resumeWith(agent: 'gemini' | 'qwen', place: Place, mockUrl
     NO_COLOR: '1',
     LANG: 'C.UTF-8',
   };
-  const args = ['-p', probe, '--yolo', '-o', 'json', '--resume', sessionId];
+  const args = ['-p', probe, '--yolo', '-o', 'json', ...(sessionId !== undefined ? ['--resume', sessionId] : [])];
   if (agent === 'gemini') {
     Object.assign(env, { GEMINI_API_KEY: 'mock-key', GOOGLE_GEMINI_BASE_URL: mockUrl, GEMINI_CLI_NO_RELAUNCH: 'true' });
     args.push('-m', model ?? 'gemini-2.5-pro');
