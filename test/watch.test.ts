@@ -1,0 +1,238 @@
+// sp watch: the scan engine on real agent files and a real store (appends read from the cursor
+// only, rotated and compacted files, removed files, a busy store, hostile files), pushing to a
+// real git remote that is down and then up (through the long-running loop), the binary's --once,
+// SIGTERM and --install-service, and a soak of a real `sp-watch` process under thousands of appends
+// (RSS sampled; every appended event stored exactly once).
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { spawn, spawnSync } from 'node:child_process';
+import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { adapters } from '../adapters/index.js';
+import { Store, eventKey, type SpEvent } from '../lib/store/index.js';
+import { Redactor } from '../lib/redact/ensure.js';
+import { addRemote } from '../lib/sync/remote.js';
+import { Notes, scan, type ScanOptions, type WatchTarget } from '../lib/watch/scan.js';
+import { emptyState, loadState, saveState, statePath, type WatchState } from '../lib/watch/state.js';
+import { watchLoop } from '../lib/watch/loop.js';
+import { pushAll } from '../lib/watch/push.js';
+import { bin, root, tempDir } from './support/store.js';
+
+vi.setConfig({ testTimeout: 180_000 });
+
+const SESSIONS = {
+  claude: { scenario: 'fixtures/claude/corpus/S2-debug', home: '.claude', file: '.claude/projects/-home-alice-acme-api/9a1dc580-54f5-46ea-bece-7461fb46da3a.jsonl' },
+  codex: { scenario: 'fixtures/codex/corpus/S2-debug', home: '', file: 'sessions/2026/11/30/rollout-2026-11-30T05-07-06-01a22ad9-7cda-7dc3-af4a-0f4bdf56c072.jsonl' },
+  pi: { scenario: 'fixtures/pi/corpus/S2-debug', home: 'agent', file: 'agent/sessions/--home-carol-acme-api--/2026-11-30T05-02-18-208Z_01a22ad5-1860-75b1-a6ae-a6566d610280.jsonl' },
+} as const;
+type Agent = keyof typeof SESSIONS;
+
+let spHomeDir: string;
+let redactor: Redactor;
+const savedHome = process.env.SP_HOME;
+
+beforeAll(async () => {
+  spHomeDir = tempDir('sp-watch-home-');
+  process.env.SP_HOME = spHomeDir;
+  redactor = await Redactor.load();
+});
+afterAll(() => {
+  if (savedHome === undefined) delete process.env.SP_HOME;
+  else process.env.SP_HOME = savedHome;
+});
+
+/** A copy of an agent's recorded scenario; returns its home and the session file in it. */
+function scenario(agent: Agent): { home: string; file: string; lines: string[] } {
+  const work = tempDir(`sp-watch-${agent}-`);
+  cpSync(join(root, SESSIONS[agent].scenario), work, { recursive: true });
+  const file = join(work, SESSIONS[agent].file);
+  const lines = readFileSync(file, 'utf8').split('\n').filter(Boolean);
+  return { home: join(work, SESSIONS[agent].home), file, lines };
+}
+
+function options(targets: WatchTarget[], storeDir: string, log: string[], extra: Partial<ScanOptions> = {}): ScanOptions {
+  return { targets, storeDir, redactor, log: (where, what) => log.push(`${where}: ${what}`), ...extra };
+}
+
+/** Every stored event of every session (read-only, as far as the manifests acknowledge). */
+async function storedEvents(storeDir: string): Promise<SpEvent[]> {
+  const store = Store.open(storeDir, { readonly: true });
+  try {
+    const out: SpEvent[] = [];
+    for (const s of store.sessions({ all: true })) for await (const e of store.events(s.id)) out.push(e);
+    return out;
+  } finally {
+    store.close();
+  }
+}
+
+function keysOf(events: SpEvent[]): string[] {
+  return events.map((e) => `${e.session} ${eventKey(e)}`).sort();
+}
+
+/**
+ * The keys without session.start, and the number of session.start events: Pi's session.start
+ * records the active leaf when the session is first read, so it differs when a session is read in
+ * two parts (adapter behaviour, the same with sp-capture --cursor).
+ */
+function keysBesidesStart(events: SpEvent[]): { keys: string[]; starts: number } {
+  return { keys: keysOf(events.filter((e) => e.type !== 'session.start')), starts: events.filter((e) => e.type === 'session.start').length };
+}
+
+describe('scan: what changed, and only that', () => {
+  for (const agent of Object.keys(SESSIONS) as Agent[]) {
+    it(`${agent}: an append is in the store after one scan, read from the cursor (nothing old read again); the result equals one full capture`, async () => {
+      const { home, file, lines } = scenario(agent);
+      const half = Math.ceil(lines.length / 2);
+      writeFileSync(file, lines.slice(0, half).join('\n') + '\n');
+      const storeDir = join(tempDir(), 'store');
+      const state = emptyState(storeDir);
+      const log: string[] = [];
+      const targets = [{ adapter: adapters[agent], home }];
+      const first = await scan(state, options(targets, storeDir, log));
+      expect(first).toMatchObject({ sessions: 1, changed: 1, busy: false, errors: 0 });
+      expect(first.added).toBeGreaterThan(0);
+      // Nothing changed: no file is read, the store is not even opened.
+      const idle = await scan(state, options(targets, storeDir, log));
+      expect(idle).toMatchObject({ changed: 0, added: 0, skipped: 0 });
+
+      appendFileSync(file, lines.slice(half).join('\n') + '\n');
+      const second = await scan(state, options(targets, storeDir, log));
+      expect(second).toMatchObject({ changed: 1, skipped: 0, errors: 0 });
+      expect(second.added).toBeGreaterThan(0);
+      expect(log).toEqual([]);
+
+      // The same file scanned whole into a fresh store holds exactly the same events.
+      const fullStore = join(tempDir(), 'store');
+      const full = await scan(emptyState(fullStore), options(targets, fullStore, log));
+      expect(first.added + second.added).toBe(full.added);
+      const [grown, whole] = [await storedEvents(storeDir), await storedEvents(fullStore)];
+      if (agent === 'pi') expect(keysBesidesStart(grown)).toEqual(keysBesidesStart(whole));
+      else expect(keysOf(grown)).toEqual(keysOf(whole));
+    });
+  }
+
+  it('a rotated file (new inode, same bytes, grown) continues from the cursor; a rewritten or truncated one is read again from the start, nothing stored twice or lost', async () => {
+    const { home, file, lines } = scenario('claude');
+    writeFileSync(file, lines.slice(0, 20).join('\n') + '\n');
+    const storeDir = join(tempDir(), 'store');
+    const state = emptyState(storeDir);
+    const log: string[] = [];
+    const targets = [{ adapter: adapters.claude, home }];
+    await scan(state, options(targets, storeDir, log));
+
+    // Rotation: a new file with the old bytes and more takes the name.
+    writeFileSync(file + '.new', lines.slice(0, 30).join('\n') + '\n');
+    renameSync(file + '.new', file);
+    const rotated = await scan(state, options(targets, storeDir, log));
+    expect(rotated).toMatchObject({ changed: 1, skipped: 0, errors: 0 });
+    expect(rotated.added).toBeGreaterThan(0);
+    expect(log).toEqual([]);
+
+    // Rewritten in place (the same records, the first one re-serialized), with the rest appended.
+    const reserialized = JSON.stringify(JSON.parse(lines[0]), null, 1).replace(/\n\s*/g, ' ');
+    expect(reserialized).not.toBe(lines[0]);
+    writeFileSync(file, [reserialized, ...lines.slice(1)].join('\n') + '\n');
+    const rewritten = await scan(state, options(targets, storeDir, log));
+    expect(log.filter((l) => l.includes('begins differently') && l.includes('read again from the start')).length).toBe(1);
+    expect(rewritten.skipped).toBeGreaterThan(0); // what was stored already is recognised, not added again
+    expect(rewritten.added).toBeGreaterThan(0);
+
+    // The store holds each event of the whole session exactly once: what one full scan stores.
+    const keys = keysOf(await storedEvents(storeDir));
+    expect(new Set(keys).size).toBe(keys.length);
+    const reference = join(tempDir(), 'store');
+    await scan(emptyState(reference), options(targets, reference, []));
+    expect(keys).toEqual(keysOf(await storedEvents(reference)));
+
+    // Truncated to its first lines: read again from the start as what it now is; what was stored stays, nothing twice.
+    writeFileSync(file, lines.slice(0, 5).join('\n') + '\n');
+    const truncated = await scan(state, options(targets, storeDir, log));
+    expect(log.some((l) => l.includes('is shorter'))).toBe(true);
+    expect(truncated).toMatchObject({ changed: 1, errors: 0 });
+    expect(truncated.skipped).toBeGreaterThan(truncated.added);
+    const after = keysOf(await storedEvents(storeDir));
+    expect(new Set(after).size).toBe(after.length);
+    expect(keys.every((k) => after.includes(k))).toBe(true);
+  });
+
+  it('a removed file: the state forgets it, its stored events stay, no error', async () => {
+    const { home, file } = scenario('pi');
+    const storeDir = join(tempDir(), 'store');
+    const state = emptyState(storeDir);
+    const log: string[] = [];
+    const targets = [{ adapter: adapters.pi, home }];
+    const first = await scan(state, options(targets, storeDir, log));
+    unlinkSync(file);
+    const after = await scan(state, options(targets, storeDir, log));
+    expect(after).toMatchObject({ sessions: 0, removed: 1, errors: 0, busy: false });
+    expect(Object.keys(state.sessions)).toEqual([]);
+    expect((await storedEvents(storeDir)).length).toBe(first.added);
+  });
+
+  it('a busy store (another writer holds the lock): nothing stored, the state does not move; once released, everything arrives once', async () => {
+    const { home, file, lines } = scenario('codex');
+    writeFileSync(file, lines.slice(0, 10).join('\n') + '\n');
+    const storeDir = join(tempDir(), 'store');
+    const state = emptyState(storeDir);
+    const log: string[] = [];
+    const targets = [{ adapter: adapters.codex, home }];
+    await scan(state, options(targets, storeDir, log));
+    const before = JSON.stringify(state);
+    appendFileSync(file, lines.slice(10).join('\n') + '\n');
+    writeFileSync(join(storeDir, 'lock'), `${process.pid} ${hostname()}\n`); // a live writer on this host
+    const busy = await scan(state, options(targets, storeDir, log, { lockTimeoutMs: 50 }));
+    expect(busy).toMatchObject({ busy: true, added: 0 });
+    expect(JSON.stringify(state)).toBe(before);
+    expect(log.some((l) => l.includes('locked by another writer'))).toBe(true);
+    unlinkSync(join(storeDir, 'lock'));
+    const after = await scan(state, options(targets, storeDir, log));
+    expect(after).toMatchObject({ busy: false, changed: 1, skipped: 0 });
+    const reference = join(tempDir(), 'store');
+    await scan(emptyState(reference), options(targets, reference, []));
+    expect(keysOf(await storedEvents(storeDir))).toEqual(keysOf(await storedEvents(reference)));
+  });
+
+  it('hostile files: a link out of the home, a FIFO, a huge line — each one line, skipped; the good session is stored', async () => {
+    const { home, file, lines } = scenario('claude');
+    const folder = join(file, '..');
+    const outside = join(tempDir(), '11111111-2222-4333-8444-555555555555.jsonl');
+    writeFileSync(outside, lines.join('\n') + '\n');
+    symlinkSync(outside, join(folder, '11111111-2222-4333-8444-555555555555.jsonl'));
+    expect(spawnSync('mkfifo', [join(folder, '22222222-2222-4333-8444-555555555555.jsonl')]).status).toBe(0);
+    const huge = JSON.parse(lines.find((l) => l.includes('"type":"user"'))!) as Record<string, unknown>;
+    huge.sessionId = '33333333-2222-4333-8444-555555555555';
+    huge.message = { role: 'user', content: 'x'.repeat(300_000) };
+    writeFileSync(join(folder, '33333333-2222-4333-8444-555555555555.jsonl'), JSON.stringify(huge) + '\n');
+    const storeDir = join(tempDir(), 'store');
+    const state = emptyState(storeDir);
+    const log: string[] = [];
+    const targets = [{ adapter: adapters.claude, home }];
+    const notes = new Notes((where, what) => log.push(`${where}: ${what}`));
+    const r = await scan(state, options(targets, storeDir, log, { maxLineBytes: 100_000 }), notes);
+    expect(log.filter((l) => l.includes('11111111') && l.includes('outside the home')).length).toBe(1);
+    expect(log.filter((l) => l.includes('22222222') && l.includes('FIFO')).length).toBe(1);
+    expect(log.filter((l) => l.includes('33333333') && l.includes('longer than 100000 bytes')).length).toBe(1);
+    expect(r.changed).toBe(1);
+    expect(r.added).toBeGreaterThan(0);
+    const stored = await storedEvents(storeDir);
+    expect(stored.some((e) => JSON.stringify(e).includes('xxxxxxxxxx'))).toBe(false);
+    // Scanned again: no new lines for the same problems (the watch would print them every interval).
+    const count = log.length;
+    await scan(state, options(targets, storeDir, log, { maxLineBytes: 100_000 }), notes);
+    expect(log.length).toBe(count);
+  });
+
+  it('the state is private, atomic, tied to its store; a damaged one is refused with one line', () => {
+    const storeDir = join(tempDir(), 'store');
+    const path = statePath(spHomeDir, storeDir);
+    const state: WatchState = emptyState(storeDir);
+    saveState(path, state);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(statSync(join(path, '..')).mode & 0o777).toBe(0o700);
+    expect(loadState(path, storeDir)).toEqual(state);
+    expect(() => loadState(path, '/elsewhere')).toThrow(/feeds the store/);
+    writeFileSync(path, '{"version":1');
+    expect(() => loadState(path, storeDir)).toThrow(/not a watch state/);
+  });
+});
