@@ -236,3 +236,126 @@ describe('scan: what changed, and only that', () => {
     expect(() => loadState(path, storeDir)).toThrow(/not a watch state/);
   });
 });
+
+/** Waits until `check` holds, looking every 100 ms (state in other processes and files has no event to await). */
+async function until(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function git(args: string[], cwd?: string): string {
+  const r = spawnSync('git', args, { cwd, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`);
+  return r.stdout;
+}
+
+describe('the long-running loop', () => {
+  it('a remote that is down: the push is retried with backoff, and once it is up everything stored meanwhile arrives', async () => {
+    const { home, file, lines } = scenario('claude');
+    writeFileSync(file, lines.slice(0, 20).join('\n') + '\n');
+    const storeDir = join(tempDir(), 'store');
+    const bare = join(tempDir(), 'remote.git'); // not there yet: the remote is down
+    const writer = Store.open(storeDir);
+    addRemote(writer, 'origin', bare);
+    writer.close();
+    const state = emptyState(storeDir);
+    const log: string[] = [];
+    const notes = new Notes((where, what) => log.push(`${where}: ${what}`));
+    const targets = [{ adapter: adapters.claude, home }];
+    const controller = new AbortController();
+    let pushes = 0;
+    const loop = watchLoop({
+      scan: () => scan(state, options(targets, storeDir, log), notes),
+      push: async () => {
+        await pushAll(storeDir);
+        pushes += 1;
+      },
+      intervalMs: 100,
+      pushEveryMs: 1000,
+      signal: controller.signal,
+      log: (where, what) => log.push(`${where}: ${what}`),
+    });
+    await until(() => log.filter((l) => l.includes('push failed')).length >= 1, 30_000, 'a failed push');
+    expect(log.find((l) => l.includes('push failed'))).toMatch(/trying again in 1 s/);
+    // Appended while the remote is down, then the remote comes up.
+    appendFileSync(file, lines.slice(20).join('\n') + '\n');
+    git(['init', '-q', '--bare', '-b', 'main', bare]);
+    await until(() => pushes >= 1, 30_000, 'a push that succeeds');
+    controller.abort();
+    await loop;
+    const store = Store.open(storeDir, { readonly: true });
+    try {
+      const sessions = store.sessions();
+      expect(sessions.length).toBe(1);
+      const cursor = store.cursors('origin').find((c) => c.session === sessions[0].id);
+      expect(cursor?.seq).toBe(sessions[0].events); // pushed: every stored event, the ones from before the outage included
+      expect(git(['--git-dir', bare, 'ls-tree', '-r', '--name-only', 'main'])).toContain(sessions[0].id);
+      const reference = join(tempDir(), 'store');
+      await scan(emptyState(reference), options(targets, reference, []));
+      expect(sessions[0].events).toBe((await storedEvents(reference)).length);
+    } finally {
+      store.close();
+    }
+  });
+});
+
+describe('sp-watch, the binary', () => {
+  const run = (args: string[], env: Record<string, string>) =>
+    spawnSync(process.execPath, [bin('sp-watch'), ...args], { encoding: 'utf8', env: { ...process.env, SP_PROGRESS: '0', ...env } });
+
+  it('--once --json: one scan and its result; again: nothing read; usage errors are one line, exit 2', () => {
+    const { home } = scenario('codex');
+    const spHome = tempDir('sp-watch-home-');
+    const store = join(tempDir(), 'store');
+    const first = run(['--home', `codex=${home}`, '--store', store, '--once', '--json'], { SP_HOME: spHome });
+    expect(first.stderr).toBe('');
+    expect(first.status).toBe(0);
+    const r1 = JSON.parse(first.stdout) as { sessions: number; changed: number; added: number };
+    expect(r1.sessions).toBe(1);
+    expect(r1.added).toBeGreaterThan(0);
+    const second = run(['codex', '--home', `codex=${home}`, '--store', store, '--once', '--json'], { SP_HOME: spHome });
+    expect(JSON.parse(second.stdout)).toMatchObject({ sessions: 1, changed: 0, added: 0 });
+    expect(readdirSync(join(spHome, 'watch')).length).toBe(1);
+    for (const bad of [['--home', 'nosuch=/tmp'], ['--interval', 'soon'], ['--push', '10ms'], ['--yes']]) {
+      const r = run([...bad, '--once'], { SP_HOME: spHome });
+      expect(r.status).toBe(2);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr).toMatch(/^sp-watch: /);
+    }
+  });
+
+  it('--install-service: printed; written with --yes (absolute node and binary), never over a different file without --force; a control character is refused', () => {
+    const scratch = tempDir('sp-watch-user-');
+    const env = { HOME: scratch, SP_HOME: join(scratch, '.sp') };
+    const unit = join(scratch, '.config/systemd/user/sp-watch.service');
+    const printed = run(['claude', '--push', '5m', '--install-service', '--service', 'systemd'], env);
+    expect(printed.status).toBe(0);
+    expect(existsSync(unit)).toBe(false);
+    expect(printed.stdout).toContain(`ExecStart=${process.execPath} ${bin('sp-watch')} claude --store ${join(scratch, '.sp', 'store')} --interval 2s --push 5m`);
+    expect(printed.stdout).toContain(`Environment=SP_HOME=${join(scratch, '.sp')}`);
+    expect(printed.stderr).toContain('--yes');
+    const written = run(['claude', '--push', '5m', '--install-service', '--service', 'systemd', '--yes'], env);
+    expect(written.status).toBe(0);
+    expect(readFileSync(unit, 'utf8')).toBe(printed.stdout);
+    expect(written.stderr).toContain('systemctl --user enable --now sp-watch.service');
+    expect(run(['claude', '--push', '5m', '--install-service', '--service', 'systemd', '--yes'], env).stderr).toContain('installed already');
+    const other = run(['codex', '--install-service', '--service', 'systemd', '--yes'], env);
+    expect(other.status).toBe(2);
+    expect(other.stderr).toContain('not overwriting');
+    expect(readFileSync(unit, 'utf8')).toBe(printed.stdout);
+    expect(run(['codex', '--install-service', '--service', 'systemd', '--yes', '--force'], env).status).toBe(0);
+    expect(readFileSync(unit, 'utf8')).toContain(' codex ');
+    const plist = run(['--install-service', '--service', 'launchd', '--yes'], env);
+    expect(plist.status).toBe(0);
+    const plistText = readFileSync(join(scratch, 'Library/LaunchAgents/dev.sp.watch.plist'), 'utf8');
+    expect(plistText).toContain(`<string>${bin('sp-watch')}</string>`);
+    expect(plistText).toContain('<key>KeepAlive</key>');
+    const hostile = run(['--store', '/tmp/x\nExecStartPre=/bin/sh -c evil', '--install-service', '--service', 'systemd'], env);
+    expect(hostile.status).toBe(2);
+    expect(hostile.stdout).toBe('');
+    expect(hostile.stderr).toMatch(/control character/);
+  });
+});
