@@ -359,3 +359,82 @@ describe('sp-watch, the binary', () => {
     expect(hostile.stderr).toMatch(/control character/);
   });
 });
+
+describe('soak: a real sp-watch process under thousands of appends', () => {
+  it('every appended event is stored exactly once, RSS stays flat, SIGTERM ends it with exit 0', async () => {
+    const SESSIONS = 40;
+    const DURATION_MS = Number(process.env.SP_WATCH_SOAK_MS) || 60_000;
+    const work = tempDir('sp-watch-soak-');
+    const home = join(work, '.claude');
+    const spHome = join(work, 'sp');
+    const storeDir = join(work, 'store');
+    const sessions = Array.from({ length: SESSIONS }, (_, i) => {
+      const id = `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+      const folder = join(home, 'projects', `-home-soak-p${i % 4}`);
+      mkdirSync(folder, { recursive: true });
+      return { id, file: join(folder, `${id}.jsonl`), cwd: `/home/soak/p${i % 4}`, last: null as string | null, n: 0 };
+    });
+    const append = (s: (typeof sessions)[number]) => {
+      const uuid = `${s.id.slice(0, 24)}${String(s.n).padStart(12, '0')}`.replace(/^00000000/, 'aaaaaaaa');
+      const record = { parentUuid: s.last, isSidechain: false, type: 'user', message: { role: 'user', content: `soak-${s.id.slice(-4)}-${s.n} please continue` }, uuid, timestamp: new Date().toISOString(), cwd: s.cwd, sessionId: s.id, version: '2.1.197', userType: 'external' };
+      appendFileSync(s.file, JSON.stringify(record) + '\n');
+      s.last = uuid;
+      s.n += 1;
+    };
+    for (const s of sessions) append(s);
+
+    const child = spawn(process.execPath, [bin('sp-watch'), 'claude', '--home', `claude=${home}`, '--store', storeDir, '--interval', '500ms'], {
+      env: { ...process.env, SP_HOME: spHome, SP_PROGRESS: '0' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const rss: number[] = [];
+    const sampler = setInterval(() => {
+      try {
+        const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+        if (m) rss.push(Number(m[1]) / 1024);
+      } catch {
+        // exited
+      }
+    }, 500);
+    try {
+      // 3,600 appends, three at a time, spread evenly over the duration (paced by the clock, not by sleeps that drift).
+      const APPENDS = 3600;
+      const started = Date.now();
+      for (let appends = 0; appends < APPENDS; ) {
+        for (let k = 0; k < 3; k++, appends++) append(sessions[(appends * 7) % SESSIONS]);
+        const due = started + (appends / APPENDS) * DURATION_MS;
+        if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()));
+      }
+      const total = sessions.reduce((n, s) => n + s.n, 0);
+      expect(total).toBe(APPENDS + SESSIONS);
+      const countMarkers = async () => {
+        const seen = new Map<string, number>();
+        for (const e of await storedEvents(storeDir)) {
+          const m = /soak-\d{4}-\d+ please/.exec(JSON.stringify(e.payload));
+          if (m) seen.set(m[0], (seen.get(m[0]) ?? 0) + 1);
+        }
+        return seen;
+      };
+      let seen = new Map<string, number>();
+      await until(async () => existsSync(join(storeDir, 'index.sqlite')) && (seen = await countMarkers()).size === total, 60_000, `all ${total} appended events in the store`);
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      expect([...seen.values()].every((n) => n === 1)).toBe(true);
+      expect(stderr).toBe('');
+      // Flat memory: the median RSS of the last quarter within a bound of the first quarter's.
+      const quarter = Math.floor(rss.length / 4);
+      const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+      const first = median(rss.slice(2, quarter + 2));
+      const last = median(rss.slice(rss.length - quarter));
+      console.log(`soak RSS series (MB): ${rss.map((x) => x.toFixed(0)).join(" ")}`);
+      console.log(`soak: ${total} appends over ${SESSIONS} sessions in ${DURATION_MS / 1000} s; RSS MB first-quarter median ${first.toFixed(1)}, last-quarter median ${last.toFixed(1)}, max ${Math.max(...rss).toFixed(1)} (${rss.length} samples)`);
+      expect(last).toBeLessThan(first * 1.25 + 16);
+    } finally {
+      clearInterval(sampler);
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  });
+});
