@@ -298,7 +298,8 @@ export async function scan(state: WatchState, options: ScanOptions, notes = new 
       homeReal = realpathSync(home);
     } catch (err) {
       if (optional) continue;
-      notes.note(home, `${adapter.displayName} home: cannot read it (${errorCode(err)}); watched again at the next scan`);
+      notes.note(home, `cannot read the ${adapter.displayName} home (${errorCode(err)}); looked for again at the next scan`);
+      result.errors += 1;
       continue;
     }
     homes.push(home);
@@ -309,6 +310,7 @@ export async function scan(state: WatchState, options: ScanOptions, notes = new 
     } catch (err) {
       if (!(err instanceof UserError)) throw err;
       notes.note(err.where ?? home, err.message);
+      result.errors += 1;
       continue;
     }
     const folders = new Set<string>();
