@@ -5,7 +5,7 @@
 // (RSS sampled; every appended event stored exactly once).
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
-import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { adapters } from '../adapters/index.js';
@@ -168,6 +168,30 @@ describe('scan: what changed, and only that', () => {
     expect(after).toMatchObject({ sessions: 0, removed: 1, errors: 0, busy: false });
     expect(Object.keys(state.sessions)).toEqual([]);
     expect((await storedEvents(storeDir)).length).toBe(first.added);
+  });
+
+  it('discovery is reused while the folders are unchanged; a new session file (its folder changes) is found at the next scan', async () => {
+    const { home, file, lines } = scenario('claude');
+    const old = new Date(Date.now() - 3_600_000);
+    for (let dir = join(file, '..'); dir.startsWith(home); dir = join(dir, '..')) utimesSync(dir, old, old);
+    const storeDir = join(tempDir(), 'store');
+    const state = emptyState(storeDir);
+    const targets = [{ adapter: adapters.claude, home }];
+    const first = await scan(state, options(targets, storeDir, []));
+    expect(first.sessions).toBe(1);
+    const cached = Object.values(state.discovery ?? {});
+    expect(cached).toHaveLength(1);
+    expect(cached[0].refs.map((r) => r.path)).toEqual([file]);
+    expect(Object.keys(cached[0].dirs)).toEqual(expect.arrayContaining([home, join(home, 'projects'), join(file, '..')]));
+    // A grown session file does not make a discovery necessary, and is read.
+    appendFileSync(file, lines[lines.length - 1].replace(/"uuid":"[^"]+"/, '"uuid":"99999999-0000-4000-8000-000000000001"') + '\n');
+    const grown = await scan(state, options(targets, storeDir, []));
+    expect(grown).toMatchObject({ sessions: 1, changed: 1 });
+    const second = join(file, '..', '11111111-0000-4000-8000-000000000002.jsonl');
+    writeFileSync(second, lines.join('\n').replaceAll('9a1dc580-54f5-46ea-bece-7461fb46da3a', '11111111-0000-4000-8000-000000000002') + '\n');
+    const found = await scan(state, options(targets, storeDir, []));
+    expect(found).toMatchObject({ sessions: 2, changed: 1 });
+    expect(found.added).toBeGreaterThan(0);
   });
 
   it('a busy store (another writer holds the lock): nothing stored, the state does not move; once released, everything arrives once', async () => {

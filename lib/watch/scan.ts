@@ -10,14 +10,14 @@
 // lost, nothing is stored twice. Each problem is one line on stderr (once per signature, so a
 // broken file does not print a line every interval) and the scan goes on with the other sessions.
 import { closeSync, lstatSync, openSync, readdirSync, readSync, realpathSync, statSync, type Stats } from 'node:fs';
-import { join, sep } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import type { Adapter, Cursor, SessionRef } from '../adapter.js';
 import { emptyCursor, sha256Hex } from '../cursor.js';
 import { UserError, errorCode } from '../diagnostics.js';
 import type { SpEvent } from '../event.js';
 import type { Redactor } from '../redact/ensure.js';
 import { Store, type IngestItem, type RedactionRecord } from '../store/index.js';
-import { HEAD_BYTES, sessionKey, type SessionState, type WatchState } from './state.js';
+import { HEAD_BYTES, sessionKey, type DiscoveryState, type SessionState, type WatchState } from './state.js';
 
 export interface WatchTarget {
   adapter: Adapter;
@@ -255,6 +255,56 @@ function* strangeEntries(dir: string): Generator<string> {
   }
 }
 
+/**
+ * The signatures of the folders from each path up to `home` (inclusive), or undefined when one of
+ * them changed during the discovery that started at `since` (then the next scan discovers again,
+ * so a session created meanwhile is not missed).
+ */
+function folderSignatures(paths: string[], home: string, since: number): Record<string, string> | undefined {
+  const dirs: Record<string, string> = { [home]: '' };
+  for (const p of paths) {
+    const hash = p.indexOf('#');
+    let dir = dirname(hash > 0 ? p.slice(0, hash) : p);
+    while (!(dir in dirs) && isInside(dir, home)) {
+      dirs[dir] = '';
+      dir = dirname(dir);
+    }
+  }
+  for (const dir of Object.keys(dirs)) {
+    try {
+      const st = statSync(dir);
+      if (st.mtimeMs >= since - 1000) return undefined;
+      dirs[dir] = `${st.ino}:${st.mtimeMs}`;
+    } catch {
+      dirs[dir] = 'absent';
+    }
+  }
+  return dirs;
+}
+
+/** Whether a cached discovery still describes the home (see DiscoveryState). */
+function discoveryHolds(cached: DiscoveryState, state: WatchState, agent: string): boolean {
+  for (const [dir, sig] of Object.entries(cached.dirs)) {
+    let now = 'absent';
+    try {
+      const st = statSync(dir);
+      now = `${st.ino}:${st.mtimeMs}`;
+    } catch {
+      // gone
+    }
+    if (now !== sig) return false;
+  }
+  for (const ref of cached.refs) {
+    const entry = state.sessions[sessionKey(agent, ref.path)];
+    if (!entry) continue;
+    for (const [path, sig] of Object.entries(entry.sig)) {
+      // A session file growing adds no session; a database (or any other file) changing may.
+      if (!path.endsWith('.jsonl') && signatureOf(path) !== sig) return false;
+    }
+  }
+  return true;
+}
+
 async function* redacted(events: AsyncIterable<SpEvent>, redactor: Redactor | undefined): AsyncGenerator<IngestItem> {
   for await (const event of events) {
     const value = event as unknown as Record<string, unknown>;
@@ -304,15 +354,25 @@ export async function scan(state: WatchState, options: ScanOptions, notes = new 
     }
     homes.push(home);
     const counts = (result.agents[adapter.id] ??= { sessions: 0, changed: 0, added: 0, skipped: 0 });
-    const refs: SessionRef[] = [];
-    try {
-      for await (const ref of adapter.discover({ home, onDiagnostic: (where, what) => notes.note(where, what) })) refs.push(ref);
-    } catch (err) {
-      if (!(err instanceof UserError)) throw err;
-      notes.note(err.where ?? home, err.message);
-      result.errors += 1;
-      continue;
+    const targetKey = sessionKey(adapter.id, home);
+    const cached = state.discovery?.[targetKey];
+    let refs: SessionRef[];
+    const fresh = !cached || !discoveryHolds(cached, state, adapter.id);
+    const discoveredAt = Date.now();
+    if (!fresh) {
+      refs = cached.refs;
+    } else {
+      refs = [];
+      try {
+        for await (const ref of adapter.discover({ home, onDiagnostic: (where, what) => notes.note(where, what) })) refs.push(ref);
+      } catch (err) {
+        if (!(err instanceof UserError)) throw err;
+        notes.note(err.where ?? home, err.message);
+        result.errors += 1;
+        continue;
+      }
     }
+    const targetPaths: string[] = [];
     const folders = new Set<string>();
     for (const ref of refs) {
       const key = sessionKey(adapter.id, ref.path);
@@ -328,6 +388,7 @@ export async function scan(state: WatchState, options: ScanOptions, notes = new 
         continue;
       }
       watchedFiles.push(...paths);
+      targetPaths.push(ref.path, ...paths);
       for (const p of paths) folders.add(p.slice(0, Math.max(1, p.lastIndexOf(sep))));
       const sig: Record<string, string> = {};
       for (const p of paths) sig[p] = signatureOf(p);
@@ -341,6 +402,13 @@ export async function scan(state: WatchState, options: ScanOptions, notes = new 
         continue;
       }
       work.push({ ref, adapter, key, paths, sig });
+    }
+    if (fresh) {
+      const dirs = folderSignatures(targetPaths, home, discoveredAt);
+      state.discovery ??= {};
+      if (dirs) state.discovery[targetKey] = { dirs, refs };
+      else delete state.discovery[targetKey];
+      result.dirty = true;
     }
     // Links and FIFOs that discovery passes over without a word: one line each.
     for (const dir of folders) {

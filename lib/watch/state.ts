@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Cursor } from '../adapter.js';
+import type { Cursor, SessionRef } from '../adapter.js';
 import { replaceFileAtomic } from '../atomic.js';
 import { UserError, errorCode } from '../diagnostics.js';
 import { isObject } from '../json.js';
@@ -33,6 +33,18 @@ export interface WatchState {
   /** The store this state feeds: a state is never reused for another store. */
   store: string;
   sessions: Record<string, SessionState>;
+  /** Per agent home: the sessions its last discovery found, and the folders they were found in. */
+  discovery?: Record<string, DiscoveryState>;
+}
+
+/**
+ * What a discovery found, reused while nothing could have added or removed a session: every folder
+ * from the sessions up to the home keeps its signature (a new or removed file changes its folder's
+ * mtime), and no database-like file changed (a new session there is a new row, not a new file).
+ */
+export interface DiscoveryState {
+  dirs: Record<string, string>;
+  refs: SessionRef[];
 }
 
 /** How many leading bytes of a line file identify it: a rotated or compacted file differs there. */
