@@ -331,7 +331,8 @@ describe('sp-watch, the binary', () => {
     spawnSync(process.execPath, [bin('sp-watch'), ...args], { encoding: 'utf8', env: { ...process.env, SP_PROGRESS: '0', ...env } });
 
   it('--once --json: one scan and its result; again: nothing read; usage errors are one line, exit 2', () => {
-    const { home } = scenario('codex');
+    const { home, file, lines } = scenario('codex');
+    writeFileSync(file, lines.slice(0, 12).join('\n') + '\n');
     const spHome = tempDir('sp-watch-home-');
     const store = join(tempDir(), 'store');
     const first = run(['--home', `codex=${home}`, '--store', store, '--once', '--json'], { SP_HOME: spHome });
@@ -342,8 +343,15 @@ describe('sp-watch, the binary', () => {
     expect(r1.added).toBeGreaterThan(0);
     const second = run(['codex', '--home', `codex=${home}`, '--store', store, '--once', '--json'], { SP_HOME: spHome });
     expect(JSON.parse(second.stdout)).toMatchObject({ sessions: 1, changed: 0, added: 0 });
-    expect(readdirSync(join(spHome, 'watch')).length).toBe(1);
-    for (const bad of [['--home', 'nosuch=/tmp'], ['--interval', 'soon'], ['--push', '10ms'], ['--yes']]) {
+    // The cursors are files of their own next to the state, read back by the next process: a grown session continues.
+    const watchDir = join(spHome, 'watch');
+    expect(readdirSync(watchDir).sort()).toEqual([expect.stringMatching(/^state-[0-9a-f]{16}\.cursors$/), expect.stringMatching(/^state-[0-9a-f]{16}\.json$/)]);
+    expect(readFileSync(join(watchDir, readdirSync(watchDir).find((n) => n.endsWith('.json'))!), 'utf8')).not.toContain('"sources"');
+    appendFileSync(file, lines.slice(12).join('\n') + '\n');
+    const third = JSON.parse(run(['--home', `codex=${home}`, '--store', store, '--once', '--json'], { SP_HOME: spHome }).stdout) as { changed: number; added: number; skipped: number };
+    expect(third).toMatchObject({ changed: 1, skipped: 0 });
+    expect(third.added).toBeGreaterThan(0);
+    for (const bad of [['--home', 'nosuch=/tmp'], ['--push', '10ms']]) {
       const r = run([...bad, '--once'], { SP_HOME: spHome });
       expect(r.status).toBe(2);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);

@@ -17,7 +17,7 @@ import { UserError, errorCode } from '../diagnostics.js';
 import type { SpEvent } from '../event.js';
 import type { Redactor } from '../redact/ensure.js';
 import { Store, type IngestItem, type RedactionRecord } from '../store/index.js';
-import { HEAD_BYTES, sessionKey, type DiscoveryState, type SessionState, type WatchState } from './state.js';
+import { HEAD_BYTES, cursorOf, dropSession, sessionKey, setSession, type DiscoveryState, type SessionState, type WatchState } from './state.js';
 
 export interface WatchTarget {
   adapter: Adapter;
@@ -138,9 +138,7 @@ function headsOf(cursor: Cursor): Record<string, string> {
 }
 
 /** Why the stored cursor cannot be continued (the file was rotated, compacted, truncated), or undefined. */
-function rewritten(entry: SessionState): string | undefined {
-  const cursor = entry.cursor;
-  if (!cursor) return undefined;
+function rewritten(entry: SessionState, cursor: Cursor): string | undefined {
   for (const [path, position] of Object.entries(cursor.sources)) {
     if (typeof position.offset !== 'number' || position.last_line_sha256 === undefined) continue;
     let size: number;
@@ -423,7 +421,7 @@ export async function scan(state: WatchState, options: ScanOptions, notes = new 
   for (const [key, entry] of Object.entries(state.sessions)) {
     if (found.has(key) || !options.targets.some((t) => t.adapter.id === entry.agent)) continue;
     if (Object.keys(entry.sig).every((p) => signatureOf(p) === 'absent')) {
-      delete state.sessions[key];
+      dropSession(state, key);
       result.removed += 1;
       result.dirty = true;
     }
@@ -452,8 +450,8 @@ export async function scan(state: WatchState, options: ScanOptions, notes = new 
       const { ref, adapter, key } = item;
       const counts = result.agents[adapter.id];
       const entry = state.sessions[key];
-      let cursor = entry?.skipped ? undefined : entry?.cursor;
-      const why = entry && cursor ? rewritten(entry) : undefined;
+      let cursor = entry?.skipped ? undefined : cursorOf(state, key);
+      const why = entry && cursor ? rewritten(entry, cursor) : undefined;
       if (why) {
         notes.note(ref.path, `${why}: read again from the start (events stored already are kept once)`);
         cursor = undefined;
@@ -502,14 +500,14 @@ export async function scan(state: WatchState, options: ScanOptions, notes = new 
       counts.added += r.added;
       counts.skipped += r.skipped;
       const cursorNow = next ?? cursor;
-      state.sessions[key] = {
+      setSession(state, key, {
         agent: adapter.id,
         native_id: ref.native_id,
         path: ref.path,
         sig: item.sig,
         heads: cursorNow ? headsOf(cursorNow) : {},
         ...(cursorNow ? { cursor: cursorNow } : {}),
-      };
+      });
       result.dirty = true;
     }
   } finally {

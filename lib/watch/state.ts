@@ -6,7 +6,7 @@
 // changed it, so a crash leaves the previous state (and the next scan re-reads what the store then
 // deduplicates).
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Cursor, SessionRef } from '../adapter.js';
 import { replaceFileAtomic } from '../atomic.js';
@@ -23,7 +23,9 @@ export interface SessionState {
   sig: Record<string, string>;
   /** Per line file the cursor consumed: SHA-256 of its first HEAD_BYTES (or fewer, up to the cursor). */
   heads: Record<string, string>;
+  /** The capture cursor: kept in a file of its own (loaded only when the session changed). */
   cursor?: Cursor;
+  has_cursor?: true;
   /** Why this session was left alone at this signature (a hostile or unreadable file): not retried until it changes. */
   skipped?: string;
 }
@@ -35,6 +37,9 @@ export interface WatchState {
   sessions: Record<string, SessionState>;
   /** Per agent home: the sessions its last discovery found, and the folders they were found in. */
   discovery?: Record<string, DiscoveryState>;
+  /** Not saved: where the cursors live, and which of them changed since the last save. */
+  cursorDir?: string;
+  changedCursors?: Set<string>;
 }
 
 /**
@@ -64,6 +69,47 @@ export function emptyState(storeDir: string): WatchState {
   return { version: 1, store: storeDir, sessions: {} };
 }
 
+function cursorDirOf(path: string): string {
+  return path.replace(/\.json$/, '') + '.cursors';
+}
+
+function cursorPath(state: WatchState, key: string): string | undefined {
+  return state.cursorDir ? join(state.cursorDir, createHash('sha256').update(key).digest('hex').slice(0, 32) + '.json') : undefined;
+}
+
+/** A session's cursor: in memory, else read from its file (a missing or damaged one: read the session from the start). */
+export function cursorOf(state: WatchState, key: string): Cursor | undefined {
+  const entry = state.sessions[key];
+  if (!entry) return undefined;
+  if (entry.cursor || !entry.has_cursor) return entry.cursor;
+  const path = cursorPath(state, key);
+  if (!path) return undefined;
+  try {
+    const value = JSON.parse(readFileSync(path, 'utf8')) as unknown;
+    if (isObject(value) && value.version === 1 && isObject(value.sources)) entry.cursor = value as unknown as Cursor;
+  } catch {
+    // none: the session is read from the start, and the store keeps each event once
+  }
+  return entry.cursor;
+}
+
+/** Sets a session's state (its cursor is saved with the next saveState). */
+export function setSession(state: WatchState, key: string, entry: SessionState): void {
+  if (entry.cursor) {
+    entry.has_cursor = true;
+    (state.changedCursors ??= new Set()).add(key);
+  } else delete entry.has_cursor;
+  state.sessions[key] = entry;
+}
+
+/** Forgets a session (its cursor file goes too). */
+export function dropSession(state: WatchState, key: string): void {
+  delete state.sessions[key];
+  state.changedCursors?.delete(key);
+  const path = cursorPath(state, key);
+  if (path) rmSync(path, { force: true });
+}
+
 /** Reads the state; a missing file is the first run. A damaged one is an error (exit 2), never silently dropped. */
 export function loadState(path: string, storeDir: string): WatchState {
   let text: string;
@@ -83,10 +129,24 @@ export function loadState(path: string, storeDir: string): WatchState {
     throw new UserError('not a watch state (expected {"version":1,"store",…,"sessions":{…}}); delete it to start over', path);
   }
   if (value.store !== storeDir) throw new UserError(`this watch state feeds the store ${value.store}, not ${storeDir}`, path);
-  return value as unknown as WatchState;
+  const state = value as unknown as WatchState;
+  state.cursorDir = cursorDirOf(path);
+  return state;
 }
 
+/** Writes the cursors that changed, then the state (without cursors and runtime fields). */
 export function saveState(path: string, state: WatchState): void {
   makePrivateDir(join(path, '..'));
-  replaceFileAtomic(path, JSON.stringify(state) + '\n');
+  state.cursorDir ??= cursorDirOf(path);
+  if (state.changedCursors?.size) {
+    makePrivateDir(state.cursorDir);
+    for (const key of state.changedCursors) {
+      const cursor = state.sessions[key]?.cursor;
+      const file = cursorPath(state, key)!;
+      if (cursor) replaceFileAtomic(file, JSON.stringify(cursor) + '\n');
+    }
+    state.changedCursors.clear();
+  }
+  const { cursorDir: _dir, changedCursors: _changed, ...saved } = state;
+  replaceFileAtomic(path, JSON.stringify(saved, (key, value: unknown) => (key === 'cursor' ? undefined : value)) + '\n');
 }
