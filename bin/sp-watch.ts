@@ -13,6 +13,7 @@ import { adapters, getAdapter } from '../adapters/index.js';
 
 interface Args {
   agents: string[];
+  /** One --home is a string, several an array (normalized in run). */
   home: string[];
   store?: string;
   push?: string;
@@ -29,7 +30,7 @@ interface Args {
 }
 
 /** `2s`, `5m`, `1h`, `1500ms`; a bare number is seconds. */
-export function parseDuration(text: string, what: string, minMs: number): number {
+function parseDuration(text: string, what: string, minMs: number): number {
   const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
   if (!m) throw new UserError(`${what} wants a duration such as 2s, 5m or 1h (got ${JSON.stringify(text)})`);
   const ms = Number(m[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? 's') as 'ms' | 's' | 'm' | 'h'];
@@ -47,7 +48,7 @@ function targetsOf(args: Args): WatchTarget[] {
     homes.set(m[1], [...(homes.get(m[1]) ?? []), resolve(m[2])]);
   }
   for (const id of args.agents) getAdapter(id);
-  const ids = args.agents.length > 0 ? args.agents : homes.size > 0 ? [...homes.keys()] : Object.keys(adapters).sort();
+  const ids = args.agents.length > 0 || homes.size > 0 ? [...args.agents, ...homes.keys()] : Object.keys(adapters).sort();
   const targets: WatchTarget[] = [];
   for (const id of [...new Set(ids)]) {
     const adapter = getAdapter(id);
@@ -117,7 +118,7 @@ await runCli<Args>({
   options: (y) =>
     y
       .positional('agents', { type: 'string', array: true, describe: `agents to watch (default: all of ${Object.keys(adapters).sort().join(', ')} whose home exists)` })
-      .option('home', { type: 'string', array: true, default: [], describe: "AGENT=DIR: read AGENT's sessions from DIR (repeatable)" })
+      .option('home', { type: 'string', nargs: 1, describe: "AGENT=DIR: read AGENT's sessions from DIR (repeatable)" })
       .option('store', { type: 'string', describe: 'the store directory (default $SP_HOME/store)' })
       .option('push', { type: 'string', describe: 'push to every configured remote this often (e.g. 5m)' })
       .option('interval', { type: 'string', default: '2s', describe: 'look at the files at least this often (changes wake it sooner where fs.watch works)' })
@@ -133,6 +134,7 @@ await runCli<Args>({
       .command('$0 [agents..]', false) as never,
   run: async (args) => {
     args.agents ??= [];
+    args.home = ([] as string[]).concat(args.home ?? []);
     const targets = targetsOf(args);
     const intervalMs = parseDuration(args.interval, '--interval', 50);
     const pushEveryMs = args.push !== undefined ? parseDuration(args.push, '--push', 1000) : undefined;
