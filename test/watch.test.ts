@@ -17,6 +17,7 @@ import { emptyState, loadState, saveState, statePath, type WatchState } from '..
 import { watchLoop } from '../lib/watch/loop.js';
 import { pushAll } from '../lib/watch/push.js';
 import { bin, root, tempDir } from './support/store.js';
+import { Database, S2, copyDb } from './hermes/support.js';
 
 vi.setConfig({ testTimeout: 180_000 });
 
@@ -192,6 +193,28 @@ describe('scan: what changed, and only that', () => {
     const found = await scan(state, options(targets, storeDir, []));
     expect(found).toMatchObject({ sessions: 2, changed: 1 });
     expect(found.added).toBeGreaterThan(0);
+  });
+
+  it('hermes (SQLite): a row written to the database (through its WAL) is stored after one scan, only that row', async () => {
+    const db = copyDb();
+    const storeDir = join(tempDir(), 'store');
+    const state = emptyState(storeDir);
+    const log: string[] = [];
+    const targets = [{ adapter: adapters.hermes, home: join(db, '..') }];
+    const first = await scan(state, options(targets, storeDir, log));
+    expect(first.sessions).toBeGreaterThan(1);
+    expect(first.added).toBeGreaterThan(0);
+    expect(await scan(state, options(targets, storeDir, log))).toMatchObject({ changed: 0, added: 0 });
+    const h = new Database(db);
+    h.pragma('journal_mode = WAL');
+    h.prepare("INSERT INTO messages (session_id, role, content, timestamp) VALUES (?, 'user', 'one more thing from the watch test', 1796015799)").run(S2);
+    const after = await scan(state, options(targets, storeDir, log));
+    h.close();
+    expect(after.added).toBe(1);
+    expect(after.skipped).toBe(0);
+    expect(log).toEqual([]);
+    const added = (await storedEvents(storeDir)).filter((e) => JSON.stringify(e.payload).includes('one more thing from the watch test'));
+    expect(added.map((e) => e.type)).toEqual(['message.user']);
   });
 
   it('a busy store (another writer holds the lock): nothing stored, the state does not move; once released, everything arrives once', async () => {
