@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// npm run bench [-- --quick] [-- --runs N] [-- --big claude,codex,pi] [-- --big-pipeline] [-- --only capture,pipeline,redact,verify,compile,hermes,startup,ingest]
+// npm run bench [-- --quick] [-- --runs N] [-- --big claude,codex,pi] [-- --big-pipeline] [-- --only capture,pipeline,redact,verify,compile,hermes,startup,ingest,archive]
 //
 // One table: every figure next to a baseline measured in the same run, on the same input, as a
 // ratio (absolute times are noisy on a shared machine):
@@ -441,6 +441,29 @@ async function ingest() {
   }
 }
 
+/** The archive flow over 1,000 sessions of which one grew (bench/archive.mjs): time beyond start-up, and against a full run. */
+async function archiveSection() {
+  log('archive');
+  const r = spawnSync(node, [join(root, 'bench', 'archive.mjs'), '--sessions', quick ? '200' : '1000', '--runs', String(Math.max(3, runs))], { encoding: 'utf8', maxBuffer: 1 << 24 });
+  let result;
+  try {
+    result = JSON.parse(r.stdout.trim().split('\n').pop());
+  } catch {
+    rows.push({ section: 'archive', pass: 'archive.mjs', input: '', events: null, mb: null, seconds: NaN, events_per_s: null, mb_per_s: null, peak_rss_mb: null, baseline_seconds: null, ratio_bare: null, jq_seconds: null, ratio_jq: null, goal: '', met: null, note: `bench/archive.mjs failed (exit ${r.status}): ${(r.stderr || '').trim().split('\n').pop()}` });
+    return;
+  }
+  const beyond = result.one_grew_beyond_startup_seconds;
+  const met = beyond < 1;
+  for (const [pass, seconds, note] of [
+    ['archive.mjs, 1 session grew', result.one_grew_seconds, `${(beyond * 1000).toFixed(0)} ms beyond start-up (node, sp-watch, zx); ${(result.ratio_vs_full * 100).toFixed(1)}% of a full run (${result.full_seconds.toFixed(1)} s)`],
+    ['archive.mjs, nothing changed', result.unchanged_seconds, ''],
+    ['sp-watch --once, 1 session grew', result.watch_once_one_grew_seconds, `${(result.watch_once_beyond_startup_seconds * 1000).toFixed(0)} ms beyond sp-watch --version`],
+  ]) {
+    rows.push({ section: 'archive', pass, input: `${result.sessions} Claude sessions × ${result.records_per_session} records`, events: null, mb: null, seconds, events_per_s: null, mb_per_s: null, peak_rss_mb: null, baseline_seconds: result.node_e_seconds, ratio_bare: seconds / result.node_e_seconds, jq_seconds: null, ratio_jq: null, goal: pass.startsWith('archive.mjs, 1') ? '< 1 s beyond start-up' : '', met: pass.startsWith('archive.mjs, 1') ? met : null, note });
+  }
+  goal('archive of 1,000 sessions, one grown: < 1 s beyond start-up', met, `${(beyond * 1000).toFixed(0)} ms (${(result.ratio_vs_full * 100).toFixed(1)}% of a full run)`);
+}
+
 // ---------------------------------------------------------------------------------------------
 
 /** The table so far, with the goals: printed at the end, written after every section. */
@@ -506,6 +529,7 @@ const sections = [
   ['streams', () => (want('redact') || want('verify') || want('compile') ? streams() : undefined)],
   ['hermes', () => (want('hermes') ? hermesSection() : undefined)],
   ['ingest', () => (want('ingest') ? ingest() : undefined)],
+  ['archive', () => (want('archive') ? archiveSection() : undefined)],
   ['capture 1 GB', () => (want('capture') || want('pipeline') ? captureAndPipeline(true) : undefined)],
 ];
 for (const [name, run] of sections) {

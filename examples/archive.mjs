@@ -1,19 +1,25 @@
 #!/usr/bin/env node
 // archive: capture every session of every installed agent, redact it, and keep it in the sp store — before the agents' own 30-day purge deletes it.
 //
-//   sp-capture <agent> --all | sp-redact | sp-sync ingest      for each agent whose home exists
+//   sp-watch --once --home AGENT=DIR …      one scan over every agent whose home exists
+//
+// It pays only for what changed: the watch's state ($SP_HOME/watch/) remembers each session's file
+// signature (inode, size, mtime), a hash of its head and the capture cursor, so an unchanged session
+// is skipped after a stat, and a grown one is read from where the last run stopped (a rewritten one
+// from the start). Events are redacted with sp-redact's rules and key before the store sees them.
 //
 // Safe to run from cron: one run at a time (a lock next to the store; a second run while one is
 // going exits 0 at once), idempotent (the store keeps each event once, and redaction gives the
 // same placeholders every time, so a second run adds only what is new), and quiet unless something
-// failed (then the failing stage's diagnostics and exit 1). --verbose prints what was stored.
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+// failed (then the watch's diagnostics and exit 1). --verbose prints what was stored.
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { $, minimist } from 'zx';
 import { fixtureHomes, registry, root } from './fixture-homes.mjs';
 
-const HELP = `archive.mjs — capture every session of every installed agent, redact it, ingest it into the sp store
+const HELP = `archive.mjs — capture every session of every installed agent, redact it, ingest it into the sp store;
+only the sessions that changed since the last run are read (sp watch --once)
 
 Usage: archive.mjs [--store DIR] [--agents a,b] [--home AGENT=DIR …] [--verbose] [--demo]
 
@@ -101,28 +107,21 @@ async function homesFromArgs() {
 }
 
 /**
- * One agent's homes into the store: each home captured in turn into one spool file, then one
- * sp-redact | sp-sync ingest over it (two processes per agent, not per home).
+ * Every home into the store with one `sp-watch --once` (the same digests and cursors as a running
+ * watch, kept in $SP_HOME/watch/): unchanged sessions cost a stat, grown ones only their new tail.
  */
-async function archiveAgent(agent, homes, store, env, spool) {
-  const failures = [];
-  const file = join(spool, `${agent}.ndjson`);
-  writeFileSync(file, '');
-  for (const home of homes) {
-    const run = await $({ nothrow: true, env })`${node} ${bin('capture')} ${agent} --all --home ${home} --quiet >> ${file}`;
-    if (run.exitCode !== 0) failures.push({ stage: `sp-capture ${agent} --home ${home}`, code: run.exitCode, stderr: run.stderr.trim() });
-  }
-  const run = await $({ nothrow: true, env })`${node} ${bin('redact')} --quiet ${file} | ${node} ${bin('sync')} ingest --store ${store} --quiet --json`;
-  if (run.exitCode !== 0) failures.push({ stage: 'sp-redact | sp-sync ingest', code: run.exitCode, stderr: run.stderr.trim() });
-  rmSync(file, { force: true });
-  const lines = run.stdout.trim().split('\n').filter(Boolean);
+async function archiveAll(homes, store, env) {
+  if (Object.keys(homes).length === 0) return { failures: [], result: undefined };
+  const homeArgs = Object.entries(homes).flatMap(([agent, list]) => list.flatMap((home) => ['--home', `${agent}=${home}`]));
+  const run = await $({ nothrow: true, env })`${node} ${bin('watch')} --once --json --store ${store} ${homeArgs}`;
   let result;
   try {
-    result = lines.length ? JSON.parse(lines[lines.length - 1]) : undefined;
+    result = JSON.parse(run.stdout.trim().split('\n').filter(Boolean).pop() ?? '');
   } catch {
     result = undefined;
   }
-  return { agent, homes, failures, result };
+  const failures = run.exitCode !== 0 ? [{ stage: 'sp-watch --once', code: run.exitCode, stderr: run.stderr.trim() }] : [];
+  return { failures, result };
 }
 
 async function archive({ homes, store, env, verbose }) {
@@ -134,32 +133,17 @@ async function archive({ homes, store, env, verbose }) {
   const cleanUp = () => release();
   process.once('exit', cleanUp);
   try {
-    const results = [];
-    // The spool holds secrets until they are redacted: private, and removed whatever happens.
-    const spool = mkdtempSync(join(tmpdir(), 'sp-archive-'));
-    try {
-      for (const [agent, list] of Object.entries(homes)) results.push(await archiveAgent(agent, list, store, env, spool));
-    } finally {
-      rmSync(spool, { recursive: true, force: true });
-    }
-    const failed = results.filter((r) => r.failures.length > 0);
-    for (const r of failed) {
-      for (const f of r.failures) process.stderr.write(`archive: ${f.stage}: failed (exit ${f.code})\n${f.stderr ? f.stderr.replace(/^/gm, '  ') + '\n' : ''}`);
-    }
+    const { failures, result } = await archiveAll(homes, store, env);
+    for (const f of failures) process.stderr.write(`archive: ${f.stage}: failed (exit ${f.code})\n${f.stderr ? f.stderr.replace(/^/gm, '  ') + '\n' : ''}`);
     if (verbose) {
-      const rows = results.map((r) => [
-        r.agent,
-        String(r.homes.length),
-        String(r.result?.sessions?.length ?? 0),
-        String(r.result?.added ?? '-'),
-        String(r.result?.skipped ?? '-'),
-        r.failures.length ? 'FAILED' : 'ok',
-      ]);
-      table(['agent', 'homes', 'sessions', 'new events', 'already stored', 'status'], rows);
-      const added = results.reduce((n, r) => n + (r.result?.added ?? 0), 0);
-      process.stdout.write(`${added} new events stored in ${store}\n`);
+      const rows = Object.entries(homes).map(([agent, list]) => {
+        const r = result?.agents?.[agent];
+        return [agent, String(list.length), String(r?.sessions ?? 0), String(r?.changed ?? '-'), String(r?.added ?? '-'), String(r?.skipped ?? '-'), failures.length ? 'FAILED' : 'ok'];
+      });
+      table(['agent', 'homes', 'sessions', 'read', 'new events', 'already stored', 'status'], rows);
+      process.stdout.write(`${result?.added ?? 0} new events stored in ${store}\n`);
     }
-    return failed.length > 0 ? 1 : 0;
+    return failures.length > 0 ? 1 : 0;
   } finally {
     process.removeListener('exit', cleanUp);
     release();
@@ -176,7 +160,7 @@ if (argv.help) {
   process.stdout.write(HELP + '\n');
   process.exit(0);
 }
-if (!existsSync(bin('capture'))) usage('the project is not built: run npm ci (or npm run build) first');
+if (!existsSync(bin('watch'))) usage('the project is not built: run npm ci (or npm run build) first');
 
 if (argv.demo) {
   const work = mkdtempSync(join(tmpdir(), 'sp-archive-demo-'));

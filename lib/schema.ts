@@ -40,7 +40,16 @@ function issues(errors: ErrorObject[] | null | undefined, prefix = ''): SchemaIs
 }
 
 /** Compiles the schemas (ajv is imported here, lazily: only binaries that validate pay for it). */
-export async function createValidator(): Promise<EventValidator> {
+// One validator per process: compiling the schemas makes new functions each time, and a long-running
+// process that opens the store again and again (sp watch) would otherwise grow with every open.
+let shared: Promise<EventValidator> | undefined;
+
+export function createValidator(): Promise<EventValidator> {
+  shared ??= compileValidator();
+  return shared;
+}
+
+async function compileValidator(): Promise<EventValidator> {
   const { Ajv2020 } = await import('ajv/dist/2020.js');
   const ajv = new Ajv2020({ allErrors: false, strict: true, strictRequired: false, allowUnionTypes: true });
   ajv.addKeyword({ keyword: 'schema_version', schemaType: 'string' });

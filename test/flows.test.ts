@@ -66,8 +66,8 @@ describe('archive.mjs', () => {
 
     const again = await flow('archive', ['--store', store, ...homes, '--verbose']);
     expect(again.code).toBe(0);
-    // 82 captured events and the sp.redacted marker sp-redact closes the session with.
-    expect(again.stdout).toMatch(/^claude\s+1\s+1\s+0\s+83\s+ok$/m);
+    // Unchanged since the first run: not even read (the watch state's digests), nothing new.
+    expect(again.stdout).toMatch(/^claude\s+1\s+1\s+0\s+0\s+0\s+ok$/m);
     expect(again.stdout).toContain('0 new events stored');
     // What was stored is redacted and verifies.
     expect((await sp('verify', ['--store', store])).code).toBe(0);
@@ -95,8 +95,9 @@ describe('archive.mjs', () => {
   it('a failing stage is reported with its diagnostics, exit 1; bad --home is exit 2', async () => {
     const r = await flow('archive', ['--store', join(work, 'other-store'), '--home', `claude=${join(work, 'no-such-home')}`]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/archive: sp-capture claude --home .*no-such-home: failed \(exit 2\)/);
-    expect(r.stderr).toContain('cannot read the Claude home');
+    expect(r.stderr).toMatch(/archive: sp-watch --once: failed \(exit 2\)/);
+    expect(r.stderr).toContain('no-such-home');
+    expect(r.stderr).toContain('cannot read the Claude Code home');
     expect((await flow('archive', ['--home', 'claude'])).code).toBe(2);
     const unknown = await flow('archive', ['--agents', 'vim']);
     expect(unknown.code).toBe(2);
@@ -107,9 +108,9 @@ describe('archive.mjs', () => {
     const r = await flow('archive', ['--demo']);
     expect(r.code, r.stderr).toBe(0);
     const [first, second] = r.stdout.split('again (idempotent');
-    for (const agent of ['claude', 'codex', 'pi', 'hermes']) expect(first).toMatch(new RegExp(`^${agent}\\s+\\d+\\s+\\d+\\s+[1-9]\\d*\\s+0\\s+ok$`, 'm'));
-    // The second run finds every event of these agents already stored.
-    for (const agent of ['claude', 'codex', 'pi', 'hermes']) expect(second).toMatch(new RegExp(`^${agent}\\s+\\d+\\s+\\d+\\s+0\\s+[1-9]\\d*\\s+ok$`, 'm'));
+    for (const agent of ['claude', 'codex', 'pi', 'hermes']) expect(first).toMatch(new RegExp(`^${agent}\\s+\\d+\\s+(\\d+)\\s+\\1\\s+[1-9]\\d*\\s+0\\s+ok$`, 'm'));
+    // The second run reads no session of these agents (nothing changed) and stores nothing.
+    for (const agent of ['claude', 'codex', 'pi', 'hermes']) expect(second).toMatch(new RegExp(`^${agent}\\s+\\d+\\s+[1-9]\\d*\\s+0\\s+0\\s+0\\s+ok$`, 'm'));
     expect(second).not.toMatch(/FAILED/);
   }, LONG);
 });
