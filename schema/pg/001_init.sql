@@ -94,15 +94,7 @@ CREATE TABLE sp.grants (
   PRIMARY KEY (role, project)
 );
 
--- Whether the current role owns (claimed first) `machine`: only it writes that machine's rows.
-CREATE FUNCTION sp.owns_machine(machine text) RETURNS boolean
-  LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
-    SELECT EXISTS (SELECT 1 FROM sp.machines m WHERE m.machine = owns_machine.machine AND m.owner = current_user)
-  $$;
-REVOKE ALL ON FUNCTION sp.owns_machine(text) FROM PUBLIC;
-
 GRANT USAGE ON SCHEMA sp TO sp_team;
-GRANT EXECUTE ON FUNCTION sp.owns_machine(text) TO sp_team;
 GRANT SELECT ON sp.grants TO sp_team;
 GRANT SELECT, INSERT ON sp.machines TO sp_team;
 GRANT SELECT, INSERT, UPDATE ON sp.sessions, sp.files TO sp_team;
@@ -119,20 +111,21 @@ ALTER TABLE sp.grants ENABLE ROW LEVEL SECURITY;
 -- A role sees its own grants (and those of the roles it is a member of), nobody else's.
 CREATE POLICY grants_own ON sp.grants FOR SELECT TO sp_team USING (pg_has_role(current_user, role, 'MEMBER'));
 
--- Machine ids are not secret (they name folders); a role claims only for itself.
+-- Machine ids are not secret (they name folders); a role claims only for itself, and writes only
+-- the rows of machines it claimed.
 CREATE POLICY machines_read ON sp.machines FOR SELECT TO sp_team USING (true);
 CREATE POLICY machines_claim ON sp.machines FOR INSERT TO sp_team WITH CHECK (owner = current_user);
 
 CREATE POLICY sessions_read ON sp.sessions FOR SELECT TO sp_team USING ((pushed_by = current_user OR project IN (SELECT g.project FROM sp.grants g)));
-CREATE POLICY sessions_write ON sp.sessions FOR INSERT TO sp_team WITH CHECK (pushed_by = current_user AND sp.owns_machine(machine));
-CREATE POLICY sessions_update ON sp.sessions FOR UPDATE TO sp_team USING (sp.owns_machine(machine)) WITH CHECK (pushed_by = current_user AND sp.owns_machine(machine));
+CREATE POLICY sessions_write ON sp.sessions FOR INSERT TO sp_team WITH CHECK (pushed_by = current_user AND EXISTS (SELECT 1 FROM sp.machines m WHERE m.machine = sessions.machine AND m.owner = current_user));
+CREATE POLICY sessions_update ON sp.sessions FOR UPDATE TO sp_team USING (EXISTS (SELECT 1 FROM sp.machines m WHERE m.machine = sessions.machine AND m.owner = current_user)) WITH CHECK (pushed_by = current_user AND EXISTS (SELECT 1 FROM sp.machines m WHERE m.machine = sessions.machine AND m.owner = current_user));
 
 CREATE POLICY events_read ON sp.events FOR SELECT TO sp_team USING ((pushed_by = current_user OR project IN (SELECT g.project FROM sp.grants g)));
-CREATE POLICY events_write ON sp.events FOR INSERT TO sp_team WITH CHECK (pushed_by = current_user AND sp.owns_machine(machine));
+CREATE POLICY events_write ON sp.events FOR INSERT TO sp_team WITH CHECK (pushed_by = current_user AND EXISTS (SELECT 1 FROM sp.machines m WHERE m.machine = events.machine AND m.owner = current_user));
 
 CREATE POLICY files_read ON sp.files FOR SELECT TO sp_team USING ((pushed_by = current_user OR project IN (SELECT g.project FROM sp.grants g)));
-CREATE POLICY files_write ON sp.files FOR INSERT TO sp_team WITH CHECK (pushed_by = current_user AND sp.owns_machine(machine));
-CREATE POLICY files_update ON sp.files FOR UPDATE TO sp_team USING (sp.owns_machine(machine)) WITH CHECK (pushed_by = current_user AND sp.owns_machine(machine));
+CREATE POLICY files_write ON sp.files FOR INSERT TO sp_team WITH CHECK (pushed_by = current_user AND EXISTS (SELECT 1 FROM sp.machines m WHERE m.machine = files.machine AND m.owner = current_user));
+CREATE POLICY files_update ON sp.files FOR UPDATE TO sp_team USING (EXISTS (SELECT 1 FROM sp.machines m WHERE m.machine = files.machine AND m.owner = current_user)) WITH CHECK (pushed_by = current_user AND EXISTS (SELECT 1 FROM sp.machines m WHERE m.machine = files.machine AND m.owner = current_user));
 
 -- Blobs are named by their hash: a role reads one only by knowing it (or listing names). They are
 -- not tied to a project (one blob may serve several sessions).
