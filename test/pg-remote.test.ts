@@ -258,6 +258,55 @@ describe.skipIf(pgMissing !== undefined)('PostgreSQL team remote', () => {
     expect(await sessionCount(b)).toBe(1);
   });
 
+  it('an encrypted remote (age) on PostgreSQL: the server holds ciphertext, routing fields only in the clear', async () => {
+    const { ageRecipient } = await import('../lib/sync/sealed.js');
+    const url = await db.another();
+    const a = machine();
+    const b = machine();
+    trust(b, a, 'alice');
+    const recipients = [await ageRecipient(a.home), await ageRecipient(b.home)];
+    const session = 'sess_pg_sealed';
+    const blob = Buffer.from('sealed artifact bytes');
+    const hex = createHash('sha256').update(blob).digest('hex');
+    await withStore(a, async (s) => {
+      addRemote(s, 'team', url, false, { recipients });
+      expect(sp('sp-sync', ['remote', 'init', 'team'], { home: a.home }).status).toBe(0);
+      await s.ingest(sessionItems(session, 'vault', 'alice', 700, 1_800_000_000, ['the launch codes are in the blue binder']));
+      mkdirSync(join(s.dir, 'artifacts'), { recursive: true });
+      writeFileSync(join(s.dir, 'artifacts', hex), blob);
+      const r = await push(s, getRemote(s, 'team'));
+      expect(r.refused).toEqual([]);
+      expect(r.artifacts).toBe(1);
+    });
+    const other = new (await import('pg')).default.Client({ connectionString: url });
+    await other.connect();
+    try {
+      expect((await other.query('SELECT count(*)::int AS n FROM sp.events')).rows[0].n).toBe(0);
+      const routing = (await other.query('SELECT project, agent, sealed FROM sp.sessions WHERE session_id = $1', [session])).rows[0];
+      expect(routing).toEqual({ project: 'vault', agent: 'claude', sealed: true });
+      const files = (await other.query('SELECT path, bytes FROM sp.files ORDER BY path')).rows as Array<{ path: string; bytes: Buffer }>;
+      expect(files.map((f) => f.path.split('/').pop())).toEqual(['000000000000.jsonl.age', '000000000512.jsonl.age', 'manifest.json.age']);
+      for (const f of files) {
+        expect(f.bytes.subarray(0, 21).toString()).toBe('age-encryption.org/v1');
+        expect(f.bytes.includes(Buffer.from('blue binder'))).toBe(false);
+      }
+      const blobs = (await other.query('SELECT name, bytes FROM sp.artifacts')).rows as Array<{ name: string; bytes: Buffer }>;
+      expect(blobs).toHaveLength(1);
+      expect(blobs[0].name).toMatch(/^[0-9a-f]{64}\.age$/);
+      expect(blobs[0].bytes.includes(blob)).toBe(false);
+    } finally {
+      await other.end();
+    }
+    await withStore(b, async (s) => {
+      addRemote(s, 'team', url, false, { recipients });
+      const r = await pull(s, getRemote(s, 'team'));
+      expect(r.refused).toEqual([]);
+      expect(r.events).toBe(701);
+      expect(readFileSync(join(s.dir, 'artifacts', hex))).toEqual(blob);
+    });
+    expect(await keysOf(b, session)).toEqual(await keysOf(a, session));
+  });
+
   it('a schema newer than this sp is refused with one line', async () => {
     const a = machine();
     await db.sql("INSERT INTO sp.schema_version (version, name) VALUES (999, 'future')");
