@@ -249,6 +249,11 @@ function describeSealing(remote: { recipients?: string[]; encrypt?: boolean }): 
   return n > 0 ? `encrypted to ${n} age recipient${n === 1 ? '' : 's'}` : '';
 }
 
+/** A remote's URL as printed: a password in a postgres:// URL shows as ***. */
+function shownUrl(remote: { kind: string; url: string }): string {
+  return remote.kind === 'pg' ? remote.url.replace(/^(postgres(?:ql)?:\/\/[^:/@]*):[^@/]*@/i, '$1:***@') : remote.url;
+}
+
 export function remoteCommand(args: CommonArgs & { action?: string; name?: string; url?: string; project?: string; dir: boolean; encryptTo?: string; encrypt?: boolean }): Promise<number> | number {
   return import('./remote.js').then(async (r) => {
     const action = args.action ?? 'list';
@@ -259,8 +264,7 @@ export function remoteCommand(args: CommonArgs & { action?: string; name?: strin
       try {
         const config = r.addRemote(store, requireText(args.name, 'a remote name'), requireText(args.url, 'a URL'), args.dir, sealing);
         const sealed = describeSealing(config);
-        const shown = config.kind === 'pg' ? config.url.replace(/^(postgres(?:ql)?:\/\/[^:/@]*):[^@/]*@/i, '$1:***@') : config.url;
-        if (!args.quiet) warn(config.name, `added (${config.kind}: ${shown}${sealed ? `; ${sealed}` : ''})`);
+        if (!args.quiet) warn(config.name, `added (${config.kind}: ${shownUrl(config)}${sealed ? `; ${sealed}` : ''})`);
         return EXIT_OK;
       } finally {
         store.close();
@@ -271,7 +275,7 @@ export function remoteCommand(args: CommonArgs & { action?: string; name?: strin
       try {
         for (const remote of r.listRemotes(store)) {
           const sealed = describeSealing(remote);
-          process.stdout.write(args.json ? JSON.stringify(remote) + '\n' : `${remote.name}\t${remote.kind}\t${remote.url}${sealed ? `\t${sealed}` : ''}\n`);
+          process.stdout.write(args.json ? JSON.stringify({ ...remote, url: shownUrl(remote) }) + '\n' : `${remote.name}\t${remote.kind}\t${shownUrl(remote)}${sealed ? `\t${sealed}` : ''}\n`);
         }
         return EXIT_OK;
       } finally {
