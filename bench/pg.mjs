@@ -35,7 +35,8 @@ const perPusher = Number(process.env.SP_BENCH_PG_LOAD ?? (quick ? 1_000 : 10_000
 const work = mkdtempSync(join(tmpdir(), 'sp-bench-pg-'));
 const node = process.execPath;
 const sync = join(root, 'dist/bin/sp-sync.js');
-const runs = [];
+// Each measurement is also logged as it is taken (a long run on a loaded machine shows its figures early).
+const runs = new Proxy([], { get: (t, k) => (k === 'push' ? (...rows) => (rows.forEach((r) => process.stderr.write(`bench pg: ${JSON.stringify(r)}\n`)), t.push(...rows)) : Reflect.get(t, k)) });
 const checks = {};
 const log = (m) => process.stderr.write(`bench pg: ${m}\n`);
 
@@ -242,4 +243,4 @@ try {
   rmSync(work, { recursive: true, force: true });
 }
 const load = execFileSync('cat', ['/proc/loadavg'], { encoding: 'utf8' }).split(' ').slice(0, 3).join(' ');
-process.stdout.write(JSON.stringify({ load, runs, checks }) + '\n');
+process.stdout.write(JSON.stringify({ load, runs: [...runs], checks }) + '\n');

@@ -10,7 +10,7 @@ import { bin, sp, tempDir } from './support/store.js';
 import { pgMissing, startPostgres, type TestPostgres } from './support/pg.js';
 import { Store, eventKey, ensureKeys } from '../lib/store/index.js';
 import { addRemote, getRemote, pull, push } from '../lib/sync/remote.js';
-import { connect, searchTeam, type TeamSearchFilters } from '../lib/sync/pg.js';
+import { connect, grantProject, searchTeam, type TeamSearchFilters } from '../lib/sync/pg.js';
 import { addTrusted } from '../lib/store/trust.js';
 import { machineId } from '../lib/store/index.js';
 
@@ -192,6 +192,14 @@ describe.skipIf(pgMissing !== undefined)('a team on one PostgreSQL remote', () =
         await expect(asBob.query('DELETE FROM sp.events')).rejects.toThrow(/permission denied/);
       } finally {
         await asBob.end();
+      }
+      // A role name is an identifier spliced into GRANT: anything but a plain name is refused.
+      const owner = await connect(url);
+      try {
+        await expect(grantProject(owner, `${bob}"; DROP TABLE sp.events; --`, 'web', 'test')).rejects.toThrow(/not a role name/);
+        await expect(grantProject(owner, `nobody_${suffix}`, 'web', 'test')).rejects.toThrow(/no role nobody_/);
+      } finally {
+        await owner.end();
       }
       expect(sp('sp-sync', ['remote', 'grant', 'team', bob, 'web'], { home: admin.home }).status).toBe(0);
       const afterGrant = sp('sp-sync', ['pull', 'team', '--json'], { home: b.home });
