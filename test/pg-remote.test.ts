@@ -3,7 +3,7 @@
 // every pulled folder verified as on a folder remote (rows edited or inserted by SQL, a signer not
 // trusted, a swapped manifest: refused, nothing adopted), and a store that used a folder remote
 // (written by this release) moving onto a PostgreSQL remote.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,6 +12,9 @@ import { pgMissing, startPostgres, type TestPostgres } from './support/pg.js';
 import { Store, eventKey, ensureKeys } from '../lib/store/index.js';
 import { addRemote, getRemote, pull, push } from '../lib/sync/remote.js';
 import { addTrusted } from '../lib/store/trust.js';
+
+// Several steps spawn sp-sync; on a loaded shared machine one such test can take a minute or more.
+vi.setConfig({ testTimeout: 180_000 });
 
 let db: TestPostgres;
 

@@ -1,7 +1,7 @@
 // The team on one PostgreSQL remote: eight machines pushing at once as separate processes (nothing
 // lost, nothing stored twice, every replica converges), row-level security by project with two
 // login roles, and `sp-sync search --remote` (full text, CJK and code fragments, filters, snippets).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
@@ -13,6 +13,9 @@ import { addRemote, getRemote, pull, push } from '../lib/sync/remote.js';
 import { connect, grantProject, searchTeam, type TeamSearchFilters } from '../lib/sync/pg.js';
 import { addTrusted } from '../lib/store/trust.js';
 import { machineId } from '../lib/store/index.js';
+
+// Several steps spawn sp-sync; on a loaded shared machine one such test can take a minute or more.
+vi.setConfig({ testTimeout: 180_000 });
 
 let db: TestPostgres;
 beforeAll(async () => {
