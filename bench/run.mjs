@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// npm run bench [-- --quick] [-- --runs N] [-- --big claude,codex,pi] [-- --big-pipeline] [-- --only capture,pipeline,redact,verify,compile,hermes,startup,ingest,archive]
+// npm run bench [-- --quick] [-- --runs N] [-- --big claude,codex,pi] [-- --big-pipeline] [-- --only capture,pipeline,redact,verify,compile,hermes,startup,ingest,archive,pg]
 //
 // One table: every figure next to a baseline measured in the same run, on the same input, as a
 // ratio (absolute times are noisy on a shared machine):
@@ -464,6 +464,31 @@ async function archiveSection() {
   goal('archive of 1,000 sessions, one grown: < 1 s beyond start-up', met, `${(beyond * 1000).toFixed(0)} ms (${(result.ratio_vs_full * 100).toFixed(1)}% of a full run)`);
 }
 
+/** The PostgreSQL team remote (bench/pg.mjs): push/pull vs a bare COPY, search p50/p95, 8 concurrent pushers. */
+async function pgSection() {
+  log('pg');
+  const r = spawnSync(node, [join(root, 'bench', 'pg.mjs'), ...(quick ? ['--quick'] : [])], { encoding: 'utf8', maxBuffer: 1 << 24 });
+  let result;
+  try {
+    result = JSON.parse(r.stdout.trim().split('\n').pop());
+  } catch {
+    rows.push({ section: 'pg', pass: 'PostgreSQL team remote', input: '', events: null, mb: null, seconds: NaN, events_per_s: null, mb_per_s: null, peak_rss_mb: null, baseline_seconds: null, ratio_bare: null, jq_seconds: null, ratio_jq: null, goal: '', met: null, note: `bench/pg.mjs failed (exit ${r.status}): ${(r.stderr || '').trim().split('\n').pop()}` });
+    goal('PostgreSQL bench ran', false, 'bench/pg.mjs failed');
+    return;
+  }
+  for (const run of result.runs) {
+    if (run.p50_ms !== undefined) {
+      rows.push({ section: 'pg', pass: run.pass, input: run.input, events: run.events, mb: null, seconds: run.p50_ms / 1000, events_per_s: null, mb_per_s: null, peak_rss_mb: null, baseline_seconds: null, ratio_bare: null, jq_seconds: null, ratio_jq: null, goal: '', met: null, note: `p50 ${run.p50_ms} ms, p95 ${run.p95_ms} ms (s column: p50)` });
+      goal(`PostgreSQL search over ${run.events} events: p50/p95`, true, `${run.p50_ms} / ${run.p95_ms} ms`);
+      continue;
+    }
+    // × base here: speed relative to a bare COPY of the same rows (COPY s / s).
+    addRow({ section: 'pg', pass: run.pass, input: run.input, events: run.events, r: { seconds: run.seconds, cpuSeconds: run.cpu_seconds ?? undefined, rssMb: run.peak_rss_mb ?? undefined }, bare: run.baseline_seconds ? { seconds: run.baseline_seconds } : undefined, note: run.note });
+  }
+  const load = result.checks?.load;
+  if (load) goal('PostgreSQL: 8 concurrent pushers, nothing lost, nothing twice, every replica converges', load.nothing_lost && load.nothing_twice && load.replicas_converge, JSON.stringify(load));
+}
+
 // ---------------------------------------------------------------------------------------------
 
 /** The table so far, with the goals: printed at the end, written after every section. */
@@ -530,6 +555,7 @@ const sections = [
   ['hermes', () => (want('hermes') ? hermesSection() : undefined)],
   ['ingest', () => (want('ingest') ? ingest() : undefined)],
   ['archive', () => (want('archive') ? archiveSection() : undefined)],
+  ['pg', () => (want('pg') ? pgSection() : undefined)],
   ['capture 1 GB', () => (want('capture') || want('pipeline') ? captureAndPipeline(true) : undefined)],
 ];
 for (const [name, run] of sections) {

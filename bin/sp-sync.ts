@@ -28,6 +28,11 @@ interface Args extends cmd.CommonArgs {
   encryptTo?: string;
   encrypt?: boolean;
   age?: boolean;
+  remote?: string;
+  project?: string;
+  agent?: string;
+  machine?: string;
+  until?: string;
 }
 
 
@@ -83,7 +88,13 @@ await runCli<Args>({
         b
           .positional('text', { type: 'string', describe: 'a substring (3+ characters use the trigram index)' })
           .option('limit', { type: 'number', default: 20, describe: 'at most this many hits' })
-          .option('session', { type: 'string', describe: 'only this session' }),
+          .option('session', { type: 'string', describe: 'only this session' })
+          .option('remote', { type: 'string', describe: "search the team's sessions on this PostgreSQL remote instead (those your role may read)" })
+          .option('agent', { type: 'string', describe: '--remote: only sessions of this agent' })
+          .option('project', { type: 'string', describe: '--remote: only sessions of this project' })
+          .option('machine', { type: 'string', describe: '--remote: only sessions pushed by this machine' })
+          .option('since', { type: 'string', describe: '--remote: only events at or after this date (ISO, or epoch seconds)' })
+          .option('until', { type: 'string', describe: '--remote: only events before this date' }),
       )
       .command('reindex', 'rebuild index.sqlite from the session logs')
       .command('keygen', 'create this SP_HOME\'s Ed25519 key pair ($SP_HOME/keys)', (b) =>
@@ -98,11 +109,12 @@ await runCli<Args>({
           .option('at', { type: 'number', demandOption: true, describe: 'the last seq the child keeps' })
           .option('reason', { type: 'string', demandOption: true, describe: 'why the fork (kept in the lineage)' }),
       )
-      .command('remote [action] [name] [url]', 'remotes: `remote add NAME URL` (git URL, or dir:PATH / --dir for a plain directory; --encrypt-to FILE: age-encrypted), `remote list`', (b) =>
+      .command('remote [action] [name] [url] [project]', 'remotes: `remote add NAME URL` (git URL, dir:PATH / --dir for a plain directory, postgres://… for a team server; --encrypt-to FILE: age-encrypted), `remote list`; PostgreSQL: `remote init NAME`, `remote grant NAME ROLE PROJECT`', (b) =>
         b
-          .positional('action', { type: 'string', choices: ['add', 'list', 'ls'], describe: 'add or list' })
+          .positional('action', { type: 'string', choices: ['add', 'list', 'ls', 'init', 'grant'], describe: 'add, list, init (create or upgrade the schema) or grant' })
           .positional('name', { type: 'string' })
-          .positional('url', { type: 'string', describe: 'a git URL (bare path, file://, ssh://, https://), or dir:PATH' })
+          .positional('url', { type: 'string', describe: 'a git URL (bare path, file://, ssh://, https://), dir:PATH, or postgres://…; grant: the role' })
+          .positional('project', { type: 'string', describe: 'grant: the project the role may read' })
           .option('dir', { type: 'boolean', default: false, describe: 'the URL is a plain directory' })
           .option('encrypt-to', { type: 'string', describe: 'an age recipients file (one age1… key per line): everything pushed there is encrypted to all of them' })
           .option('encrypt', { type: 'boolean', describe: '--no-encrypt: keep this remote plaintext even with recipients (recorded)' }),

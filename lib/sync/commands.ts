@@ -131,7 +131,9 @@ export async function logCommand(args: CommonArgs & { session: string; since?: n
   }
 }
 
-export async function searchCommand(args: CommonArgs & { text: string; limit: number; session?: string }): Promise<number> {
+export async function searchCommand(args: CommonArgs & { text: string; limit: number; session?: string; remote?: string }): Promise<number> {
+  // --remote NAME: the team's sessions on a PostgreSQL remote (pgCommands.ts), not this store.
+  if (args.remote !== undefined) return (await import('./pgCommands.js')).remoteSearchCommand(args);
   const redactor = await loadRedactor();
   const store = openReader(args);
   try {
@@ -247,16 +249,22 @@ function describeSealing(remote: { recipients?: string[]; encrypt?: boolean }): 
   return n > 0 ? `encrypted to ${n} age recipient${n === 1 ? '' : 's'}` : '';
 }
 
-export function remoteCommand(args: CommonArgs & { action?: string; name?: string; url?: string; dir: boolean; encryptTo?: string; encrypt?: boolean }): Promise<number> | number {
+/** A remote's URL as printed: a password in a postgres:// URL shows as ***. */
+function shownUrl(remote: { kind: string; url: string }): string {
+  return remote.kind === 'pg' ? remote.url.replace(/^(postgres(?:ql)?:\/\/[^:/@]*):[^@/]*@/i, '$1:***@') : remote.url;
+}
+
+export function remoteCommand(args: CommonArgs & { action?: string; name?: string; url?: string; project?: string; dir: boolean; encryptTo?: string; encrypt?: boolean }): Promise<number> | number {
   return import('./remote.js').then(async (r) => {
     const action = args.action ?? 'list';
+    if (action === 'init' || action === 'grant') return (await import('./pgCommands.js')).pgRemoteCommand(args, action);
     if (action === 'add') {
       const sealing = await sealingOf(args);
       const store = openWriter(args);
       try {
         const config = r.addRemote(store, requireText(args.name, 'a remote name'), requireText(args.url, 'a URL'), args.dir, sealing);
         const sealed = describeSealing(config);
-        if (!args.quiet) warn(config.name, `added (${config.kind}: ${config.url}${sealed ? `; ${sealed}` : ''})`);
+        if (!args.quiet) warn(config.name, `added (${config.kind}: ${shownUrl(config)}${sealed ? `; ${sealed}` : ''})`);
         return EXIT_OK;
       } finally {
         store.close();
@@ -267,14 +275,14 @@ export function remoteCommand(args: CommonArgs & { action?: string; name?: strin
       try {
         for (const remote of r.listRemotes(store)) {
           const sealed = describeSealing(remote);
-          process.stdout.write(args.json ? JSON.stringify(remote) + '\n' : `${remote.name}\t${remote.kind}\t${remote.url}${sealed ? `\t${sealed}` : ''}\n`);
+          process.stdout.write(args.json ? JSON.stringify({ ...remote, url: shownUrl(remote) }) + '\n' : `${remote.name}\t${remote.kind}\t${shownUrl(remote)}${sealed ? `\t${sealed}` : ''}\n`);
         }
         return EXIT_OK;
       } finally {
         store.close();
       }
     }
-    throw new UserError(`unknown remote action ${JSON.stringify(action)} (add, list)`);
+    throw new UserError(`unknown remote action ${JSON.stringify(action)} (add, list, init, grant)`);
   });
 }
 

@@ -39,6 +39,8 @@
 // Every remote file is read and written through a RemoteTree: the plain one below, or the sealed
 // one of sealed.ts for a remote configured with age recipients (encrypted remotes). Both give
 // pull the same signed folder to verify (the sealed one decrypted), so the rules above hold alike.
+// A PostgreSQL remote (pg.ts) keeps the tree in tables; push and pull go through a private working
+// folder shaped like a folder remote, so the same pushTree and pullTree (and verification) apply.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { closeSync, existsSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
@@ -80,7 +82,7 @@ export const BRANCH = 'main';
 
 export interface RemoteConfig {
   name: string;
-  kind: 'git' | 'dir';
+  kind: 'git' | 'dir' | 'pg';
   url: string;
   /** age recipients (age1…): what is pushed there is encrypted to all of them. */
   recipients?: string[];
@@ -142,7 +144,8 @@ export function listRemotes(store: Store): RemoteConfig[] {
 }
 
 /** `dir:PATH` (or `dir` true) is a plain directory; anything else goes to git as it is. */
-export function parseRemoteUrl(url: string, dir = false): { kind: 'git' | 'dir'; url: string } {
+export function parseRemoteUrl(url: string, dir = false): { kind: 'git' | 'dir' | 'pg'; url: string } {
+  if (!dir && /^postgres(ql)?:\/\//i.test(url)) return { kind: 'pg', url };
   if (url.startsWith('dir:')) return { kind: 'dir', url: resolve(url.slice(4)) };
   if (dir) return { kind: 'dir', url: resolve(url) };
   // A relative local path means the same repository from any working directory later.
@@ -638,6 +641,20 @@ function recordOrigin(store: Store, id: string, machine: string, keyId: string, 
 
 export async function push(store: Store, remote: RemoteConfig, options: SyncOptions = {}): Promise<SyncReport> {
   const tree = await treeFor(store, remote, 'push');
+  if (remote.kind === 'pg') {
+    const { PgWork } = await import('./pg.js');
+    const work = await PgWork.open(store, remote);
+    try {
+      await work.checkoutOwn();
+      const r = await pushTree(store, work.dir, remote.name, options, tree);
+      await tree.pushArtifacts(store, work.dir);
+      // One transaction: what the server lacks of the own folder (a push interrupted before it is resent).
+      const sent = await work.upload(store);
+      return { remote: remote.name, sessions: r.sessions, events: sent.events, artifacts: sent.artifacts, refused: [] };
+    } finally {
+      await work.close();
+    }
+  }
   if (remote.kind === 'dir') {
     checkWritableTree(remote.url, store.machine);
     mkdirSync(remote.url, { recursive: true });
@@ -689,7 +706,17 @@ export async function pull(store: Store, remote: RemoteConfig, options: SyncOpti
   const tree = await treeFor(store, remote, 'pull');
   let root: string;
   let commit: string | undefined;
-  if (remote.kind === 'dir') {
+  if (remote.kind === 'pg') {
+    const { PgWork } = await import('./pg.js');
+    const work = await PgWork.open(store, remote);
+    try {
+      await work.checkoutOthers();
+      await work.checkoutArtifacts(store);
+    } finally {
+      await work.close();
+    }
+    root = work.dir;
+  } else if (remote.kind === 'dir') {
     if (!existsSync(remote.url)) throw new UserError('no such directory', remote.url);
     root = remote.url;
   } else {
