@@ -159,7 +159,7 @@ await runCli<Args>({
   run: async (args) => {
     const adapter = getAdapter(args.agent);
     checkArgs(args);
-    const home = args.home ?? adapter.defaultHome();
+    const home = args.home ?? (await import('../lib/config.js')).configuredHome(adapter.id, adapter.homeEnv) ?? adapter.defaultHome();
 
     if (args.list) {
       const writer = new NdjsonWriter(process.stdout);

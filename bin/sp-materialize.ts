@@ -179,7 +179,7 @@ await runCli<Args>({
     if (args.branches === 'all' && args.branch !== undefined) throw new UserError('--branches all writes one session per branch; --branch hands the tree to the writer: give one of them', '--branches');
     const preview: string[][] = [];
     const options: RelayOptions = {
-      home: args.home,
+      home: args.home ?? (await import('../lib/config.js')).configuredHome(adapter.id, adapter.homeEnv),
       cwd: args.cwd,
       sameId: args.sameId,
       dryRun: args.dryRun,
