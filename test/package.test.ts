@@ -119,4 +119,11 @@ describe('installed from the tarball', () => {
     expect(result.agents).toContain('claude');
     expect(existsSync(join(installedRoot, 'dist/index.d.ts'))).toBe(true);
   }, 120_000);
+
+  it('installs the man pages where man finds them, and the completion scripts', async () => {
+    for (const bin of Object.keys(pkg.bin).filter((b) => b.startsWith('sp'))) expect(existsSync(join(installed.prefix, 'share/man/man1', `${bin}.1`)), bin).toBe(true);
+    const fish = await run('sp', ['completion', 'fish']);
+    expect(fish.code).toBe(0);
+    expect(fish.stdout).toContain('complete -c sp');
+  }, 60_000);
 });
