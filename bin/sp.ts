@@ -69,13 +69,14 @@ async function main(): Promise<number | undefined> {
     process.stdout.write(`${packageVersion()}\n`);
     return 0;
   }
+  // Before anything else: a completion script is read at every new shell.
+  if (name === 'completion') return completion(rest[0]);
   const commands = findCommands(binDir, flowDir).filter((c) => c.name !== 'sp');
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     if (name === 'help' && rest[0]) return main2(rest[0], ['--help'], commands);
     process.stdout.write(help(commands) + '\n');
     return name === undefined ? EXIT_USAGE : 0;
   }
-  if (name === 'completion') return completion(rest[0]);
   return main2(name, rest, commands);
 }
 
