@@ -121,6 +121,9 @@ describe('installed from the tarball', () => {
   }, 120_000);
 
   it('installs the man pages where man finds them, and the completion scripts', async () => {
+    // package.json "man" lists one page per sp binary (a new binary needs its line there too).
+    const listed = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { man: string[] }).man;
+    expect(listed.map((m) => m.replace(/^\.\/dist\/man\/(.*)\.1$/, '$1')).sort()).toEqual(Object.keys(pkg.bin).filter((b) => b.startsWith('sp')).sort());
     for (const bin of Object.keys(pkg.bin).filter((b) => b.startsWith('sp'))) expect(existsSync(join(installed.prefix, 'share/man/man1', `${bin}.1`)), bin).toBe(true);
     const fish = await run('sp', ['completion', 'fish']);
     expect(fish.code).toBe(0);
