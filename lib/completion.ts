@@ -212,7 +212,7 @@ _sp_complete() {
   for (( j=i; j<COMP_CWORD; j++ )); do [[ "\${COMP_WORDS[j]}" != -* ]] && argi=$((argi+1)); done
   argi=$((argi+1))
   case "$cmd" in
-      completion) COMPREPLY=($(compgen -W "bash zsh" -- "$cur")) ;;
+      completion) COMPREPLY=($(compgen -W "bash fish zsh" -- "$cur")) ;;
 ${cases}
   esac
 }
@@ -264,7 +264,7 @@ ${described}
   shift words
   (( CURRENT-- ))
   case "$cmd" in
-    completion) _values 'shell' bash zsh ;;
+    completion) _values 'shell' bash fish zsh ;;
 ${specs.map((s) => `    ${s.name}) _sp_${identifier(s.name)} ;;`).join('\n')}
   esac
 }
