@@ -2,6 +2,7 @@
 // folder under adapters/ and one line here.
 import type { Adapter } from '../lib/adapter.js';
 import { UserError } from '../lib/diagnostics.js';
+import { didYouMean } from '../lib/suggest.js';
 import { aider } from './aider/index.js';
 import { atif } from './atif/index.js';
 import { claude } from './claude/index.js';
@@ -37,7 +38,7 @@ export function getAdapter(id: string): Adapter {
   const adapter = Object.prototype.hasOwnProperty.call(adapters, id) ? adapters[id] : undefined;
   if (!adapter) {
     const known = Object.keys(adapters).sort().join(', ');
-    throw new UserError(`unknown agent "${id}"; known agents: ${known}`);
+    throw new UserError(`unknown agent "${id}"${didYouMean(id, Object.keys(adapters))}; known agents: ${known}`);
   }
   return adapter;
 }

@@ -9,6 +9,7 @@ import { follow, stopOnSignals } from '../lib/follow.js';
 import type { Adapter, Cursor, SessionRef } from '../lib/adapter.js';
 import { adapters, getAdapter } from '../adapters/index.js';
 import { createProgress, type Progress } from '../lib/progress.js';
+import { selectSessions } from '../lib/capture.js';
 
 interface Args {
   agent: string;
@@ -46,26 +47,8 @@ function checkArgs(args: Args): void {
   }
 }
 
-/** The session refs a selector names. */
-async function select(adapter: Adapter, args: Args, home: string): Promise<SessionRef[]> {
-  if (args.path !== undefined) return [await adapter.open(args.path, { home })];
-  if (args.session !== undefined) {
-    if (adapter.find) return [await adapter.find(args.session, { home, onDiagnostic: warn })];
-    for await (const ref of adapter.discover({ home, onDiagnostic: warn })) if (ref.native_id === args.session) return [ref];
-    throw new UserError(`no ${adapter.displayName} session "${args.session}" under ${home} (sp-capture ${adapter.id} --list shows the sessions)`);
-  }
-  const refs: SessionRef[] = [];
-  for await (const ref of adapter.discover({ home, cwd: args.cwd, onDiagnostic: warn })) {
-    refs.push(ref);
-    if (args.latest) break;
-  }
-  if (args.latest && refs.length === 0) {
-    throw new UserError(`no ${adapter.displayName} sessions under ${home}${args.cwd !== undefined ? ` for the project ${args.cwd}` : ''}`);
-  }
-  if (refs.length === 0) warn(home, `no ${adapter.displayName} sessions${args.cwd !== undefined ? ` for the project ${args.cwd}` : ''}`);
-  // --all: oldest first, so a store that ingests the stream sees sessions in the order they happened.
-  return refs.reverse();
-}
+/** The session refs the arguments name. */
+const select = (adapter: Adapter, args: Args, home: string): Promise<SessionRef[]> => selectSessions(adapter, args, home, warn);
 
 /** Captures sessions into one chained stream; keeps each session's cursor between runs and steps. */
 class Capturer {
@@ -176,7 +159,7 @@ await runCli<Args>({
   run: async (args) => {
     const adapter = getAdapter(args.agent);
     checkArgs(args);
-    const home = args.home ?? adapter.defaultHome();
+    const home = args.home ?? (await import('../lib/config.js')).configuredHome(adapter.id, adapter.homeEnv) ?? adapter.defaultHome();
 
     if (args.list) {
       const writer = new NdjsonWriter(process.stdout);

@@ -131,7 +131,7 @@ await runCli<Args>({
   options: (y) =>
     y
       .positional('files', { type: 'string', array: true, describe: 'event streams (NDJSON); none or - = stdin' })
-      .option('for', { type: 'string', choices: ['claude', 'codex', 'pi', 'hermes', 'markdown'], describe: 'the agent that continues the work (required, except with --expand)' })
+      .option('for', { type: 'string', choices: ['claude', 'codex', 'pi', 'hermes', 'markdown'], describe: 'the agent that continues the work (default: compile.target of sp config; not needed with --expand)' })
       .option('budget', { type: 'string', describe: 'token budget of the handoff (default per target)' })
       .option('window', { type: 'string', describe: "the target's context window; budget = window − reserve" })
       .option('reserve', { type: 'string', describe: 'tokens the target keeps for its system prompt, tools and reply (with --window)' })
@@ -155,7 +155,16 @@ await runCli<Args>({
   run: async (args) => {
     if (args.expand !== undefined) return expandItem(args);
     if (args.store !== undefined) throw new UserError('--store only applies with --expand', '--store');
-    if (!args.for) throw new UserError('say which agent continues the work: --for claude|codex|pi|hermes|markdown', '--for');
+    const { pick } = await import('../lib/config.js');
+    // Defaults from sp config (env, .sp.toml, $SP_HOME/config.toml) where the flags say nothing.
+    const target = pick('compile.target', args.for) as TargetName | undefined;
+    if (target === undefined) throw new UserError('say which agent continues the work: --for claude, codex, pi, hermes or markdown (or sp config set compile.target …)');
+    if (!['claude', 'codex', 'pi', 'hermes', 'markdown'].includes(target)) throw new UserError(`compile.target must be claude, codex, pi, hermes or markdown, not "${target}"`, 'config');
+    args.for = target;
+    if (args.budget === undefined && args.window === undefined) {
+      const configured = pick<number>(`agents.${target}.budget`, undefined) ?? pick<number>('compile.budget', undefined);
+      if (configured !== undefined) args.budget = String(configured);
+    }
     const budget = positive('budget', args.budget);
     const window = positive('window', args.window);
     const reserve = positive('reserve', args.reserve);

@@ -36,6 +36,7 @@ interface Args {
   store?: string;
   redact: boolean;
   atifVersion?: string;
+  quiet: boolean;
 }
 
 /** Agents that can be written (read-only adapters have no materialize). */
@@ -153,6 +154,7 @@ await runCli<Args>({
     y
       .positional('agent', { type: 'string', describe: `target agent (${writers().join(', ')})` })
       .positional('file', { type: 'string', describe: 'canonical events (NDJSON); none or - = stdin' })
+      .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'no ledger totals or change summary on stderr (warnings and errors still)' })
       .option('home', { type: 'string', describe: "the target agent's home (default: its environment variable, else e.g. ~/.claude)" })
       .option('cwd', { type: 'string', describe: "project directory the session belongs to (default: the session's cwd)" })
       .option('same-id', { type: 'boolean', default: false, describe: 'keep the native session id and records (same-agent move); byte-identical from a --raw capture; refuses if the file exists' })
@@ -179,7 +181,7 @@ await runCli<Args>({
     if (args.branches === 'all' && args.branch !== undefined) throw new UserError('--branches all writes one session per branch; --branch hands the tree to the writer: give one of them', '--branches');
     const preview: string[][] = [];
     const options: RelayOptions = {
-      home: args.home,
+      home: args.home ?? (await import('../lib/config.js')).configuredHome(adapter.id, adapter.homeEnv),
       cwd: args.cwd,
       sameId: args.sameId,
       dryRun: args.dryRun,
@@ -212,13 +214,13 @@ await runCli<Args>({
       process.stdout.write(JSON.stringify(result) + '\n');
       for (const line of preview[i] ?? []) process.stdout.write(line + '\n');
     });
-    warn('ledger', `${totalsLine(totals)}${outcome.results.length > 1 ? ` (${outcome.results.length} sessions: the active branch and ${outcome.results.length - 1} other)` : ''}`);
-    summarize(outcome.entries);
+    if (!args.quiet) warn('ledger', `${totalsLine(totals)}${outcome.results.length > 1 ? ` (${outcome.results.length} sessions: the active branch and ${outcome.results.length - 1} other)` : ''}`);
+    if (!args.quiet) summarize(outcome.entries);
     if (args.report) writeReport(args.report, outcome.ledger, outcome.results);
     if (!args.dryRun) {
       const { recordHandoffIfStored } = await import('../lib/store/index.js');
       const handoff = await recordHandoffIfStored({ store: args.store, sourceSession: outcome.session, toAgent: adapter.id, targetSessionId: outcome.results[0].session_id, note: `sp-materialize ${adapter.id} (${outcome.mode} mode)` });
-      if (handoff) warn('handoff', `recorded in the store: ${handoff.receiptPath}`);
+      if (handoff && !args.quiet) warn('handoff', `recorded in the store: ${handoff.receiptPath}`);
     }
     return EXIT_OK;
   },

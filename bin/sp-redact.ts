@@ -78,7 +78,10 @@ await runCli<Args>({
   run: async (args) => {
     if (args.profile !== undefined && !(PROFILES as readonly string[]).includes(args.profile)) throw new UserError(`--profile must be ${PROFILES.join(' or ')}, not "${args.profile}"`);
     if (args.public && args.profile === 'default') throw new UserError('--public and --profile default cannot be combined');
-    const profile: Profile = args.public ? 'public' : ((args.profile as Profile | undefined) ?? 'default');
+    // No flag: the profile of sp config (SP_REDACT_PROFILE, .sp.toml, $SP_HOME/config.toml), else default.
+    const configured = args.public || args.profile !== undefined ? undefined : (await import('../lib/config.js')).pick<string>('redact.profile', undefined);
+    if (configured !== undefined && !(PROFILES as readonly string[]).includes(configured)) throw new UserError(`redact.profile must be ${PROFILES.join(' or ')}, not "${configured}"`, 'config');
+    const profile: Profile = args.public ? 'public' : ((args.profile ?? configured) as Profile | undefined) ?? 'default';
     if (args.json && !args.review) throw new UserError('--json goes with --review');
     // Repeated --rules give an array (an array option would swallow the FILE arguments after it).
     const config = loadConfig(args.rules === undefined ? [] : ([] as string[]).concat(args.rules), profile);

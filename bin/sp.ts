@@ -4,6 +4,7 @@
 // binary would have seen and its module is imported. A flow (a zx script) is spawned with the
 // terminal passed through, and its exit status becomes ours.
 import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { constants } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -30,7 +31,7 @@ function help(commands: CommandInfo[]): string {
     ...commands.filter((c) => c.kind === 'flow').map(row),
     '',
     'More:',
-    `  ${'completion'.padEnd(width)}  sp completion bash|zsh prints a shell completion script`,
+    `  ${'completion'.padEnd(width)}  sp completion bash|zsh|fish prints a shell completion script`,
     `  ${'--version'.padEnd(width)}  the version`,
     '',
     'Examples:',
@@ -44,16 +45,22 @@ function help(commands: CommandInfo[]): string {
 }
 
 async function completion(shell: string | undefined): Promise<number> {
-  if (shell !== 'bash' && shell !== 'zsh') {
-    warn('completion', `say which shell: sp completion bash, or sp completion zsh${shell ? ` (not "${shell}")` : ''}`);
+  if (shell !== 'bash' && shell !== 'zsh' && shell !== 'fish') {
+    warn('completion', `say which shell: sp completion bash, zsh or fish${shell ? ` (not "${shell}")` : ''}`);
     return EXIT_USAGE;
   }
-  const { describeCommands, bashCompletion, zshCompletion } = await import('../lib/completion.js');
+  // Generated at build time (scripts/finish-build.mjs): printing it starts nothing.
+  const built = join(binDir, '..', 'completion', `sp.${shell}`);
+  if (existsSync(built)) {
+    process.stdout.write(readFileSync(built));
+    return 0;
+  }
+  const { describeCommands, bashCompletion, zshCompletion, fishCompletion } = await import('../lib/completion.js');
   // The agent names come from the registry, so a new adapter completes without touching this.
   const { adapters } = await import('../adapters/index.js');
   const specs = await describeCommands(findCommands(binDir, flowDir).filter((c) => c.name !== 'sp'));
   const agents = Object.keys(adapters).sort();
-  process.stdout.write(shell === 'bash' ? bashCompletion(specs, agents) : zshCompletion(specs, agents));
+  process.stdout.write((shell === 'bash' ? bashCompletion : shell === 'zsh' ? zshCompletion : fishCompletion)(specs, agents));
   return 0;
 }
 
@@ -62,20 +69,22 @@ async function main(): Promise<number | undefined> {
     process.stdout.write(`${packageVersion()}\n`);
     return 0;
   }
+  // Before anything else: a completion script is read at every new shell.
+  if (name === 'completion') return completion(rest[0]);
   const commands = findCommands(binDir, flowDir).filter((c) => c.name !== 'sp');
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     if (name === 'help' && rest[0]) return main2(rest[0], ['--help'], commands);
     process.stdout.write(help(commands) + '\n');
     return name === undefined ? EXIT_USAGE : 0;
   }
-  if (name === 'completion') return completion(rest[0]);
   return main2(name, rest, commands);
 }
 
 async function main2(command: string, args: string[], commands: CommandInfo[]): Promise<number | undefined> {
   const found = commands.find((c) => c.name === command || `sp-${c.name}` === command);
   if (!found) {
-    warn(undefined, `unknown command "${command}"; commands: ${commands.map((c) => c.name).join(', ')}, completion (sp --help)`);
+    const { didYouMean } = await import('../lib/suggest.js');
+    warn(undefined, `unknown command "${command}"${didYouMean(command, [...commands.map((c) => c.name), 'completion'])}; commands: ${commands.map((c) => c.name).join(', ')}, completion (sp --help)`);
     return EXIT_USAGE;
   }
   if (found.kind === 'binary') {

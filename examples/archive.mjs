@@ -16,7 +16,7 @@ import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, 
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { $, minimist } from 'zx';
-import { fixtureHomes, registry, root } from './fixture-homes.mjs';
+import { demoFolder, demoHomes, registry, root } from './fixture-homes.mjs';
 
 const HELP = `archive.mjs — capture every session of every installed agent, redact it, ingest it into the sp store;
 only the sessions that changed since the last run are read (sp watch --once)
@@ -29,6 +29,7 @@ Usage: archive.mjs [--store DIR] [--agents a,b] [--home AGENT=DIR …] [--verbos
   --verbose, -v      print what was stored per agent and home (default: silent unless errors)
   --demo             run on the bundled fixtures, in a temporary SP_HOME and store, twice (the
                      second run stores nothing new)
+  --keep             with --demo: keep its temporary folder (removed on exit otherwise)
   --help, -h         this text
 
 Cron, nightly at 02:15:
@@ -39,7 +40,7 @@ failed (its diagnostics on stderr), 2 usage error.`;
 
 const argv = minimist(process.argv.slice(2), {
   string: ['store', 'agents', 'home'],
-  boolean: ['verbose', 'demo', 'help'],
+  boolean: ['verbose', 'demo', 'keep', 'help'],
   alias: { v: 'verbose', h: 'help' },
   unknown: (arg) => {
     if (arg.startsWith('-')) usage(`unknown option ${arg}`);
@@ -163,8 +164,8 @@ if (argv.help) {
 if (!existsSync(bin('watch'))) usage('the project is not built: run npm ci (or npm run build) first');
 
 if (argv.demo) {
-  const work = mkdtempSync(join(tmpdir(), 'sp-archive-demo-'));
-  const { homes } = await fixtureHomes(join(work, 'homes'));
+  const work = demoFolder('sp-archive-demo-', argv.keep);
+  const { homes } = await demoHomes('archive', join(work, 'homes'), []);
   const store = join(work, 'store');
   const env = { ...process.env, SP_HOME: join(work, 'sp-home'), SP_PROGRESS: '0' };
   process.stdout.write(`archive --demo: the bundled fixtures of ${Object.keys(homes).join(', ')} into ${store}\n\n`);
@@ -172,7 +173,7 @@ if (argv.demo) {
   if (first !== 0) process.exit(first);
   process.stdout.write('\nagain (idempotent: nothing new):\n');
   const second = await archive({ homes, store, env, verbose: true });
-  process.stdout.write(`\nthe store: SP_HOME=${env.SP_HOME} sp-sync ls --store ${store}\n`);
+  if (argv.keep) process.stdout.write(`\nthe store: SP_HOME=${env.SP_HOME} sp-sync ls --store ${store}\n`);
   process.exit(second);
 }
 

@@ -9,7 +9,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { $, minimist } from 'zx';
-import { fixtureHomes, root } from './fixture-homes.mjs';
+import { demoFolder, demoHomes, root } from './fixture-homes.mjs';
 
 const HELP = `audit.mjs — verify every session in the sp store and every handoff receipt; a summary table
 
@@ -19,13 +19,14 @@ Usage: audit.mjs [--store DIR] [--json] [--demo]
   --json        print the rows as JSON lines instead of the table
   --demo        store a few fixture sessions in a temporary store, audit it, then change one byte of
                 one stored event in a copy and audit that
+  --keep        with --demo: keep its temporary folder (removed on exit otherwise)
   --help, -h    this text
 
 Exit status: 0 everything verifies, 1 something does not, 2 usage error or no store.`;
 
 const argv = minimist(process.argv.slice(2), {
   string: ['store'],
-  boolean: ['json', 'demo', 'help'],
+  boolean: ['json', 'demo', 'keep', 'help'],
   alias: { h: 'help' },
   unknown: (arg) => {
     process.stderr.write(`audit: ${arg.startsWith('-') ? 'unknown option' : 'unexpected argument'} ${arg} (see --help)\n`);
@@ -115,8 +116,8 @@ if (!existsSync(bin('verify'))) {
 }
 
 if (argv.demo) {
-  const work = mkdtempSync(join(tmpdir(), 'sp-audit-demo-'));
-  const { homes } = await fixtureHomes(join(work, 'homes'));
+  const work = demoFolder('sp-audit-demo-', argv.keep);
+  const { homes } = await demoHomes('audit', join(work, 'homes'), []);
   const env = { ...process.env, SP_HOME: join(work, 'sp-home'), SP_PROGRESS: '0' };
   const store = join(work, 'store');
   // One recorded scenario per agent is enough to show the table.

@@ -6,17 +6,38 @@
 //   local stand-in for the model API — which then shows what history the client sent.
 // Everything happens in a temporary folder; nothing under your own ~/.claude or ~/.codex is touched.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { demoFolder } from './fixture-homes.mjs';
 import { codexConfig, startMockResponses } from './mock-responses.mjs';
+
+const args = process.argv.slice(2);
+for (const arg of args) {
+  if (arg === '--help' || arg === '-h') {
+    process.stdout.write(
+      'demo.mjs — a bundled Claude Code session → canonical events → a Codex rollout the real codex client resumes\n\n' +
+        'Usage: demo.mjs [--dry-run] [--keep]\n\n' +
+        '  --dry-run   stop before the resume step (it also stops there, with a line saying so, when no codex client is installed)\n' +
+        '  --keep      keep the temporary folder (removed on exit otherwise)\n',
+    );
+    process.exit(0);
+  }
+  if (arg !== '--dry-run' && arg !== '--keep') {
+    process.stderr.write(`demo: unknown option ${arg} (see --help)\n`);
+    process.exit(2);
+  }
+}
+const keep = args.includes('--keep');
+// Colour only for a terminal, and never when NO_COLOR is set (https://no-color.org).
+const colour = process.stdout.isTTY === true && !process.env.NO_COLOR;
+const paint = (code, text) => (colour ? `\x1b[${code}m${text}\x1b[0m` : text);
 
 const root = new URL('..', import.meta.url).pathname;
 const bin = (name) => join(root, 'dist', 'bin', `${name}.js`);
 const fixture = join(root, 'fixtures/claude/corpus/S2-debug/.claude/projects/-home-alice-acme-api/9a1dc580-54f5-46ea-bece-7461fb46da3a.jsonl');
-const work = mkdtempSync(join(tmpdir(), 'sp-demo-'));
+const work = demoFolder('sp-demo-', keep);
 const quote = (s) => `'${s.replace(/'/g, `'\\''`)}'`;
-const step = (n, text) => console.log(`\n\x1b[1m${n}. ${text}\x1b[0m`);
+const step = (n, text) => console.log(`\n${paint(1, `${n}. ${text}`)}`);
 
 if (!existsSync(bin('sp-capture'))) {
   console.error('demo: the project is not built; run npm install first');
@@ -58,8 +79,15 @@ if (written.status !== 0) {
 const result = JSON.parse(written.stdout);
 console.log(JSON.stringify(result, null, 2));
 
-step(3, 'resume: the real Codex CLI continues the session (its model is a local mock on 127.0.0.1)');
 const codex = process.env.CODEX_BIN ?? join(root, 'node_modules', '.bin', 'codex');
+if (args.includes('--dry-run') || !existsSync(codex)) {
+  await mock.close();
+  console.log(
+    `\n3. resume: skipped (${args.includes('--dry-run') ? '--dry-run' : `no codex client at ${codex}; the clients come with a clone's npm ci, or set CODEX_BIN`})`,
+  );
+  process.exit(0);
+}
+step(3, 'resume: the real Codex CLI continues the session (its model is a local mock on 127.0.0.1)');
 const probe = 'What did we find out, and what is left to do?';
 console.log(`$ codex exec resume ${result.session_id} ${quote(probe)}`);
 const userHome = join(work, 'user-home');
@@ -104,5 +132,5 @@ if (missing.length > 0) {
   console.error(`demo: ${missing.length} item(s) of the Claude session did not reach the model: ${missing.slice(0, 3).join(', ')}`);
   process.exit(1);
 }
-console.log(`\x1b[32m✓ Codex resumed the Claude Code session: every prompt (${prompts.length}) and every tool call (${calls.length}) reached the model.\x1b[0m`);
-console.log(`\nThe canonical events and the Codex home are in ${work}.`);
+console.log(paint(32, `✓ Codex resumed the Claude Code session: every prompt (${prompts.length}) and every tool call (${calls.length}) reached the model.`));
+console.log(keep ? `\nThe canonical events and the Codex home are in ${work}.` : '\n(The temporary folder is removed on exit: --keep keeps it.)');

@@ -12,7 +12,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { $, minimist } from 'zx';
-import { fixtureHomes, registry, root } from './fixture-homes.mjs';
+import { demoFolder, demoHomes, registry, root } from './fixture-homes.mjs';
 
 const HELP = `handoff.mjs — relay a session to another agent, record a signed handoff receipt, print the resume command
 
@@ -32,6 +32,7 @@ Usage: handoff.mjs FROM TO (--session ID | --latest) [options]
   --note TEXT      a note kept in the receipt
   --json           print one JSON record (result, ledger, receipt) instead of the resume command
   --demo           a Claude Code fixture session to Codex, in temporary homes and store
+  --keep           with --demo: keep its temporary folder (removed on exit otherwise)
   --help, -h       this text
 
 Example:
@@ -42,7 +43,7 @@ Exit status: 0 ok, 1 a stage failed (its diagnostics on stderr), 2 usage error.`
 
 const argv = minimist(process.argv.slice(2), {
   string: ['session', 'cwd', 'to-cwd', 'home', 'to-home', 'store', 'model', 'note'],
-  boolean: ['latest', 'mkcwd', 'json', 'demo', 'help'],
+  boolean: ['latest', 'mkcwd', 'json', 'demo', 'keep', 'help'],
   alias: { h: 'help' },
   unknown: (arg) => {
     if (arg.startsWith('-')) usage(`unknown option ${arg}`);
@@ -143,8 +144,8 @@ if (argv.help) {
 }
 
 if (argv.demo) {
-  const work = mkdtempSync(join(tmpdir(), 'sp-handoff-demo-'));
-  const { homes } = await fixtureHomes(join(work, 'homes'));
+  const work = demoFolder('sp-handoff-demo-', argv.keep);
+  const { homes } = await demoHomes('handoff', join(work, 'homes'), ['claude']);
   const claudeHome = homes.claude.find((h) => h.includes('S2-debug')) ?? homes.claude[0];
   const codexHome = join(work, 'codex-home');
   mkdirSync(codexHome);
@@ -161,7 +162,7 @@ if (argv.demo) {
     json: argv.json,
     env: { SP_HOME: join(work, 'sp-home'), CODEX_HOME: codexHome },
   });
-  say(`(the Codex home is a temporary one: run the command with CODEX_HOME=${codexHome}; npm run demo resumes a relay with the real client)`);
+  say(argv.keep ? `(the Codex home is a temporary one: run the command with CODEX_HOME=${codexHome}; npm run demo resumes a relay with the real client)` : '(the temporary homes are removed on exit: --keep keeps them; npm run demo resumes a relay with the real client)');
   process.exit(0);
 }
 

@@ -13,7 +13,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { $, minimist } from 'zx';
-import { fixtureHomes, registry, root } from './fixture-homes.mjs';
+import { demoFolder, demoHomes, registry, root } from './fixture-homes.mjs';
 
 const HELP = `relay.mjs — continue a session of one agent in another, print the resume command
 
@@ -34,6 +34,7 @@ Usage: relay.mjs --from AGENT --to AGENT (--session ID | --latest) [options]
   --mkcwd          create the project folder when it does not exist
   --report FILE    keep the loss ledger (one row per source event) here
   --demo           a bundled Claude Code fixture session to Codex, in temporary homes
+  --keep           with --demo: keep its temporary folder (removed on exit otherwise)
   --help, -h       this text
 
 Examples:
@@ -44,7 +45,7 @@ Exit status: 0 ok, 1 a stage failed (its diagnostics on stderr), 2 usage error.`
 
 const argv = minimist(process.argv.slice(2), {
   string: ['from', 'to', 'session', 'cwd', 'home', 'to-home', 'budget', 'thinking', 'branches', 'model', 'report'],
-  boolean: ['latest', 'compile', 'mkcwd', 'demo', 'help'],
+  boolean: ['latest', 'compile', 'mkcwd', 'demo', 'keep', 'help'],
   alias: { h: 'help' },
   unknown: (arg) => {
     if (arg.startsWith('-')) usage(`unknown option ${arg}`);
@@ -133,8 +134,8 @@ if (argv.help) {
 }
 
 if (argv.demo) {
-  const work = mkdtempSync(join(tmpdir(), 'sp-relay-demo-'));
-  const { homes } = await fixtureHomes(join(work, 'homes'));
+  const work = demoFolder('sp-relay-demo-', argv.keep);
+  const { homes } = await demoHomes('relay', join(work, 'homes'), ['claude']);
   const claudeHome = homes.claude.find((h) => h.includes('S2-debug')) ?? homes.claude[0];
   const codexHome = join(work, 'codex-home');
   mkdirSync(codexHome);
@@ -152,7 +153,7 @@ if (argv.demo) {
     report: argv.report,
     env: { SP_HOME: join(work, 'sp-home'), CODEX_HOME: codexHome },
   });
-  say(`(the Codex home is a temporary one: run the command with CODEX_HOME=${codexHome}; npm run demo resumes a relay with the real client)`);
+  say(argv.keep ? `(the Codex home is a temporary one: run the command with CODEX_HOME=${codexHome}; npm run demo resumes a relay with the real client)` : '(the temporary homes are removed on exit: --keep keeps them; npm run demo resumes a relay with the real client)');
   process.exit(0);
 }
 

@@ -5,6 +5,8 @@ import { readFileSync } from 'node:fs';
 import type { Argv } from 'yargs';
 import { EXIT_USAGE, UserError, setProgramName, warn } from './diagnostics.js';
 import { packageRoot } from './paths.js';
+import { setColor } from './color.js';
+import { rewriteUsageError } from './usage-errors.js';
 
 export interface CliSpec<A> {
   name: string;
@@ -74,19 +76,27 @@ async function parse<A>(spec: CliSpec<A>, argv: string[]): Promise<A | undefined
     .alias('h', 'help')
     .strict()
     .wrap(Math.min(110, process.stdout.columns || 100))
+    .locale('en')
     .exitProcess(false)
     .fail((msg, err) => {
       if (err) throw err;
       usageError = msg;
-    });
-  for (const [command, description] of spec.examples) y.example(command, description);
+    })
+    .option('color', { type: 'boolean', describe: 'colour (default: on a terminal, unless NO_COLOR is set); --no-color never' });
+  // Examples as their own lines, each command whole: yargs would wrap a long command mid-way.
+  const examples = spec.examples.map(([command, description]) => `  ${command}\n      ${description}`).join('\n');
   y.epilogue(
-    (spec.epilogue ? `${spec.epilogue}\n\n` : '') +
+    (examples ? `Examples:\n${examples}\n\n` : '') +
+      (spec.epilogue ? `${spec.epilogue}\n\n` : '') +
       'Exit status: 0 ok, 1 a check failed, 2 usage error or unreadable input. Diagnostics go to stderr.',
   );
   const configured = spec.options(y);
-  const args = (await configured.parseAsync()) as A & { help?: boolean; version?: boolean };
-  if (usageError !== undefined) throw new UserError(`${usageError} (see --help)`, undefined, EXIT_USAGE);
+  const args = (await configured.parseAsync()) as A & { help?: boolean; version?: boolean; color?: boolean };
+  if (usageError !== undefined) {
+    const options = Object.keys((configured as unknown as { getOptions(): { key: Record<string, unknown> } }).getOptions().key);
+    throw new UserError(`${rewriteUsageError(usageError, options, `${spec.name} ${spec.usage}`)} (see --help)`, undefined, EXIT_USAGE);
+  }
+  setColor(args.color);
   helpShown = Boolean(args.help) || Boolean(args.version);
   return helpShown ? undefined : args;
 }

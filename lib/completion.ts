@@ -212,7 +212,7 @@ _sp_complete() {
   for (( j=i; j<COMP_CWORD; j++ )); do [[ "\${COMP_WORDS[j]}" != -* ]] && argi=$((argi+1)); done
   argi=$((argi+1))
   case "$cmd" in
-      completion) COMPREPLY=($(compgen -W "bash zsh" -- "$cur")) ;;
+      completion) COMPREPLY=($(compgen -W "bash fish zsh" -- "$cur")) ;;
 ${cases}
   esac
 }
@@ -264,11 +264,57 @@ ${described}
   shift words
   (( CURRENT-- ))
   case "$cmd" in
-    completion) _values 'shell' bash zsh ;;
+    completion) _values 'shell' bash fish zsh ;;
 ${specs.map((s) => `    ${s.name}) _sp_${identifier(s.name)} ;;`).join('\n')}
   esac
 }
 
 if [[ "$funcstack[1]" == _sp ]]; then _sp "$@"; else compdef _sp sp ${specs.filter((s) => s.kind === 'binary').map((s) => `sp-${s.name}`).join(' ')}; fi
 `;
+}
+
+/** fish completion: `sp <command>` with each command's options, choices and agent names. */
+export function fishCompletion(specs: CommandSpec[], agents: readonly string[]): string {
+  const quote = (s: string) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+  const lines = [
+    '# fish completion for sp (generated at build time; `sp completion fish` prints it)',
+    '# Install: sp completion fish > ~/.config/fish/completions/sp.fish',
+    'complete -c sp -f',
+    `complete -c sp -n __fish_use_subcommand -a completion -d ${quote('a shell completion script: bash, zsh or fish')}`,
+  ];
+  for (const s of specs) {
+    lines.push(`complete -c sp -n __fish_use_subcommand -a ${s.name} -d ${quote(s.summary.slice(0, 80))}`);
+    const when = `'__fish_seen_subcommand_from ${s.name}'`;
+    if (s.subcommands.length > 0) lines.push(`complete -c sp -n ${when} -a ${quote(s.subcommands.join(' '))}`);
+    if (s.agentArgument) lines.push(`complete -c sp -n ${when} -a ${quote(agents.join(' '))}`);
+    for (const o of s.options) {
+      const short = o.alias && o.alias.length === 1 ? ` -s ${o.alias}` : '';
+      const value = o.choices && o.choices.length > 0 ? ` -xa ${quote(o.choices.join(' '))}` : o.boolean ? '' : ' -rF';
+      lines.push(`complete -c sp -n ${when}${short} -l ${o.name}${value}`);
+    }
+  }
+  lines.push(`complete -c sp -n '__fish_seen_subcommand_from completion' -a 'bash zsh fish'`);
+  return lines.join('\n') + '\n';
+}
+
+/** A man page (roff) from a binary's --help text: NAME from its summary, the help itself verbatim. */
+export function manPage(name: string, summary: string, help: string, version: string): string {
+  const roff = (text: string) =>
+    text
+      .replace(/\\/g, '\\e')
+      .split('\n')
+      .map((l) => (/^[.']/.test(l) ? `\\&${l}` : l))
+      .join('\n');
+  return [
+    `.TH ${name.toUpperCase()} 1 "" "session-portability ${version}" "User Commands"`,
+    '.SH NAME',
+    `${name} \\- ${roff(summary.replace(/\n/g, ' '))}`,
+    '.SH DESCRIPTION',
+    '.nf',
+    roff(help.trimEnd()),
+    '.fi',
+    '.SH SEE ALSO',
+    'sp(1), and the README of session-portability',
+    '',
+  ].join('\n');
 }

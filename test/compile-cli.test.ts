@@ -241,11 +241,11 @@ describe('sp-compile errors', () => {
   });
 
   it.each([
-    [['--budget', '2000'], 'Missing required argument: for'],
-    [['--for', 'gemini'], 'Invalid values'],
+    [['--budget', '2000'], 'say which agent continues the work: --for'],
+    [['--for', 'gemini'], '--for must be one of claude, codex, pi, hermes, markdown, not "gemini"'],
     [['--for', 'codex', '--budget', 'lots'], '--budget: must be a positive whole number of tokens'],
     [['--for', 'codex', '--budget', '0'], '--budget: must be a positive whole number of tokens'],
-    [['--for', 'codex', '--budget', '100', '--window', '1000'], 'mutually exclusive'],
+    [['--for', 'codex', '--budget', '100', '--window', '1000'], '--budget and --window cannot be combined'],
     [['--for', 'codex', '--window', '1000', '--reserve', '1000'], '--reserve: the reserve (1000) leaves nothing of the window (1000)'],
     [['--for', 'codex', '--out', '/tmp'], '--out: --out writes --format files or agents-md'],
     [['--for', 'codex', '--force'], '--force: --force only applies with --out'],
@@ -255,7 +255,7 @@ describe('sp-compile errors', () => {
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toContain(message);
-    noStack(r.stderr, message !== 'Invalid values'); // yargs lists the choices on more lines
+    noStack(r.stderr, true); // one line, yargs' own messages included
   });
 
   it('a missing file, a directory, an empty stream', () => {

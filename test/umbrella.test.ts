@@ -104,7 +104,7 @@ _sp_complete; printf '%s\\n' "\${COMPREPLY[@]}"`;
     expect(complete('sp materialize codex --branch ')).toEqual(['active', 'all']);
     // The binaries themselves complete too.
     expect(complete('sp-capture ')).toEqual(Object.keys(adapters).sort());
-    expect(complete('sp completion ')).toEqual(['bash', 'zsh']);
+    expect(complete('sp completion ')).toEqual(['bash', 'fish', 'zsh']);
     // Flows complete their options too (read from their help text, never by running them).
     expect(complete('sp archive --')).toEqual(expect.arrayContaining(['--store', '--agents', '--home', '--verbose', '--demo', '--help']));
     expect(complete('sp handoff --to-')).toEqual(['--to-cwd', '--to-home']);
@@ -119,7 +119,7 @@ _sp_complete; printf '%s\\n' "\${COMPREPLY[@]}"`;
   });
 
   it('an unknown shell is exit 2', () => {
-    const r = run(['completion', 'fish']);
+    const r = run(['completion', 'tcsh']);
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('sp completion bash');
   });

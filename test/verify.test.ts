@@ -190,7 +190,7 @@ describe('sp-verify (the binary)', () => {
     expect(missing.stderr).toBe('sp-verify: /no/such/file: cannot read: ENOENT\n');
     const usage = runBin('sp-verify', ['--bogus-flag']);
     expect(usage.code).toBe(2);
-    expect(usage.stderr).toMatch(/^sp-verify: Unknown arguments?: bogus-flag/);
+    expect(usage.stderr).toMatch(/^sp-verify: unknown option --bogus-flag/);
     expect(usage.stderr).not.toMatch(/\n\s+at /);
   });
 

@@ -5,7 +5,8 @@
 import { statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { DiscoverOptions, SessionRef } from '../../lib/adapter.js';
-import { cutPrompt, filesUnder } from '../../lib/discover.js';
+import { filesUnder } from '../../lib/discover.js';
+import { promptTitle } from '../../lib/titles.js';
 import { UserError } from '../../lib/diagnostics.js';
 import { statSessionFile } from '../../lib/cursor.js';
 import { captureAider } from './capture.js';
@@ -45,7 +46,7 @@ async function summarize(ref: SessionRef): Promise<SessionRef> {
       messages += 1;
       out.last_ts = Math.max(out.last_ts ?? 0, event.ts);
       const content = (event.payload as { content?: { text?: string }[] }).content;
-      if (out.first_prompt === undefined && event.type === 'message.user' && content?.[0]?.text) out.first_prompt = cutPrompt(content[0].text);
+      if (out.first_prompt === undefined && event.type === 'message.user' && content?.[0]?.text) out.first_prompt = promptTitle(content[0].text);
     }
   }
   out.messages = messages;

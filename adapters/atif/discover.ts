@@ -4,7 +4,8 @@ import { statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { DiscoverOptions, SessionRef } from '../../lib/adapter.js';
 import { UserError } from '../../lib/diagnostics.js';
-import { filesUnder, findByIdPrefix, cutPrompt } from '../../lib/discover.js';
+import { filesUnder, findByIdPrefix } from '../../lib/discover.js';
+import { promptTitle } from '../../lib/titles.js';
 import { expandTilde } from '../../lib/paths.js';
 import { AGENT, defaultHome, readTrajectory } from './paths.js';
 import { versionOf } from './schemas.js';
@@ -34,8 +35,11 @@ export async function openTrajectory(path: string, details = false): Promise<Ses
   if (typeof doc.session_id !== 'string' || doc.session_id === '') throw new UserError('not an ATIF trajectory: /session_id must be a non-empty string', file);
   const ref: SessionRef = { agent: AGENT, native_id: doc.session_id, path: file, mtime, atif_version: version };
   if (details && Array.isArray(doc.steps)) {
-    const firstUser = doc.steps.find((s) => typeof s === 'object' && s !== null && (s as { source?: unknown }).source === 'user') as { message?: unknown } | undefined;
-    if (typeof firstUser?.message === 'string') ref.first_prompt = cutPrompt(firstUser.message);
+    for (const s of doc.steps as Array<{ source?: unknown; message?: unknown }>) {
+      if (typeof s !== 'object' || s === null || s.source !== 'user' || typeof s.message !== 'string') continue;
+      ref.first_prompt = promptTitle(s.message);
+      if (ref.first_prompt !== undefined) break;
+    }
     ref.messages = doc.steps.length;
     ref.tool_calls = doc.steps.reduce((n: number, s) => n + (Array.isArray((s as { tool_calls?: unknown }).tool_calls) ? ((s as { tool_calls: unknown[] }).tool_calls.length) : 0), 0);
   }

@@ -4,7 +4,8 @@
 import { existsSync, readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { DiscoverOptions, SessionRef } from '../../lib/adapter.js';
-import { cutPrompt, findByIdPrefix, noteTime, sessionFilesByFolder } from '../../lib/discover.js';
+import { findByIdPrefix, noteTime, sessionFilesByFolder } from '../../lib/discover.js';
+import { promptTitle } from '../../lib/titles.js';
 import { UserError } from '../../lib/diagnostics.js';
 import { toEpochSeconds } from '../../lib/event.js';
 import { sourceLines, statSessionFile } from '../../lib/cursor.js';
@@ -99,7 +100,7 @@ export async function summarize(ref: SessionRef): Promise<SessionRef> {
         prompts += 1;
         if (out.first_prompt === undefined) {
           const text = textOf(content);
-          if (text !== undefined && text.trim() !== '') out.first_prompt = cutPrompt(text);
+          if (text !== undefined) out.first_prompt = promptTitle(text);
         }
         break;
       }

@@ -5,7 +5,8 @@
 import { readdirSync, statSync, type Dirent } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { DiscoverOptions, SessionRef } from '../../lib/adapter.js';
-import { cutPrompt, findByIdPrefix, noteTime } from '../../lib/discover.js';
+import { findByIdPrefix, noteTime } from '../../lib/discover.js';
+import { promptTitle } from '../../lib/titles.js';
 import { UserError, errorCode } from '../../lib/diagnostics.js';
 import { toEpochSeconds } from '../../lib/event.js';
 import { sourceLines, statSessionFile } from '../../lib/cursor.js';
@@ -81,7 +82,7 @@ export async function summarize(ref: SessionRef): Promise<SessionRef> {
       const text = messageText(p);
       if (text.trim() === '' || isContextText(text)) continue;
       prompts += 1;
-      if (out.first_prompt === undefined) out.first_prompt = cutPrompt(text);
+      if (out.first_prompt === undefined) out.first_prompt = promptTitle(text);
     } else if (p.type === 'message' && p.role === 'assistant') {
       replies += 1;
     } else if (p.type === 'function_call' || p.type === 'custom_tool_call' || p.type === 'local_shell_call') {

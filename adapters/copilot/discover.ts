@@ -4,7 +4,8 @@
 import { existsSync, readdirSync, statSync, type Dirent } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { DiscoverOptions, SessionRef } from '../../lib/adapter.js';
-import { cutPrompt, findByIdPrefix, noteTime } from '../../lib/discover.js';
+import { findByIdPrefix, noteTime } from '../../lib/discover.js';
+import { promptTitle } from '../../lib/titles.js';
 import { UserError } from '../../lib/diagnostics.js';
 import { sourceLines, statSessionFile } from '../../lib/cursor.js';
 import { isObject, jsonObject, str } from '../../lib/json.js';
@@ -58,7 +59,7 @@ async function summarize(ref: SessionRef): Promise<SessionRef> {
     const data = isObject(record.data) ? record.data : {};
     if (record.type === 'user.message') {
       messages += 1;
-      if (out.first_prompt === undefined && typeof data.content === 'string' && data.content.trim() !== '') out.first_prompt = cutPrompt(data.content);
+      if (out.first_prompt === undefined && typeof data.content === 'string' && data.content.trim() !== '') out.first_prompt = promptTitle(data.content);
     } else if (record.type === 'assistant.message') {
       messages += 1;
       if (Array.isArray(data.toolRequests)) toolCalls += data.toolRequests.length;

@@ -5,7 +5,8 @@
 import { readFileSync, readdirSync, statSync, type Dirent } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { DiscoverOptions, SessionRef } from '../../lib/adapter.js';
-import { cutPrompt, findByIdPrefix, noteTime } from '../../lib/discover.js';
+import { findByIdPrefix, noteTime } from '../../lib/discover.js';
+import { promptTitle } from '../../lib/titles.js';
 import { UserError, errorCode } from '../../lib/diagnostics.js';
 import { sourceLines, statSessionFile } from '../../lib/cursor.js';
 import { toEpochSeconds } from '../../lib/event.js';
@@ -86,7 +87,7 @@ export async function summarize(ref: SessionRef): Promise<SessionRef> {
     const text = partList(m.content).map(classifyPart).filter((k) => k.kind === 'text').map((k) => (k.kind === 'text' ? k.text : '')).join('\n');
     if (text.trim() === '' || isContextText(text)) return;
     messages += 1;
-    if (out.first_prompt === undefined) out.first_prompt = cutPrompt(text);
+    if (out.first_prompt === undefined) out.first_prompt = promptTitle(text);
   };
   const { document } = readMetadata(ref.path);
   if (document) {

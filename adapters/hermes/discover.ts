@@ -6,7 +6,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { DiscoverOptions, SessionRef } from '../../lib/adapter.js';
-import { cutPrompt } from '../../lib/discover.js';
+import { promptTitle } from '../../lib/titles.js';
 import { UserError } from '../../lib/diagnostics.js';
 import { openExport, looksLikeJson } from './export.js';
 import { LineageReader, kindOf } from './lineage.js';
@@ -122,7 +122,8 @@ function refOf(db: string, row: ListRow, schema: Schema, lineage: LineageReader 
   if (typeof row.model === 'string') ref.model = row.model;
   if (typeof row.first_prompt === 'string') {
     const text = textOf(decodeContent(row.first_prompt).content);
-    if (text.trim() !== '') ref.first_prompt = cutPrompt(text);
+    const prompt = promptTitle(text);
+    if (prompt !== undefined) ref.first_prompt = prompt;
   }
   if (num(row.started_at) !== undefined) ref.first_ts = num(row.started_at);
   const last = num(row.last_message_at) ?? num(row.ended_at);

@@ -4,7 +4,8 @@
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { DiscoverOptions, SessionRef } from '../../lib/adapter.js';
-import { cutPrompt, findByIdPrefix } from '../../lib/discover.js';
+import { findByIdPrefix } from '../../lib/discover.js';
+import { promptTitle } from '../../lib/titles.js';
 import { UserError } from '../../lib/diagnostics.js';
 import { isObject, str } from '../../lib/json.js';
 import { DB_NAME, defaultHome, expandTilde, formatLocator, parseLocator, storeOf } from './paths.js';
@@ -74,7 +75,7 @@ async function summarize(ref: SessionRef): Promise<SessionRef> {
     if (m.info?.role === 'user' || m.info?.role === 'assistant') messages += 1;
     for (const p of m.parts) {
       if (p.data?.type === 'tool') toolCalls += 1;
-      if (out.first_prompt === undefined && m.info?.role === 'user' && p.data?.type === 'text' && p.data.synthetic !== true && typeof p.data.text === 'string') out.first_prompt = cutPrompt(p.data.text);
+      if (out.first_prompt === undefined && m.info?.role === 'user' && p.data?.type === 'text' && p.data.synthetic !== true && typeof p.data.text === 'string') out.first_prompt = promptTitle(p.data.text);
     }
     if (m.info?.role === 'assistant' && str(m.info.modelID)) out.model = m.info.modelID;
   }

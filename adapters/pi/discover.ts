@@ -4,7 +4,8 @@
 import { closeSync, openSync, readSync, readdirSync, statSync, type Dirent } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import type { DiscoverOptions, SessionRef } from '../../lib/adapter.js';
-import { cutPrompt, findByIdPrefix, noteTime, sessionFilesByFolder } from '../../lib/discover.js';
+import { findByIdPrefix, noteTime, sessionFilesByFolder } from '../../lib/discover.js';
+import { promptTitle } from '../../lib/titles.js';
 import { UserError, errorCode } from '../../lib/diagnostics.js';
 import { toEpochSeconds } from '../../lib/event.js';
 import { sourceLines, statSessionFile } from '../../lib/cursor.js';
@@ -122,7 +123,7 @@ export async function summarize(ref: SessionRef): Promise<SessionRef> {
       messages += 1;
       if (out.first_prompt === undefined) {
         const text = textOf(message.content);
-        if (text.trim() !== '') out.first_prompt = cutPrompt(text);
+        out.first_prompt = promptTitle(text);
       }
     } else if (message.role === 'assistant') {
       messages += 1;

@@ -4,7 +4,8 @@
 import { readdirSync, statSync, type Dirent } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { DiscoverOptions, SessionRef } from '../../lib/adapter.js';
-import { cutPrompt, findByIdPrefix, noteTime } from '../../lib/discover.js';
+import { findByIdPrefix, noteTime } from '../../lib/discover.js';
+import { promptTitle } from '../../lib/titles.js';
 import { UserError, errorCode } from '../../lib/diagnostics.js';
 import { sourceLines, statSessionFile } from '../../lib/cursor.js';
 import { toEpochSeconds } from '../../lib/event.js';
@@ -65,7 +66,7 @@ export async function summarize(ref: SessionRef): Promise<SessionRef> {
     const text = parts.map((k) => (k.kind === 'text' ? k.text : '')).join('');
     if (text.trim() === '') continue;
     messages += 1;
-    if (out.first_prompt === undefined) out.first_prompt = cutPrompt(text);
+    if (out.first_prompt === undefined) out.first_prompt = promptTitle(text);
   }
   out.messages = messages;
   out.tool_calls = calls;

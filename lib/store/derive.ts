@@ -1,6 +1,7 @@
 // What the index and the manifest know about a session, derived from its events alone, so a
 // rebuilt index equals the incremental one and a pulled session gets the same summary as on the
 // machine that wrote it.
+import { userRequest } from '../titles.js';
 import { createHash } from 'node:crypto';
 import { canonicalize } from '../jcs.js';
 import type { SpEvent } from '../event.js';
@@ -60,8 +61,9 @@ export function applyEvent(s: SessionSummary, e: SpEvent): void {
       break;
     case 'message.user':
       if (s.title === null) {
-        const text = firstText(p.content);
-        if (text) s.title = oneLine(text, 80);
+        // Injected context (skills lists, AGENTS.md, reminders) is not what the session is about.
+        const request = p.is_meta === true ? undefined : firstRequest(p.content);
+        if (request) s.title = oneLine(request, 80);
       }
       break;
     case 'handoff':
@@ -81,10 +83,14 @@ export function applyEvent(s: SessionSummary, e: SpEvent): void {
   }
 }
 
-function firstText(content: unknown): string | undefined {
-  if (typeof content === 'string') return content;
+/** The first text block of a user message that is the user's own words (not injected context). */
+function firstRequest(content: unknown): string | undefined {
+  if (typeof content === 'string') return userRequest(content);
   if (!Array.isArray(content)) return undefined;
-  for (const block of content) if (isObject(block) && block.type === 'text' && str(block.text)) return block.text as string;
+  for (const block of content) {
+    const request = isObject(block) && block.type === 'text' && str(block.text) ? userRequest(block.text as string) : undefined;
+    if (request) return request;
+  }
   return undefined;
 }
 

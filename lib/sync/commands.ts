@@ -6,6 +6,7 @@ import { Store, resolveStoreDir, spHome, machineId, generateKeys, keysDir, redac
 import type { Redactor } from '../redact/ensure.js';
 import { toIso } from '../event.js';
 import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import type { SyncReport } from './remote.js';
 
 export interface CommonArgs {
@@ -20,6 +21,15 @@ function openWriter(args: CommonArgs): Store {
 
 function openReader(args: CommonArgs): Store {
   return Store.open(resolveStoreDir(args.store), { readonly: true });
+}
+
+/** A reader for ls and search: a store that does not exist says so (exit 1) instead of listing nothing. */
+function openExistingReader(args: CommonArgs): Store {
+  const dir = resolveStoreDir(args.store);
+  if (!existsSync(join(dir, 'sessions'))) {
+    throw new UserError(`no store here (sp-sync ingest creates it, sp archive fills it; --store DIR or SP_HOME names another)`, dir, EXIT_CHECK_FAILED);
+  }
+  return openReader(args);
 }
 
 /** The input's events; a line that is not JSON is reported (file:line) and counted in `bad`, and the rest go on. */
@@ -99,7 +109,7 @@ export async function ingestCommand(args: CommonArgs & { files?: string[]; artif
 
 export async function lsCommand(args: CommonArgs & { all: boolean }): Promise<number> {
   const redactor = await loadRedactor();
-  const store = openReader(args);
+  const store = openExistingReader(args);
   try {
     // Titles are first prompts: shown redacted, for sessions stored before ingest redacted by default.
     const sessions = store.sessions({ all: args.all }).map((s) => ({ ...s, title: redactor.redactText(s.title), uri: redactor.redactText(s.uri), redaction: redactionState(store.manifest(s.id)) }));
@@ -135,7 +145,7 @@ export async function searchCommand(args: CommonArgs & { text: string; limit: nu
   // --remote NAME: the team's sessions on a PostgreSQL remote (pgCommands.ts), not this store.
   if (args.remote !== undefined) return (await import('./pgCommands.js')).remoteSearchCommand(args);
   const redactor = await loadRedactor();
-  const store = openReader(args);
+  const store = openExistingReader(args);
   try {
     // Snippets and titles are shown redacted (a store from before ingest redacted by default holds secrets).
     const hits = store.search(args.text, { limit: args.limit, session: args.session }).map((h) => ({ ...h, title: redactor.redactText(h.title), snippet: redactor.redactText(h.snippet) }));
