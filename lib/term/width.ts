@@ -42,9 +42,35 @@ export function padToWidth(text: string, width: number, align: 'left' | 'right' 
 }
 
 /**
- * Wraps plain text (no ANSI codes) to `width` columns: at spaces where there are some, anywhere
- * between graphemes in a word longer than a line (CJK runs have no spaces). Existing line breaks
- * are kept; trailing spaces are dropped.
+ * The break opportunities of a paragraph: a word with the spaces after it, or a single wide
+ * grapheme (CJK text has no spaces and may break between any two characters).
+ */
+function tokens(paragraph: string): string[] {
+  const out: string[] = [];
+  let current = '';
+  for (const { g, w } of cells(paragraph)) {
+    if (w >= 2) {
+      if (current !== '') out.push(current);
+      out.push(g);
+      current = '';
+    } else if (g === ' ') {
+      current += g;
+    } else {
+      if (current.endsWith(' ')) {
+        out.push(current);
+        current = '';
+      }
+      current += g;
+    }
+  }
+  if (current !== '') out.push(current);
+  return out;
+}
+
+/**
+ * Wraps plain text (no ANSI codes) to `width` columns: at spaces, between CJK characters, and
+ * between graphemes in a word longer than a line. Existing line breaks are kept; trailing spaces
+ * are dropped.
  */
 export function wrapText(text: string, width: number): string[] {
   const w = Math.max(1, width);
@@ -57,7 +83,7 @@ export function wrapText(text: string, width: number): string[] {
       line = '';
       used = 0;
     };
-    for (const word of paragraph.split(/(?<= )/)) {
+    for (const word of tokens(paragraph)) {
       const ww = stringWidth(word);
       const bare = stringWidth(word.trimEnd());
       if (used + bare <= w) {

@@ -120,3 +120,13 @@ describe('pager command', () => {
     expect(pagerCommand({ PAGER: 'less; rm -rf ~' })).toEqual(['less;', 'rm', '-rf', '~']);
   });
 });
+
+describe('wrapping mixed CJK and Latin text', () => {
+  it('breaks between CJK characters instead of leaving a short line', () => {
+    const lines = wrapText('失败的是 `GET /todos/:id`：期望 200，实际拿到 404。', 20);
+    for (const line of lines) expect(displayWidth(line)).toBeLessThanOrEqual(20);
+    // Nothing lost but the spaces a line ends at.
+    expect(lines.join('').replace(/ /g, '')).toBe('失败的是`GET/todos/:id`：期望200，实际拿到404。');
+    expect(wrapText('abc 修复登录接口', 10)).toEqual(['abc 修复登', '录接口']);
+  });
+});
