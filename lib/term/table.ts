@@ -9,7 +9,7 @@ export interface Column {
   align?: 'left' | 'right';
   /** Takes the width the others leave (at most one column). */
   flex?: boolean;
-  /** Cells longer than this are cut (non-flex columns). */
+  /** Cells longer than this are cut (non-flex columns); such a column also shrinks when the table is too wide. */
   max?: number;
   /** Colours a cell's padded text. */
   style?: (text: string, row: number) => string;
@@ -29,6 +29,14 @@ export function renderTable(columns: Column[], rows: string[][], options: { widt
   if (flex >= 0) {
     const others = widths.reduce((sum, w, i) => (i === flex ? sum : sum + w), 0) + GAP.length * (columns.length - 1);
     widths[flex] = Math.max(Math.min(widths[flex]!, width - others), Math.min(widths[flex]!, 10));
+  }
+  // Still too wide (the title at its minimum): take it from the cuttable columns (those with a max).
+  let over = widths.reduce((a, b) => a + b, 0) + GAP.length * (columns.length - 1) - width;
+  for (let i = 0; i < columns.length && over > 0; i++) {
+    if (columns[i]!.max === undefined || columns[i]!.flex) continue;
+    const give = Math.min(over, Math.max(0, widths[i]! - Math.max(8, displayWidth(columns[i]!.header))));
+    widths[i]! -= give;
+    over -= give;
   }
   const line = (cellsOf: string[], style: (text: string, col: number) => string) =>
     cellsOf
