@@ -10,7 +10,7 @@ export function wantsColor(options: { mode?: ColorMode | string; isTTY: boolean 
   if (options.mode === 'always') return true;
   if (options.mode === 'never') return false;
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
-  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false') return true;
+  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '' && env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false') return true;
   return options.isTTY === true;
 }
 

@@ -30,7 +30,7 @@ export function printTable<R>(
 ): void {
   const env = options.env ?? process.env;
   const out = options.out ?? process.stdout;
-  const p = palette(wantsColor({ mode: options.color, isTTY: true, env }));
+  const p = palette(wantsColor({ mode: options.color, isTTY: stdoutIsTTY(env, out), env }));
   if (rows.length === 0) {
     out.write(`${options.empty ?? '(none)'}\n`);
     return;

@@ -73,6 +73,7 @@ describe('colour decision', () => {
     expect(wantsColor({ isTTY: true, env: { NO_COLOR: '' } })).toBe(true);
     expect(wantsColor({ isTTY: false, env: { FORCE_COLOR: '1' } })).toBe(true);
     expect(wantsColor({ isTTY: true, env: { FORCE_COLOR: '0' } })).toBe(true);
+    expect(wantsColor({ isTTY: false, env: { FORCE_COLOR: '' } })).toBe(false);
     expect(wantsColor({ mode: 'always', isTTY: false, env: { NO_COLOR: '1' } })).toBe(true);
     expect(wantsColor({ mode: 'never', isTTY: true, env: { FORCE_COLOR: '1' } })).toBe(false);
   });
