@@ -93,7 +93,7 @@ describe('against ccusage', () => {
       }
     }
     expect(priced).toBeGreaterThanOrEqual(2);
-  });
+  }, 180_000);
 });
 
 describe('sp-usage over homes and the store', () => {
@@ -117,7 +117,7 @@ describe('sp-usage over homes and the store', () => {
     const sonnet = pi.find((r) => r.key === 'claude-sonnet-4-5');
     expect(sonnet).toBeDefined();
     expect(sonnet!.cost).toBeCloseTo((sonnet!.input * 3 + sonnet!.output * 15 + sonnet!.cache_read * 0.3 + sonnet!.cache_write * 3.75) / 1e6, 9);
-  });
+  }, 180_000); // five binaries, each a node start-up: slow on a loaded two-core machine
 
   it('the store gives the same figures as the homes it was captured from; --since/--until bound them', () => {
     const events = runBin('sp-capture', ['pi', '--all', '--home', piHome], { env }).stdout + runBin('sp-capture', ['codex', '--all', '--home', codexHome], { env }).stdout;
@@ -134,7 +134,7 @@ describe('sp-usage over homes and the store', () => {
     expect(bad.stderr).toMatch(/^sp-usage: --by is one of/);
     const badDate = runBin('sp-usage', ['--store', '--since', 'yesterday'], { env });
     expect(badDate.code).toBe(2);
-  });
+  }, 180_000);
 });
 
 describe('units', () => {
