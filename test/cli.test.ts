@@ -9,7 +9,7 @@ describe('every sp binary', () => {
   const names = Object.keys(pkg.bin);
 
   it('is declared in package.json and compiled to the path it names', () => {
-    expect(names.sort()).toEqual(['sp', 'sp-capture', 'sp-compile', 'sp-doctor', 'sp-export', 'sp-materialize', 'sp-mcp', 'sp-redact', 'sp-sync', 'sp-verify']);
+    expect(names.sort()).toEqual(['sp', 'sp-capture', 'sp-compile', 'sp-doctor', 'sp-export', 'sp-materialize', 'sp-mcp', 'sp-redact', 'sp-show', 'sp-sync', 'sp-usage', 'sp-verify']);
     for (const [name, path] of Object.entries(pkg.bin)) {
       expect(readFileSync(join(root, path), 'utf8').startsWith('#!/usr/bin/env node'), name).toBe(true);
     }
