@@ -26,6 +26,7 @@ interface Args {
   follow: boolean;
   quiet: boolean;
   redact: boolean;
+  json: boolean;
 }
 
 const SELECTORS = ['list', 'session', 'path', 'latest', 'all'] as const;
@@ -154,6 +155,7 @@ await runCli<Args>({
       .option('cursor', { type: 'string', describe: 'incremental: emit only what was appended since this cursor file, then update it' })
       .option('follow', { type: 'boolean', default: false, describe: 'keep running and emit new events as they are written (Ctrl-C stops)' })
       .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'no progress line on stderr (it is drawn only on a terminal anyway)' })
+      .option('json', { type: 'boolean', default: false, describe: 'NDJSON even on a terminal (--list prints a table there; a capture prints only a note)' })
       .option('redact', { type: 'boolean', default: true, describe: "--list shows titles and first prompts redacted with sp-redact's rules and key (--no-redact: as they are); the event stream is never redacted" })
       .command('$0 <agent>', false) as never,
   run: async (args) => {
@@ -161,19 +163,30 @@ await runCli<Args>({
     checkArgs(args);
     const home = args.home ?? (await import('../lib/config.js')).configuredHome(adapter.id, adapter.homeEnv) ?? adapter.defaultHome();
 
+    const { wantsTable } = await import('../lib/term/listing.js');
+    const table = wantsTable({ json: args.json });
     if (args.list) {
       const writer = new NdjsonWriter(process.stdout);
       // Titles and first prompts are what a user pasted: a secret in them would land on the terminal.
       const redactor = args.redact ? await (await import('../lib/redact/ensure.js')).Redactor.load() : undefined;
+      const refs: SessionRef[] = [];
       for await (const ref of adapter.discover({ home, cwd: args.cwd, details: true, onDiagnostic: warn })) {
         if (redactor) {
           if (ref.title !== undefined) ref.title = redactor.redactText(ref.title);
           if (ref.first_prompt !== undefined) ref.first_prompt = redactor.redactText(ref.first_prompt);
         }
-        await writer.write(ref);
+        if (table) refs.push(ref);
+        else await writer.write(ref);
       }
-      await writer.end();
+      if (table) (await import('../lib/term/views.js')).printSessionRefs(refs);
+      else await writer.end();
       return EXIT_OK;
+    }
+    if (table) {
+      // Thousands of JSON lines on a screen help nobody: say what this is for and what to use instead.
+      const selector = args.session !== undefined ? `--session ${args.session}` : args.path !== undefined ? `--path ${args.path}` : '--latest';
+      warn(undefined, `stdout is a terminal: sp-capture prints NDJSON events for other tools; \`sp show ${adapter.id} ${selector}\` shows the session readably, --json prints the events here anyway`);
+      return EXIT_USAGE;
     }
 
     const cursorFile: CursorFile | undefined = args.cursor !== undefined ? readCursorFile(args.cursor, adapter.id) : undefined;

@@ -3,7 +3,7 @@
 // dist/completion/sp.{bash,zsh,fish} (so `sp completion bash` only prints a file) and
 // dist/man/<binary>.1 (installed by npm from "directories.man": `man sp-capture` after npm i -g).
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = new URL('../', import.meta.url).pathname;
@@ -32,3 +32,6 @@ for (const c of commands.filter((c) => c.kind === 'binary')) {
   writeFileSync(join(root, 'dist/man', `sp-${c.name}.1`), completion.manPage(`sp-${c.name}`, c.summary, help(c.file), version));
 }
 writeFileSync(join(root, 'dist/man/sp.1'), completion.manPage('sp', 'one command for all of the sp binaries and flows', help(join(dir, 'sp.js')), version));
+
+// sp usage's price table ships as JSON next to its compiled module (tsc copies only .ts output).
+copyFileSync(new URL('../lib/usage/prices.json', import.meta.url), new URL('../dist/lib/usage/prices.json', import.meta.url));

@@ -9,7 +9,7 @@ describe('every sp binary', () => {
   const names = Object.keys(pkg.bin);
 
   it('is declared in package.json and compiled to the path it names', () => {
-    expect(names.sort()).toEqual(['session-portability', 'sp', 'sp-capture', 'sp-compile', 'sp-config', 'sp-doctor', 'sp-export', 'sp-hooks', 'sp-materialize', 'sp-mcp', 'sp-redact', 'sp-resume', 'sp-serve', 'sp-sync', 'sp-verify', 'sp-watch']);
+    expect(names.sort()).toEqual(['session-portability', 'sp', 'sp-capture', 'sp-compile', 'sp-config', 'sp-doctor', 'sp-export', 'sp-hooks', 'sp-materialize', 'sp-mcp', 'sp-redact', 'sp-resume', 'sp-serve', 'sp-show', 'sp-sync', 'sp-usage', 'sp-verify', 'sp-watch']);
     for (const [name, path] of Object.entries(pkg.bin)) {
       expect(readFileSync(join(root, path), 'utf8').startsWith('#!/usr/bin/env node'), name).toBe(true);
     }

@@ -107,6 +107,12 @@ export async function ingestCommand(args: CommonArgs & { files?: string[]; artif
   }
 }
 
+/** The terminal tables (lib/term/views.ts) when stdout is a terminal and no --json; undefined: print as before. */
+async function tableViews(args: CommonArgs): Promise<typeof import('../term/views.js') | undefined> {
+  const { wantsTable } = await import('../term/listing.js');
+  return wantsTable({ json: args.json }) ? import('../term/views.js') : undefined;
+}
+
 export async function lsCommand(args: CommonArgs & { all: boolean }): Promise<number> {
   const redactor = await loadRedactor();
   const store = openExistingReader(args);
@@ -115,6 +121,11 @@ export async function lsCommand(args: CommonArgs & { all: boolean }): Promise<nu
     const sessions = store.sessions({ all: args.all }).map((s) => ({ ...s, title: redactor.redactText(s.title), uri: redactor.redactText(s.uri), redaction: redactionState(store.manifest(s.id)) }));
     if (args.json) {
       for (const s of sessions) process.stdout.write(JSON.stringify(s) + '\n');
+      return EXIT_OK;
+    }
+    const views = await tableViews(args);
+    if (views) {
+      views.printStoredSessions(sessions);
       return EXIT_OK;
     }
     for (const s of sessions) {
@@ -149,7 +160,9 @@ export async function searchCommand(args: CommonArgs & { text: string; limit: nu
   try {
     // Snippets and titles are shown redacted (a store from before ingest redacted by default holds secrets).
     const hits = store.search(args.text, { limit: args.limit, session: args.session }).map((h) => ({ ...h, title: redactor.redactText(h.title), snippet: redactor.redactText(h.snippet) }));
-    for (const h of hits) {
+    const views = await tableViews(args);
+    if (views) views.printSearchHits(hits);
+    else for (const h of hits) {
       if (args.json) process.stdout.write(JSON.stringify(h) + '\n');
       else process.stdout.write(`${h.session}  seq ${h.seq}  ${h.type}: ${h.snippet}\n`);
     }
