@@ -28,6 +28,9 @@ interface Args extends cmd.CommonArgs {
   encryptTo?: string;
   encrypt?: boolean;
   age?: boolean;
+  local?: boolean;
+  receipt?: string;
+  note?: string;
 }
 
 
@@ -77,7 +80,8 @@ await runCli<Args>({
       .command('log <session>', 'write a stored session\'s events to stdout', (b) =>
         b
           .positional('session', { type: 'string', describe: 'session id (or a unique prefix, or a native id prefix)' })
-          .option('since', { type: 'number', describe: 'only events with seq >= SINCE' }),
+          .option('since', { type: 'number', describe: 'only events with seq >= SINCE' })
+          .option('local', { type: 'boolean', default: false, describe: "the local log as stored (default: the merged view of every machine's chain, the same on every machine)" }),
       )
       .command('search <text>', 'full-text search over stored events', (b) =>
         b
@@ -128,6 +132,9 @@ await runCli<Args>({
           .positional('key', { type: 'string', describe: 'add: a public key file (id_ed25519.pub) or a base64 Ed25519 key; rm: a name or key id' })
           .option('name', { type: 'string', describe: 'add: the name to trust the key under' }),
       )
+      .command('ack <receipt>', 'acknowledge a handoff received (a receipt id or file): a handoff.ack event that travels back', (b) =>
+        b.positional('receipt', { type: 'string', describe: 'rcpt_… (in the store) or a receipt file' }).option('note', { type: 'string', describe: 'a short answer to the handoff\'s expectation' }),
+      )
       .command('status', 'remotes and their per-session cursors (pushed / pulled seq)')
       .option('limit', { type: 'number', default: 20, hidden: true })
       .option('all', { type: 'boolean', default: false, hidden: true })
@@ -164,6 +171,8 @@ await runCli<Args>({
         return cmd.cloneCommand(args);
       case 'status':
         return cmd.statusCommand(args);
+      case 'ack':
+        return cmd.ackCommand({ ...args, receipt: cmd.requireText(args.receipt, 'a receipt'), note: args.note });
       case 'trust':
         return cmd.trustCommand(args);
       default:

@@ -118,12 +118,17 @@ export async function lsCommand(args: CommonArgs & { all: boolean }): Promise<nu
   }
 }
 
-export async function logCommand(args: CommonArgs & { session: string; since?: number }): Promise<number> {
+export async function logCommand(args: CommonArgs & { session: string; since?: number; local?: boolean }): Promise<number> {
   const store = openReader(args);
   try {
     const id = store.resolveSession(args.session);
     const out = new NdjsonWriter(process.stdout);
-    for await (const event of store.events(id, { since: args.since })) await out.writeLine(JSON.stringify(event));
+    const { mirroredOrigins } = await import('../store/origins.js');
+    if (!args.local && mirroredOrigins(store.dir, id).length > 0) {
+      // Other machines wrote to it: the merged view, the same on every machine that holds the same chains.
+      const { convergedView } = await import('../store/converge.js');
+      for (const event of convergedView(store, id).events) if (event.seq >= (args.since ?? 0)) await out.writeLine(JSON.stringify(event));
+    } else for await (const event of store.events(id, { since: args.since })) await out.writeLine(JSON.stringify(event));
     await out.end();
     return EXIT_OK;
   } finally {
@@ -380,6 +385,27 @@ export async function trustCommand(args: CommonArgs & { action?: string; key?: s
     return EXIT_OK;
   }
   throw new UserError(`unknown trust action ${JSON.stringify(action)} (add, list, rm)`);
+}
+
+/** `sp-sync ack RECEIPT`: acknowledge a handoff (by receipt id, or a receipt file). */
+export async function ackCommand(args: CommonArgs & { receipt: string; note?: string }): Promise<number> {
+  const { existsSync, readFileSync } = await import('node:fs');
+  const { RECEIPT_ID_PATTERN } = await import('../store/receipts.js');
+  const { recordAck } = await import('../store/handoff.js');
+  const { parseJsonObject } = await import('../json.js');
+  const store = openWriter(args);
+  try {
+    const path = RECEIPT_ID_PATTERN.test(args.receipt) ? join(store.dir, 'receipts', `${args.receipt}.json`) : args.receipt;
+    if (!existsSync(path)) throw new UserError(RECEIPT_ID_PATTERN.test(args.receipt) ? 'no such receipt in the store (sp-sync pull first)' : 'no such receipt file', path);
+    const receipt = parseJsonObject(readFileSync(path, 'utf8')).value;
+    if (!receipt) throw new UserError('not a JSON object', path);
+    const r = await recordAck(store, receipt, args.note);
+    process.stdout.write(JSON.stringify({ receipt: receipt.receipt_id, session: r.session, seq: r.seq, machine: store.machine }) + '\n');
+    if (!args.quiet) warn(undefined, `acknowledged ${String(receipt.receipt_id)} in ${r.session} (seq ${r.seq})`);
+    return EXIT_OK;
+  } finally {
+    store.close();
+  }
 }
 
 export async function statusCommand(args: CommonArgs): Promise<number> {

@@ -47,7 +47,6 @@ import { replaceFileAtomic } from '../atomic.js';
 import { makePrivateDir, PRIVATE_FILE } from '../private.js';
 import { UserError, warn } from '../diagnostics.js';
 import { copyArtifact, listArtifacts } from '../artifacts.js';
-import { Chainer } from '../chain.js';
 import { parseJsonObject } from '../json.js';
 import type { SpEvent } from '../event.js';
 import { Store, eventKey, trustedKeys, checkSignature, type SessionSummary, type Signature, type RedactionRecord } from '../store/index.js';
@@ -72,6 +71,9 @@ import {
 import { addTrusted, listTrusted, type TrustedSigner } from '../store/trust.js';
 import type { Json } from '../json.js';
 import { openSealedTree, type RemoteTree, type TreeSegment } from './sealed.js';
+import { ownChain, type SeenMark } from '../store/converge.js';
+import { importReceipts, receiptsIssuedBy, sameReceipts } from '../store/receipts.js';
+import { refreshConverged } from '../store/handoff.js';
 
 const run = promisify(execFile);
 
@@ -378,62 +380,42 @@ async function treeFor(store: Store, remote: RemoteConfig, direction: 'push' | '
   return isEncrypted(remote) ? openSealedTree(store, remote, { recipients: remote.recipients!, forPush: direction === 'push' }) : plainTree();
 }
 
-/**
- * This machine's own events of a session, as published: the events whose key no origin mirror
- * holds, numbered 0.. and chained from ''. A session no one else wrote to is published as its log
- * lines verbatim; one with pulled events publishes only the own ones, re-numbered and re-chained
- * (pointers to pulled events — parent_seq, derived_from — are left out: the export cannot name them).
- */
+/** This machine's own chain of a session as published (lib/store/converge.ts ownChain). */
 interface OwnExport {
   count: number;
   head: string | null;
+  seen: SeenMark[];
   /** The published line at `seq`. */
   lineAt(seq: number): string | undefined;
   lines(from: number): Iterable<{ seq: number; text: string }>;
 }
 
-async function ownExport(store: Store, id: string, summary: SessionSummary): Promise<OwnExport> {
-  const origins = mirroredOrigins(store.dir, id);
-  if (origins.length === 0) {
-    return {
-      count: summary.events,
-      head: summary.head,
-      lineAt: (seq) => store.rawLines(id, seq).next().value?.text,
-      lines: (from) => store.rawLines(id, from),
-    };
-  }
-  const foreign = new Set<string>();
-  for (const machine of origins) for (const e of mirroredEvents(store.dir, machine, id)) foreign.add(eventKey(e));
-  const lines: string[] = [];
-  const renumbered = new Map<number, number>();
-  const chainer = new Chainer();
-  let head: string | null = null;
-  for await (const event of store.events(id)) {
-    if (foreign.has(eventKey(event))) continue;
-    const { checksum: _c, parent_seq, derived_from, ...rest } = event;
-    const out: SpEvent = { ...rest, seq: lines.length } as SpEvent;
-    if (typeof parent_seq === 'number' && renumbered.has(parent_seq)) out.parent_seq = renumbered.get(parent_seq);
-    if (typeof derived_from === 'number' && renumbered.has(derived_from)) out.derived_from = renumbered.get(derived_from);
-    renumbered.set(event.seq, lines.length);
-    const chained = chainer.chain(out);
-    head = chained.checksum!;
-    lines.push(JSON.stringify(chained));
-  }
+async function ownExport(store: Store, id: string): Promise<OwnExport> {
+  const own = ownChain(store, id);
   return {
-    count: lines.length,
-    head,
-    lineAt: (seq) => lines[seq],
+    count: own.lines.length,
+    head: own.head,
+    seen: own.seen,
+    lineAt: (seq) => own.lines[seq],
     lines: function* (from) {
-      for (let seq = from; seq < lines.length; seq++) yield { seq, text: lines[seq] };
+      for (let seq = from; seq < own.lines.length; seq++) yield { seq, text: own.lines[seq] };
     },
   };
+}
+
+function ownReceipts(store: Store, id: string): Array<Record<string, unknown>> {
+  return receiptsIssuedBy(store.dir, store.machine, id);
 }
 
 /** The manifest published with a machine's own events: signed by it, naming it, covering only them. */
 function publishedManifest(store: Store, id: string, own: OwnExport): Record<string, unknown> {
   const local = store.manifest(id);
   const { signature: _s, origins: _o, bytes: _b, ...rest } = (local ?? {}) as Record<string, unknown>;
-  return signDocument({ ...rest, session_id: id, machine: store.machine, event_count: own.count, first_seq: 0, last_seq: own.count - 1, head: own.head }, store.signer());
+  const { converged: _v, ...published } = rest;
+  return signDocument(
+    { ...published, session_id: id, machine: store.machine, event_count: own.count, first_seq: 0, last_seq: own.count - 1, head: own.head, seen: own.seen, receipts: ownReceipts(store, id) },
+    store.signer(),
+  );
 }
 
 /** Writes the store's own events to the own folder of a tree; returns what it added. */
@@ -447,7 +429,7 @@ async function pushTree(store: Store, root: string, remoteName: string, options:
   for (const s of store.sessions({ all: true })) {
     if (options.skip?.has(s.id)) continue;
     const dir = join(own, s.id);
-    const mine = await ownExport(store, s.id, s);
+    const mine = await ownExport(store, s.id);
     const segments = tree.segments(dir);
     if (mine.count === 0 && segments.length === 0) continue; // only others' events: theirs to publish
     let remoteCount = 0;
@@ -467,7 +449,8 @@ async function pushTree(store: Store, root: string, remoteName: string, options:
       if (localHead !== remoteHead) throw new UserError(`the remote's copy of ${s.id} from this machine differs from the store at seq ${remoteCount - 1}; refusing to push over it`, root);
     }
     const published = await tree.readManifest(dir);
-    if (remoteCount === mine.count && published?.event_count === mine.count && published?.head === mine.head && published?.machine === store.machine) {
+    const receiptsPublished = sameReceipts(published?.receipts, ownReceipts(store, s.id));
+    if (remoteCount === mine.count && published?.event_count === mine.count && published?.head === mine.head && published?.machine === store.machine && receiptsPublished) {
       store.setCursor(remoteName, store.machine, s.id, remoteCount, remoteHead ?? null);
       continue;
     }
@@ -559,60 +542,73 @@ async function pullTree(store: Store, root: string, remoteName: string, options:
   if (nodeKind(machinesDir) === 'missing') return { sessions, events };
   const trusted = trustedKeys(store.home);
   const bindings = new SignerBindings(store.dir, trusted);
-  for (const machine of readdirSync(machinesDir).sort()) {
-    if (machine === store.machine) continue;
-    const where = `machines/${machine}`;
-    if (!MACHINE_PATTERN.test(machine)) {
-      refused.push({ where: `machines/${JSON.stringify(machine)}`, reason: 'not a machine id' });
-      continue;
-    }
-    const badMachine = notPlainDir(join(machinesDir, machine), false) ?? notPlainDir(join(machinesDir, machine, 'sessions'), true);
-    if (badMachine) {
-      refused.push({ where, machine, reason: badMachine });
-      continue;
-    }
-    const sessionsDir = join(machinesDir, machine, 'sessions');
-    if (nodeKind(sessionsDir) === 'missing') continue;
-    const problem = await tree.machineProblem(join(machinesDir, machine));
-    if (problem) {
-      refused.push({ where, machine, reason: problem });
-      continue;
-    }
-    for (const id of readdirSync(sessionsDir).sort()) {
-      if (!SESSION_ID_PATTERN.test(id)) {
-        refused.push({ where: `${where}/sessions/${JSON.stringify(id)}`, machine, reason: 'not a session id' });
-        continue;
-      }
-      const cursor = store.cursor(remoteName, machine, id);
-      const read = await tree.readFolder(join(sessionsDir, id), machine, id, trusted, { from: cursor ?? undefined, collect: true });
-      if (!read.ok) {
-        refused.push({ where: `${where}/sessions/${id}`, machine, session: id, reason: read.reason, signer: read.unknownSigner });
-        continue;
-      }
-      const misbound = bindings.conflict(machine, read.keyId);
-      if (misbound) {
-        refused.push({ where: `${where}/sessions/${id}`, machine, session: id, reason: misbound });
-        continue;
-      }
-      if (read.events.length === 0) continue;
-      bindings.bind(machine, read.keyId);
-      const uri = typeof read.manifest.session_uri === 'string' && read.manifest.session_uri.startsWith('session://') ? read.manifest.session_uri : undefined;
-      // The signed copy first: what is stored from an origin is always covered by its mirror.
-      writeMirror(store.dir, machine, id, read);
-      let added = 0;
-      for (let i = 0; i < read.events.length; i += 1000) {
-        const batch = read.events.slice(i, i + 1000);
-        added += store.append(id, batch, { uri, source: `${remoteName}/${machine}`, redaction: options.classify?.(batch) }).added;
-        recordOrigin(store, id, machine, read.keyId, read.manifestHash, batch);
-        const lastEvent = batch[batch.length - 1];
-        store.setCursor(remoteName, machine, id, lastEvent.seq + 1, lastEvent.checksum ?? null);
-        if (batch.length === 1000) options.onProgress?.(1000, id);
-      }
-      if (added > 0) sessions += 1;
-      events += added;
-    }
+  const touched = new Set<string>();
+  try {
+    await pullMachines();
+  } finally {
+    // The merged view's owner and head, signed into the local manifest (also after a partial pull).
+    for (const id of touched) refreshConverged(store, id);
   }
   return { sessions, events };
+
+  async function pullMachines(): Promise<void> {
+    for (const machine of readdirSync(machinesDir).sort()) {
+      if (machine === store.machine) continue;
+      const where = `machines/${machine}`;
+      if (!MACHINE_PATTERN.test(machine)) {
+        refused.push({ where: `machines/${JSON.stringify(machine)}`, reason: 'not a machine id' });
+        continue;
+      }
+      const badMachine = notPlainDir(join(machinesDir, machine), false) ?? notPlainDir(join(machinesDir, machine, 'sessions'), true);
+      if (badMachine) {
+        refused.push({ where, machine, reason: badMachine });
+        continue;
+      }
+      const sessionsDir = join(machinesDir, machine, 'sessions');
+      if (nodeKind(sessionsDir) === 'missing') continue;
+      const problem = await tree.machineProblem(join(machinesDir, machine));
+      if (problem) {
+        refused.push({ where, machine, reason: problem });
+        continue;
+      }
+      for (const id of readdirSync(sessionsDir).sort()) {
+        if (!SESSION_ID_PATTERN.test(id)) {
+          refused.push({ where: `${where}/sessions/${JSON.stringify(id)}`, machine, reason: 'not a session id' });
+          continue;
+        }
+        const cursor = store.cursor(remoteName, machine, id);
+        const read = await tree.readFolder(join(sessionsDir, id), machine, id, trusted, { from: cursor ?? undefined, collect: true });
+        if (!read.ok) {
+          refused.push({ where: `${where}/sessions/${id}`, machine, session: id, reason: read.reason, signer: read.unknownSigner });
+          continue;
+        }
+        const misbound = bindings.conflict(machine, read.keyId);
+        if (misbound) {
+          refused.push({ where: `${where}/sessions/${id}`, machine, session: id, reason: misbound });
+          continue;
+        }
+        const receipts = importReceipts(store.dir, read.manifest.receipts, machine, id, read.keyId, trusted);
+        for (const reason of receipts.refused) refused.push({ where: `${where}/sessions/${id}/manifest.json`, machine, session: id, reason: `receipt not taken: ${reason}` });
+        if (read.events.length === 0) continue;
+        bindings.bind(machine, read.keyId);
+        const uri = typeof read.manifest.session_uri === 'string' && read.manifest.session_uri.startsWith('session://') ? read.manifest.session_uri : undefined;
+        // The signed copy first: what is stored from an origin is always covered by its mirror.
+        writeMirror(store.dir, machine, id, read);
+        let added = 0;
+        for (let i = 0; i < read.events.length; i += 1000) {
+          const batch = read.events.slice(i, i + 1000);
+          added += store.append(id, batch, { uri, source: `${remoteName}/${machine}`, redaction: options.classify?.(batch) }).added;
+          recordOrigin(store, id, machine, read.keyId, read.manifestHash, batch);
+          const lastEvent = batch[batch.length - 1];
+          store.setCursor(remoteName, machine, id, lastEvent.seq + 1, lastEvent.checksum ?? null);
+          if (batch.length === 1000) options.onProgress?.(1000, id);
+        }
+        if (added > 0) sessions += 1;
+        events += added;
+        touched.add(id);
+      }
+    }
+  }
 }
 
 /** Notes in the local manifest which stored seqs hold `events` of `machine` (before the cursor moves, so a crash re-records them). */
