@@ -29,6 +29,8 @@ interface Args extends cmd.CommonArgs {
   encrypt?: boolean;
   age?: boolean;
   local?: boolean;
+  remote?: string;
+  remotes?: boolean;
   receipt?: string;
   note?: string;
 }
@@ -135,7 +137,12 @@ await runCli<Args>({
       .command('ack <receipt>', 'acknowledge a handoff received (a receipt id or file): a handoff.ack event that travels back', (b) =>
         b.positional('receipt', { type: 'string', describe: 'rcpt_… (in the store) or a receipt file' }).option('note', { type: 'string', describe: 'a short answer to the handoff\'s expectation' }),
       )
-      .command('status', 'remotes and their per-session cursors (pushed / pulled seq)')
+      .command('status [session]', 'per session (NDJSON): the merged head and owner here and on each remote, ahead/behind, folders waiting for trust; exit 1 when out of sync', (b) =>
+        b
+          .positional('session', { type: 'string', describe: 'only this session' })
+          .option('remote', { type: 'string', describe: 'only this remote' })
+          .option('remotes', { type: 'boolean', default: false, describe: 'instead: the remotes and their per-session cursors (pushed / pulled seq)' }),
+      )
       .option('limit', { type: 'number', default: 20, hidden: true })
       .option('all', { type: 'boolean', default: false, hidden: true })
       .option('dir', { type: 'boolean', default: false, hidden: true })
@@ -170,7 +177,7 @@ await runCli<Args>({
       case 'clone':
         return cmd.cloneCommand(args);
       case 'status':
-        return cmd.statusCommand(args);
+        return cmd.statusCommand({ ...args, name: args.remote });
       case 'ack':
         return cmd.ackCommand({ ...args, receipt: cmd.requireText(args.receipt, 'a receipt'), note: args.note });
       case 'trust':

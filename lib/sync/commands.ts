@@ -408,7 +408,28 @@ export async function ackCommand(args: CommonArgs & { receipt: string; note?: st
   }
 }
 
-export async function statusCommand(args: CommonArgs): Promise<number> {
+/**
+ * `sp-sync status`: one NDJSON row per session (lib/sync/status.ts); exit 1 when any session is out
+ * of sync with a remote. `--remotes`: the remotes and their cursors instead.
+ */
+export async function statusCommand(args: CommonArgs & { remotes?: boolean; session?: string; name?: string }): Promise<number> {
+  if (args.remotes) return remotesStatus(args);
+  const { sessionStatusRows } = await import('./status.js');
+  // A writer: reading a git remote fetches into the store's working clone.
+  const store = openWriter(args);
+  try {
+    const id = args.session ? store.resolveSession(args.session) : undefined;
+    const rows = (await sessionStatusRows(store, { remote: args.name })).filter((r) => id === undefined || r.session === id);
+    for (const row of rows) process.stdout.write(JSON.stringify(row) + '\n');
+    const out = rows.filter((r) => !r.in_sync).length;
+    if (!args.quiet) warn(undefined, out === 0 ? `${rows.length} session${rows.length === 1 ? '' : 's'} in sync` : `${out} of ${rows.length} sessions out of sync`);
+    return out === 0 ? EXIT_OK : EXIT_CHECK_FAILED;
+  } finally {
+    store.close();
+  }
+}
+
+async function remotesStatus(args: CommonArgs): Promise<number> {
   const r = await import('./remote.js');
   const store = openReader(args);
   try {

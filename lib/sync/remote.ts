@@ -717,3 +717,15 @@ export function status(store: Store): RemoteStatus[] {
     cursors: store.cursors(remote.name).map((c) => ({ machine: c.machine, session: c.session, seq: c.seq, local_events: store.session(c.session)?.events ?? null })),
   }));
 }
+
+/**
+ * A remote's tree as pull reads it, for a look without storing anything (sp-sync status): a dir
+ * remote as it is, a git remote fetched into the working clone (a rewritten history refused).
+ */
+export async function remoteTreeForReading(store: Store, remote: RemoteConfig): Promise<{ root: string; tree: RemoteTree } | undefined> {
+  const tree = await treeFor(store, remote, 'pull');
+  if (remote.kind === 'dir') return existsSync(remote.url) ? { root: remote.url, tree } : undefined;
+  const git = await openClone(store, remote);
+  await resetTo(git, await fetchChecked(store, remote, git));
+  return { root: git.dir, tree };
+}
