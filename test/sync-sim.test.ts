@@ -58,6 +58,7 @@ export const REMOTES: RemoteFactory[] = [
     kind: 'folder',
     create(dir) {
       const url = join(dir, 'remote-dir');
+      mkdirSync(url); // a shared folder exists before anyone pulls from it
       return { url, dirKind: true, files: () => walk(url) };
     },
   },
@@ -197,9 +198,12 @@ async function runSchedule(seed: number, factory: RemoteFactory): Promise<void> 
     );
     for (let i = 0; i < views.length; i++) expect(open(machines[i]).manifest(id)?.current_owner.agent ?? null, `owner of ${id} in ${machines[i].name}'s manifest`).toBe(views[i].owner);
     for (let i = 1; i < receipts.length; i++) expect(receipts[i], `receipts of ${id} on ${machines[i].name}`).toEqual(receipts[0]);
-    // Every handoff in the merged view has its receipt on every machine.
-    const handoffs = views[0].events.filter((e) => e.type === 'handoff').length;
-    expect(receipts[0].length).toBe(handoffs);
+    // Every handoff in the merged view has its receipt on every machine (a fork copies its parent's
+    // handoffs: their receipts name the parent session).
+    for (const e of views[0].events.filter((x) => x.type === 'handoff')) {
+      const rid = (e.payload as { receipt_id: string }).receipt_id;
+      for (const m of machines) expect(existsSync(join(m.dir, 'receipts', `${rid}.json`)), `receipt ${rid} of ${id} on ${m.name}`).toBe(true);
+    }
   }
   for (const m of machines) {
     const trusted = trustedKeys(m.home);

@@ -55,6 +55,8 @@ import { SESSION_ID_PATTERN } from '../store/paths.js';
 import {
   MACHINE_PATTERN,
   SEGMENT,
+  manifestHash,
+  mirrorDir,
   addToRanges,
   firstIrregular,
   mirroredEvents,
@@ -589,7 +591,15 @@ async function pullTree(store: Store, root: string, remoteName: string, options:
         }
         const receipts = importReceipts(store.dir, read.manifest.receipts, machine, id, read.keyId, trusted);
         for (const reason of receipts.refused) refused.push({ where: `${where}/sessions/${id}/manifest.json`, machine, session: id, reason: `receipt not taken: ${reason}` });
-        if (read.events.length === 0) continue;
+        if (read.events.length === 0) {
+          // No new events, but a newer signed manifest (its causal marks or receipts changed): mirror it.
+          if (mirroredManifestHash(store.dir, machine, id) !== read.manifestHash && mirroredOrigins(store.dir, id).includes(machine)) {
+            bindings.bind(machine, read.keyId);
+            writeMirror(store.dir, machine, id, read);
+            touched.add(id);
+          }
+          continue;
+        }
         bindings.bind(machine, read.keyId);
         const uri = typeof read.manifest.session_uri === 'string' && read.manifest.session_uri.startsWith('session://') ? read.manifest.session_uri : undefined;
         // The signed copy first: what is stored from an origin is always covered by its mirror.
@@ -609,6 +619,12 @@ async function pullTree(store: Store, root: string, remoteName: string, options:
       }
     }
   }
+}
+
+/** The SHA-256 of the origin manifest a store mirrors for a machine's session (undefined: none). */
+function mirroredManifestHash(storeDir: string, machine: string, id: string): string | undefined {
+  const path = join(mirrorDir(storeDir, machine, id), 'manifest.json');
+  return existsSync(path) ? manifestHash(readFileSync(path)) : undefined;
 }
 
 /** Notes in the local manifest which stored seqs hold `events` of `machine` (before the cursor moves, so a crash re-records them). */
@@ -655,6 +671,7 @@ export async function push(store: Store, remote: RemoteConfig, options: SyncOpti
     await git.run(['commit', '-q', '-m', `sp-sync push from ${store.machine}: ${r.events} events in ${r.sessions} sessions, ${r.artifacts} artifacts`]);
     const pushed = await git.run(['push', '-q', 'origin', `HEAD:refs/heads/${BRANCH}`], { allowFail: true });
     if (pushed.ok) {
+      await pointHeadAtBranch(remote.url);
       const commit = (await git.run(['rev-parse', 'HEAD'])).stdout.trim();
       await git.run(['update-ref', `refs/remotes/origin/${BRANCH}`, commit]);
       writeState(store, remote, { seen: commit });
@@ -664,6 +681,29 @@ export async function push(store: Store, remote: RemoteConfig, options: SyncOpti
     if (attempt >= 4 || !/rejected|non-fast-forward|fetch first|failed to push/i.test(pushed.stderr)) {
       throw new UserError(`git push failed: ${pushed.stderr.trim().split('\n').slice(-2).join(' / ')}`, remote.url);
     }
+  }
+}
+
+/**
+ * A bare repository on this machine (a path or file:// URL) made by `git init --bare` has HEAD on a
+ * branch sp does not push, so `git clone` of it warns that HEAD names a missing ref: point HEAD at
+ * the branch sp pushes when HEAD's branch does not exist. Hosted remotes pick their default branch
+ * from the first push themselves.
+ */
+async function pointHeadAtBranch(url: string): Promise<void> {
+  const path = url.startsWith('file://') ? decodeURIComponent(url.slice('file://'.length)) : isAbsolute(url) ? url : undefined;
+  if (!path || nodeKind(join(path, 'HEAD')) !== 'file') return;
+  const git = (args: string[]) => run('git', ['--git-dir', path, ...args], { env: { ...process.env, LC_ALL: 'C' } });
+  try {
+    const head = (await git(['symbolic-ref', '-q', 'HEAD'])).stdout.trim();
+    if (head === `refs/heads/${BRANCH}`) return;
+    const exists = await git(['rev-parse', '--verify', '-q', head]).then(
+      () => true,
+      () => false,
+    );
+    if (!exists) await git(['symbolic-ref', 'HEAD', `refs/heads/${BRANCH}`]);
+  } catch {
+    // not a repository we can read here, or a detached HEAD: left as it is
   }
 }
 
