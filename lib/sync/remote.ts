@@ -451,7 +451,9 @@ async function pushTree(store: Store, root: string, remoteName: string, options:
       if (localHead !== remoteHead) throw new UserError(`the remote's copy of ${s.id} from this machine differs from the store at seq ${remoteCount - 1}; refusing to push over it`, root);
     }
     const published = await tree.readManifest(dir);
-    const receiptsPublished = sameReceipts(published?.receipts, ownReceipts(store, s.id));
+    // The manifest is signed again when its causal marks or receipts are not the current ones
+    // (an older release published none).
+    const receiptsPublished = sameReceipts(published?.receipts, ownReceipts(store, s.id)) && JSON.stringify(published?.seen ?? null) === JSON.stringify(mine.seen);
     if (remoteCount === mine.count && published?.event_count === mine.count && published?.head === mine.head && published?.machine === store.machine && receiptsPublished) {
       store.setCursor(remoteName, store.machine, s.id, remoteCount, remoteHead ?? null);
       continue;
