@@ -598,6 +598,7 @@ async function pullTree(store: Store, root: string, remoteName: string, options:
           if (mirroredManifestHash(store.dir, machine, id) !== read.manifestHash && mirroredOrigins(store.dir, id).includes(machine)) {
             bindings.bind(machine, read.keyId);
             writeMirror(store.dir, machine, id, read);
+            recordOriginManifest(store, id, machine, read.keyId, read.manifestHash);
             touched.add(id);
           }
           continue;
@@ -621,6 +622,17 @@ async function pullTree(store: Store, root: string, remoteName: string, options:
       }
     }
   }
+}
+
+/** Notes in the local manifest which origin manifest (by hash) now covers a machine's events. */
+function recordOriginManifest(store: Store, id: string, machine: string, keyId: string, hash: string): void {
+  if (!store.manifest(id)) return;
+  store.updateManifest(id, (m) => {
+    const records = Array.isArray(m.origins) ? [...(m.origins as OriginRecord[])] : [];
+    const at = records.findIndex((r) => r.machine === machine);
+    if (at >= 0) records[at] = { ...records[at], key_id: keyId, manifest_sha256: hash };
+    m.origins = records;
+  });
 }
 
 /** The SHA-256 of the origin manifest a store mirrors for a machine's session (undefined: none). */
