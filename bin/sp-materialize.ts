@@ -34,6 +34,8 @@ interface Args {
   mkcwd: boolean;
   experimental: boolean;
   store?: string;
+  handoff?: boolean;
+  expect?: string;
   redact: boolean;
   atifVersion?: string;
   quiet: boolean;
@@ -172,12 +174,15 @@ await runCli<Args>({
       .option('safety', { type: 'boolean', default: true, describe: 'the resume-safety pass (--no-safety writes ids, thinking and unpaired tools as they are)' })
       .option('backup', { type: 'boolean', default: true, describe: 'back up a database the writer adds to (hermes: state.db) first; --no-backup skips it' })
       .option('atif-version', { type: 'string', describe: 'atif: the ATIF version to write (1.0 … 1.7; default the latest)' })
-      .option('store', { type: 'string', describe: 'record the handoff (event, signed receipt, new owner) in this sp store; default: $SP_HOME/store when it holds the session' })
+      .option('handoff', { type: 'boolean', default: false, describe: 'record a handoff in the store (event, signed receipt, new owner); without it the write is a copy and the store is left as it is' })
+      .option('expect', { type: 'string', describe: 'with --handoff: what the receiving side is expected to do (kept in the receipt; acknowledged with sp-sync ack)' })
+      .option('store', { type: 'string', describe: 'with --handoff: record it in this sp store; default: $SP_HOME/store when it holds the session' })
       .option('redact', { type: 'boolean', default: true, describe: "redact secrets with sp-redact's rules and key before writing (--no-redact writes them as they are; the result line says \"redacted\": false)" })
       .command('$0 <agent> [file]', false) as never,
   run: async (args) => {
     const adapter = getAdapter(args.agent);
     if (!adapter.materialize) throw new UserError(`${adapter.displayName} sessions cannot be written (writers: ${writers().join(', ')})`);
+    if (args.expect !== undefined && !args.handoff) throw new UserError('--expect goes with --handoff (a copy records nothing to expect)', '--expect');
     if (args.branches === 'all' && args.branch !== undefined) throw new UserError('--branches all writes one session per branch; --branch hands the tree to the writer: give one of them', '--branches');
     const preview: string[][] = [];
     const options: RelayOptions = {
@@ -209,6 +214,8 @@ await runCli<Args>({
     if (!args.redact) for (const result of outcome.results) (result as RelayResult & { redacted?: boolean }).redacted = false;
     const totals = outcome.ledger.totals();
     outcome.results[0].ledger = totals;
+    // The result line says whether the write hands the session over or is a copy of it.
+    (outcome.results[0] as RelayResult & { handoff?: boolean }).handoff = args.handoff === true && !args.dryRun;
     if (outcome.results.length > 1) outcome.results[0].sessions = outcome.results.map((r) => r.session_id);
     outcome.results.forEach((result, i) => {
       process.stdout.write(JSON.stringify(result) + '\n');
@@ -217,11 +224,11 @@ await runCli<Args>({
     if (!args.quiet) warn('ledger', `${totalsLine(totals)}${outcome.results.length > 1 ? ` (${outcome.results.length} sessions: the active branch and ${outcome.results.length - 1} other)` : ''}`);
     if (!args.quiet) summarize(outcome.entries);
     if (args.report) writeReport(args.report, outcome.ledger, outcome.results);
-    if (!args.dryRun) {
+    if (!args.dryRun && args.handoff) {
       const { recordHandoffIfStored } = await import('../lib/store/index.js');
-      const handoff = await recordHandoffIfStored({ store: args.store, sourceSession: outcome.session, toAgent: adapter.id, targetSessionId: outcome.results[0].session_id, note: `sp-materialize ${adapter.id} (${outcome.mode} mode)` });
+      const handoff = await recordHandoffIfStored({ store: args.store, sourceSession: outcome.session, toAgent: adapter.id, targetSessionId: outcome.results[0].session_id, note: `sp-materialize ${adapter.id} (${outcome.mode} mode)`, expect: args.expect });
       if (handoff && !args.quiet) warn('handoff', `recorded in the store: ${handoff.receiptPath}`);
-    }
+    } else if (!args.dryRun && !args.quiet) warn('handoff', 'none: this is a copy; the store and the session\'s owner are unchanged (--handoff records one)');
     return EXIT_OK;
   },
 });

@@ -33,6 +33,10 @@ interface Args extends cmd.CommonArgs {
   agent?: string;
   machine?: string;
   until?: string;
+  local?: boolean;
+  remotes?: boolean;
+  receipt?: string;
+  note?: string;
 }
 
 
@@ -82,7 +86,8 @@ await runCli<Args>({
       .command('log <session>', 'write a stored session\'s events to stdout', (b) =>
         b
           .positional('session', { type: 'string', describe: 'session id (or a unique prefix, or a native id prefix)' })
-          .option('since', { type: 'number', describe: 'only events with seq >= SINCE' }),
+          .option('since', { type: 'number', describe: 'only events with seq >= SINCE' })
+          .option('local', { type: 'boolean', default: false, describe: "the local log as stored (default: the merged view of every machine's chain, the same on every machine)" }),
       )
       .command('search <text>', 'full-text search over stored events', (b) =>
         b
@@ -140,7 +145,15 @@ await runCli<Args>({
           .positional('key', { type: 'string', describe: 'add: a public key file (id_ed25519.pub) or a base64 Ed25519 key; rm: a name or key id' })
           .option('name', { type: 'string', describe: 'add: the name to trust the key under' }),
       )
-      .command('status', 'remotes and their per-session cursors (pushed / pulled seq)')
+      .command('ack <receipt>', 'acknowledge a handoff received (a receipt id or file): a handoff.ack event that travels back', (b) =>
+        b.positional('receipt', { type: 'string', describe: 'rcpt_… (in the store) or a receipt file' }).option('note', { type: 'string', describe: 'a short answer to the handoff\'s expectation' }),
+      )
+      .command('status [session]', 'per session (NDJSON): the merged head and owner here and on each remote, ahead/behind, folders waiting for trust; exit 1 when out of sync', (b) =>
+        b
+          .positional('session', { type: 'string', describe: 'only this session' })
+          .option('remote', { type: 'string', describe: 'only this remote' })
+          .option('remotes', { type: 'boolean', default: false, describe: 'instead: the remotes and their per-session cursors (pushed / pulled seq)' }),
+      )
       .option('limit', { type: 'number', default: 20, hidden: true })
       .option('all', { type: 'boolean', default: false, hidden: true })
       .option('dir', { type: 'boolean', default: false, hidden: true })
@@ -175,7 +188,9 @@ await runCli<Args>({
       case 'clone':
         return cmd.cloneCommand(args);
       case 'status':
-        return cmd.statusCommand(args);
+        return cmd.statusCommand({ ...args, name: args.remote });
+      case 'ack':
+        return cmd.ackCommand({ ...args, receipt: cmd.requireText(args.receipt, 'a receipt'), note: args.note });
       case 'trust':
         return cmd.trustCommand(args);
       default:

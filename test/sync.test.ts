@@ -266,7 +266,7 @@ describe('remote integrity', () => {
     expect(await verifiesFor(b, [b])).toBe(true);
     const sessions = [...new Set(synthetic.split('\n').map((l) => (JSON.parse(l) as SpEvent).session))];
     for (const id of sessions) expect(await keysOf(b, id)).toEqual(await keysOf(a, id));
-    const status = sp('sp-sync', ['status', '--json'], { home: b.home });
+    const status = sp('sp-sync', ['status', '--remotes', '--json'], { home: b.home });
     const cursors = JSON.parse(status.stdout.split('\n')[0]).cursors as Array<{ seq: number; local_events: number }>;
     expect(cursors.length).toBe(3);
     for (const c of cursors) expect(c.seq).toBe(500);
@@ -289,7 +289,7 @@ describe('sp-sync remote commands', () => {
     const cloned = sp('sp-sync', ['clone', `file://${remote}`], { home: b.home });
     expect(cloned.status, cloned.stderr).toBe(0);
     expect(sp('sp-sync', ['ls'], { home: b.home }).stdout).toBe(sp('sp-sync', ['ls'], { home: a.home }).stdout);
-    const status = sp('sp-sync', ['status'], { home: b.home });
+    const status = sp('sp-sync', ['status', '--remotes'], { home: b.home });
     expect(status.stdout).toMatch(/origin\tgit\tfile:\/\//);
     expect(status.stdout).toMatch(/pulled from m_[0-9a-f]{16}: seq \d+/);
     expect(sp('sp-sync', ['push', 'nowhere'], { home: b.home }).status).toBe(2);

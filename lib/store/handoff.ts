@@ -8,6 +8,8 @@ import { UserError } from '../diagnostics.js';
 import { signDocument } from './identity.js';
 import type { Store } from './store.js';
 import { RECEIPT_TYPE } from './verify.js';
+import { eventKey } from './derive.js';
+import { convergedView } from './converge.js';
 
 export interface HandoffOptions {
   sourceSession: string;
@@ -16,7 +18,7 @@ export interface HandoffOptions {
   /** The session id the receiving agent resumes (e.g. the materialized native session). */
   targetSessionId?: string;
   note?: string;
-  /** What the receiving agent is expected to do (optional; kept in the event and the receipt). */
+  /** What the handing side expects the receiving one to do (`--expect`); the receiver acknowledges it with `sp-sync ack`. */
   expect?: string;
 }
 
@@ -41,6 +43,7 @@ export function recordHandoff(store: Store, options: HandoffOptions): HandoffRes
   ]);
   const seq = result.seqs[0];
   const after = store.session(options.sourceSession)!;
+  const event = store.eventAt(options.sourceSession, seq);
   const manifest = store.manifest(options.sourceSession);
   const receipt = signDocument(
     {
@@ -53,9 +56,11 @@ export function recordHandoff(store: Store, options: HandoffOptions): HandoffRes
       to_agent: options.toAgent,
       target_session: options.targetSessionId ?? null,
       note: options.note ?? null,
-      ...(options.expect ? { expect: options.expect } : {}),
+      expect: options.expect ?? null,
       event_seq: seq,
       event_checksum: after.head,
+      // The event's key names it on every machine (its seq and checksum are this store's).
+      event_key: event ? eventKey(event) : null,
       issued_at: ts,
       machine: store.machine,
     },
@@ -67,7 +72,48 @@ export function recordHandoff(store: Store, options: HandoffOptions): HandoffRes
   store.updateManifest(options.sourceSession, (m) => {
     m.current_owner = { ...m.current_owner, agent: options.toAgent, granted_at: ts, receipt: receiptId };
   });
+  refreshConverged(store, options.sourceSession);
   return { receiptPath, receipt, seq };
+}
+
+/**
+ * Signs the merged view's event count, head, owner and owner history (lib/store/converge.ts) into
+ * the local manifest of a session other machines wrote to; a session only this store wrote to keeps
+ * the owner its own log gives.
+ */
+export function refreshConverged(store: Store, id: string): void {
+  if (!store.manifest(id)) return;
+  const view = convergedView(store, id);
+  if (view.local) return;
+  const last = view.owner_history[view.owner_history.length - 1];
+  store.updateManifest(id, (m) => {
+    m.converged = { event_count: view.events.length, head: view.head, machines: [...new Set(view.from)].sort() };
+    m.current_owner = { agent: view.owner, ...(last?.granted_at !== undefined ? { granted_at: last.granted_at } : {}), ...(last?.receipt ? { receipt: last.receipt } : {}) };
+    m.owner_history = view.owner_history;
+    m.deleted = m.deleted || view.deleted;
+  });
+}
+
+/**
+ * `sp-sync ack RECEIPT`: the receiving side acknowledges a handoff (and its expectation) with a
+ * `handoff.ack` event in its own chain of the session, which travels back like any event. The
+ * receipt must verify with a trusted key and its handoff must be in the store.
+ */
+export async function recordAck(store: Store, receipt: Record<string, unknown>, note?: string): Promise<{ seq: number; session: string }> {
+  const { checkSignature, trustedKeys } = await import('./identity.js');
+  const check = checkSignature(receipt, trustedKeys(store.home));
+  if (check.status !== 'trusted') throw new UserError(`the receipt does not verify: ${check.message}`);
+  const session = typeof receipt.session_id === 'string' ? receipt.session_id : '';
+  const summary = session ? store.session(session) : undefined;
+  if (!summary || summary.events === 0) throw new UserError(`the receipt's session ${JSON.stringify(receipt.session_id)} is not in the store (sp-sync pull first)`, store.dir);
+  const payload: Record<string, unknown> = { receipt_id: receipt.receipt_id, from_agent: receipt.from_agent, to_agent: receipt.to_agent, machine: store.machine, receipt_machine: receipt.machine ?? null };
+  if (typeof receipt.expect === 'string') payload.expect = receipt.expect;
+  if (note) payload.note = note;
+  const agent = typeof receipt.to_agent === 'string' && receipt.to_agent !== '' ? receipt.to_agent.slice(0, 64) : 'sp';
+  const result = store.append(session, [{ session, seq: summary.events, ts: Date.now() / 1000, agent, actor: 'system', type: 'handoff.ack', payload }]);
+  if (result.seqs.length === 0) throw new UserError(`receipt ${String(receipt.receipt_id)} is acknowledged already by this machine`);
+  refreshConverged(store, session);
+  return { seq: result.seqs[0], session };
 }
 
 export interface StoredHandoffOptions extends Omit<HandoffOptions, 'fromAgent'> {

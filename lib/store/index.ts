@@ -8,3 +8,5 @@ export { verifySessionDir, verifyStore, verifyReceipt, isReceipt, isManifest, RE
 export { recordHandoff, recordHandoffIfStored, type HandoffOptions, type HandoffResult, type StoredHandoffOptions } from './handoff.js';
 export type { SpEvent } from '../event.js';
 export { splitStoredInputs, verifyStoredInputs, formatStoredReport, verifyArtifacts, type StoredInputs, type StoredVerifyReport, type ArtifactsReport } from './verify.js';
+export { convergedView, mergeChains, ownChain, type ConvergedView, type MachineChain, type SeenMark } from './converge.js';
+export { refreshConverged, recordAck } from './handoff.js';

@@ -309,6 +309,12 @@ export class Store {
     }
   }
 
+  /** The stored event at `seq` of a session, or undefined. */
+  eventAt(sessionId: string, seq: number): SpEvent | undefined {
+    const line = this.rawLines(sessionId, seq).next().value;
+    return line && line.seq === seq ? (JSON.parse(line.text) as SpEvent) : undefined;
+  }
+
   /** The stored seq of the event with this event key in a session, or undefined. */
   storedSeq(sessionId: string, key: string): number | undefined {
     return this.requireWriter().seqOfKey(sessionId, key);
@@ -742,6 +748,13 @@ export class Store {
     };
     // Which stored seqs came from which origin machine (recorded by pull; see lib/store/origins.ts).
     if (previous?.origins) manifest.origins = previous.origins;
+    // A session other machines wrote to takes its owner from the merged view (lib/store/converge.ts),
+    // which sync and handoff sign in; the local log's order does not decide it.
+    if (previous?.converged) {
+      manifest.converged = previous.converged;
+      manifest.current_owner = previous.current_owner;
+      manifest.owner_history = previous.owner_history;
+    }
     const redaction = live.redaction ?? previous?.redaction;
     if (redaction) manifest.redaction = redaction;
     const receipt = previous?.current_owner?.receipt;

@@ -12,7 +12,7 @@ import { SESSION_ID_PATTERN } from './paths.js';
 import { pendingAppend, readJournal, type JournalEntry } from './journal.js';
 import { blobMatches, listArtifacts } from '../artifacts.js';
 import { eventKey } from './derive.js';
-import { inRanges, mirrorDir, mirroredEvents, readSignedFolder, type OriginRecord } from './origins.js';
+import { inRanges, MACHINE_PATTERN, mirrorDir, mirroredEvents, mirroredOrigins, readSignedFolder, type OriginRecord } from './origins.js';
 import type { SpEvent } from '../event.js';
 
 export interface StoredSessionReport {
@@ -168,6 +168,26 @@ export async function verifyStore(storeDir: string, trusted: Map<string, Buffer>
 
 export const RECEIPT_TYPE = 'sp.handoff-receipt';
 
+/**
+ * Whether the issuing machine's mirrored chain of the session holds the receipt's handoff event:
+ * true, or why not; undefined when the store mirrors no chain of that machine (nothing to say).
+ */
+function handoffInMirror(storeDir: string, machine: string, session: string, receipt: Record<string, unknown>): true | string | undefined {
+  if (!MACHINE_PATTERN.test(machine) || mirroredOrigins(storeDir, session).indexOf(machine) < 0) return undefined;
+  const mirrored = parseJsonObject(readFileSync(join(mirrorDir(storeDir, machine, session), 'manifest.json'), 'utf8')).value;
+  const signer = (receipt.signature as { key_id?: unknown } | undefined)?.key_id;
+  const chainSigner = (mirrored?.signature as { key_id?: unknown } | undefined)?.key_id;
+  if (signer !== chainSigner) return `the receipt is signed by ${String(signer)}, but machine ${machine}'s chain by ${String(chainSigner)}`;
+  for (const e of mirroredEvents(storeDir, machine, session)) {
+    const p = isObject(e.payload) ? e.payload : {};
+    if (e.type !== 'handoff' || p.receipt_id !== receipt.receipt_id) continue;
+    if (typeof receipt.event_key === 'string' && eventKey(e) !== receipt.event_key) return `the handoff event of ${String(receipt.receipt_id)} in machine ${machine}'s chain is not the one the receipt names (event key)`;
+    if (p.from_agent !== receipt.from_agent || p.to_agent !== receipt.to_agent) return `the handoff event of ${String(receipt.receipt_id)} in machine ${machine}'s chain names other agents than the receipt`;
+    return true;
+  }
+  return `machine ${machine}'s chain of ${session} holds no handoff event of ${String(receipt.receipt_id)}`;
+}
+
 export function isReceipt(value: unknown): value is Record<string, unknown> {
   return isObject(value) && value.type === RECEIPT_TYPE;
 }
@@ -205,10 +225,17 @@ export async function verifyReceipt(receipt: Record<string, unknown>, trusted: M
         break;
       }
     }
-    if (!found) problems.push(`the store has no seq ${String(receipt.event_seq)} in ${session}`);
+    const p = isObject(found?.payload) ? found.payload : {};
+    const here = found !== undefined && found.checksum === receipt.event_checksum && found.type === 'handoff' && p.receipt_id === receipt.receipt_id;
+    // A receipt issued on another machine names seq and checksum of that machine's log; there the
+    // handoff event is found in the issuer's verified chain (the origin mirror), by receipt id and key.
+    const elsewhere = !here && typeof receipt.machine === 'string' ? handoffInMirror(storeDir!, receipt.machine, session, receipt) : undefined;
+    if (elsewhere === true) {
+      // found in the chain the issuing machine signed
+    } else if (elsewhere !== undefined) problems.push(elsewhere);
+    else if (!found) problems.push(`the store has no seq ${String(receipt.event_seq)} in ${session}`);
     else {
       if (found.checksum !== receipt.event_checksum) problems.push(`seq ${String(receipt.event_seq)} of ${session} has checksum ${String(found.checksum)}, the receipt records ${String(receipt.event_checksum)}`);
-      const p = isObject(found.payload) ? found.payload : {};
       if (found.type !== 'handoff' || p.receipt_id !== receipt.receipt_id) problems.push(`seq ${String(receipt.event_seq)} of ${session} is not this receipt's handoff event`);
     }
   }

@@ -139,12 +139,17 @@ export async function lsCommand(args: CommonArgs & { all: boolean }): Promise<nu
   }
 }
 
-export async function logCommand(args: CommonArgs & { session: string; since?: number }): Promise<number> {
+export async function logCommand(args: CommonArgs & { session: string; since?: number; local?: boolean }): Promise<number> {
   const store = openReader(args);
   try {
     const id = store.resolveSession(args.session);
     const out = new NdjsonWriter(process.stdout);
-    for await (const event of store.events(id, { since: args.since })) await out.writeLine(JSON.stringify(event));
+    const { mirroredOrigins } = await import('../store/origins.js');
+    if (!args.local && mirroredOrigins(store.dir, id).length > 0) {
+      // Other machines wrote to it: the merged view, the same on every machine that holds the same chains.
+      const { convergedView } = await import('../store/converge.js');
+      for (const event of convergedView(store, id).events) if (event.seq >= (args.since ?? 0)) await out.writeLine(JSON.stringify(event));
+    } else for await (const event of store.events(id, { since: args.since })) await out.writeLine(JSON.stringify(event));
     await out.end();
     return EXIT_OK;
   } finally {
@@ -413,7 +418,49 @@ export async function trustCommand(args: CommonArgs & { action?: string; key?: s
   throw new UserError(`unknown trust action ${JSON.stringify(action)} (add, list, rm)`);
 }
 
-export async function statusCommand(args: CommonArgs): Promise<number> {
+/** `sp-sync ack RECEIPT`: acknowledge a handoff (by receipt id, or a receipt file). */
+export async function ackCommand(args: CommonArgs & { receipt: string; note?: string }): Promise<number> {
+  const { existsSync, readFileSync } = await import('node:fs');
+  const { RECEIPT_ID_PATTERN } = await import('../store/receipts.js');
+  const { recordAck } = await import('../store/handoff.js');
+  const { parseJsonObject } = await import('../json.js');
+  const store = openWriter(args);
+  try {
+    const path = RECEIPT_ID_PATTERN.test(args.receipt) ? join(store.dir, 'receipts', `${args.receipt}.json`) : args.receipt;
+    if (!existsSync(path)) throw new UserError(RECEIPT_ID_PATTERN.test(args.receipt) ? 'no such receipt in the store (sp-sync pull first)' : 'no such receipt file', path);
+    const receipt = parseJsonObject(readFileSync(path, 'utf8')).value;
+    if (!receipt) throw new UserError('not a JSON object', path);
+    const r = await recordAck(store, receipt, args.note);
+    process.stdout.write(JSON.stringify({ receipt: receipt.receipt_id, session: r.session, seq: r.seq, machine: store.machine }) + '\n');
+    if (!args.quiet) warn(undefined, `acknowledged ${String(receipt.receipt_id)} in ${r.session} (seq ${r.seq})`);
+    return EXIT_OK;
+  } finally {
+    store.close();
+  }
+}
+
+/**
+ * `sp-sync status`: one NDJSON row per session (lib/sync/status.ts); exit 1 when any session is out
+ * of sync with a remote. `--remotes`: the remotes and their cursors instead.
+ */
+export async function statusCommand(args: CommonArgs & { remotes?: boolean; session?: string; name?: string }): Promise<number> {
+  if (args.remotes) return remotesStatus(args);
+  const { sessionStatusRows } = await import('./status.js');
+  // A writer: reading a git remote fetches into the store's working clone.
+  const store = openWriter(args);
+  try {
+    const id = args.session ? store.resolveSession(args.session) : undefined;
+    const rows = (await sessionStatusRows(store, { remote: args.name })).filter((r) => id === undefined || r.session === id);
+    for (const row of rows) process.stdout.write(JSON.stringify(row) + '\n');
+    const out = rows.filter((r) => !r.in_sync).length;
+    if (!args.quiet) warn(undefined, out === 0 ? `${rows.length} session${rows.length === 1 ? '' : 's'} in sync` : `${out} of ${rows.length} sessions out of sync`);
+    return out === 0 ? EXIT_OK : EXIT_CHECK_FAILED;
+  } finally {
+    store.close();
+  }
+}
+
+async function remotesStatus(args: CommonArgs): Promise<number> {
   const r = await import('./remote.js');
   const store = openReader(args);
   try {

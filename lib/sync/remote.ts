@@ -49,7 +49,6 @@ import { replaceFileAtomic } from '../atomic.js';
 import { makePrivateDir, PRIVATE_FILE } from '../private.js';
 import { UserError, warn } from '../diagnostics.js';
 import { copyArtifact, listArtifacts } from '../artifacts.js';
-import { Chainer } from '../chain.js';
 import { parseJsonObject } from '../json.js';
 import type { SpEvent } from '../event.js';
 import { Store, eventKey, trustedKeys, checkSignature, type SessionSummary, type Signature, type RedactionRecord } from '../store/index.js';
@@ -58,6 +57,8 @@ import { SESSION_ID_PATTERN } from '../store/paths.js';
 import {
   MACHINE_PATTERN,
   SEGMENT,
+  manifestHash,
+  mirrorDir,
   addToRanges,
   firstIrregular,
   mirroredEvents,
@@ -74,6 +75,9 @@ import {
 import { addTrusted, listTrusted, type TrustedSigner } from '../store/trust.js';
 import type { Json } from '../json.js';
 import { openSealedTree, type RemoteTree, type TreeSegment } from './sealed.js';
+import { ownChain, type SeenMark } from '../store/converge.js';
+import { importReceipts, receiptsIssuedBy, sameReceipts } from '../store/receipts.js';
+import { refreshConverged } from '../store/handoff.js';
 
 const run = promisify(execFile);
 
@@ -381,62 +385,42 @@ async function treeFor(store: Store, remote: RemoteConfig, direction: 'push' | '
   return isEncrypted(remote) ? openSealedTree(store, remote, { recipients: remote.recipients!, forPush: direction === 'push' }) : plainTree();
 }
 
-/**
- * This machine's own events of a session, as published: the events whose key no origin mirror
- * holds, numbered 0.. and chained from ''. A session no one else wrote to is published as its log
- * lines verbatim; one with pulled events publishes only the own ones, re-numbered and re-chained
- * (pointers to pulled events — parent_seq, derived_from — are left out: the export cannot name them).
- */
+/** This machine's own chain of a session as published (lib/store/converge.ts ownChain). */
 interface OwnExport {
   count: number;
   head: string | null;
+  seen: SeenMark[];
   /** The published line at `seq`. */
   lineAt(seq: number): string | undefined;
   lines(from: number): Iterable<{ seq: number; text: string }>;
 }
 
-async function ownExport(store: Store, id: string, summary: SessionSummary): Promise<OwnExport> {
-  const origins = mirroredOrigins(store.dir, id);
-  if (origins.length === 0) {
-    return {
-      count: summary.events,
-      head: summary.head,
-      lineAt: (seq) => store.rawLines(id, seq).next().value?.text,
-      lines: (from) => store.rawLines(id, from),
-    };
-  }
-  const foreign = new Set<string>();
-  for (const machine of origins) for (const e of mirroredEvents(store.dir, machine, id)) foreign.add(eventKey(e));
-  const lines: string[] = [];
-  const renumbered = new Map<number, number>();
-  const chainer = new Chainer();
-  let head: string | null = null;
-  for await (const event of store.events(id)) {
-    if (foreign.has(eventKey(event))) continue;
-    const { checksum: _c, parent_seq, derived_from, ...rest } = event;
-    const out: SpEvent = { ...rest, seq: lines.length } as SpEvent;
-    if (typeof parent_seq === 'number' && renumbered.has(parent_seq)) out.parent_seq = renumbered.get(parent_seq);
-    if (typeof derived_from === 'number' && renumbered.has(derived_from)) out.derived_from = renumbered.get(derived_from);
-    renumbered.set(event.seq, lines.length);
-    const chained = chainer.chain(out);
-    head = chained.checksum!;
-    lines.push(JSON.stringify(chained));
-  }
+async function ownExport(store: Store, id: string): Promise<OwnExport> {
+  const own = ownChain(store, id);
   return {
-    count: lines.length,
-    head,
-    lineAt: (seq) => lines[seq],
+    count: own.lines.length,
+    head: own.head,
+    seen: own.seen,
+    lineAt: (seq) => own.lines[seq],
     lines: function* (from) {
-      for (let seq = from; seq < lines.length; seq++) yield { seq, text: lines[seq] };
+      for (let seq = from; seq < own.lines.length; seq++) yield { seq, text: own.lines[seq] };
     },
   };
+}
+
+function ownReceipts(store: Store, id: string): Array<Record<string, unknown>> {
+  return receiptsIssuedBy(store.dir, store.machine, id);
 }
 
 /** The manifest published with a machine's own events: signed by it, naming it, covering only them. */
 function publishedManifest(store: Store, id: string, own: OwnExport): Record<string, unknown> {
   const local = store.manifest(id);
   const { signature: _s, origins: _o, bytes: _b, ...rest } = (local ?? {}) as Record<string, unknown>;
-  return signDocument({ ...rest, session_id: id, machine: store.machine, event_count: own.count, first_seq: 0, last_seq: own.count - 1, head: own.head }, store.signer());
+  const { converged: _v, ...published } = rest;
+  return signDocument(
+    { ...published, session_id: id, machine: store.machine, event_count: own.count, first_seq: 0, last_seq: own.count - 1, head: own.head, seen: own.seen, receipts: ownReceipts(store, id) },
+    store.signer(),
+  );
 }
 
 /** Writes the store's own events to the own folder of a tree; returns what it added. */
@@ -450,7 +434,7 @@ async function pushTree(store: Store, root: string, remoteName: string, options:
   for (const s of store.sessions({ all: true })) {
     if (options.skip?.has(s.id)) continue;
     const dir = join(own, s.id);
-    const mine = await ownExport(store, s.id, s);
+    const mine = await ownExport(store, s.id);
     const segments = tree.segments(dir);
     if (mine.count === 0 && segments.length === 0) continue; // only others' events: theirs to publish
     let remoteCount = 0;
@@ -470,7 +454,10 @@ async function pushTree(store: Store, root: string, remoteName: string, options:
       if (localHead !== remoteHead) throw new UserError(`the remote's copy of ${s.id} from this machine differs from the store at seq ${remoteCount - 1}; refusing to push over it`, root);
     }
     const published = await tree.readManifest(dir);
-    if (remoteCount === mine.count && published?.event_count === mine.count && published?.head === mine.head && published?.machine === store.machine) {
+    // The manifest is signed again when its causal marks or receipts are not the current ones
+    // (an older release published none).
+    const receiptsPublished = sameReceipts(published?.receipts, ownReceipts(store, s.id)) && JSON.stringify(published?.seen ?? null) === JSON.stringify(mine.seen);
+    if (remoteCount === mine.count && published?.event_count === mine.count && published?.head === mine.head && published?.machine === store.machine && receiptsPublished) {
       store.setCursor(remoteName, store.machine, s.id, remoteCount, remoteHead ?? null);
       continue;
     }
@@ -562,60 +549,99 @@ async function pullTree(store: Store, root: string, remoteName: string, options:
   if (nodeKind(machinesDir) === 'missing') return { sessions, events };
   const trusted = trustedKeys(store.home);
   const bindings = new SignerBindings(store.dir, trusted);
-  for (const machine of readdirSync(machinesDir).sort()) {
-    if (machine === store.machine) continue;
-    const where = `machines/${machine}`;
-    if (!MACHINE_PATTERN.test(machine)) {
-      refused.push({ where: `machines/${JSON.stringify(machine)}`, reason: 'not a machine id' });
-      continue;
-    }
-    const badMachine = notPlainDir(join(machinesDir, machine), false) ?? notPlainDir(join(machinesDir, machine, 'sessions'), true);
-    if (badMachine) {
-      refused.push({ where, machine, reason: badMachine });
-      continue;
-    }
-    const sessionsDir = join(machinesDir, machine, 'sessions');
-    if (nodeKind(sessionsDir) === 'missing') continue;
-    const problem = await tree.machineProblem(join(machinesDir, machine));
-    if (problem) {
-      refused.push({ where, machine, reason: problem });
-      continue;
-    }
-    for (const id of readdirSync(sessionsDir).sort()) {
-      if (!SESSION_ID_PATTERN.test(id)) {
-        refused.push({ where: `${where}/sessions/${JSON.stringify(id)}`, machine, reason: 'not a session id' });
-        continue;
-      }
-      const cursor = store.cursor(remoteName, machine, id);
-      const read = await tree.readFolder(join(sessionsDir, id), machine, id, trusted, { from: cursor ?? undefined, collect: true });
-      if (!read.ok) {
-        refused.push({ where: `${where}/sessions/${id}`, machine, session: id, reason: read.reason, signer: read.unknownSigner });
-        continue;
-      }
-      const misbound = bindings.conflict(machine, read.keyId);
-      if (misbound) {
-        refused.push({ where: `${where}/sessions/${id}`, machine, session: id, reason: misbound });
-        continue;
-      }
-      if (read.events.length === 0) continue;
-      bindings.bind(machine, read.keyId);
-      const uri = typeof read.manifest.session_uri === 'string' && read.manifest.session_uri.startsWith('session://') ? read.manifest.session_uri : undefined;
-      // The signed copy first: what is stored from an origin is always covered by its mirror.
-      writeMirror(store.dir, machine, id, read);
-      let added = 0;
-      for (let i = 0; i < read.events.length; i += 1000) {
-        const batch = read.events.slice(i, i + 1000);
-        added += store.append(id, batch, { uri, source: `${remoteName}/${machine}`, redaction: options.classify?.(batch) }).added;
-        recordOrigin(store, id, machine, read.keyId, read.manifestHash, batch);
-        const lastEvent = batch[batch.length - 1];
-        store.setCursor(remoteName, machine, id, lastEvent.seq + 1, lastEvent.checksum ?? null);
-        if (batch.length === 1000) options.onProgress?.(1000, id);
-      }
-      if (added > 0) sessions += 1;
-      events += added;
-    }
+  const touched = new Set<string>();
+  try {
+    await pullMachines();
+  } finally {
+    // The merged view's owner and head, signed into the local manifest (also after a partial pull).
+    for (const id of touched) refreshConverged(store, id);
   }
   return { sessions, events };
+
+  async function pullMachines(): Promise<void> {
+    for (const machine of readdirSync(machinesDir).sort()) {
+      if (machine === store.machine) continue;
+      const where = `machines/${machine}`;
+      if (!MACHINE_PATTERN.test(machine)) {
+        refused.push({ where: `machines/${JSON.stringify(machine)}`, reason: 'not a machine id' });
+        continue;
+      }
+      const badMachine = notPlainDir(join(machinesDir, machine), false) ?? notPlainDir(join(machinesDir, machine, 'sessions'), true);
+      if (badMachine) {
+        refused.push({ where, machine, reason: badMachine });
+        continue;
+      }
+      const sessionsDir = join(machinesDir, machine, 'sessions');
+      if (nodeKind(sessionsDir) === 'missing') continue;
+      const problem = await tree.machineProblem(join(machinesDir, machine));
+      if (problem) {
+        refused.push({ where, machine, reason: problem });
+        continue;
+      }
+      for (const id of readdirSync(sessionsDir).sort()) {
+        if (!SESSION_ID_PATTERN.test(id)) {
+          refused.push({ where: `${where}/sessions/${JSON.stringify(id)}`, machine, reason: 'not a session id' });
+          continue;
+        }
+        const cursor = store.cursor(remoteName, machine, id);
+        const read = await tree.readFolder(join(sessionsDir, id), machine, id, trusted, { from: cursor ?? undefined, collect: true });
+        if (!read.ok) {
+          refused.push({ where: `${where}/sessions/${id}`, machine, session: id, reason: read.reason, signer: read.unknownSigner });
+          continue;
+        }
+        const misbound = bindings.conflict(machine, read.keyId);
+        if (misbound) {
+          refused.push({ where: `${where}/sessions/${id}`, machine, session: id, reason: misbound });
+          continue;
+        }
+        const receipts = importReceipts(store.dir, read.manifest.receipts, machine, id, read.keyId, trusted);
+        for (const reason of receipts.refused) refused.push({ where: `${where}/sessions/${id}/manifest.json`, machine, session: id, reason: `receipt not taken: ${reason}` });
+        if (read.events.length === 0) {
+          // No new events, but a newer signed manifest (its causal marks or receipts changed): mirror it.
+          if (mirroredManifestHash(store.dir, machine, id) !== read.manifestHash && mirroredOrigins(store.dir, id).includes(machine)) {
+            bindings.bind(machine, read.keyId);
+            writeMirror(store.dir, machine, id, read);
+            recordOriginManifest(store, id, machine, read.keyId, read.manifestHash);
+            touched.add(id);
+          }
+          continue;
+        }
+        bindings.bind(machine, read.keyId);
+        const uri = typeof read.manifest.session_uri === 'string' && read.manifest.session_uri.startsWith('session://') ? read.manifest.session_uri : undefined;
+        // The signed copy first: what is stored from an origin is always covered by its mirror.
+        writeMirror(store.dir, machine, id, read);
+        let added = 0;
+        for (let i = 0; i < read.events.length; i += 1000) {
+          const batch = read.events.slice(i, i + 1000);
+          added += store.append(id, batch, { uri, source: `${remoteName}/${machine}`, redaction: options.classify?.(batch) }).added;
+          recordOrigin(store, id, machine, read.keyId, read.manifestHash, batch);
+          const lastEvent = batch[batch.length - 1];
+          store.setCursor(remoteName, machine, id, lastEvent.seq + 1, lastEvent.checksum ?? null);
+          if (batch.length === 1000) options.onProgress?.(1000, id);
+        }
+        if (added > 0) sessions += 1;
+        events += added;
+        touched.add(id);
+      }
+    }
+  }
+}
+
+/** Notes in the local manifest which origin manifest (by hash) now covers a machine's events. */
+function recordOriginManifest(store: Store, id: string, machine: string, keyId: string, hash: string): void {
+  if (!store.manifest(id)) return;
+  store.updateManifest(id, (m) => {
+    const records = Array.isArray(m.origins) ? [...(m.origins as OriginRecord[])] : [];
+    const at = records.findIndex((r) => r.machine === machine);
+    if (at >= 0) records[at] = { ...records[at], key_id: keyId, manifest_sha256: hash };
+    m.origins = records;
+  });
+}
+
+/** The SHA-256 of the origin manifest a store mirrors for a machine's session (undefined: none). */
+function mirroredManifestHash(storeDir: string, machine: string, id: string): string | undefined {
+  const path = join(mirrorDir(storeDir, machine, id), 'manifest.json');
+  return existsSync(path) ? manifestHash(readFileSync(path)) : undefined;
 }
 
 /** Notes in the local manifest which stored seqs hold `events` of `machine` (before the cursor moves, so a crash re-records them). */
@@ -676,6 +702,7 @@ export async function push(store: Store, remote: RemoteConfig, options: SyncOpti
     await git.run(['commit', '-q', '-m', `sp-sync push from ${store.machine}: ${r.events} events in ${r.sessions} sessions, ${r.artifacts} artifacts`]);
     const pushed = await git.run(['push', '-q', 'origin', `HEAD:refs/heads/${BRANCH}`], { allowFail: true });
     if (pushed.ok) {
+      await pointHeadAtBranch(remote.url);
       const commit = (await git.run(['rev-parse', 'HEAD'])).stdout.trim();
       await git.run(['update-ref', `refs/remotes/origin/${BRANCH}`, commit]);
       writeState(store, remote, { seen: commit });
@@ -685,6 +712,29 @@ export async function push(store: Store, remote: RemoteConfig, options: SyncOpti
     if (attempt >= 4 || !/rejected|non-fast-forward|fetch first|failed to push/i.test(pushed.stderr)) {
       throw new UserError(`git push failed: ${pushed.stderr.trim().split('\n').slice(-2).join(' / ')}`, remote.url);
     }
+  }
+}
+
+/**
+ * A bare repository on this machine (a path or file:// URL) made by `git init --bare` has HEAD on a
+ * branch sp does not push, so `git clone` of it warns that HEAD names a missing ref: point HEAD at
+ * the branch sp pushes when HEAD's branch does not exist. Hosted remotes pick their default branch
+ * from the first push themselves.
+ */
+async function pointHeadAtBranch(url: string): Promise<void> {
+  const path = url.startsWith('file://') ? decodeURIComponent(url.slice('file://'.length)) : isAbsolute(url) ? url : undefined;
+  if (!path || nodeKind(join(path, 'HEAD')) !== 'file') return;
+  const git = (args: string[]) => run('git', ['--git-dir', path, ...args], { env: { ...process.env, LC_ALL: 'C' } });
+  try {
+    const head = (await git(['symbolic-ref', '-q', 'HEAD'])).stdout.trim();
+    if (head === `refs/heads/${BRANCH}`) return;
+    const exists = await git(['rev-parse', '--verify', '-q', head]).then(
+      () => true,
+      () => false,
+    );
+    if (!exists) await git(['symbolic-ref', 'HEAD', `refs/heads/${BRANCH}`]);
+  } catch {
+    // not a repository we can read here, or a detached HEAD: left as it is
   }
 }
 
@@ -747,4 +797,16 @@ export function status(store: Store): RemoteStatus[] {
     seen: remote.kind === 'git' ? readState(store, remote).seen : undefined,
     cursors: store.cursors(remote.name).map((c) => ({ machine: c.machine, session: c.session, seq: c.seq, local_events: store.session(c.session)?.events ?? null })),
   }));
+}
+
+/**
+ * A remote's tree as pull reads it, for a look without storing anything (sp-sync status): a dir
+ * remote as it is, a git remote fetched into the working clone (a rewritten history refused).
+ */
+export async function remoteTreeForReading(store: Store, remote: RemoteConfig): Promise<{ root: string; tree: RemoteTree } | undefined> {
+  const tree = await treeFor(store, remote, 'pull');
+  if (remote.kind === 'dir') return existsSync(remote.url) ? { root: remote.url, tree } : undefined;
+  const git = await openClone(store, remote);
+  await resetTo(git, await fetchChecked(store, remote, git));
+  return { root: git.dir, tree };
 }

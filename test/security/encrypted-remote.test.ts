@@ -264,7 +264,7 @@ describe.each([
     // Each push wrote new immutable chunks: A's folder has one per push, none rewritten.
     const chunks = remote.names().filter((n) => n.startsWith(`machines/${machineId(a)}/`) && n.endsWith('.jsonl.age'));
     expect(chunks.length).toBe(2);
-    const cursor = (JSON.parse(ok(sp('sp-sync', ['status', '--json'], { home: a })).stdout.split('\n')[0]) as { cursors: Array<{ machine: string; seq: number }> }).cursors.find(
+    const cursor = (JSON.parse(ok(sp('sp-sync', ['status', '--remotes', '--json'], { home: a })).stdout.split('\n')[0]) as { cursors: Array<{ machine: string; seq: number }> }).cursors.find(
       (x) => x.machine === machineId(b),
     );
     expect(cursor?.seq).toBe(4); // B's own events: the four it wrote
@@ -321,7 +321,7 @@ describe.each([
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
       const [folder, chunk] = [chunks[0].slice(0, chunks[0].lastIndexOf('/')), chunks[0].slice(chunks[0].lastIndexOf('/') + 1)];
       expect(r.stderr).toMatch(new RegExp(`^sp-sync: team: ${folder}: ${chunk.replace(/[.]/g, '\\.')}: holds events 0–\\d+ but the next chunk starts at \\d+: chunks are missing or overlap; nothing taken from it\n$`));
-      const cursors = sp('sp-sync', ['status', '--json'], { home: d }).stdout;
+      const cursors = sp('sp-sync', ['status', '--remotes', '--json'], { home: d }).stdout;
       expect(cursors).toContain('"cursors"');
       expect(cursors).not.toContain(machineId(a));
     } finally {

@@ -1,0 +1,249 @@
+// The converged view of a session (docs/design.md "Sync and convergence"): a deterministic
+// function of the set of per-machine chains a store holds for it (its own chain and the verified
+// origin mirrors), so every machine that holds the same chains computes the same events, head,
+// owner and owner history, whatever order it pulled them in.
+import { Chainer } from '../chain.js';
+import type { SpEvent } from '../event.js';
+import { isObject, parseJsonObject } from '../json.js';
+import { applyEvent, emptySummary, eventKey } from './derive.js';
+import { mirrorDir, mirroredEvents, mirroredOrigins } from './origins.js';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Store } from './store.js';
+import { machineId } from './paths.js';
+
+/** The machine id whose chain a store's own events form (a read-only store knows it from its SP_HOME). */
+function selfOf(store: Store): string {
+  return store.machine || machineId(store.home);
+}
+
+/** Own events from `index` on were written after the machine had merged `seen[m]` events of machine m's chain. */
+export type SeenMark = [index: number, seen: Record<string, number>];
+
+/** One machine's chain of a session: its own events, numbered 0.. (as published), and its causal marks. */
+export interface MachineChain {
+  machine: string;
+  events: SpEvent[];
+  seen: SeenMark[];
+}
+
+export interface OwnerGrant {
+  agent: string;
+  granted_at?: number;
+  receipt?: string;
+}
+
+export interface ConvergedView {
+  events: SpEvent[];
+  head: string | null;
+  owner: string | null;
+  owner_history: OwnerGrant[];
+  deleted: boolean;
+  /** Which machine's chain each merged event came from (index = merged seq). */
+  from: string[];
+}
+
+/** The marks as published, keeping only well-formed ones (a hostile manifest may hold anything). */
+export function parseSeen(value: unknown): SeenMark[] {
+  if (!Array.isArray(value)) return [];
+  const out: SeenMark[] = [];
+  for (const mark of value) {
+    if (!Array.isArray(mark) || mark.length !== 2 || !Number.isInteger(mark[0]) || mark[0] < 0 || !isObject(mark[1])) continue;
+    const seen: Record<string, number> = {};
+    for (const [m, n] of Object.entries(mark[1])) if (Number.isInteger(n) && (n as number) > 0) seen[m] = n as number;
+    out.push([mark[0] as number, seen]);
+  }
+  return out.sort((a, b) => a[0] - b[0]);
+}
+
+const byString = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * Merges chains into one session: each event gets a logical clock one past the clocks of the event
+ * before it in its chain and of the chain prefixes its mark has seen; the order is (clock, machine,
+ * index); an event key seen earlier is dropped; the result is renumbered and chained from ''.
+ */
+export function mergeChains(id: string, input: MachineChain[]): ConvergedView {
+  const chains = [...input].sort((a, b) => byString(a.machine, b.machine));
+  const at = new Map(chains.map((c, i) => [c.machine, i]));
+  const clocks: number[][] = chains.map(() => []);
+  const done = chains.map(() => 0);
+  const marks = chains.map((c) => [...c.seen].sort((a, b) => a[0] - b[0]));
+  const markIdx = chains.map(() => -1);
+  // What event i of chain c depends on: chain → count (capped to what the store holds).
+  const depsOf = (c: number, i: number): Array<[number, number]> => {
+    while (markIdx[c] + 1 < marks[c].length && marks[c][markIdx[c] + 1][0] <= i) markIdx[c] += 1;
+    if (markIdx[c] < 0) return [];
+    const deps: Array<[number, number]> = [];
+    for (const [m, n] of Object.entries(marks[c][markIdx[c]][1])) {
+      const other = at.get(m);
+      if (other === undefined || other === c) continue;
+      const count = Math.min(n, chains[other].events.length);
+      if (count > 0) deps.push([other, count]);
+    }
+    return deps;
+  };
+  const place = (c: number, force: boolean): boolean => {
+    const i = done[c];
+    const deps = depsOf(c, i);
+    if (!force && deps.some(([o, n]) => done[o] < n)) return false;
+    let clock = i > 0 ? clocks[c][i - 1] : 0;
+    for (const [o, n] of deps) {
+      const seen = Math.min(n, done[o]);
+      if (seen > 0) clock = Math.max(clock, clocks[o][seen - 1]);
+    }
+    clocks[c].push(clock + 1);
+    done[c] += 1;
+    return true;
+  };
+  const total = chains.reduce((n, c) => n + c.events.length, 0);
+  let placed = 0;
+  while (placed < total) {
+    let progress = false;
+    for (let c = 0; c < chains.length; c++) {
+      while (done[c] < chains[c].events.length && place(c, false)) {
+        placed += 1;
+        progress = true;
+      }
+    }
+    if (progress) continue;
+    // A cycle of marks (a forged publisher): broken at the smallest machine id still waiting.
+    const c = chains.findIndex((ch, k) => done[k] < ch.events.length);
+    place(c, true);
+    placed += 1;
+  }
+  const order: Array<[number, number]> = [];
+  chains.forEach((ch, c) => ch.events.forEach((_e, i) => order.push([c, i])));
+  order.sort((x, y) => clocks[x[0]][x[1]] - clocks[y[0]][y[1]] || x[0] - y[0] || x[1] - y[1]);
+
+  const seqOf = chains.map(() => new Map<number, number>());
+  const keyAt = new Map<string, number>();
+  const kept: Array<[number, SpEvent]> = [];
+  for (const [c, i] of order) {
+    const event = chains[c].events[i];
+    const key = eventKey(event);
+    const earlier = keyAt.get(key);
+    if (earlier !== undefined) {
+      seqOf[c].set(i, earlier);
+      continue;
+    }
+    keyAt.set(key, kept.length);
+    seqOf[c].set(i, kept.length);
+    kept.push([c, event]);
+  }
+  const chainer = new Chainer();
+  const events: SpEvent[] = [];
+  const from: string[] = [];
+  const summary = emptySummary(id);
+  const history: OwnerGrant[] = [];
+  for (const [c, event] of kept) {
+    const { checksum: _c, parent_seq, derived_from, ...rest } = event;
+    const out = { ...rest, session: id, seq: events.length } as SpEvent;
+    if (typeof parent_seq === 'number' && seqOf[c].has(parent_seq)) out.parent_seq = seqOf[c].get(parent_seq);
+    else if (parent_seq === null) out.parent_seq = null;
+    if (typeof derived_from === 'number' && seqOf[c].has(derived_from)) out.derived_from = seqOf[c].get(derived_from);
+    const chained = chainer.chain(out);
+    const before = summary.owner;
+    applyEvent(summary, chained);
+    if (summary.owner !== null && summary.owner !== before) {
+      const p = isObject(chained.payload) ? chained.payload : {};
+      history.push({ agent: summary.owner, granted_at: chained.ts, ...(chained.type === 'handoff' && typeof p.receipt_id === 'string' ? { receipt: p.receipt_id } : {}) });
+    }
+    events.push(chained);
+    from.push(chains[c].machine);
+  }
+  return { events, head: summary.head, owner: summary.owner, owner_history: history, deleted: summary.deleted, from };
+}
+
+/**
+ * This store's own chain of a session: the events of its local log that no origin mirror holds,
+ * numbered 0.. and chained from '' (pointers to pulled events are left out), and the causal marks
+ * (which origin events came before each own event in the local log). A session no one else wrote
+ * to is its local log as it is, lines verbatim.
+ */
+export function ownChain(store: Store, id: string): MachineChain & { lines: string[]; head: string | null } {
+  const origins = mirroredOrigins(store.dir, id);
+  const stored = store.session(id);
+  if (origins.length === 0) {
+    const lines: string[] = [];
+    const events: SpEvent[] = [];
+    if (stored && stored.events > 0) {
+      for (const { text } of store.rawLines(id)) {
+        lines.push(text);
+        events.push(JSON.parse(text) as SpEvent);
+      }
+    }
+    return { machine: selfOf(store), events, seen: [], lines, head: events.length ? events[events.length - 1].checksum! : null };
+  }
+  const foreign = new Map<string, [string, number]>();
+  for (const machine of origins) {
+    let i = 0;
+    for (const e of mirroredEvents(store.dir, machine, id)) {
+      const key = eventKey(e);
+      if (!foreign.has(key)) foreign.set(key, [machine, i]);
+      i += 1;
+    }
+  }
+  const lines: string[] = [];
+  const events: SpEvent[] = [];
+  const seen: SeenMark[] = [];
+  const merged: Record<string, number> = {};
+  let changed = false;
+  const renumbered = new Map<number, number>();
+  const chainer = new Chainer();
+  if (stored && stored.events > 0) {
+    for (const { text } of store.rawLines(id)) {
+      const event = JSON.parse(text) as SpEvent;
+      const origin = foreign.get(eventKey(event));
+      if (origin) {
+        const [machine, index] = origin;
+        if ((merged[machine] ?? 0) < index + 1) {
+          merged[machine] = index + 1;
+          changed = true;
+        }
+        continue;
+      }
+      if (changed) {
+        seen.push([events.length, { ...merged }]);
+        changed = false;
+      }
+      const { checksum: _c, parent_seq, derived_from, ...rest } = event;
+      const out = { ...rest, seq: events.length } as SpEvent;
+      if (typeof parent_seq === 'number' && renumbered.has(parent_seq)) out.parent_seq = renumbered.get(parent_seq);
+      if (typeof derived_from === 'number' && renumbered.has(derived_from)) out.derived_from = renumbered.get(derived_from);
+      renumbered.set(event.seq, events.length);
+      const chained = chainer.chain(out);
+      events.push(chained);
+      lines.push(JSON.stringify(chained));
+    }
+  }
+  return { machine: selfOf(store), events, seen, lines, head: events.length ? events[events.length - 1].checksum! : null };
+}
+
+/** A mirrored origin's chain and the marks its signed manifest carries. */
+export function mirroredChain(storeDir: string, machine: string, id: string): MachineChain {
+  const path = join(mirrorDir(storeDir, machine, id), 'manifest.json');
+  const manifest = existsSync(path) ? parseJsonObject(readFileSync(path, 'utf8')).value : undefined;
+  return { machine, events: [...mirroredEvents(storeDir, machine, id)], seen: parseSeen(manifest?.seen) };
+}
+
+/** The converged view of a stored session (its local log alone when no other machine wrote to it). */
+export function convergedView(store: Store, id: string): ConvergedView & { local: boolean } {
+  const own = ownChain(store, id);
+  const origins = mirroredOrigins(store.dir, id).filter((m) => m !== selfOf(store));
+  if (origins.length === 0) {
+    const summary = emptySummary(id);
+    const history: OwnerGrant[] = [];
+    for (const e of own.events) {
+      const before = summary.owner;
+      applyEvent(summary, e);
+      if (summary.owner !== null && summary.owner !== before) {
+        const p = isObject(e.payload) ? e.payload : {};
+        history.push({ agent: summary.owner, granted_at: e.ts, ...(e.type === 'handoff' && typeof p.receipt_id === 'string' ? { receipt: p.receipt_id } : {}) });
+      }
+    }
+    return { events: own.events, head: own.head, owner: summary.owner, owner_history: history, deleted: summary.deleted, from: own.events.map(() => own.machine), local: true };
+  }
+  const chains: MachineChain[] = [own, ...origins.map((m) => mirroredChain(store.dir, m, id))];
+  return { ...mergeChains(id, chains), local: false };
+}
