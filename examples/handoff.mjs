@@ -91,8 +91,8 @@ async function handoff(o) {
     const toCwd = o.toCwd ?? o.cwd;
     const target = [...(o.toHome ? ['--home', o.toHome] : []), ...(toCwd ? ['--cwd', toCwd] : []), ...(o.model ? ['--model', o.model] : []), ...(o.mkcwd ? ['--mkcwd'] : [])];
     say(`3. relay: sp-materialize ${o.to} ${target.join(' ')} --report ledger.ndjson`);
-    // sp-materialize records a handoff itself when the session is in $SP_HOME/store; step 4 records this
-    // one (with the note), so it runs with an SP_HOME that holds no store: one receipt, not two.
+    // Step 4 records the handoff (with the note); sp-materialize itself records one only with
+    // --handoff, and runs with an SP_HOME that holds no store besides, so there is one receipt.
     const written = await $({ nothrow: true, env: { ...env, SP_HOME: join(work, 'no-store') } })`${node} ${bin('materialize')} ${o.to} ${events} ${target} --report ${ledger}`;
     if (written.exitCode !== 0) await fail('sp-materialize', written);
     const result = JSON.parse(written.stdout.split('\n', 1)[0]);

@@ -153,7 +153,7 @@ if (argv.demo) {
     report: argv.report,
     env: { SP_HOME: join(work, 'sp-home'), CODEX_HOME: codexHome },
   });
-  say(argv.keep ? `(the Codex home is a temporary one: run the command with CODEX_HOME=${codexHome}; npm run demo resumes a relay with the real client)` : '(the temporary homes are removed on exit: --keep keeps them; npm run demo resumes a relay with the real client)');
+  say(argv.keep ? `(the Codex home ${codexHome} is kept, and the command above names it; npm run demo resumes a relay with the real client)` : '(the temporary homes are removed on exit: --keep keeps them; npm run demo resumes a relay with the real client)');
   process.exit(0);
 }
 
