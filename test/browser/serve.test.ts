@@ -64,10 +64,10 @@ beforeAll(async () => {
   expect(captured.status, captured.stderr).toBe(0);
   const ingested = sp('sp-sync.js', ['ingest', '-q'], captured.stdout);
   expect(ingested.status, ingested.stderr).toBe(0);
-  // A relay by sp-materialize records a signed handoff receipt in the store (to a home sp serve does not list).
+  // A relay by sp-materialize --handoff records a signed handoff receipt in the store (to a home sp serve does not list).
   const other = join(scratch.work, 'other-codex');
   mkdirSync(other);
-  const handed = sp('sp-materialize.js', ['codex', '--home', other, '--cwd', allowed], captured.stdout);
+  const handed = sp('sp-materialize.js', ['codex', '--handoff', '--home', other, '--cwd', allowed], captured.stdout);
   expect(handed.status, handed.stderr).toBe(0);
   [browser, served] = await Promise.all([
     chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true }),
