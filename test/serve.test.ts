@@ -218,6 +218,20 @@ describe('sp serve: what it shows', () => {
     expect(existsSync(relay.results[0].path)).toBe(false);
   });
 
+  it('reports usage by agent from the homes and by day from the store; a grouping or source it does not know is a 400', async () => {
+    const r = await send(ro.port, '/api/usage?by=agent', { headers: auth(ro) });
+    expect(r.status).toBe(200);
+    const report = r.json();
+    // The Claude home holds the recorded session (with usage); the Codex home of this server is empty.
+    expect(report.rows.map((row: { key: string }) => row.key)).toEqual(['claude']);
+    for (const row of report.rows) expect(row.total).toBeGreaterThan(0);
+    expect(report.total.total).toBe(report.rows.reduce((n: number, row: { total: number }) => n + row.total, 0));
+    const stored = (await send(ro.port, '/api/usage?by=day&source=store', { headers: auth(ro) })).json();
+    expect(stored.rows).toEqual([]); // the stored session carries no usage
+    expect((await send(ro.port, '/api/usage?by=../../etc', { headers: auth(ro) })).status).toBe(400);
+    expect((await send(ro.port, '/api/usage?by=day&source=/etc', { headers: auth(ro) })).status).toBe(400);
+  });
+
   it('compiles a handoff whose [seq N] marks name real events', async () => {
     const r = await send(ro.port, `/api/compile?agent=claude&id=${CLAUDE_ID}&target=codex`, { headers: auth(ro) });
     expect(r.status).toBe(200);

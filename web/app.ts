@@ -513,6 +513,70 @@ function CompilePage({ params }: { params: URLSearchParams }) {
   );
 }
 
+// ---- usage -------------------------------------------------------------------------------
+
+const dollars = (row: Json) => (row.cost !== null ? `$${Number(row.cost).toFixed(2)}` : row.known_cost > 0 ? `$${Number(row.known_cost).toFixed(2)} + ?` : '?');
+const count = (n: number) => n.toLocaleString('en-US');
+
+/** Tokens and cost per day, week, agent, project or model (sp usage's rows), as bars and a table. */
+function UsagePage({ params }: { params: URLSearchParams }) {
+  const [by, setBy] = useState(params.get('by') ?? 'day');
+  const [source, setSource] = useState(params.get('source') ?? 'agents');
+  const { data, error, loading } = useApi('usage', { by, source });
+  const rows = ((data?.rows as Json[] | undefined) ?? []).slice(0, 60);
+  // Bars by cost when every row has one, else by tokens (a model without a price has no cost).
+  const byCost = rows.length > 0 && rows.every((r) => r.cost !== null);
+  const value = (r: Json) => (byCost ? Number(r.cost) : Number(r.total));
+  const most = Math.max(1, ...rows.map(value));
+  const width = 640;
+  const bar = 18;
+  return h(
+    'main',
+    { id: 'main', tabIndex: -1 },
+    h('h1', null, 'Usage'),
+    h(
+      'form',
+      { class: 'filters', onSubmit: (ev: Event) => ev.preventDefault() },
+      h(Field, { id: 'u-by', label: 'Group by' }, h('select', { id: 'u-by', value: by, onChange: (ev: Event) => setBy((ev.target as HTMLSelectElement).value) }, ['day', 'week', 'agent', 'project', 'model'].map((g) => h('option', { value: g }, g)))),
+      h(Field, { id: 'u-source', label: 'From' }, h('select', { id: 'u-source', value: source, onChange: (ev: Event) => setSource((ev.target as HTMLSelectElement).value) }, h('option', { value: 'agents' }, 'the agent homes'), h('option', { value: 'store' }, 'the store'))),
+    ),
+    error ? h(Err, { message: error }) : null,
+    loading ? h('p', { role: 'status' }, 'Reading usage…') : null,
+    data && !loading && rows.length === 0 ? h('p', { role: 'status', id: 'usage-total' }, 'No usage recorded.') : null,
+    data && !loading && rows.length > 0
+      ? h(
+          'div',
+          null,
+          h('p', { role: 'status', id: 'usage-total' }, `${count(data.total.total)} tokens, ${dollars(data.total)} (prices of ${data.prices?.date ?? 'the shipped table'})`),
+          h(
+            'svg',
+            { class: 'chart', viewBox: `0 0 ${width} ${rows.length * (bar + 6)}`, width: '100%', role: 'img', 'aria-label': `${byCost ? 'Cost' : 'Tokens'} by ${by}` },
+            rows.map((r, i) =>
+              h(
+                'g',
+                { transform: `translate(0 ${i * (bar + 6)})` },
+                h('text', { x: 0, y: bar - 5, class: 'chart-label' }, String(r.key).slice(0, 24)),
+                h('rect', { x: 180, y: 0, height: bar, width: Math.max(1, ((width - 300) * value(r)) / most), class: r.cost === null ? 'chart-bar unknown' : 'chart-bar' }),
+                h('text', { x: width - 110, y: bar - 5, class: 'chart-value' }, byCost ? dollars(r) : count(r.total)),
+              ),
+            ),
+          ),
+          h(
+            'table',
+            { class: 'usage' },
+            h('caption', null, `Tokens and cost by ${by}`),
+            h('thead', null, h('tr', null, [by, 'input', 'output', 'cache read', 'cache write', 'total', 'cost'].map((c) => h('th', { scope: 'col' }, c)))),
+            h(
+              'tbody',
+              null,
+              rows.map((r) => h('tr', null, h('th', { scope: 'row' }, String(r.key)), h('td', null, count(r.input)), h('td', null, count(r.output)), h('td', null, count(r.cache_read)), h('td', null, count(r.cache_write)), h('td', null, count(r.total)), h('td', null, dollars(r)))),
+            ),
+          ),
+        )
+      : null,
+  );
+}
+
 // ---- exported file -----------------------------------------------------------------------
 
 const b64 = (s: string) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
@@ -561,8 +625,8 @@ function App() {
     if (!params.get('seq')) scrollTo(0, 0);
   }, [page]);
   if (EXPORTED) return h(Exported, null);
-  const body = page === '/session' ? h(SessionPage, { params }) : page === '/relay' ? h(RelayPage, { params }) : page === '/compile' ? h(CompilePage, { params }) : h(ListPage, null);
-  return h('div', null, h('a', { href: '#main', class: 'skip', onClick: (ev: Event) => (ev.preventDefault(), document.getElementById('main')?.focus()) }, 'Skip to content'), h('header', { class: 'top' }, h('a', { href: '#/' }, 'sp sessions')), body);
+  const body = page === '/session' ? h(SessionPage, { params }) : page === '/relay' ? h(RelayPage, { params }) : page === '/compile' ? h(CompilePage, { params }) : page === '/usage' ? h(UsagePage, { params }) : h(ListPage, null);
+  return h('div', null, h('a', { href: '#main', class: 'skip', onClick: (ev: Event) => (ev.preventDefault(), document.getElementById('main')?.focus()) }, 'Skip to content'), h('header', { class: 'top' }, h('a', { href: '#/' }, 'sp sessions'), ' ', h('a', { href: '#/usage' }, 'Usage')), body);
 }
 
 render(h(App, null), document.getElementById('app')!);

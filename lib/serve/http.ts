@@ -145,6 +145,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
           const type = /^image\/(png|jpeg|gif|webp)$/.test(p.get('type') ?? '') ? p.get('type')! : 'application/octet-stream';
           return send(res, 200, bytes, type);
         }
+        case '/api/usage':
+          return json(res, 200, await model.usage(stringParam(p, 'by', 20) ?? 'day', stringParam(p, 'source', 20) ?? 'agents'));
         case '/api/compile':
           return json(res, 200, await model.compile(keyFrom(p), stringParam(p, 'target', 40) ?? 'markdown', numberParam(p, 'budget')));
         case '/api/relay':

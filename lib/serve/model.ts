@@ -14,6 +14,7 @@ import type { Line } from '../lines.js';
 import { Budget, Confinement, type AccessOptions, type Limits } from '../mcp/confine.js';
 import { ToolInputError, adapterOf, captureEvents, compiledEvent, compileHandoff, findSession, homeOf, listSessions, relayEvents, type Registry } from '../mcp/pipeline.js';
 import type { Redactor } from '../redact/ensure.js';
+import type { GroupBy } from '../usage/usage.js';
 
 type Json = Record<string, unknown>;
 
@@ -110,6 +111,7 @@ type AnyStore = any;
 
 export class SessionModel {
   private listed?: { at: number; rows: ListRow[] };
+  private readonly usageCache = new Map<string, { at: number; report: Json }>();
   private readonly registry: Registry;
   private readonly access: AccessOptions;
   private readonly confinement: Confinement;
@@ -213,6 +215,41 @@ export class SessionModel {
       messages: ref.messages,
       tool_calls: ref.tool_calls,
     };
+  }
+
+  /**
+   * The usage page: tokens and cost of every session listed (agent homes, then the store), grouped
+   * as `sp usage --by` groups them, priced with the shipped table. Reused for a few seconds like the
+   * list, so switching the grouping does not read every session again.
+   */
+  async usage(by: string, source = 'agents'): Promise<Json> {
+    const { GROUPS, UsageReader, reportOf, storeEvents } = await import('../usage/usage.js');
+    if (!(GROUPS as readonly string[]).includes(by)) throw new RequestError(`group by one of ${GROUPS.join(', ')}`);
+    // One source at a time, as sp usage reads one: a stored session is often an agent's session too.
+    if (source !== 'agents' && source !== 'store') throw new RequestError('source is agents or store');
+    const ttl = this.options.listTtlMs ?? 5000;
+    const cached = this.usageCache.get(`${source}:${by}`);
+    if (cached && Date.now() - cached.at < ttl) return cached.report;
+    const budget = new Budget('usage', this.limits);
+    const found = source === 'agents' ? await listSessions(this.registry, { defaultHomes: this.access.homes, details: false }, this.note, () => budget.check()) : [];
+    const reader = new UsageReader();
+    for (const ref of found) {
+      try {
+        this.confinement.sessionFile(ref.path);
+        for await (const event of this.registry[ref.agent].capture(ref, { onDiagnostic: () => undefined })) reader.add(event);
+      } catch (err) {
+        // One unreadable session must not hide the others' usage.
+        this.note(ref.agent, (err as Error).message);
+      }
+    }
+    if (source === 'store') {
+      await this.withStore(async (store) => {
+        for await (const event of storeEvents(store)) reader.add(event);
+      });
+    }
+    const report = this.redactor.redactValue(reportOf(reader, { by: by as GroupBy }) as unknown as Json);
+    this.usageCache.set(`${source}:${by}`, { at: Date.now(), report });
+    return report;
   }
 
   /** The list page: rows that pass the filters, the agents and projects to filter by, and store hits for the words. */

@@ -297,6 +297,11 @@ export async function usageReport(
 ): Promise<UsageReport> {
   const reader = new UsageReader();
   for await (const event of events) reader.add(event);
+  return reportOf(reader, options);
+}
+
+/** The report of what a reader has taken in (for callers that feed it from several sources). */
+export function reportOf(reader: UsageReader, options: { by: GroupBy; prices?: PriceTable; since?: number; until?: number; agent?: string }): UsageReport {
   const prices = options.prices ?? loadPrices();
   const rows = usageRows(reader.records, { ...options, prices });
   return { by: options.by, rows, total: totalOf(rows), prices: { date: prices.date, source: prices.source } };

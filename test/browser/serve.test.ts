@@ -182,6 +182,15 @@ describe.skipIf(!haveChromium)('sp serve in Chromium', () => {
     expect(await page.locator('#chain').textContent()).toMatch(/^Hash chain verified: 83 events/);
     await shot(page, '9-stored-session');
     await accessible(page, 'stored session');
+
+    // Usage: bars and a table of tokens and cost, by day and by agent.
+    await page.getByRole('link', { name: 'Usage' }).click();
+    await expect.poll(() => page.locator('#usage-total').textContent(), { timeout: 60_000 }).toMatch(/^[\d,]+ tokens, (\$[\d.]+( \+ \?)?|\?) \(prices of /);
+    expect(await page.locator('svg.chart rect.chart-bar').count()).toBeGreaterThan(0);
+    await page.getByLabel('Group by').selectOption('agent');
+    await expect.poll(() => page.locator('table.usage tbody th').allTextContents()).toEqual(expect.arrayContaining(['claude', 'codex']));
+    await shot(page, '9b-usage');
+    await accessible(page, 'usage');
     expect(problems).toEqual([]);
     await context.close();
   });
