@@ -133,7 +133,9 @@ await runCli<Args>({
   run: async (args) => {
     // yargs reads a lone "-" positional as `true` (or "" when typed as a string): it means stdin.
     if ((args.source as unknown) === true || args.source === '') args.source = '-';
-    if (!COLOR_MODES.includes(args.color as ColorMode)) throw new UserError(`--color is auto, always or never (not "${args.color}")`, undefined, EXIT_USAGE);
+    // --no-color arrives as false and a bare --color as '' (the shared flag of lib/cli.ts).
+    const color = (args.color as unknown) === false ? 'never' : args.color === '' ? 'always' : args.color;
+    if (!COLOR_MODES.includes(color as ColorMode)) throw new UserError(`--color is auto, always or never (not "${color}")`, undefined, EXIT_USAGE);
     if (args.since !== undefined && (!Number.isSafeInteger(args.since) || args.since < 0)) throw new UserError('--since takes a seq (a whole number ≥ 0)', undefined, EXIT_USAGE);
     if (args.width !== undefined && (!Number.isSafeInteger(args.width) || args.width < 20 || args.width > 1000)) throw new UserError('--width takes a number of columns from 20 to 1000', undefined, EXIT_USAGE);
     const { events, artifacts, bad } = await readInput(args);
@@ -155,7 +157,7 @@ await runCli<Args>({
     }
     const text = renderSessions(events, {
       width: args.width ?? terminalWidth(),
-      palette: palette(wantsColor({ mode: args.color, isTTY: tty })),
+      palette: palette(wantsColor({ mode: color as ColorMode, isTTY: tty })),
       full: args.full,
       toolsOnly: args.tools,
       since: args.since,

@@ -93,7 +93,9 @@ await runCli<Args>({
       .command('$0 [agents..]', false) as never,
   run: async (args) => {
     if (!GROUPS.includes(args.by as GroupBy)) throw new UserError(`--by is one of ${GROUPS.join(', ')} (not "${args.by}")`, undefined, EXIT_USAGE);
-    if (!COLOR_MODES.includes(args.color as ColorMode)) throw new UserError(`--color is auto, always or never (not "${args.color}")`, undefined, EXIT_USAGE);
+    // --no-color arrives as false and a bare --color as '' (the shared flag of lib/cli.ts).
+    const color = (args.color as unknown) === false ? 'never' : args.color === '' ? 'always' : args.color;
+    if (!COLOR_MODES.includes(color as ColorMode)) throw new UserError(`--color is auto, always or never (not "${color}")`, undefined, EXIT_USAGE);
     const agents = args.agents ?? [];
     for (const a of agents) getAdapter(a);
     if (args.home !== undefined && agents.length !== 1) throw new UserError('--home goes with one AGENT', undefined, EXIT_USAGE);
@@ -133,7 +135,7 @@ await runCli<Args>({
       { header: 'MODELS', flex: true, cell: (r: UsageRow) => (rows.indexOf(r) === last ? '' : r.models.join(', ')), color: () => 'dim' as const },
     ];
     // By model, the models column would repeat the first one.
-    printTable(rows, args.by === 'model' ? columns.slice(0, -1) : columns, { color: args.color, empty: '(no usage recorded)' });
+    printTable(rows, args.by === 'model' ? columns.slice(0, -1) : columns, { color: color as ColorMode, empty: '(no usage recorded)' });
     if (report.total.cost === null) warn(undefined, `"?": a model without a price in ${args.prices ?? 'the shipped table'} (--prices FILE adds it)`);
     return EXIT_OK;
   },

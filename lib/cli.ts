@@ -82,7 +82,7 @@ async function parse<A>(spec: CliSpec<A>, argv: string[]): Promise<A | undefined
       if (err) throw err;
       usageError = msg;
     })
-    .option('color', { type: 'boolean', describe: 'colour (default: on a terminal, unless NO_COLOR is set); --no-color never' });
+    .option('color', { type: 'string', describe: 'colour: always, never or auto (the default: on a terminal, unless NO_COLOR is set); --color alone is always, --no-color never' });
   // Examples as their own lines, each command whole: yargs would wrap a long command mid-way.
   const examples = spec.examples.map(([command, description]) => `  ${command}\n      ${description}`).join('\n');
   y.epilogue(
@@ -91,14 +91,22 @@ async function parse<A>(spec: CliSpec<A>, argv: string[]): Promise<A | undefined
       'Exit status: 0 ok, 1 a check failed, 2 usage error or unreadable input. Diagnostics go to stderr.',
   );
   const configured = spec.options(y);
-  const args = (await configured.parseAsync()) as A & { help?: boolean; version?: boolean; color?: boolean };
+  const args = (await configured.parseAsync()) as A & { help?: boolean; version?: boolean; color?: unknown };
   if (usageError !== undefined) {
     const options = Object.keys((configured as unknown as { getOptions(): { key: Record<string, unknown> } }).getOptions().key);
     throw new UserError(`${rewriteUsageError(usageError, options, `${spec.name} ${spec.usage}`)} (see --help)`, undefined, EXIT_USAGE);
   }
-  setColor(args.color);
+  setColor(colorFlag(args.color));
   helpShown = Boolean(args.help) || Boolean(args.version);
   return helpShown ? undefined : args;
+}
+
+/** `--color[=auto|always|never]` and `--no-color` as a choice (undefined: auto, decided by the terminal and NO_COLOR). */
+function colorFlag(value: unknown): boolean | undefined {
+  if (value === undefined || value === 'auto') return undefined;
+  if (value === false || value === 'never' || value === 'false') return false;
+  if (value === true || value === '' || value === 'always' || value === 'true') return true;
+  throw new UserError(`--color is auto, always or never (not "${String(value)}")`, undefined, EXIT_USAGE);
 }
 
 /** Prints an error as one diagnostic line and returns its exit code. */
