@@ -256,7 +256,7 @@ describe.skipIf(pgMissing !== undefined)('PostgreSQL team remote', () => {
     expect(pulled.status, pulled.stderr).toBe(0);
     expect(JSON.parse(pulled.stdout).events).toBe(0); // b has them from the folder remote: nothing twice
     expect(await keysOf(b, session)).toEqual(await keysOf(a, session));
-    const status = sp('sp-sync', ['status'], { home: a.home });
+    const status = sp('sp-sync', ['status', '--remotes'], { home: a.home });
     expect(status.stdout).toMatch(/team\tpg\tpostgres:/);
     expect(await sessionCount(b)).toBe(1);
   });
