@@ -451,7 +451,9 @@ export async function statusCommand(args: CommonArgs & { remotes?: boolean; sess
   try {
     const id = args.session ? store.resolveSession(args.session) : undefined;
     const rows = (await sessionStatusRows(store, { remote: args.name })).filter((r) => id === undefined || r.session === id);
-    for (const row of rows) process.stdout.write(JSON.stringify(row) + '\n');
+    const { wantsTable } = await import('../term/listing.js');
+    if (wantsTable({ json: args.json })) (await import('../term/views.js')).printSyncStatus(rows);
+    else for (const row of rows) process.stdout.write(JSON.stringify(row) + '\n');
     const out = rows.filter((r) => !r.in_sync).length;
     if (!args.quiet) warn(undefined, out === 0 ? `${rows.length} session${rows.length === 1 ? '' : 's'} in sync` : `${out} of ${rows.length} sessions out of sync`);
     return out === 0 ? EXIT_OK : EXIT_CHECK_FAILED;

@@ -1,4 +1,4 @@
-// The tables the listings print on a terminal (sp-capture --list, sp-sync ls, sp-sync search).
+// The tables the listings print on a terminal (sp-capture --list, sp-sync ls, search and status).
 import type { SessionRef } from '../adapter.js';
 import { printTable } from './listing.js';
 import { relativeTime } from './time.js';
@@ -88,4 +88,32 @@ export function shortId(id: string): string {
   const prefix = id.startsWith('sess_') ? 'sess_' : '';
   const rest = id.slice(prefix.length);
   return rest.length > 12 ? prefix + rest.slice(0, 8) : id;
+}
+
+/** What the status table needs of lib/sync/status.ts's rows (the shape, so lib/term imports nothing of sync). */
+export interface SyncStatusRow {
+  session: string;
+  local: { events: number };
+  owner: string | null;
+  remotes: Array<{ remote: string; ahead: number; behind: number; waiting: Array<{ machine: string; reason: string }> }>;
+  in_sync: boolean;
+}
+
+/** `sp-sync status` on a terminal: one line per session and remote (a session with no remote: one line). */
+export function printSyncStatus(rows: SyncStatusRow[]): void {
+  const lines = rows.flatMap((row) => (row.remotes.length ? row.remotes : [undefined]).map((remote) => ({ row, remote })));
+  printTable(
+    lines,
+    [
+      { header: 'SESSION', cell: (l) => shortId(l.row.session), color: () => 'cyan' },
+      { header: 'EVENTS', align: 'right', cell: (l) => String(l.row.local.events) },
+      { header: 'OWNER', cell: (l) => l.row.owner ?? '-' },
+      { header: 'REMOTE', cell: (l) => l.remote?.remote ?? '(none)' },
+      { header: 'AHEAD', align: 'right', cell: (l) => (l.remote ? String(l.remote.ahead) : '') },
+      { header: 'BEHIND', align: 'right', cell: (l) => (l.remote ? String(l.remote.behind) : '') },
+      { header: 'WAITING', flex: true, cell: (l) => (l.remote?.waiting.length ? l.remote.waiting.map((w) => `${w.machine}: ${w.reason}`).join('; ') : '') },
+      { header: 'STATE', cell: (l) => (l.row.in_sync ? 'in sync' : 'out of sync'), color: (l) => (l.row.in_sync ? 'green' : 'yellow') },
+    ],
+    { empty: '(no stored sessions)' },
+  );
 }

@@ -84,6 +84,17 @@ describe('sp-sync ls and search', () => {
     expect(lines(json.stdout).map((l) => (JSON.parse(l) as { id: string }).id)).toHaveLength(3);
   });
 
+  it('status: a table on a terminal (session, owner, remote, state), NDJSON rows when piped', () => {
+    const table = runBin('sp-sync', ['status'], { env: { ...env, ...tty, COLUMNS: '100' } });
+    expect(table.code).toBe(0);
+    const rows = lines(table.stdout);
+    expect(rows[0]).toMatch(/^SESSION +EVENTS +OWNER +REMOTE +AHEAD +BEHIND +WAITING +STATE$/);
+    expect(rows.slice(1).every((r) => /\(none\) +in sync$/.test(r))).toBe(true);
+    expect(rows.length).toBe(4);
+    const piped = runBin('sp-sync', ['status'], { env });
+    expect(lines(piped.stdout).map((l) => JSON.parse(l).in_sync)).toEqual([true, true, true]);
+  });
+
   it('search: a table on a terminal, "SESSION  seq N  TYPE: snippet" lines when piped', () => {
     const table = runBin('sp-sync', ['search', 'todos', '--limit', '3'], { env: { ...env, ...tty } });
     expect(table.code).toBe(0);
