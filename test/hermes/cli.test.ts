@@ -118,7 +118,7 @@ describe('sp-capture hermes | sp-materialize hermes', () => {
     const r = runBin('sp-materialize', ['hermes', '--home', home, '--report', report], { input: captured });
     expect(r.code, r.stderr).toBe(0);
     const result = JSON.parse(r.stdout);
-    expect(result).toMatchObject({ agent: 'hermes', path: join(home, 'state.db'), resume: `hermes --resume ${result.session_id}` });
+    expect(result).toMatchObject({ agent: 'hermes', path: join(home, 'state.db'), resume: `HERMES_HOME=${home} hermes --resume ${result.session_id}` }); // a home that is not the default is named
     expect(runBin('sp-verify', [report]).code).toBe(0);
     expect(readFileSync(report, 'utf8')).toContain('sp.materialize.result');
 
