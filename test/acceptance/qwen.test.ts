@@ -12,14 +12,21 @@ import { join } from 'node:path';
 import { qwen } from '../../adapters/qwen/index.js';
 import { clientNeedsNewerNode } from '../support/engines.js';
 
-const unsupported = clientNeedsNewerNode('@qwen-code/qwen-code');
+const probe = (() => {
+  try {
+    return clientBin('qwen');
+  } catch {
+    return undefined;
+  }
+})();
+const unsupported = clientNeedsNewerNode('@qwen-code/qwen-code', probe);
 if (unsupported) process.stderr.write(`qwen acceptance skipped: ${unsupported}\n`);
 import type { LossEntry, MaterializeResult } from '../../lib/adapter.js';
 import type { SpEvent } from '../../lib/event.js';
 import { canonicalize } from '../../lib/jcs.js';
 import { captureAll } from '../contract/testAdapter.js';
 import { SOURCES } from '../support/matrix.js';
-import { agentHome, preparePlace, resumeWith, runLimit } from '../support/geminiClients.js';
+import { agentHome, clientBin, preparePlace, resumeWith, runLimit } from '../support/geminiClients.js';
 import { startMockModel, type MockModel } from '../pi/mockModel.js';
 
 type Json = Record<string, any>;
