@@ -8,11 +8,12 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { S2 } from './support/codexFixtures.js';
+import { toolCalls } from './support/mcpClient.js';
+import { ALICE_ROOT, aliceRecording } from './support/resume.js';
 import { root, runBin, tempDir } from './support/streams.js';
 
 const CLAUDE_ID = 'e05d2652-6a94-447f-8b60-cded66e4199a';
-const OLD = '/home/alice/acme-api';
+const OLD = ALICE_ROOT;
 const work = realpathSync(tempDir('sp-mcp-loop-'));
 const allowed = join(work, 'allowed');
 const outside = join(work, 'outside');
@@ -23,20 +24,7 @@ const WRITE_RULE = /outside the folders this server may write \(--allow-write\)/
 let client: Client;
 let stderr = '';
 
-type Result = { isError?: boolean; content: Array<{ type: string; text: string }> };
-async function call(name: string, args: Record<string, unknown>): Promise<Result> {
-  return (await client.callTool({ name, arguments: args })) as Result;
-}
-async function ok(name: string, args: Record<string, unknown>): Promise<any> {
-  const r = await call(name, args);
-  expect(r.isError, r.content?.[0]?.text).toBeFalsy();
-  return JSON.parse(r.content[r.content.length - 1].text);
-}
-async function fails(name: string, args: Record<string, unknown>, message: RegExp): Promise<void> {
-  const r = await call(name, args);
-  expect(r.isError, r.content?.[0]?.text).toBe(true);
-  expect(r.content[0].text).toMatch(message);
-}
+const { call, ok, fails } = toolCalls(() => client);
 
 function checkout(dir: string, origin: string): string {
   mkdirSync(dir, { recursive: true });
@@ -55,18 +43,7 @@ beforeAll(async () => {
   for (const d of [allowed, outside]) mkdirSync(d);
   cpSync(join(root, 'fixtures/claude/corpus/S1-feature/.claude'), claudeHome, { recursive: true });
   // The store holds the Codex S2 recording as made in Alice's checkout, with its repository's origin.
-  const captured = runBin('sp-capture', ['codex', '--path', S2]);
-  expect(captured.code, captured.stderr).toBe(0);
-  const recorded = captured.stdout
-    .trim()
-    .split('\n')
-    .map((line) => {
-      const e = JSON.parse(line.replaceAll('/home/bob/acme-api', OLD)) as Record<string, unknown> & { type: string; payload: Record<string, unknown> };
-      delete e.checksum;
-      if (e.type === 'session.start') e.payload.git_origin = 'https://github.com/acme/acme-api.git';
-      return JSON.stringify(e);
-    })
-    .join('\n');
+  const recorded = aliceRecording('https://github.com/acme/acme-api.git');
   const ingest = runBin('sp-sync', ['ingest', '-'], { input: recorded + '\n', env: { SP_HOME: spHome, SP_PROGRESS: '0' } });
   expect(ingest.code, ingest.stderr).toBe(0);
   const transport = new StdioClientTransport({

@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toolCalls } from './support/mcpClient.js';
 import { FAKE } from './support/fakeSecrets.js';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -24,21 +25,7 @@ const secret = FAKE.githubPat;
 let client: Client;
 let stderr = '';
 
-type Result = { isError?: boolean; content: Array<{ type: string; text: string }> };
-async function call(name: string, args: Record<string, unknown>): Promise<Result> {
-  return (await client.callTool({ name, arguments: args })) as Result;
-}
-async function ok(name: string, args: Record<string, unknown>): Promise<any> {
-  const r = await call(name, args);
-  expect(r.isError, r.content?.[0]?.text).toBeFalsy();
-  return JSON.parse(r.content[r.content.length - 1].text);
-}
-async function fails(name: string, args: Record<string, unknown>, message: RegExp): Promise<string> {
-  const r = await call(name, args);
-  expect(r.isError).toBe(true);
-  expect(r.content[0].text).toMatch(message);
-  return r.content[0].text;
-}
+const { call, ok, fails } = toolCalls(() => client);
 
 beforeAll(async () => {
   cpSync(join(root, 'fixtures/claude/corpus/S1-feature/.claude'), homes.claude, { recursive: true });

@@ -3,50 +3,24 @@
 // every pulled folder verified as on a folder remote (rows edited or inserted by SQL, a signer not
 // trusted, a swapped manifest: refused, nothing adopted), and a store that used a folder remote
 // (written by this release) moving onto a PostgreSQL remote.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { sp, tempDir } from './support/store.js';
-import { pgMissing, startPostgres, type TestPostgres } from './support/pg.js';
-import { Store, eventKey, ensureKeys } from '../lib/store/index.js';
+import { machine as newMachine, sp, tempDir, trust, withStore, type Machine } from './support/store.js';
+import { pgMissing, usePostgres, type TestPostgres } from './support/pg.js';
+import { Store, eventKey } from '../lib/store/index.js';
 import { addRemote, getRemote, pull, push } from '../lib/sync/remote.js';
-import { addTrusted } from '../lib/store/trust.js';
 
 // Several steps spawn sp-sync; on a loaded shared machine one such test can take a minute or more.
 vi.setConfig({ testTimeout: 180_000 });
 
 let db: TestPostgres;
+usePostgres((started) => (db = started));
 
-beforeAll(async () => {
-  if (!pgMissing) db = await startPostgres();
-}, 120_000);
-afterAll(async () => {
-  await db?.stop();
-});
+const machine = () => newMachine('sp-pg-home-');
 
-interface Machine {
-  home: string;
-  dir: string;
-}
 
-function machine(): Machine {
-  const home = tempDir('sp-pg-home-');
-  return { home, dir: join(home, 'store') };
-}
-
-function trust(m: Machine, other: Machine, name: string): void {
-  addTrusted(m.home, ensureKeys(other.home).publicRaw, name);
-}
-
-async function withStore<T>(m: Machine, fn: (store: Store) => Promise<T> | T): Promise<T> {
-  const store = Store.open(m.dir, { home: m.home, lockTimeoutMs: 60_000 });
-  try {
-    return await fn(store);
-  } finally {
-    store.close();
-  }
-}
 
 /** A session of `n` messages in `project`, with the given texts first. */
 export function sessionItems(session: string, project: string, who: string, n: number, base: number, texts: string[] = []): Array<{ event: Record<string, unknown> }> {

@@ -1,13 +1,13 @@
 // The team on one PostgreSQL remote: eight machines pushing at once as separate processes (nothing
 // lost, nothing stored twice, every replica converges), row-level security by project with two
 // login roles, and `sp-sync search --remote` (full text, CJK and code fragments, filters, snippets).
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import pg from 'pg';
-import { bin, sp, tempDir } from './support/store.js';
-import { pgMissing, startPostgres, type TestPostgres } from './support/pg.js';
+import { bin, machine as newMachine, sp, withStore, type Machine } from './support/store.js';
+import { pgMissing, usePostgres, type TestPostgres } from './support/pg.js';
 import { Store, eventKey, ensureKeys } from '../lib/store/index.js';
 import { addRemote, getRemote, pull, push } from '../lib/sync/remote.js';
 import { connect, grantProject, searchTeam, type TeamSearchFilters } from '../lib/sync/pg.js';
@@ -18,22 +18,9 @@ import { machineId } from '../lib/store/index.js';
 vi.setConfig({ testTimeout: 180_000 });
 
 let db: TestPostgres;
-beforeAll(async () => {
-  if (!pgMissing) db = await startPostgres();
-}, 120_000);
-afterAll(async () => {
-  await db?.stop();
-});
+usePostgres((started) => (db = started));
 
-interface Machine {
-  home: string;
-  dir: string;
-}
-
-function machine(): Machine {
-  const home = tempDir('sp-pg-team-');
-  return { home, dir: join(home, 'store') };
-}
+const machine = () => newMachine('sp-pg-team-');
 
 function items(session: string, project: string, who: string, n: number, base: number, texts: string[] = [], agent = 'claude', firstSeq = 0): Array<{ event: Record<string, unknown> }> {
   const out: Array<Record<string, unknown>> = [];
@@ -55,14 +42,6 @@ function items(session: string, project: string, who: string, n: number, base: n
 /** Test texts hold no secrets: recorded as redacted, as `sp-sync ingest` would (push refuses unredacted sessions). */
 const REDACTED = { redaction: { state: 'redacted' as const, ruleset: 'test' } };
 
-async function withStore<T>(m: Machine, fn: (store: Store) => Promise<T> | T): Promise<T> {
-  const store = Store.open(m.dir, { home: m.home, lockTimeoutMs: 60_000 });
-  try {
-    return await fn(store);
-  } finally {
-    store.close();
-  }
-}
 
 /** Runs sp-sync as a separate process; resolves with its exit status and output. */
 function spAsync(home: string, args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {

@@ -4,10 +4,9 @@
 import { describe, expect, it, beforeAll, vi } from 'vitest';
 import { execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { CORPUS, capture, sp, tempDir, bin } from './support/store.js';
-import { Store, eventKey, verifyStore, trustedKeys, ensureKeys, type SpEvent } from '../lib/store/index.js';
+import { CORPUS, capture, sp, tempDir, bin, machine as newMachine, trust, withStore, type Machine } from './support/store.js';
+import { Store, eventKey, verifyStore, trustedKeys, type SpEvent } from '../lib/store/index.js';
 import { addRemote, getRemote, pull, push } from '../lib/sync/remote.js';
-import { addTrusted } from '../lib/store/trust.js';
 
 // Every step spawns node; on a loaded shared machine one test can take a minute.
 vi.setConfig({ testTimeout: 180_000 });
@@ -24,29 +23,9 @@ function items(text: string) {
     .map((line, i) => ({ event: JSON.parse(line) as Record<string, unknown>, where: `input:${i + 1}` }));
 }
 
-interface Machine {
-  home: string;
-  dir: string;
-}
+const machine = () => newMachine('sp-sync-');
 
-function machine(): Machine {
-  const home = tempDir('sp-sync-');
-  return { home, dir: join(home, 'store') };
-}
 
-/** `m` trusts `other`'s signing key (pull takes only events signed by trusted keys). */
-function trust(m: Machine, other: Machine, name: string): void {
-  addTrusted(m.home, ensureKeys(other.home).publicRaw, name);
-}
-
-async function withStore<T>(m: Machine, fn: (store: Store) => Promise<T> | T): Promise<T> {
-  const store = Store.open(m.dir, { home: m.home, lockTimeoutMs: 60_000 });
-  try {
-    return await fn(store);
-  } finally {
-    store.close();
-  }
-}
 
 async function keysOf(m: Machine, session: string): Promise<string[]> {
   const store = Store.open(m.dir, { readonly: true, home: m.home });

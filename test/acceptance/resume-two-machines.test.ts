@@ -10,11 +10,11 @@ import { mkdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { MaterializeResult } from '../../lib/adapter.js';
-import { S2 } from '../support/codexFixtures.js';
+import { ALICE_ROOT, aliceRecording } from '../support/resume.js';
 import { TARGETS } from '../support/matrixTargets.js';
 import { runBin, tempDir } from '../support/streams.js';
 
-const OLD = '/home/alice/acme-api';
+const OLD = ALICE_ROOT;
 const ORIGIN = 'git@github.com:acme/acme-api.git';
 
 const machineA = { home: '' };
@@ -34,18 +34,7 @@ beforeAll(() => {
   const root = realpathSync(tempDir('sp-two-machines-'));
   // Machine A: the session as recorded in Alice's checkout, stored and pushed to a bare remote.
   machineA.home = join(root, 'A');
-  const captured = runBin('sp-capture', ['codex', '--path', S2]);
-  expect(captured.code, captured.stderr).toBe(0);
-  const recorded = captured.stdout
-    .trim()
-    .split('\n')
-    .map((line) => {
-      const event = JSON.parse(line.replaceAll('/home/bob/acme-api', OLD)) as Record<string, unknown> & { type: string; payload: Record<string, unknown> };
-      delete event.checksum;
-      if (event.type === 'session.start') event.payload.git_origin = ORIGIN;
-      return JSON.stringify(event);
-    })
-    .join('\n');
+  const recorded = aliceRecording(ORIGIN);
   expect(recorded).toContain(OLD);
   const bare = join(root, 'sessions.git');
   git(root, 'init', '-q', '--bare', bare);

@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from 'vitest';
 // A real PostgreSQL for the team-remote tests: SP_TEST_PG_URL (an existing server where this role
 // may create databases), else a throwaway cluster from scripts/db.mjs (loopback only, removed
 // after). Each test file gets its own database. Without PostgreSQL binaries the tests are skipped
@@ -69,4 +70,17 @@ export async function startPostgres(): Promise<TestPostgres> {
       }
     },
   };
+}
+
+/** One throwaway server for the test file: started before its tests (unless PostgreSQL is missing), stopped after. */
+export function usePostgres(started: (db: TestPostgres) => void): void {
+  let db: TestPostgres | undefined;
+  beforeAll(async () => {
+    if (pgMissing) return;
+    db = await startPostgres();
+    started(db);
+  }, 120_000);
+  afterAll(async () => {
+    await db?.stop();
+  });
 }

@@ -4,6 +4,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { Store, ensureKeys } from '../../lib/store/index.js';
+import { addTrusted } from '../../lib/store/trust.js';
 
 export const root = resolve(import.meta.dirname, '../..');
 
@@ -53,3 +55,29 @@ export const CORPUS = {
   piLong: 'fixtures/pi/corpus/S3-long/agent/sessions/--home-carol-acme-api--/2026-11-30T05-03-28-829Z_01a22ad6-2c3b-714c-9526-cda55a420afd.jsonl',
   piLarge: 'fixtures/pi/public/pi-mono/packages/coding-agent/test/fixtures/before-compaction.jsonl',
 };
+
+/** One machine of a sync test: its SP_HOME and the store in it. */
+export interface Machine {
+  home: string;
+  dir: string;
+}
+
+export function machine(prefix = 'sp-sync-'): Machine {
+  const home = tempDir(prefix);
+  return { home, dir: join(home, 'store') };
+}
+
+/** `m` trusts `other`'s signing key (pull takes only events signed by trusted keys). */
+export function trust(m: Machine, other: Machine, name: string): void {
+  addTrusted(m.home, ensureKeys(other.home).publicRaw, name);
+}
+
+/** Runs `fn` on the machine's store, opened for writing, closed after. */
+export async function withStore<T>(m: Machine, fn: (store: Store) => Promise<T> | T): Promise<T> {
+  const store = Store.open(m.dir, { home: m.home, lockTimeoutMs: 60_000 });
+  try {
+    return await fn(store);
+  } finally {
+    store.close();
+  }
+}
