@@ -7,7 +7,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { machine as newMachine, sp, tempDir, trust, withStore, type Machine } from './support/store.js';
+import { keysOf, machine as newMachine, sp, tempDir, trust, withStore, type Machine } from './support/store.js';
 import { pgMissing, usePostgres, type TestPostgres } from './support/pg.js';
 import { Store, eventKey } from '../lib/store/index.js';
 import { addRemote, getRemote, pull, push } from '../lib/sync/remote.js';
@@ -37,16 +37,6 @@ export function sessionItems(session: string, project: string, who: string, n: n
   return [start, ...messages].map((event) => ({ event }));
 }
 
-async function keysOf(m: Machine, session: string): Promise<string[]> {
-  const store = Store.open(m.dir, { readonly: true, home: m.home });
-  try {
-    const keys: string[] = [];
-    for await (const e of store.events(session)) keys.push(eventKey(e));
-    return keys.sort();
-  } finally {
-    store.close();
-  }
-}
 
 async function sessionCount(m: Machine): Promise<number> {
   const store = Store.open(m.dir, { readonly: true, home: m.home });

@@ -14,6 +14,7 @@ import { Store, convergedView, ensureKeys, eventKey, recordAck, recordHandoff, t
 import { addTrusted } from '../lib/store/trust.js';
 import { addRemote, getRemote, pull, push } from '../lib/sync/remote.js';
 import { storedReceipts } from '../lib/store/receipts.js';
+import { random as rng } from '../lib/synthetic.js';
 
 vi.setConfig({ testTimeout: 600_000 });
 
@@ -84,16 +85,6 @@ function keyHomes(): string {
   return (keysMade = dir);
 }
 
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Machine {
   name: string;

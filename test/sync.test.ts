@@ -4,7 +4,7 @@
 import { describe, expect, it, beforeAll, vi } from 'vitest';
 import { execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { CORPUS, capture, sp, tempDir, bin, machine as newMachine, trust, withStore, type Machine } from './support/store.js';
+import { CORPUS, capture, sp, tempDir, bin, keysOf, machine as newMachine, trust, withStore, type Machine } from './support/store.js';
 import { Store, eventKey, verifyStore, trustedKeys, type SpEvent } from '../lib/store/index.js';
 import { addRemote, getRemote, pull, push } from '../lib/sync/remote.js';
 
@@ -27,16 +27,6 @@ const machine = () => newMachine('sp-sync-');
 
 
 
-async function keysOf(m: Machine, session: string): Promise<string[]> {
-  const store = Store.open(m.dir, { readonly: true, home: m.home });
-  try {
-    const keys: string[] = [];
-    for await (const e of store.events(session)) keys.push(eventKey(e));
-    return keys.sort();
-  } finally {
-    store.close();
-  }
-}
 
 function newEvents(session: string, who: string, n: number, base: number): Array<{ event: Record<string, unknown> }> {
   return Array.from({ length: n }, (_, i) => ({

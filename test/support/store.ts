@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Store, ensureKeys } from '../../lib/store/index.js';
+import { Store, ensureKeys, eventKey } from '../../lib/store/index.js';
 import { addTrusted } from '../../lib/store/trust.js';
 
 export const root = resolve(import.meta.dirname, '../..');
@@ -77,6 +77,18 @@ export async function withStore<T>(m: Machine, fn: (store: Store) => Promise<T> 
   const store = Store.open(m.dir, { home: m.home, lockTimeoutMs: 60_000 });
   try {
     return await fn(store);
+  } finally {
+    store.close();
+  }
+}
+
+/** The keys of a stored session's events, sorted: two stores hold the same events when these match. */
+export async function keysOf(m: Machine, session: string): Promise<string[]> {
+  const store = Store.open(m.dir, { readonly: true, home: m.home });
+  try {
+    const keys: string[] = [];
+    for await (const e of store.events(session)) keys.push(eventKey(e));
+    return keys.sort();
   } finally {
     store.close();
   }
