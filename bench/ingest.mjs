@@ -6,13 +6,10 @@
 // measurement under `runs`. Needs `npm run build` first.
 import { parseArgs } from 'node:util';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync, writeFileSync, createWriteStream } from 'node:fs';
-import { once } from 'node:events';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { measure, root } from './lib.mjs';
-import { workSessionEvents } from '../dist/lib/synthetic.js';
-import { Chainer } from '../dist/lib/chain.js';
+import { measure, root, writeWorkSession } from './lib.mjs';
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, events: { type: 'string' } } });
 const total = Number(values.events ?? (values.quick ? 10_000 : 100_000));
@@ -51,20 +48,7 @@ for (const [agent, path] of corpus) {
 
 // A generated working session.
 const generated = join(work, 'generated.ndjson');
-{
-  const stream = createWriteStream(generated);
-  const chainer = new Chainer();
-  let buffer = '';
-  for (const event of workSessionEvents({ events: total, seed: 5 })) {
-    buffer += JSON.stringify(chainer.chain(event)) + '\n';
-    if (buffer.length > 1 << 20) {
-      if (!stream.write(buffer)) await once(stream, 'drain');
-      buffer = '';
-    }
-  }
-  stream.end(buffer);
-  await once(stream, 'finish');
-}
+await writeWorkSession(generated, { events: total, seed: 5 });
 const { run: headline, home: homeA } = await ingestRun(`generated ${total} events`, generated);
 const again = await measure(node, [sync, 'ingest', '-q', generated], { env: { SP_HOME: homeA, SP_PROGRESS: '0' } });
 runs.push({ pass: 'sp-sync ingest (again: all already stored)', input: headline.input, events: headline.events, seconds: +again.seconds.toFixed(3), cpu_seconds: +again.cpuSeconds.toFixed(2), events_per_s: Math.round(headline.events / again.seconds) });
@@ -77,7 +61,7 @@ const pushed = await measure(node, [sync, 'push', '-q'], { env: { SP_HOME: homeA
 if (pushed.code !== 0) throw new Error(`push exited ${pushed.code}: ${pushed.stderr}`);
 runs.push({ pass: 'sp-sync push (git, bare repo)', input: headline.input, events: headline.events, seconds: +pushed.seconds.toFixed(3), cpu_seconds: +pushed.cpuSeconds.toFixed(2), events_per_s: Math.round(headline.events / pushed.seconds), peak_rss_mb: +pushed.rssMb.toFixed(1) });
 const homeB = mkdtempSync(join(work, 'home-'));
-const pulled = await measure(node, [sync, 'clone', bare, '-q'], { env: { SP_HOME: homeB, SP_PROGRESS: '0' } });
+const pulled = await measure(node, [sync, 'clone', bare, '--trust-all', '-q'], { env: { SP_HOME: homeB, SP_PROGRESS: '0' } });
 if (pulled.code !== 0) throw new Error(`clone exited ${pulled.code}: ${pulled.stderr}`);
 runs.push({ pass: 'sp-sync clone/pull (git, bare repo)', input: headline.input, events: headline.events, seconds: +pulled.seconds.toFixed(3), cpu_seconds: +pulled.cpuSeconds.toFixed(2), events_per_s: Math.round(headline.events / pulled.seconds), peak_rss_mb: +pulled.rssMb.toFixed(1) });
 const noop = await measure(node, [sync, 'pull', '-q'], { env: { SP_HOME: homeB, SP_PROGRESS: '0' } });

@@ -2,7 +2,8 @@
 // Absolute times are noisy on shared machines, so every figure is shown next to a baseline
 // measured in the same run, as a ratio.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, statSync } from 'node:fs';
+import { once } from 'node:events';
 import { join } from 'node:path';
 
 export const root = new URL('..', import.meta.url).pathname;
@@ -78,4 +79,22 @@ export const sizeMb = (path) => statSync(path).size / (1024 * 1024);
 export function table(rows) {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => String(r[i]).length)));
   return rows.map((r) => r.map((c, i) => String(c).padEnd(widths[i])).join('  ')).join('\n');
+}
+
+/** Writes a generated working session (lib/synthetic.ts workSessionEvents), chained, as NDJSON at `path`. */
+export async function writeWorkSession(path, { events, seed }) {
+  const { workSessionEvents } = await import('../dist/lib/synthetic.js');
+  const { Chainer } = await import('../dist/lib/chain.js');
+  const stream = createWriteStream(path);
+  const chainer = new Chainer();
+  let buffer = '';
+  for (const event of workSessionEvents({ events, seed })) {
+    buffer += JSON.stringify(chainer.chain(event)) + '\n';
+    if (buffer.length > 1 << 20) {
+      if (!stream.write(buffer)) await once(stream, 'drain');
+      buffer = '';
+    }
+  }
+  stream.end(buffer);
+  await once(stream, 'finish');
 }

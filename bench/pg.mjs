@@ -14,15 +14,12 @@
 // Prints one JSON line: { runs: [...], load, checks } for bench/run.mjs. Needs `npm run build` first.
 import { parseArgs } from 'node:util';
 import { execFileSync, spawn } from 'node:child_process';
-import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
-import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { measure, root } from './lib.mjs';
+import { measure, root, writeWorkSession } from './lib.mjs';
 import { startCluster, stopCluster } from '../scripts/db.mjs';
-import { workSessionEvents } from '../dist/lib/synthetic.js';
-import { Chainer } from '../dist/lib/chain.js';
 import { searchTeam } from '../dist/lib/sync/pg.js';
 import { Store, eventKey, ensureKeys } from '../dist/lib/store/index.js';
 import { addTrusted } from '../dist/lib/store/trust.js';
@@ -57,20 +54,6 @@ async function database(name) {
 const env = (home) => ({ SP_HOME: home, SP_PROGRESS: '0' });
 const run = (home, args) => execFileSync(node, [sync, ...args], { env: { ...process.env, ...env(home) }, encoding: 'utf8', maxBuffer: 1 << 26 });
 
-async function generated(path, events, seed) {
-  const stream = createWriteStream(path);
-  const chainer = new Chainer();
-  let buffer = '';
-  for (const event of workSessionEvents({ events, seed })) {
-    buffer += JSON.stringify(chainer.chain(event)) + '\n';
-    if (buffer.length > 1 << 20) {
-      if (!stream.write(buffer)) await once(stream, 'drain');
-      buffer = '';
-    }
-  }
-  stream.end(buffer);
-  await once(stream, 'finish');
-}
 
 function row(pass, input, events, m, baseline, note = '') {
   runs.push({
@@ -94,7 +77,7 @@ try {
   const homeA = mkdtempSync(join(work, 'a-'));
   const homeB = mkdtempSync(join(work, 'b-'));
   const file = join(work, 'generated.ndjson');
-  await generated(file, total, 5);
+  await writeWorkSession(file, { events: total, seed: 5 });
   run(homeA, ['ingest', '-q', file]);
   run(homeA, ['remote', 'add', 'team', url, '-q']);
   run(homeA, ['remote', 'init', 'team', '-q']);
@@ -191,7 +174,7 @@ try {
   const homes = Array.from({ length: 8 }, (_, i) => mkdtempSync(join(work, `load${i}-`)));
   for (const [i, home] of homes.entries()) {
     const f = join(work, `load${i}.ndjson`);
-    await generated(f, perPusher, 100 + i);
+    await writeWorkSession(f, { events: perPusher, seed: 100 + i });
     run(home, ['ingest', '-q', f]);
     run(home, ['remote', 'add', 'team', lurl, '-q']);
     for (const other of homes) if (other !== home) addTrusted(home, ensureKeys(other).publicRaw, `peer${homes.indexOf(other)}`);
