@@ -5,6 +5,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runProcess, type ProcessRun } from './support/run.js';
 
 const root = new URL('..', import.meta.url).pathname;
 const CLAUDE_ID = 'e05d2652-6a94-447f-8b60-cded66e4199a';
@@ -15,22 +16,10 @@ cpSync(join(root, 'fixtures/claude/corpus/S1-feature/.claude'), claudeHome, { re
 cpSync(join(root, 'fixtures/pi/corpus/S1-feature/agent'), piHome, { recursive: true });
 const env = { ...process.env, SP_HOME: join(work, 'sp-home'), HOME: join(work, 'home'), SP_PROGRESS: '0' };
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+type Run = ProcessRun;
 // Asynchronous, so that flows running for a while do not block the test worker.
 function run(args: string[], extraEnv: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: root, env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runProcess(process.execPath, args, { cwd: root, env: { ...env, ...extraEnv } });
 }
 const flow = (name: string, args: string[], extraEnv?: Record<string, string>) => run([join(root, 'examples', `${name}.mjs`), ...args], extraEnv);
 const sp = (name: string, args: string[]) => run([join(root, 'dist/bin', `sp-${name}.js`), ...args]);

@@ -1,11 +1,11 @@
 // The published shape: `npm pack` of the built checkout installed with `npm i -g --prefix` into a
 // temporary prefix with a clean HOME and npm cache (scripts/pack-install.mjs), then every binary,
 // every flow's --demo and the library API run from the installed copy — not from this checkout.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runProcess, type ProcessRun } from './support/run.js';
 // @ts-expect-error a plain .mjs helper shared with the bench
 import { installGlobal, localPrebuild, pack } from '../scripts/pack-install.mjs';
 
@@ -21,18 +21,10 @@ let packed: Packed;
 let installed: Installed;
 let installedRoot: string;
 
-interface Run { code: number | null; stdout: string; stderr: string }
+type Run = ProcessRun;
 function run(command: string, args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const env = { ...installed.env, PATH: `${join(installed.prefix, 'bin')}:${process.env.PATH}`, TMPDIR: scratch, SP_PROGRESS: '0', ...options.env };
-    const child = spawn(command, args, { cwd: options.cwd ?? installed.home, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  const env = { ...installed.env, PATH: `${join(installed.prefix, 'bin')}:${process.env.PATH}`, TMPDIR: scratch, SP_PROGRESS: '0', ...options.env };
+  return runProcess(command, args, { cwd: options.cwd ?? installed.home, env });
 }
 const noStack = (r: Run) => expect(`${r.stdout}${r.stderr}`).not.toMatch(/^\s+at .+:\d+:\d+\)?$/m);
 
