@@ -67,115 +67,163 @@ export function selectItems(
   measure: (rendered: Rendered) => number,
   primary: string,
 ): Selection {
-  const counts = new Map<string, number>();
-  const exact = (item: Item): number => {
-    let n = counts.get(item.id);
-    if (n === undefined) {
-      n = counter.count(`${item.text}\n`);
-      counts.set(item.id, n);
-    }
-    return n;
-  };
-  const estimates = new Map<string, number>();
-  const estimate = (item: Item): number => {
-    let n = counts.get(item.id) ?? estimates.get(item.id);
-    if (n === undefined) {
-      n = Math.max(1, counter.estimate(`${item.text}\n`));
-      estimates.set(item.id, n);
-    }
-    return n;
-  };
-  const headingCost = new Map<Section, number>();
-  const heading = (section: Section) => {
-    let n = headingCost.get(section);
-    if (n === undefined) {
-      n = counter.count(`\n## ${HEADINGS[section]}\n\n`);
-      headingCost.set(section, n);
-    }
-    return n;
-  };
+  return new BudgetSelection(items, budget, counter, render, measure, primary).run();
+}
 
+/** Near the line, items are counted one by one; after this many in a row do not fit, what is left
+ * of the phase is not worth tokenizing (the room left is smaller than the items, bar outliers). */
+const MISSES = 64;
+
+/** One run of selectItems: token counts and estimates are cached per item id. */
+class BudgetSelection {
+  readonly counts = new Map<string, number>();
+  private readonly estimates = new Map<string, number>();
+  private readonly headingCost = new Map<Section, number>();
+  private readonly selected: Set<Item>;
+  private readonly used: Set<Section>;
+  private readonly p0: Item[];
+  private readonly p0Rendered: Rendered;
   // The running total: exactly counted costs, plus costs known only by estimate (each item's, and
   // the P0 render's as a whole) that are settled — counted — once the total nears a limit.
-  let counted = 0;
-  let pending: Item[] = [];
-  let pendingEstimate = 0;
-  let p0Pending = true;
-  const p0 = items.filter((i) => i.priority === 0);
-  const p0Rendered = render(p0);
-  let p0Cost = counter.estimate(p0Rendered.text);
-  const upper = () => counted + ESTIMATE_UPPER * (pendingEstimate + (p0Pending ? p0Cost : 0));
-  const settle = () => {
-    if (p0Pending) {
-      p0Cost = measure(p0Rendered);
-      counted += p0Cost;
-      p0Pending = false;
+  private counted = 0;
+  private pending: Item[] = [];
+  private pendingEstimate = 0;
+  private p0Pending = true;
+  private p0Cost: number;
+  private misses = 0;
+
+  constructor(
+    private readonly items: readonly Item[],
+    private readonly budget: number,
+    private readonly counter: TokenCounter,
+    private readonly render: (items: readonly Item[]) => Rendered,
+    private readonly measure: (rendered: Rendered) => number,
+    private readonly primary: string,
+  ) {
+    this.p0 = items.filter((i) => i.priority === 0);
+    this.p0Rendered = render(this.p0);
+    this.p0Cost = counter.estimate(this.p0Rendered.text);
+    this.selected = new Set<Item>(this.p0);
+    this.used = new Set<Section>(this.p0.map((i) => i.section));
+  }
+
+  private readonly exact = (item: Item): number => {
+    let n = this.counts.get(item.id);
+    if (n === undefined) {
+      n = this.counter.count(`${item.text}\n`);
+      this.counts.set(item.id, n);
     }
-    for (const item of pending) counted += exact(item);
-    pending = [];
-    pendingEstimate = 0;
+    return n;
   };
 
-  // P0: everything, or an error that says what it costs. P0 far over the budget by its estimate is
-  // refused once a count from its start passes the budget, and described by estimates: counting a
-  // pasted 200 MB log exactly only to refuse it would take minutes and gigabytes.
-  if (ESTIMATE_LOWER * p0Cost > budget && counter.exceeds(p0Rendered.text, budget)) {
-    throw overBudget(p0Cost, budget, p0, estimate, counter.estimate(render([]).text), true);
-  }
-  if (upper() > budget) {
-    settle();
-    if (p0Cost > budget) throw overBudget(p0Cost, budget, p0, exact, measure(render([])));
-  }
-  const selected = new Set<Item>(p0);
+  private readonly estimate = (item: Item): number => {
+    let n = this.counts.get(item.id) ?? this.estimates.get(item.id);
+    if (n === undefined) {
+      n = Math.max(1, this.counter.estimate(`${item.text}\n`));
+      this.estimates.set(item.id, n);
+    }
+    return n;
+  };
 
-  const used = new Set<Section>(p0.map((i) => i.section));
-  const slack = Math.max(8, Math.ceil(budget * 0.01));
-  // Near the line, items are counted one by one; after this many in a row do not fit, what is left
-  // of the phase is not worth tokenizing (the room left is smaller than the items, bar outliers).
-  const MISSES = 64;
-  let misses = 0;
-  const tryAdd = (item: Item, limit: number): boolean => {
-    const head = used.has(item.section) ? 0 : heading(item.section);
-    const est = estimate(item);
+  private heading(section: Section): number {
+    let n = this.headingCost.get(section);
+    if (n === undefined) {
+      n = this.counter.count(`\n## ${HEADINGS[section]}\n\n`);
+      this.headingCost.set(section, n);
+    }
+    return n;
+  }
+
+  private upper(): number {
+    return this.counted + ESTIMATE_UPPER * (this.pendingEstimate + (this.p0Pending ? this.p0Cost : 0));
+  }
+
+  private settle(): void {
+    if (this.p0Pending) {
+      this.p0Cost = this.measure(this.p0Rendered);
+      this.counted += this.p0Cost;
+      this.p0Pending = false;
+    }
+    for (const item of this.pending) this.counted += this.exact(item);
+    this.pending = [];
+    this.pendingEstimate = 0;
+  }
+
+  run(): Selection {
+    const { items, budget } = this;
+    this.takeP0();
+    const slack = Math.max(8, Math.ceil(budget * 0.01));
+    const p1 = this.rank(items.filter((i) => i.priority === 1));
+    this.phase(p1, Math.floor(budget * P1_SHARE));
+    const hard = budget - slack;
+    const p2 = this.rank([...items.filter((i) => i.priority === 2), ...this.digests(p1)]);
+    this.phase(p2, hard);
+    this.phase(p1, hard);
+    // Digests were built before the last P1 pass: rebuild them from what is really left out.
+    this.refreshDigests(p1);
+    const { rendered, tokens } = this.trimToFit(p1);
+    return { selected: this.ordered(), dropped: items.filter((i) => !this.selected.has(i)), tokens, rendered, counts: this.counts };
+  }
+
+  /**
+   * P0: everything, or an error that says what it costs. P0 far over the budget by its estimate is
+   * refused once a count from its start passes the budget, and described by estimates: counting a
+   * pasted 200 MB log exactly only to refuse it would take minutes and gigabytes.
+   */
+  private takeP0(): void {
+    const { budget, counter, p0 } = this;
+    if (ESTIMATE_LOWER * this.p0Cost > budget && counter.exceeds(this.p0Rendered.text, budget)) {
+      throw overBudget(this.p0Cost, budget, p0, this.estimate, counter.estimate(this.render([]).text), true);
+    }
+    if (this.upper() > budget) {
+      this.settle();
+      if (this.p0Cost > budget) throw overBudget(this.p0Cost, budget, p0, this.exact, this.measure(this.render([])));
+    }
+  }
+
+  private tryAdd(item: Item, limit: number): boolean {
+    const head = this.used.has(item.section) ? 0 : this.heading(item.section);
+    const est = this.estimate(item);
     const take = () => {
-      selected.add(item);
-      used.add(item.section);
+      this.selected.add(item);
+      this.used.add(item.section);
       return true;
     };
     // Far from the line: take it on its estimate (budgeted high).
-    if (!counts.has(item.id) && upper() + head + ESTIMATE_UPPER * est <= limit) {
-      counted += head;
-      pending.push(item);
-      pendingEstimate += est;
+    if (!this.counts.has(item.id) && this.upper() + head + ESTIMATE_UPPER * est <= limit) {
+      this.counted += head;
+      this.pending.push(item);
+      this.pendingEstimate += est;
       return take();
     }
     // Near the line: count what was taken on estimates, then this item (unless clearly too big).
-    settle();
-    if (misses >= MISSES || counted + head + est * ESTIMATE_LOWER > limit) return false;
-    const cost = head + exact(item);
-    if (counted + cost > limit) {
-      misses++;
+    this.settle();
+    if (this.misses >= MISSES || this.counted + head + est * ESTIMATE_LOWER > limit) return false;
+    const cost = head + this.exact(item);
+    if (this.counted + cost > limit) {
+      this.misses++;
       return false;
     }
-    misses = 0;
-    counted += cost;
+    this.misses = 0;
+    this.counted += cost;
     return take();
-  };
-  const phase = (pool: Item[], limit: number) => {
-    misses = 0;
-    for (const item of pool) if (!selected.has(item)) tryAdd(item, limit);
-  };
-  const rank = (pool: Item[]) => pool.sort((a, b) => b.value / estimate(b) - a.value / estimate(a) || byId(a, b));
+  }
 
-  const p1 = rank(items.filter((i) => i.priority === 1));
-  const p1Limit = Math.floor(budget * P1_SHARE);
-  phase(p1, p1Limit);
+  private phase(pool: Item[], limit: number): void {
+    this.misses = 0;
+    for (const item of pool) if (!this.selected.has(item)) this.tryAdd(item, limit);
+  }
 
-  // Digest lines stand for the P1 items that did not fit, by section.
-  const digests = (): Item[] => {
+  private rank(pool: Item[]): Item[] {
+    return pool.sort((a, b) => b.value / this.estimate(b) - a.value / this.estimate(a) || byId(a, b));
+  }
+
+  /** Digest lines stand for the P1 items that did not fit, by section. */
+  private digests(p1: readonly Item[]): Item[] {
     const out: Item[] = [];
+    const primary = this.primary;
     for (const { section, kind } of DIGEST_SECTIONS) {
-      const left = p1.filter((i) => i.section === section && !selected.has(i)).sort((a, b) => a.order - b.order || byId(a, b));
+      const left = p1.filter((i) => i.section === section && !this.selected.has(i)).sort((a, b) => a.order - b.order || byId(a, b));
       if (left.length === 0) continue;
       out.push({
         id: `digest:${section}`,
@@ -191,51 +239,49 @@ export function selectItems(
       });
     }
     return out;
-  };
-  const hard = budget - slack;
-  const p2 = rank([...items.filter((i) => i.priority === 2), ...digests()]);
-  phase(p2, hard);
-  phase(p1, hard);
+  }
 
-  // Digests were built before the last P1 pass: rebuild them from what is really left out.
-  const refreshDigests = () => {
-    const chosen = [...selected].filter((i) => i.kind === 'digest');
-    for (const d of chosen) selected.delete(d);
-    const fresh = new Map(digests().map((d) => [d.id, d]));
+  private refreshDigests(p1: readonly Item[]): void {
+    const chosen = [...this.selected].filter((i) => i.kind === 'digest');
+    for (const d of chosen) this.selected.delete(d);
+    const fresh = new Map(this.digests(p1).map((d) => [d.id, d]));
     for (const id of fresh.keys()) {
-      counts.delete(id); // their text changed
-      estimates.delete(id);
+      this.counts.delete(id); // their text changed
+      this.estimates.delete(id);
     }
     for (const d of chosen) {
       const now = fresh.get(d.id);
-      if (now) selected.add(now);
+      if (now) this.selected.add(now);
     }
-  };
-  refreshDigests();
-
-  // Measure the whole and trim until it fits: joins and headings make counts not quite additive.
-  // Render order: by section, then within the section.
-  const ordered = () =>
-    [...selected].sort((a, b) => SECTIONS.indexOf(a.section) - SECTIONS.indexOf(b.section) || a.order - b.order || byId(a, b));
-  let rendered = render(ordered());
-  let tokens = measure(rendered);
-  while (tokens > budget) {
-    const droppable = [...selected]
-      .filter((i) => i.priority !== 0)
-      .sort((a, b) => b.priority - a.priority || a.value / estimate(a) - b.value / estimate(b) || byId(b, a));
-    if (droppable.length === 0) throw overBudget(tokens, budget, p0, exact, measure(render([])));
-    let over = tokens - budget;
-    for (const item of droppable) {
-      selected.delete(item);
-      over -= exact(item);
-      if (over <= 0) break;
-    }
-    refreshDigests();
-    rendered = render(ordered());
-    tokens = measure(rendered);
   }
-  const final = ordered();
-  return { selected: final, dropped: items.filter((i) => !selected.has(i)), tokens, rendered, counts };
+
+  /** Render order: by section, then within the section. */
+  private ordered(): Item[] {
+    return [...this.selected].sort((a, b) => SECTIONS.indexOf(a.section) - SECTIONS.indexOf(b.section) || a.order - b.order || byId(a, b));
+  }
+
+  /** Measures the whole and trims until it fits: joins and headings make counts not quite additive. */
+  private trimToFit(p1: readonly Item[]): { rendered: Rendered; tokens: number } {
+    const { budget } = this;
+    let rendered = this.render(this.ordered());
+    let tokens = this.measure(rendered);
+    while (tokens > budget) {
+      const droppable = [...this.selected]
+        .filter((i) => i.priority !== 0)
+        .sort((a, b) => b.priority - a.priority || a.value / this.estimate(a) - b.value / this.estimate(b) || byId(b, a));
+      if (droppable.length === 0) throw overBudget(tokens, budget, this.p0, this.exact, this.measure(this.render([])));
+      let over = tokens - budget;
+      for (const item of droppable) {
+        this.selected.delete(item);
+        over -= this.exact(item);
+        if (over <= 0) break;
+      }
+      this.refreshDigests(p1);
+      rendered = this.render(this.ordered());
+      tokens = this.measure(rendered);
+    }
+    return { rendered, tokens };
+  }
 }
 
 function overBudget(needed: number, budget: number, p0: readonly Item[], cost: (item: Item) => number, skeleton: number, estimated = false): P0OverBudget {

@@ -206,31 +206,70 @@ function sameStream(a: SpEvent, b: SpEvent): boolean {
 }
 
 export async function runRedact(options: RunOptions): Promise<Report> {
-  const { mode, config } = options;
-  const detector = new Detector(config.rules, { values: config.allowValues, regexes: config.allowRegexes });
-  const scanner = new Scanner(detector);
-  const writer = mode === 'redact' || mode === 'restore' ? new NdjsonWriter(options.out ?? process.stdout) : undefined;
-  const rechainer = new Rechainer();
-  const report: Report = { mode, events: 0, events_touched: 0, findings: 0, rules: {}, locations: [], locations_truncated: false };
-  const missing = { count: 0 };
-  const pathAllowed = (path: string) => config.allowPaths.some((re) => re.test(path));
-  const marking = (mode === 'redact' && options.marker !== undefined) || mode === 'restore';
-  const ends = new Map<string, SessionEnd>();
-  const emit = async (event: SpEvent, text: string, bytes: Buffer | undefined, changed: boolean) => {
-    const out = rechainer.line(event, text, bytes, changed);
-    if ('same' in out) await writer!.writeBytes(bytes!);
-    else if ('pieces' in out) for (const piece of out.pieces) await writer!.writeBytes(piece);
-    else await writer!.writeLine(out.text);
-  };
+  const run = new RedactRun(options);
+  for await (const { value, line, source } of readObjects<SpEvent>(options.inputs, { strict: true, keepBytes: run.writer !== undefined })) {
+    await run.take(value, line, source);
+  }
+  return run.finish();
+}
 
-  // Lines that go out unchanged are copied as bytes; the rest is encoded again.
-  const asRead = (bytes: Buffer | undefined, start: number): Buffer | undefined => {
-    if (!bytes || bytes.length < 2 || bytes[bytes.length - 1] !== 0x0a || bytes[bytes.length - 2] === 0x0d) return undefined;
-    if (start === 0 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return undefined;
-    return bytes;
-  };
+/** The previous event, held back one step so a secret split between it and the next can be found. */
+interface Pending {
+  event: SpEvent;
+  text: string;
+  bytes: Buffer | undefined;
+  changed: boolean;
+  touched: boolean;
+  source: string;
+  line: number;
+  /** The strings of the typed fields (not origin.raw: whole native lines, never a fragment). */
+  visited: Visited[];
+}
 
-  const record = (event: SpEvent, source: string, lineNumber: number, path: string, hit: Hit) => {
+/** The line as read by readObjects: its text, bytes (when kept), number and offset. */
+interface ReadLine {
+  text: string;
+  number: number;
+  start: number;
+  bytes?: Buffer;
+}
+
+/** One sp-redact run over a stream: the state runRedact keeps between events. */
+class RedactRun {
+  readonly writer: NdjsonWriter | undefined;
+  private readonly detector: Detector;
+  private readonly scanner: Scanner;
+  private readonly rechainer = new Rechainer();
+  private readonly report: Report;
+  private readonly missing = { count: 0 };
+  private readonly marking: boolean;
+  private readonly ends = new Map<string, SessionEnd>();
+  private readonly priorityOf: Map<string, number>;
+  private pending: Pending | undefined;
+
+  constructor(private readonly options: RunOptions) {
+    const { mode, config } = options;
+    this.detector = new Detector(config.rules, { values: config.allowValues, regexes: config.allowRegexes });
+    this.scanner = new Scanner(this.detector);
+    this.writer = mode === 'redact' || mode === 'restore' ? new NdjsonWriter(options.out ?? process.stdout) : undefined;
+    this.report = { mode, events: 0, events_touched: 0, findings: 0, rules: {}, locations: [], locations_truncated: false };
+    this.marking = (mode === 'redact' && options.marker !== undefined) || mode === 'restore';
+    this.priorityOf = new Map(config.rules.map((r) => [r.id, r.priority]));
+  }
+
+  private pathAllowed(path: string): boolean {
+    return this.options.config.allowPaths.some((re) => re.test(path));
+  }
+
+  private async emit(event: SpEvent, text: string, bytes: Buffer | undefined, changed: boolean): Promise<void> {
+    const out = this.rechainer.line(event, text, bytes, changed);
+    if ('same' in out) await this.writer!.writeBytes(bytes!);
+    else if ('pieces' in out) for (const piece of out.pieces) await this.writer!.writeBytes(piece);
+    else await this.writer!.writeLine(out.text);
+  }
+
+  private record(event: SpEvent, source: string, lineNumber: number, path: string, hit: Hit): void {
+    const report = this.report;
     report.findings++;
     report.rules[hit.rule] = (report.rules[hit.rule] ?? 0) + 1;
     const location: Location = {
@@ -243,44 +282,103 @@ export async function runRedact(options: RunOptions): Promise<Report> {
     };
     if (report.locations.length < LOCATION_LIMIT) report.locations.push({ ...location, session: detach(location.session), path: detach(location.path) });
     else report.locations_truncated = true;
-    options.onFinding?.(location, { prefix: prefixOf(hit.secret), placeholder: hit.replacement ?? options.placeholders?.for(hit.rule, hit.secret) });
-  };
-  const keep = (hit: Hit, text: string) => {
-    if (options.vault && options.placeholders && hit.replacement === undefined) {
-      options.vault.add(options.placeholders.for(hit.rule, hit.secret), hit.secret, hit.depth, text.slice(hit.start, hit.end), escapeDepth(hit.secret, hit.depth));
-    }
-  };
-
-  // The previous event, held back one step: a secret split between it and the next event of the
-  // same session and type (streamed text deltas, a tool call's arguments in two parts) is found
-  // by scanning the end of one with the start of the other, and both parts are replaced.
-  interface Pending {
-    event: SpEvent;
-    text: string;
-    bytes: Buffer | undefined;
-    changed: boolean;
-    touched: boolean;
-    source: string;
-    line: number;
-    /** The strings of the typed fields (not origin.raw: whole native lines, never a fragment). */
-    visited: Visited[];
+    this.options.onFinding?.(location, { prefix: prefixOf(hit.secret), placeholder: hit.replacement ?? this.options.placeholders?.for(hit.rule, hit.secret) });
   }
-  let pending: Pending | undefined;
-  const flush = async () => {
-    if (!pending) return;
-    const p = pending;
-    pending = undefined;
-    if (p.touched) report.events_touched++;
-    if (!writer) return;
-    if (marking) {
+
+  private keep(hit: Hit, text: string): void {
+    const { vault, placeholders } = this.options;
+    if (vault && placeholders && hit.replacement === undefined) {
+      vault.add(placeholders.for(hit.rule, hit.secret), hit.secret, hit.depth, text.slice(hit.start, hit.end), escapeDepth(hit.secret, hit.depth));
+    }
+  }
+
+  /** Reads, scans and (in redact mode) rewrites one event, then writes the one held back before it. */
+  async take(event: SpEvent, line: ReadLine, source: string): Promise<void> {
+    this.report.events++;
+    const { changed, touched, visited } = this.options.mode === 'restore' ? this.restoreEvent(event) : this.scanEvent(event, line.number, source);
+    const bytes = this.writer ? asRead(line.bytes, line.start) : undefined;
+    const current: Pending = { event, text: line.text, bytes, changed, touched: this.options.mode !== 'restore' && touched > 0, source, line: line.number, visited };
+    const pending = this.pending;
+    if (pending && this.options.mode !== 'restore' && visited.length > 0 && sameStream(pending.event, event)) this.splitSecrets(pending, current);
+    await this.flush();
+    // Held one line: its bytes are a view of a chunk the read stream handed over (Node allocates
+    // each read's buffer afresh and never reuses one it has pushed), so they stay valid uncopied.
+    this.pending = current;
+  }
+
+  private restoreEvent(event: SpEvent): { changed: boolean; touched: number; visited: Visited[] } {
+    let touched = 0;
+    const restore = (text: string) => {
+      const replacements = restoreSpans(text, this.options.vault!.lookup, this.missing);
+      if (replacements.length === 0) return undefined;
+      touched += replacements.length;
+      return applyReplacements(text, replacements);
+    };
+    const changed = walkEvent(event, restore, { structural: true, visitKey: restore });
+    if (touched > 0) {
+      this.report.events_touched++;
+      this.report.findings += touched;
+    }
+    return { changed, touched, visited: [] };
+  }
+
+  private scanEvent(event: SpEvent, lineNumber: number, source: string): { changed: boolean; touched: number; visited: Visited[] } {
+    const { mode, config, placeholders, onKept } = this.options;
+    const scanner = this.scanner;
+    let touched = 0;
+    const visited: Visited[] = [];
+    const visit = (text: string, key: string | undefined, segments: readonly Segment[], structural?: boolean): string | undefined => {
+      let hits: Hit[] = structural ? scanner.scanTokens(text) : scanner.scanString(text, key);
+      const seen: Visited | undefined = structural || segments[0] === 'origin' ? undefined : { segments: segments.slice(), key, original: text, hits };
+      if (seen) visited.push(seen);
+      if (onKept && !structural) {
+        for (const c of genericCandidates(text)) {
+          if (!c.secret) onKept({ source, line: lineNumber, session: String(event.session ?? ''), seq: typeof event.seq === 'number' ? event.seq : null, path: formatPath(segments), rule: 'generic-secret' }, { prefix: prefixOf(text.slice(c.start, c.end)), entropy: c.entropy });
+        }
+      }
+      if (hits.length === 0) return undefined;
+      const path = formatPath(segments);
+      if (config.allowPaths.length > 0) hits = hits.filter((h) => !this.pathAllowed(h.pointer ? `${path}#${h.pointer}` : path));
+      if (hits.length === 0) return undefined;
+      if (seen) seen.hits = hits;
+      touched += hits.length;
+      for (const h of hits) {
+        this.record(event, source, lineNumber, path, h);
+        this.keep(h, text);
+      }
+      return mode === 'redact' ? applyHits(text, hits, placeholders!) : undefined;
+    };
+    const visitKey = (name: string, segments: readonly Segment[]): string | undefined => {
+      const hits = scanner.scanName(name);
+      if (hits.length === 0) return undefined;
+      const path = `${formatPath(segments)}{${name.length > 8 ? '…' : name}}`; // the name itself is the secret: not in the path
+      touched += hits.length;
+      for (const h of hits) {
+        this.record(event, source, lineNumber, path, h);
+        this.keep(h, name);
+      }
+      return mode === 'redact' ? applyHits(name, hits, placeholders!) : undefined;
+    };
+    const changed = walkEvent(event, visit, { structural: true, visitKey });
+    return { changed, touched, visited };
+  }
+
+  /** Writes the event held back, holding a session's `sp.redacted` marker until it proves not to be its last event. */
+  private async flush(): Promise<void> {
+    if (!this.pending) return;
+    const p = this.pending;
+    this.pending = undefined;
+    if (p.touched) this.report.events_touched++;
+    if (!this.writer) return;
+    if (this.marking) {
       const event = p.event;
       const session = String(event.session);
-      let end = ends.get(session);
-      if (!end) ends.set(session, (end = { lastSeq: -1, lastTs: 0, agent: String(event.agent ?? 'sp') }));
+      let end = this.ends.get(session);
+      if (!end) this.ends.set(session, (end = { lastSeq: -1, lastTs: 0, agent: String(event.agent ?? 'sp') }));
       if (end.held) {
         const held = end.held;
         end.held = undefined;
-        await emit(held.event, held.text, held.bytes, held.changed);
+        await this.emit(held.event, held.text, held.bytes, held.changed);
       }
       if (typeof event.seq === 'number' && event.seq > end.lastSeq) end.lastSeq = event.seq;
       if (typeof event.ts === 'number' && Number.isFinite(event.ts)) end.lastTs = event.ts;
@@ -290,144 +388,107 @@ export async function runRedact(options: RunOptions): Promise<Report> {
         return;
       }
     }
-    await emit(p.event, p.text, p.bytes, p.changed);
-  };
+    await this.emit(p.event, p.text, p.bytes, p.changed);
+  }
 
-  const pathKey = (segments: readonly Segment[]) => segments.join('\u0000');
-  const priorityOf = new Map(config.rules.map((r) => [r.id, r.priority]));
-  const splitSecrets = (prev: Pending, cur: Pending) => {
+  /**
+   * A secret split between the previous event and this one of the same stream (streamed text
+   * deltas, a tool call's arguments in two parts) is found by scanning the end of one with the start
+   * of the other, and both parts are replaced.
+   */
+  private splitSecrets(prev: Pending, cur: Pending): void {
     const before = new Map(prev.visited.map((v) => [pathKey(v.segments), v]));
     for (const b of cur.visited) {
       const a = before.get(pathKey(b.segments));
       if (!a || a.original.length === 0 || b.original.length === 0) continue;
-      const tail = a.original.slice(-CARRY_WINDOW);
-      const head = b.original.slice(0, CARRY_WINDOW);
-      const joined = tail + head;
-      if (detector.triggered(joined).length === 0) continue;
-      if (isJsonContainer(a.original) || isJsonContainer(b.original)) continue;
-      const boundary = tail.length;
-      const tailStart = a.original.length - tail.length;
-      for (const h of scanner.scanString(joined, b.key)) {
-        // Across the boundary, or starting right at it after a name in the first part (`DB_PASSWORD=` | `Tr0ub…`).
-        if (!(h.start <= boundary && h.end > boundary)) continue;
-        const aFrom = tailStart + h.start; // in a's original
-        const bTo = h.end - boundary; // in b's original
-        if (b.hits.some((x) => x.start < bTo)) continue;
-        // The first part may already be hidden by a finding of its own that runs to its end
-        // (`GITHUB_TOKEN=ghp_7sZq` alone is an assignment): then only the second part is left to do.
-        // Only a token format says the text must go on; a value a context rule found complete at
-        // the end of one event is not continued by whatever the next one starts with.
-        const before = a.hits.filter((x) => x.end > aFrom);
-        if (before.some((x) => x.start < aFrom || x.end !== a.original.length)) continue;
-        if (before.length > 0 && priorityOf.get(h.rule) !== 0) continue;
-        const firstDone = before.length > 0 || aFrom === a.original.length;
-        const path = formatPath(b.segments);
-        if (config.allowPaths.length > 0 && pathAllowed(path)) continue;
-        const first = { ...h, start: aFrom, end: a.original.length, secret: a.original.slice(aFrom), pointer: '' };
-        const second = { ...h, start: 0, end: bTo, secret: b.original.slice(0, bTo), pointer: '' };
-        // New arrays: a scan without hits returns one shared empty array, never to be changed.
-        if (!firstDone) a.hits = [...a.hits, first];
-        b.hits = [second, ...b.hits];
-        record(cur.event, cur.source, cur.line, path, { ...h, secret: joined.slice(h.start, h.end), pointer: '' });
-        cur.touched = true;
-        if (!firstDone) {
-          prev.touched = true;
-          keep(first, a.original);
-        }
-        keep(second, b.original);
-        if (mode !== 'redact') continue;
-        // The split parts were not touched by the events' own hits, so they still end / start the texts.
-        if (!firstDone) {
-          const aText = getAt(prev.event, a.segments) as string;
-          setAt(prev.event, a.segments, aText.slice(0, aText.length - (a.original.length - aFrom)) + (h.replacement ?? options.placeholders!.for(h.rule, first.secret)));
-          prev.changed = true;
-        }
-        const bText = getAt(cur.event, b.segments) as string;
-        setAt(cur.event, b.segments, (h.replacement ?? options.placeholders!.for(h.rule, second.secret)) + bText.slice(bTo));
-        cur.changed = true;
-      }
+      this.splitSecretsOf(prev, cur, a, b);
     }
-  };
-
-  for await (const { value, line, source } of readObjects<SpEvent>(options.inputs, { strict: true, keepBytes: writer !== undefined })) {
-    const event = value;
-    report.events++;
-    let touched = 0;
-    let changed: boolean;
-    const visited: Visited[] = [];
-    if (mode === 'restore') {
-      const restore = (text: string) => {
-        const replacements = restoreSpans(text, options.vault!.lookup, missing);
-        if (replacements.length === 0) return undefined;
-        touched += replacements.length;
-        return applyReplacements(text, replacements);
-      };
-      changed = walkEvent(event, restore, { structural: true, visitKey: restore });
-      if (touched > 0) {
-        report.events_touched++;
-        report.findings += touched;
-      }
-    } else {
-      const visit = (text: string, key: string | undefined, segments: readonly Segment[], structural?: boolean): string | undefined => {
-        let hits: Hit[] = structural ? scanner.scanTokens(text) : scanner.scanString(text, key);
-        const seen: Visited | undefined = structural || segments[0] === 'origin' ? undefined : { segments: segments.slice(), key, original: text, hits };
-        if (seen) visited.push(seen);
-        if (options.onKept && !structural) {
-          for (const c of genericCandidates(text)) {
-            if (!c.secret) options.onKept({ source, line: line.number, session: String(event.session ?? ''), seq: typeof event.seq === 'number' ? event.seq : null, path: formatPath(segments), rule: 'generic-secret' }, { prefix: prefixOf(text.slice(c.start, c.end)), entropy: c.entropy });
-          }
-        }
-        if (hits.length === 0) return undefined;
-        const path = formatPath(segments);
-        if (config.allowPaths.length > 0) hits = hits.filter((h) => !pathAllowed(h.pointer ? `${path}#${h.pointer}` : path));
-        if (hits.length === 0) return undefined;
-        if (seen) seen.hits = hits;
-        touched += hits.length;
-        for (const h of hits) {
-          record(event, source, line.number, path, h);
-          keep(h, text);
-        }
-        return mode === 'redact' ? applyHits(text, hits, options.placeholders!) : undefined;
-      };
-      const visitKey = (name: string, segments: readonly Segment[]): string | undefined => {
-        const hits = scanner.scanName(name);
-        if (hits.length === 0) return undefined;
-        const path = `${formatPath(segments)}{${name.length > 8 ? '…' : name}}`; // the name itself is the secret: not in the path
-        touched += hits.length;
-        for (const h of hits) {
-          record(event, source, line.number, path, h);
-          keep(h, name);
-        }
-        return mode === 'redact' ? applyHits(name, hits, options.placeholders!) : undefined;
-      };
-      changed = walkEvent(event, visit, { structural: true, visitKey });
-    }
-    const bytes = writer ? asRead(line.bytes, line.start) : undefined;
-    const current: Pending = { event, text: line.text, bytes, changed, touched: mode !== 'restore' && touched > 0, source, line: line.number, visited };
-    if (pending && mode !== 'restore' && visited.length > 0 && sameStream(pending.event, event)) splitSecrets(pending, current);
-    await flush();
-    // Held one line: its bytes are a view of a chunk the read stream handed over (Node allocates
-    // each read's buffer afresh and never reuses one it has pushed), so they stay valid uncopied.
-    pending = current;
   }
-  await flush();
-  if (writer && marking) {
-    for (const [session, end] of ends) {
+
+  private splitSecretsOf(prev: Pending, cur: Pending, a: Visited, b: Visited): void {
+    const { mode, config, placeholders } = this.options;
+    const tail = a.original.slice(-CARRY_WINDOW);
+    const head = b.original.slice(0, CARRY_WINDOW);
+    const joined = tail + head;
+    if (this.detector.triggered(joined).length === 0) return;
+    if (isJsonContainer(a.original) || isJsonContainer(b.original)) return;
+    const boundary = tail.length;
+    const tailStart = a.original.length - tail.length;
+    for (const h of this.scanner.scanString(joined, b.key)) {
+      // Across the boundary, or starting right at it after a name in the first part (`DB_PASSWORD=` | `Tr0ub…`).
+      if (!(h.start <= boundary && h.end > boundary)) continue;
+      const aFrom = tailStart + h.start; // in a's original
+      const bTo = h.end - boundary; // in b's original
+      if (b.hits.some((x) => x.start < bTo)) continue;
+      // The first part may already be hidden by a finding of its own that runs to its end
+      // (`GITHUB_TOKEN=ghp_7sZq` alone is an assignment): then only the second part is left to do.
+      // Only a token format says the text must go on; a value a context rule found complete at
+      // the end of one event is not continued by whatever the next one starts with.
+      const before = a.hits.filter((x) => x.end > aFrom);
+      if (before.some((x) => x.start < aFrom || x.end !== a.original.length)) continue;
+      if (before.length > 0 && this.priorityOf.get(h.rule) !== 0) continue;
+      const firstDone = before.length > 0 || aFrom === a.original.length;
+      const path = formatPath(b.segments);
+      if (config.allowPaths.length > 0 && this.pathAllowed(path)) continue;
+      const first = { ...h, start: aFrom, end: a.original.length, secret: a.original.slice(aFrom), pointer: '' };
+      const second = { ...h, start: 0, end: bTo, secret: b.original.slice(0, bTo), pointer: '' };
+      // New arrays: a scan without hits returns one shared empty array, never to be changed.
+      if (!firstDone) a.hits = [...a.hits, first];
+      b.hits = [second, ...b.hits];
+      this.record(cur.event, cur.source, cur.line, path, { ...h, secret: joined.slice(h.start, h.end), pointer: '' });
+      cur.touched = true;
+      if (!firstDone) {
+        prev.touched = true;
+        this.keep(first, a.original);
+      }
+      this.keep(second, b.original);
+      if (mode !== 'redact') continue;
+      // The split parts were not touched by the events' own hits, so they still end / start the texts.
+      if (!firstDone) {
+        const aText = getAt(prev.event, a.segments) as string;
+        setAt(prev.event, a.segments, aText.slice(0, aText.length - (a.original.length - aFrom)) + (h.replacement ?? placeholders!.for(h.rule, first.secret)));
+        prev.changed = true;
+      }
+      const bText = getAt(cur.event, b.segments) as string;
+      setAt(cur.event, b.segments, (h.replacement ?? placeholders!.for(h.rule, second.secret)) + bText.slice(bTo));
+      cur.changed = true;
+    }
+  }
+
+  /** Writes what is held back and each session's closing marker, and returns the report. */
+  async finish(): Promise<Report> {
+    await this.flush();
+    const { mode, vault } = this.options;
+    if (this.writer && this.marking) await this.closeSessions();
+    await this.writer?.end();
+    const report = this.report;
+    if (mode === 'restore') report.missing = this.missing.count;
+    if (this.rechainer.unverified.size > 0) report.unverified = [...this.rechainer.unverified].map(([session, seq]) => ({ session, seq }));
+    if (vault && mode === 'redact') report.collisions = vault.collisions.length;
+    return report;
+  }
+
+  private async closeSessions(): Promise<void> {
+    for (const [session, end] of this.ends) {
       const held = end.held;
-      if (mode === 'restore') continue; // the restored stream is not redacted: its closing marker goes
-      if (held) await emit(held.event, held.text, held.bytes, held.changed);
-      const marker = options.marker!;
+      if (this.options.mode === 'restore') continue; // the restored stream is not redacted: its closing marker goes
+      if (held) await this.emit(held.event, held.text, held.bytes, held.changed);
+      const marker = this.options.marker!;
       const same = held && !held.changed && ['ruleset', 'key_id', 'profile'].every((k) => (held.event.payload as Record<string, unknown>)[k] === marker[k as keyof MarkerPayload]);
       if (same) continue;
       const event: SpEvent = { session, seq: end.lastSeq + 1, ts: end.lastTs, agent: end.agent, actor: 'system', type: 'meta', payload: { ...marker } };
-      await emit(event, '', undefined, true);
+      await this.emit(event, '', undefined, true);
     }
   }
-  await writer?.end();
-  if (mode === 'restore') report.missing = missing.count;
-  if (rechainer.unverified.size > 0) report.unverified = [...rechainer.unverified].map(([session, seq]) => ({ session, seq }));
-  if (options.vault && mode === 'redact') report.collisions = options.vault.collisions.length;
-  return report;
+}
+
+const pathKey = (segments: readonly Segment[]) => segments.join('\u0000');
+
+/** Lines that go out unchanged are copied as bytes; the rest is encoded again. */
+function asRead(bytes: Buffer | undefined, start: number): Buffer | undefined {
+  if (!bytes || bytes.length < 2 || bytes[bytes.length - 1] !== 0x0a || bytes[bytes.length - 2] === 0x0d) return undefined;
+  if (start === 0 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return undefined;
+  return bytes;
 }
 
 /** At most 4 characters of a secret (fewer for short ones), for --review: enough to recognise it, not to use it. */
