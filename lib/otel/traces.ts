@@ -209,23 +209,7 @@ export function sessionSpans(events: SpEvent[], options: TraceOptions = {}): Otl
         const name = str(p.name) ?? 'unknown';
         const callId = str(p.call_id) ?? String(event.seq);
         c.parts.push({ type: 'tool_call', id: callId, name, ...(options.content ? { arguments: p.input } : {}) });
-        const span: OtlpSpan = {
-          traceId,
-          spanId: spanId('tool', event.seq),
-          parentSpanId: (turn ?? openTurn(event)).span.spanId,
-          name: `execute_tool ${name}`,
-          kind: SPAN_KIND_INTERNAL,
-          startTimeUnixNano: unixNano(event.ts),
-          endTimeUnixNano: unixNano(event.ts),
-          attributes: attrs({
-            'gen_ai.operation.name': 'execute_tool',
-            'gen_ai.conversation.id': conversation,
-            'gen_ai.tool.name': name,
-            'gen_ai.tool.call.id': callId,
-            'gen_ai.tool.type': 'function',
-            'gen_ai.tool.call.arguments': options.content ? JSON.stringify(p.input ?? null) : undefined,
-          }),
-        };
+        const span = toolSpan(traceId, spanId('tool', event.seq), (turn ?? openTurn(event)).span.spanId, event, name, callId, conversation, options.content ? p.input ?? null : undefined);
         spans.push(span);
         tools.set(callId, span);
         break;
@@ -233,13 +217,7 @@ export function sessionSpans(events: SpEvent[], options: TraceOptions = {}): Otl
       case 'tool.result': {
         const span = tools.get(str(p.call_id) ?? '');
         if (!span) break;
-        // A result older than its call (clock skew in the source) gives a zero-length span, never a negative one.
-        span.endTimeUnixNano = BigInt(unixNano(event.ts)) > BigInt(span.startTimeUnixNano) ? unixNano(event.ts) : span.startTimeUnixNano;
-        if (options.content) span.attributes.push(...attrs({ 'gen_ai.tool.call.result': typeof p.content === 'string' ? p.content : textOf(p.content) }));
-        if (p.is_error === true) {
-          span.status = { code: STATUS_ERROR, message: 'the tool reported an error' };
-          span.attributes.push(...attrs({ 'error.type': 'tool_error' }));
-        }
+        endToolSpan(span, event, p, options.content === true);
         closeChat();
         break;
       }
@@ -254,16 +232,52 @@ export function sessionSpans(events: SpEvent[], options: TraceOptions = {}): Otl
   for (const t of turns) {
     const end = spans.filter((s) => s.parentSpanId === t.span.spanId).reduce((max, s) => (BigInt(s.endTimeUnixNano) > max ? BigInt(s.endTimeUnixNano) : max), BigInt(unixNano(t.last.ts)));
     t.span.endTimeUnixNano = end.toString();
-    t.span.attributes = attrs({
-      'gen_ai.operation.name': 'invoke_agent',
-      'gen_ai.agent.name': agent,
-      'gen_ai.agent.id': session,
-      'gen_ai.conversation.id': conversation,
-      'gen_ai.request.model': str(sp.model),
-      'gen_ai.input.messages': options.content && t.input !== undefined ? JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: t.input }] }]) : undefined,
-    });
+    t.span.attributes = turnAttributes(t, agent, session, conversation, str(sp.model), options.content === true);
   }
   return spans;
+}
+
+/** An execute_tool span for a call, ended when its result comes; `args` only with --content. */
+function toolSpan(traceId: string, spanId: string, parentSpanId: string, event: SpEvent, name: string, callId: string, conversation: string, args: unknown): OtlpSpan {
+  return {
+    traceId,
+    spanId,
+    parentSpanId,
+    name: `execute_tool ${name}`,
+    kind: SPAN_KIND_INTERNAL,
+    startTimeUnixNano: unixNano(event.ts),
+    endTimeUnixNano: unixNano(event.ts),
+    attributes: attrs({
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.conversation.id': conversation,
+      'gen_ai.tool.name': name,
+      'gen_ai.tool.call.id': callId,
+      'gen_ai.tool.type': 'function',
+      'gen_ai.tool.call.arguments': args !== undefined ? JSON.stringify(args) : undefined,
+    }),
+  };
+}
+
+/** Ends a tool span at its result: the result's time, its content (with --content) and an error status. */
+function endToolSpan(span: OtlpSpan, event: SpEvent, p: Record<string, unknown>, content: boolean): void {
+  // A result older than its call (clock skew in the source) gives a zero-length span, never a negative one.
+  span.endTimeUnixNano = BigInt(unixNano(event.ts)) > BigInt(span.startTimeUnixNano) ? unixNano(event.ts) : span.startTimeUnixNano;
+  if (content) span.attributes.push(...attrs({ 'gen_ai.tool.call.result': typeof p.content === 'string' ? p.content : textOf(p.content) }));
+  if (p.is_error === true) {
+    span.status = { code: STATUS_ERROR, message: 'the tool reported an error' };
+    span.attributes.push(...attrs({ 'error.type': 'tool_error' }));
+  }
+}
+
+function turnAttributes(t: Turn, agent: string, session: string, conversation: string, model: string | undefined, content: boolean): OtlpSpan['attributes'] {
+  return attrs({
+    'gen_ai.operation.name': 'invoke_agent',
+    'gen_ai.agent.name': agent,
+    'gen_ai.agent.id': session,
+    'gen_ai.conversation.id': conversation,
+    'gen_ai.request.model': model,
+    'gen_ai.input.messages': content && t.input !== undefined ? JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: t.input }] }]) : undefined,
+  });
 }
 
 /** One OTLP export request: a resource per session (service sp, the session's agent and ids). */
