@@ -321,112 +321,34 @@ function foldersOf(paths: Iterable<string>, homes: string[]): string[] {
   return [...out];
 }
 
+/** A session whose files changed since the last scan: to be captured from its cursor and ingested. */
+interface Work {
+  ref: SessionRef;
+  adapter: Adapter;
+  key: string;
+  paths: string[];
+  sig: Record<string, string>;
+}
+
+/** What one scan gathers over the targets before it ingests. */
+interface Gathered {
+  work: Work[];
+  found: Set<string>;
+  watchedFiles: string[];
+  homes: string[];
+}
+
 /**
  * One scan over the targets; updates `state` in place. `notes` keeps problems to one line each
  * across scans (pass the same one every time).
  */
 export async function scan(state: WatchState, options: ScanOptions, notes = new Notes(options.log)): Promise<ScanResult> {
   const result: ScanResult = { sessions: 0, changed: 0, added: 0, skipped: 0, errors: 0, removed: 0, busy: false, dirty: false, agents: {}, folders: [] };
-  const maxLine = options.maxLineBytes ?? DEFAULT_MAX_LINE;
-  interface Work {
-    ref: SessionRef;
-    adapter: Adapter;
-    key: string;
-    paths: string[];
-    sig: Record<string, string>;
-  }
-  const work: Work[] = [];
-  const found = new Set<string>();
-  const watchedFiles: string[] = [];
-  const homes: string[] = [];
-
-  for (const { adapter, home, optional } of options.targets) {
-    let homeReal: string;
-    try {
-      homeReal = realpathSync(home);
-    } catch (err) {
-      if (optional) continue;
-      notes.note(home, `cannot read the ${adapter.displayName} home (${errorCode(err)}); looked for again at the next scan`);
-      result.errors += 1;
-      continue;
-    }
-    homes.push(home);
-    const counts = (result.agents[adapter.id] ??= { sessions: 0, changed: 0, added: 0, skipped: 0 });
-    const targetKey = sessionKey(adapter.id, home);
-    const cached = state.discovery?.[targetKey];
-    let refs: SessionRef[];
-    const fresh = !cached || !discoveryHolds(cached, state, adapter.id);
-    const discoveredAt = Date.now();
-    if (!fresh) {
-      refs = cached.refs;
-    } else {
-      refs = [];
-      try {
-        for await (const ref of adapter.discover({ home, onDiagnostic: (where, what) => notes.note(where, what) })) refs.push(ref);
-      } catch (err) {
-        if (!(err instanceof UserError)) throw err;
-        notes.note(err.where ?? home, err.message);
-        result.errors += 1;
-        continue;
-      }
-    }
-    const targetPaths: string[] = [];
-    const folders = new Set<string>();
-    for (const ref of refs) {
-      const key = sessionKey(adapter.id, ref.path);
-      found.add(key);
-      result.sessions += 1;
-      counts.sessions += 1;
-      let paths: string[];
-      try {
-        paths = adapter.watchPaths ? await adapter.watchPaths(ref) : [ref.path];
-      } catch (err) {
-        notes.note(ref.path, `cannot list its files: ${err instanceof UserError ? err.message : errorCode(err)}`);
-        result.errors += 1;
-        continue;
-      }
-      watchedFiles.push(...paths);
-      targetPaths.push(ref.path, ...paths);
-      for (const p of paths) folders.add(p.slice(0, Math.max(1, p.lastIndexOf(sep))));
-      const sig: Record<string, string> = {};
-      for (const p of paths) sig[p] = signatureOf(p);
-      const entry = state.sessions[key];
-      if (entry && sameSig(entry.sig, sig)) continue;
-      const bad = paths.map((p) => [p, hostile(p, homeReal)] as const).find(([, why]) => why !== undefined);
-      if (bad) {
-        notes.note(bad[0], bad[1]!);
-        state.sessions[key] = { ...(entry ?? { agent: adapter.id, native_id: ref.native_id, path: ref.path, heads: {} }), sig, skipped: bad[1] };
-        result.dirty = true;
-        continue;
-      }
-      work.push({ ref, adapter, key, paths, sig });
-    }
-    if (fresh) {
-      const dirs = folderSignatures(targetPaths, home, discoveredAt);
-      state.discovery ??= {};
-      if (dirs) state.discovery[targetKey] = { dirs, refs };
-      else delete state.discovery[targetKey];
-      result.dirty = true;
-    }
-    // Links and FIFOs that discovery passes over without a word: one line each.
-    for (const dir of folders) {
-      for (const path of strangeEntries(dir)) {
-        const why = hostile(path, homeReal);
-        if (why) notes.note(path, why);
-      }
-    }
-  }
-
-  // Sessions whose files are all gone: their stored events stay; the state forgets them.
-  for (const [key, entry] of Object.entries(state.sessions)) {
-    if (found.has(key) || !options.targets.some((t) => t.adapter.id === entry.agent)) continue;
-    if (Object.keys(entry.sig).every((p) => signatureOf(p) === 'absent')) {
-      dropSession(state, key);
-      result.removed += 1;
-      result.dirty = true;
-    }
-  }
-  result.folders = foldersOf(watchedFiles, homes);
+  const gathered: Gathered = { work: [], found: new Set<string>(), watchedFiles: [], homes: [] };
+  for (const target of options.targets) await scanTarget(target, state, result, notes, gathered);
+  forgetGone(state, options, gathered.found, result);
+  result.folders = foldersOf(gathered.watchedFiles, gathered.homes);
+  const { work } = gathered;
   if (work.length === 0) {
     notes.sweep();
     return result;
@@ -441,78 +363,174 @@ export async function scan(state: WatchState, options: ScanOptions, notes = new 
     notes.note(err.where ?? options.storeDir, `${err.message}; ${work.length} changed session${work.length === 1 ? '' : 's'} wait for the next try`);
     return result;
   }
-  const redaction: RedactionRecord = options.redactor
-    ? { state: 'redacted', ruleset: options.redactor.ruleset, key_id: options.redactor.keyId, profile: options.redactor.profile }
-    : { state: 'unredacted' };
   try {
     for (const item of work) {
       if (options.signal?.aborted) break;
-      const { ref, adapter, key } = item;
-      const counts = result.agents[adapter.id];
-      const entry = state.sessions[key];
-      let cursor = entry?.skipped ? undefined : cursorOf(state, key);
-      const why = entry && cursor ? rewritten(entry, cursor) : undefined;
-      if (why) {
-        notes.note(ref.path, `${why}: read again from the start (events stored already are kept once)`);
-        cursor = undefined;
-      }
-      const long = longLine(item.paths, cursor, maxLine);
-      if (long) {
-        notes.note(ref.path, long);
-        state.sessions[key] = { ...(entry ?? { agent: adapter.id, native_id: ref.native_id, path: ref.path, heads: {} }), sig: item.sig, skipped: long };
-        result.dirty = true;
-        result.errors += 1;
-        continue;
-      }
-      const captureFrom = async (from: Cursor | undefined) => {
-        let next: Cursor | undefined;
-        const events = adapter.capture(ref, {
-          cursor: from ?? emptyCursor(adapter.id, ref.native_id),
-          onCursor: (c) => (next = c),
-          onDiagnostic: (where, what) => notes.note(where, what),
-        });
-        const r = await store.ingest(redacted(events, options.redactor), { redaction });
-        return { r, next };
-      };
-      let outcome: Awaited<ReturnType<typeof captureFrom>>;
-      try {
-        try {
-          outcome = await captureFrom(cursor);
-        } catch (err) {
-          // The cursor no longer fits (rewritten under it since the checks above): once more from the start.
-          if (!(err instanceof UserError) || cursor === undefined) throw err;
-          notes.note(err.where ?? ref.path, `${err.message.split(';')[0]}: read again from the start`);
-          outcome = await captureFrom(undefined);
-        }
-      } catch (err) {
-        const message = err instanceof UserError ? err.message : errorCode(err);
-        notes.note(err instanceof UserError && err.where ? err.where : ref.path, `${message}; this session is tried again when it changes`);
-        state.sessions[key] = { ...(entry ?? { agent: adapter.id, native_id: ref.native_id, path: ref.path, heads: {} }), sig: item.sig, skipped: message };
-        result.dirty = true;
-        result.errors += 1;
-        continue;
-      }
-      const { r, next } = outcome;
-      result.changed += 1;
-      counts.changed += 1;
-      result.added += r.added;
-      result.skipped += r.skipped;
-      counts.added += r.added;
-      counts.skipped += r.skipped;
-      const cursorNow = next ?? cursor;
-      setSession(state, key, {
-        agent: adapter.id,
-        native_id: ref.native_id,
-        path: ref.path,
-        sig: item.sig,
-        heads: cursorNow ? headsOf(cursorNow) : {},
-        ...(cursorNow ? { cursor: cursorNow } : {}),
-      });
-      result.dirty = true;
+      await ingestChanged(item, store, state, options, result, notes);
     }
   } finally {
     store.close();
   }
   notes.sweep();
   return result;
+}
+
+/** Discovers one target's sessions (or reuses the cached discovery) and collects those whose files changed. */
+async function scanTarget(target: ScanOptions['targets'][number], state: WatchState, result: ScanResult, notes: Notes, gathered: Gathered): Promise<void> {
+  const { adapter, home, optional } = target;
+  let homeReal: string;
+  try {
+    homeReal = realpathSync(home);
+  } catch (err) {
+    if (optional) return;
+    notes.note(home, `cannot read the ${adapter.displayName} home (${errorCode(err)}); looked for again at the next scan`);
+    result.errors += 1;
+    return;
+  }
+  gathered.homes.push(home);
+  const counts = (result.agents[adapter.id] ??= { sessions: 0, changed: 0, added: 0, skipped: 0 });
+  const targetKey = sessionKey(adapter.id, home);
+  const cached = state.discovery?.[targetKey];
+  let refs: SessionRef[];
+  const fresh = !cached || !discoveryHolds(cached, state, adapter.id);
+  const discoveredAt = Date.now();
+  if (!fresh) {
+    refs = cached.refs;
+  } else {
+    refs = [];
+    try {
+      for await (const ref of adapter.discover({ home, onDiagnostic: (where, what) => notes.note(where, what) })) refs.push(ref);
+    } catch (err) {
+      if (!(err instanceof UserError)) throw err;
+      notes.note(err.where ?? home, err.message);
+      result.errors += 1;
+      return;
+    }
+  }
+  const targetPaths: string[] = [];
+  const folders = new Set<string>();
+  for (const ref of refs) {
+    const key = sessionKey(adapter.id, ref.path);
+    gathered.found.add(key);
+    result.sessions += 1;
+    counts.sessions += 1;
+    let paths: string[];
+    try {
+      paths = adapter.watchPaths ? await adapter.watchPaths(ref) : [ref.path];
+    } catch (err) {
+      notes.note(ref.path, `cannot list its files: ${err instanceof UserError ? err.message : errorCode(err)}`);
+      result.errors += 1;
+      continue;
+    }
+    gathered.watchedFiles.push(...paths);
+    targetPaths.push(ref.path, ...paths);
+    for (const p of paths) folders.add(p.slice(0, Math.max(1, p.lastIndexOf(sep))));
+    const sig: Record<string, string> = {};
+    for (const p of paths) sig[p] = signatureOf(p);
+    const entry = state.sessions[key];
+    if (entry && sameSig(entry.sig, sig)) continue;
+    const bad = paths.map((p) => [p, hostile(p, homeReal)] as const).find(([, why]) => why !== undefined);
+    if (bad) {
+      notes.note(bad[0], bad[1]!);
+      state.sessions[key] = { ...(entry ?? { agent: adapter.id, native_id: ref.native_id, path: ref.path, heads: {} }), sig, skipped: bad[1] };
+      result.dirty = true;
+      continue;
+    }
+    gathered.work.push({ ref, adapter, key, paths, sig });
+  }
+  if (fresh) {
+    const dirs = folderSignatures(targetPaths, home, discoveredAt);
+    state.discovery ??= {};
+    if (dirs) state.discovery[targetKey] = { dirs, refs };
+    else delete state.discovery[targetKey];
+    result.dirty = true;
+  }
+  // Links and FIFOs that discovery passes over without a word: one line each.
+  for (const dir of folders) {
+    for (const path of strangeEntries(dir)) {
+      const why = hostile(path, homeReal);
+      if (why) notes.note(path, why);
+    }
+  }
+}
+
+/** Sessions whose files are all gone: their stored events stay; the state forgets them. */
+function forgetGone(state: WatchState, options: ScanOptions, found: Set<string>, result: ScanResult): void {
+  for (const [key, entry] of Object.entries(state.sessions)) {
+    if (found.has(key) || !options.targets.some((t) => t.adapter.id === entry.agent)) continue;
+    if (Object.keys(entry.sig).every((p) => signatureOf(p) === 'absent')) {
+      dropSession(state, key);
+      result.removed += 1;
+      result.dirty = true;
+    }
+  }
+}
+
+/** Captures one changed session from its cursor (or from the start when the file was rewritten) into the store. */
+async function ingestChanged(item: Work, store: Store, state: WatchState, options: ScanOptions, result: ScanResult, notes: Notes): Promise<void> {
+  const { ref, adapter, key } = item;
+  const maxLine = options.maxLineBytes ?? DEFAULT_MAX_LINE;
+  const redaction: RedactionRecord = options.redactor
+    ? { state: 'redacted', ruleset: options.redactor.ruleset, key_id: options.redactor.keyId, profile: options.redactor.profile }
+    : { state: 'unredacted' };
+  const counts = result.agents[adapter.id];
+  const entry = state.sessions[key];
+  const skip = (why: string) => {
+    state.sessions[key] = { ...(entry ?? { agent: adapter.id, native_id: ref.native_id, path: ref.path, heads: {} }), sig: item.sig, skipped: why };
+    result.dirty = true;
+    result.errors += 1;
+  };
+  let cursor = entry?.skipped ? undefined : cursorOf(state, key);
+  const why = entry && cursor ? rewritten(entry, cursor) : undefined;
+  if (why) {
+    notes.note(ref.path, `${why}: read again from the start (events stored already are kept once)`);
+    cursor = undefined;
+  }
+  const long = longLine(item.paths, cursor, maxLine);
+  if (long) {
+    notes.note(ref.path, long);
+    return skip(long);
+  }
+  const captureFrom = async (from: Cursor | undefined) => {
+    let next: Cursor | undefined;
+    const events = adapter.capture(ref, {
+      cursor: from ?? emptyCursor(adapter.id, ref.native_id),
+      onCursor: (c) => (next = c),
+      onDiagnostic: (where, what) => notes.note(where, what),
+    });
+    const r = await store.ingest(redacted(events, options.redactor), { redaction });
+    return { r, next };
+  };
+  let outcome: Awaited<ReturnType<typeof captureFrom>>;
+  try {
+    try {
+      outcome = await captureFrom(cursor);
+    } catch (err) {
+      // The cursor no longer fits (rewritten under it since the checks above): once more from the start.
+      if (!(err instanceof UserError) || cursor === undefined) throw err;
+      notes.note(err.where ?? ref.path, `${err.message.split(';')[0]}: read again from the start`);
+      outcome = await captureFrom(undefined);
+    }
+  } catch (err) {
+    const message = err instanceof UserError ? err.message : errorCode(err);
+    notes.note(err instanceof UserError && err.where ? err.where : ref.path, `${message}; this session is tried again when it changes`);
+    return skip(message);
+  }
+  const { r, next } = outcome;
+  result.changed += 1;
+  counts.changed += 1;
+  result.added += r.added;
+  result.skipped += r.skipped;
+  counts.added += r.added;
+  counts.skipped += r.skipped;
+  const cursorNow = next ?? cursor;
+  setSession(state, key, {
+    agent: adapter.id,
+    native_id: ref.native_id,
+    path: ref.path,
+    sig: item.sig,
+    heads: cursorNow ? headsOf(cursorNow) : {},
+    ...(cursorNow ? { cursor: cursorNow } : {}),
+  });
+  result.dirty = true;
 }
