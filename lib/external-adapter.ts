@@ -364,9 +364,11 @@ export async function loadExternalAdapter(program: string, expectedName?: string
       for await (const ref of listing({ op: 'list', path: resolve(path) }, {})) return ref;
       throw new UserError(`${tag} found no session in this file`, path);
     },
-    capture: (ref) =>
+    capture: (ref, options) =>
       (async function* () {
         if (!description.capture) throw new UserError(`${tag} cannot capture`);
+        // Protocol 1 has no cursor: re-capturing from one would emit the whole session again.
+        if (options?.cursor !== undefined) throw new UserError(`incremental capture (--cursor, --follow) is not part of the external adapter protocol ${PROTOCOL}: capture whole sessions`, tag);
         const validator = await (validating ??= createValidator());
         const talk = converse(program, tag, { op: 'capture', session: ref.native_id, path: ref.path }, { limits });
         let seq = 0;
@@ -420,8 +422,12 @@ export async function adapterOrExternal(name: string, builtIn: (name: string) =>
   try {
     return builtIn(name);
   } catch (err) {
-    const program = err instanceof UserError ? findAdapterProgram(name) : undefined;
-    if (!program) throw err;
+    if (!(err instanceof UserError)) throw err;
+    const program = findAdapterProgram(name);
+    if (!program) {
+      // Say where a third-party adapter of that name would have been looked for.
+      throw ADAPTER_NAME.test(name) ? new UserError(`${err.message}; nor is ${PROGRAM_PREFIX}${name} on PATH (docs/external-adapters.md)`, err.where, err.exitCode) : err;
+    }
     return (await loadExternalAdapter(program, name)).adapter;
   }
 }
