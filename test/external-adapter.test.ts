@@ -89,6 +89,10 @@ afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
+/** The example adapter's capture of its home's latest log (taken once: each run starts two programs). */
+let latest: { code: number; stdout: string; stderr: string } | undefined;
+const jsonlLatest = () => (latest ??= runBin('sp-capture', ['jsonl', '--latest', '--json'], { env }));
+
 /** stderr less the lines an adapter passed through: what sp itself said. */
 const spLines = (stderr: string) => stderr.split('\n').filter((l) => l !== '' && !l.startsWith('sp-adapter-'));
 
@@ -110,7 +114,7 @@ describe('the example adapter through PATH', () => {
   });
 
   it('sp-capture jsonl --latest gives valid chained events; a bad line is kept and reported with file:line', () => {
-    const r = runBin('sp-capture', ['jsonl', '--latest', '--json'], { env });
+    const r = jsonlLatest();
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain(`sp-adapter-jsonl: ${join(home, 'deploy-notes.jsonl')}:4: not JSON`);
     const events = lines(r.stdout);
@@ -161,14 +165,14 @@ describe('the example adapter through PATH', () => {
 describe('hostile adapters', () => {
   it('a written file outside the home is refused', () => {
     const out = join(work, 'outside-home');
-    const r = runBin('sp-materialize', ['outside', '--home', out, '--cwd', work], { env, input: runBin('sp-capture', ['jsonl', '--latest', '--json'], { env }).stdout });
+    const r = runBin('sp-materialize', ['outside', '--home', out, '--cwd', work], { env, input: jsonlLatest().stdout });
     expectRefused(r, /^sp-materialize: .*escaped\.log: refusing to write outside the home sp named for the adapter/);
     expect(r.stdout).toBe('');
   });
 
   it('a resume program that is a shell line is refused', () => {
     const out = join(work, 'shell-home');
-    const r = runBin('sp-materialize', ['shell', '--home', out, '--cwd', work], { env, input: runBin('sp-capture', ['jsonl', '--latest', '--json'], { env }).stdout });
+    const r = runBin('sp-materialize', ['shell', '--home', out, '--cwd', work], { env, input: jsonlLatest().stdout });
     expectRefused(r, /sp-adapter-shell materialize: "resume.argv"\[0\] must be a program name/);
     expect(r.stdout).toBe('');
   });
