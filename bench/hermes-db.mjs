@@ -1,5 +1,5 @@
 // Hermes state.db files for the benchmarks, with Hermes's v25 schema (FTS triggers included),
-// shaped like the throughput run in formats/hermes.md §12: sessions of turns user → assistant
+// shaped like the throughput run in docs/formats/hermes.md §12: sessions of turns user → assistant
 // (reasoning, 1–2 tool calls) → tool results → answer, every 21st session a compression child of
 // the one before. Cached in bench/out/<name>/state.db.
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';

@@ -159,7 +159,7 @@ await runCli<Args>({
       .option('redact', { type: 'boolean', default: true, describe: "--list shows titles and first prompts redacted with sp-redact's rules and key (--no-redact: as they are); the event stream is never redacted" })
       .command('$0 <agent>', false) as never,
   run: async (args) => {
-    const adapter = getAdapter(args.agent);
+    const adapter = await (await import('../lib/external-adapter.js')).adapterOrExternal(args.agent, getAdapter); // else sp-adapter-<agent> on PATH
     checkArgs(args);
     const home = args.home ?? (await import('../lib/config.js')).configuredHome(adapter.id, adapter.homeEnv) ?? adapter.defaultHome();
 

@@ -180,7 +180,7 @@ await runCli<Args>({
       .option('redact', { type: 'boolean', default: true, describe: "redact secrets with sp-redact's rules and key before writing (--no-redact writes them as they are; the result line says \"redacted\": false)" })
       .command('$0 <agent> [file]', false) as never,
   run: async (args) => {
-    const adapter = getAdapter(args.agent);
+    const adapter = await (await import('../lib/external-adapter.js')).adapterOrExternal(args.agent, getAdapter); // else sp-adapter-<agent> on PATH
     if (!adapter.materialize) throw new UserError(`${adapter.displayName} sessions cannot be written (writers: ${writers().join(', ')})`);
     if (args.expect !== undefined && !args.handoff) throw new UserError('--expect goes with --handoff (a copy records nothing to expect)', '--expect');
     if (args.branches === 'all' && args.branch !== undefined) throw new UserError('--branches all writes one session per branch; --branch hands the tree to the writer: give one of them', '--branches');

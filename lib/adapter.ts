@@ -142,7 +142,7 @@ export interface MaterializeResult {
   [extra: string]: unknown;
 }
 
-/** What one event type keeps through this adapter, per fidelity level (DESIGN §3). */
+/** What one event type keeps through this adapter, per fidelity level (docs/design.md §3). */
 export interface Fidelity {
   level: Level;
   capture: string;

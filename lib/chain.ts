@@ -1,4 +1,4 @@
-// The hash chain (DESIGN §2): checksum = "sha256:" + hex(SHA-256(previous checksum ‖ JCS(event
+// The hash chain (docs/design.md §2): checksum = "sha256:" + hex(SHA-256(previous checksum ‖ JCS(event
 // without checksum))). Each session has its own chain; the first event of a session chains from
 // the empty string, so sessions may be interleaved in one stream.
 import { createHash, hash } from 'node:crypto';

@@ -1,4 +1,4 @@
-// Diagnostics on stderr as `sp-<name>: <where>: <what>` (DESIGN §6), and the exit codes:
+// Diagnostics on stderr as `sp-<name>: <where>: <what>` (docs/design.md §6), and the exit codes:
 // 0 ok, 1 a check failed, 2 usage error or unreadable input.
 
 export const EXIT_OK = 0;

@@ -1,4 +1,4 @@
-// The canonical event (DESIGN §2): one JSON object per NDJSON line.
+// The canonical event (docs/design.md §2): one JSON object per NDJSON line.
 import { createHash } from 'node:crypto';
 
 /** What an event guarantees across agents: 0 history, 1 working context, 2 native resume. */
@@ -132,7 +132,7 @@ export interface ForkPayload { from_session?: string; from_seq?: number; to_sess
 /** Anything else the source holds: `key` names it, `raw` keeps the native record untouched. */
 export interface MetaPayload { key: string; value?: unknown; raw?: unknown; dropped?: string; [extra: string]: unknown }
 
-/** The types DESIGN §2 names. The namespace is open: any dotted lowercase name is a valid type. */
+/** The types docs/design.md §2 names. The namespace is open: any dotted lowercase name is a valid type. */
 export const CORE_TYPES = [
   'session.start', 'session.end',
   'message.user', 'message.assistant', 'message.thinking',

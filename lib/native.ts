@@ -1,7 +1,7 @@
 // The first step every capture mapper takes with a line of an agent's native file: its text for
 // `origin.raw` (with --raw), then blank, unparseable or a record. One definition for all adapters,
 // so a bad line is kept the same way everywhere: as `meta` {key: "unparseable", text, reason,
-// unterminated?} with one diagnostic, never dropped (DESIGN §2, lossless first) and never a crash.
+// unterminated?} with one diagnostic, never dropped (docs/design.md §2, lossless first) and never a crash.
 import type { Diagnose } from './adapter.js';
 import { rawLineText } from './cursor.js';
 import { parseJsonObject, type Json } from './json.js';

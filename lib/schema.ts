@@ -1,6 +1,6 @@
 // Validation against the JSON Schemas in schema/ (2020-12, ajv). The envelope is checked for every
 // event; the payload for the core types that payloads.schema.json defines. Unknown fields and
-// unknown types pass: the namespace is open (DESIGN §2).
+// unknown types pass: the namespace is open (docs/design.md §2).
 import { readFileSync } from 'node:fs';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { packageRoot } from './paths.js';

@@ -1,7 +1,7 @@
 // Opening an agent's SQLite database (Hermes's state.db, OpenCode's opencode.db, Cursor's stores)
 // with better-sqlite3, loaded lazily: discovery of the other agents never pays for the native addon.
 //
-// Reading must never disturb a live database (formats/hermes.md §1): a read-write connection
+// Reading must never disturb a live database (docs/formats/hermes.md §1): a read-write connection
 // checkpoints and deletes the `-wal` when it closes, and even a plain read-only connection creates
 // `-wal`/`-shm` next to a checkpointed database and writes read marks into an existing `-shm`
 // (measured: the `-shm` bytes change). So the reader picks its open mode from what is on disk:

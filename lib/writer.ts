@@ -181,7 +181,7 @@ export interface WriterResult extends MaterializeResult {
 }
 
 /**
- * The loss ledger of one write (DESIGN §3: nothing is lost silently): every change the writer makes
+ * The loss ledger of one write (docs/design.md §3: nothing is lost silently): every change the writer makes
  * goes to `onLoss` and is counted by action, for the result's `changes`.
  */
 export class LossLedger {

@@ -1,4 +1,4 @@
-// `capture` for Aider (formats/aider.md §2, §7). One `.aider.chat.history.md` holds every session
+// `capture` for Aider (docs/formats/aider.md §2, §7). One `.aider.chat.history.md` holds every session
 // Aider ran in that repository: each `# aider chat started at <time>` begins a canonical session
 // (native id `<file id>:<line of the header>`, stable while the file only grows). In a session:
 //   `#### ` lines        → one message.user (prefix and Aider's two trailing spaces removed)

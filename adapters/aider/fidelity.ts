@@ -1,4 +1,4 @@
-// What each canonical event type keeps through the Aider adapter (DESIGN §3): 0 history,
+// What each canonical event type keeps through the Aider adapter (docs/design.md §3): 0 history,
 // 1 working context, 2 native. Aider's chat file is a Markdown transcript: no ids, no tool calls.
 // The writer is unverified (no Aider client here): it follows Aider's restore parser.
 import type { FidelityTable } from '../../lib/adapter.js';

@@ -1,4 +1,4 @@
-// `.aider.input.history` (formats/aider.md §4): prompt_toolkit entries `# <datetime>` then one
+// `.aider.input.history` (docs/formats/aider.md §4): prompt_toolkit entries `# <datetime>` then one
 // `+<line>` per input line. It gives user turns the per-prompt times the chat file lacks.
 import { existsSync } from 'node:fs';
 import { sourceLines } from '../../lib/cursor.js';

@@ -1,4 +1,4 @@
-// `materialize` for Aider (formats/aider.md §6), UNVERIFIED (no Aider client here): a new Markdown
+// `materialize` for Aider (docs/formats/aider.md §6), UNVERIFIED (no Aider client here): a new Markdown
 // chat history Aider restores with `aider --chat-history-file FILE --restore-chat-history`. Always a
 // new file (`<cwd>/.aider.sp-<id>.chat.history.md`), never the user's own history. Restore's parser
 // has no escapes: a reply line starting `#### `, `> ` or `# ` would become a user turn, vanish, or be
@@ -94,7 +94,7 @@ export async function materializeAider(events: AsyncIterable<SpEvent>, options: 
     written_as: 'rebuilt',
     source_session: selected.session,
     changes: ledger.counts,
-    unverified: 'no Aider client ran here: the file follows Aider\'s restore parser (formats/aider.md §3)',
+    unverified: 'no Aider client ran here: the file follows Aider\'s restore parser (docs/formats/aider.md §3)',
     ...(options.dryRun ? { dry_run: true } : {}),
   };
 }

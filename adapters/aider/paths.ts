@@ -1,4 +1,4 @@
-// Where Aider keeps its history (formats/aider.md §1): `<git root>/.aider.chat.history.md` and
+// Where Aider keeps its history (docs/formats/aider.md §1): `<git root>/.aider.chat.history.md` and
 // `.aider.input.history` next to it. Aider has no home of its own, so sp's "home" for Aider is a
 // directory to search for history files (AIDER_HISTORY_ROOT, default: the current directory).
 import { createHash } from 'node:crypto';

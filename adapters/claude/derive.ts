@@ -1,4 +1,4 @@
-// Semantic events derived from a finished tool call (DESIGN §2): file.edit, file.read,
+// Semantic events derived from a finished tool call (docs/design.md §2): file.edit, file.read,
 // command.run, todo.*. Pure functions of (call, result, state): they only read what the native
 // records say and never invent line numbers or exit codes that are not there.
 import { relative, isAbsolute, sep } from 'node:path';

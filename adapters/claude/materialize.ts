@@ -1,5 +1,5 @@
 // `sp-materialize claude`: canonical events → a NEW Claude Code transcript that the real client
-// resumes (formats/claude-code.md §5–§7). What the client needs, and what this writer guarantees:
+// resumes (docs/formats/claude.md §5–§7). What the client needs, and what this writer guarantees:
 //   * <home>/projects/<slug(realpath(cwd))>/<uuid>.jsonl, created atomically, never overwritten;
 //   * one line per content block, lines of one API message sharing `message.id`, every assistant
 //     line with `message.model` (the client hangs without it) and `content` as an array;
@@ -8,7 +8,7 @@
 //     tool_use (the client's own §2.4 layout for parallel calls);
 //   * a resume-safety pass: no orphaned tool_use or tool_result (the client silently drops them),
 //     tool ids in [A-Za-z0-9_-], no foreign reasoning as signed `thinking`, no empty messages.
-// Every change is reported through `onLoss`, so nothing is lost silently (DESIGN §3).
+// Every change is reported through `onLoss`, so nothing is lost silently (docs/design.md §3).
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { randomBytes, randomUUID } from 'node:crypto';

@@ -1,4 +1,4 @@
-// Where Claude Code keeps things (formats/claude-code.md §1), and what a transcript's path says
+// Where Claude Code keeps things (docs/formats/claude.md §1), and what a transcript's path says
 // about its session: `<home>/projects/<slug>/<sessionId>.jsonl`, its subagents in
 // `<sessionId>/subagents/agent-<agentId>.jsonl` (+ `.meta.json`), its tasks in `<home>/tasks/<sessionId>/`.
 import { homedir } from 'node:os';

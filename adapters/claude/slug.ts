@@ -1,4 +1,4 @@
-// The project folder Claude Code keeps a cwd's sessions in (formats/claude-code.md §1). The client
+// The project folder Claude Code keeps a cwd's sessions in (docs/formats/claude.md §1). The client
 // finds a session only in the folder of its own cwd, so a writer must get this name exactly right.
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';

@@ -1,4 +1,4 @@
-// One Claude Code transcript line → canonical events (formats/claude-code.md §2–§4). The mapper is
+// One Claude Code transcript line → canonical events (docs/formats/claude.md §2–§4). The mapper is
 // synchronous and keeps all it needs between lines in a plain JSON `FileState`, so an incremental
 // capture can store it in its cursor and continue exactly where the last run stopped.
 import { readFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// Semantic events derived from a finished Codex tool call (DESIGN §2): `command.run` from
+// Semantic events derived from a finished Codex tool call (docs/design.md §2): `command.run` from
 // exec_command / shell / local_shell_call, one `file.edit` per file from apply_patch, `todo.*`
 // from update_plan. Pure functions of (call, output, state): exit codes and diffs come from what
 // the rollout says (the output header, the client's own patch_apply_end / FileChange record) and

@@ -1,5 +1,5 @@
 // `sp-materialize codex`: canonical events → a NEW legacy-style Codex rollout that the real client
-// resumes (formats/codex.md §5–§6). What the client needs, and what this writer guarantees:
+// resumes (docs/formats/codex.md §5–§6). What the client needs, and what this writer guarantees:
 //   * <home>/sessions/YYYY/MM/DD/rollout-<UTC start>-<UUIDv7>.jsonl, created atomically, never
 //     overwritten; session_meta first with id, timestamp, cwd, originator, cli_version, source "cli";
 //   * every line {timestamp: RFC 3339 string, type, payload}; messages with content arrays,
@@ -10,7 +10,7 @@
 //     made by OpenAI for Codex is carried as text, never as an encrypted item;
 //   * registration in <home>/state_<N>.sqlite when the home has one (state-db.ts).
 // The input is spooled to a temp file (memory stays flat): pass 1 picks the session and learns which
-// calls get an output, pass 2 writes. Every change is reported through `onLoss` (DESIGN §3).
+// calls get an output, pass 2 writes. Every change is reported through `onLoss` (docs/design.md §3).
 import { closeSync, createReadStream, existsSync, mkdtempSync, openSync, readFileSync, readSync, readdirSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -39,7 +39,7 @@ const LINE_TYPES = new Set([
   'response_item', 'event_msg', 'turn_context', 'compacted', 'world_state', 'token_usage_record', 'dynamic_tools_updated',
   'inter_agent_communication', 'inter_agent_communication_metadata', 'security_risk_score', 'realtime_item', 'id_allocation',
 ]);
-/** response_item variants the 0.171 client replays (formats/codex.md §3.2); it drops any other silently. */
+/** response_item variants the 0.171 client replays (docs/formats/codex.md §3.2); it drops any other silently. */
 const ITEM_TYPES = new Set([
   'message', 'agent_message', 'reasoning', 'local_shell_call', 'function_call', 'function_call_output', 'custom_tool_call',
   'custom_tool_call_output', 'tool_search_call', 'tool_search_output', 'web_search_call', 'image_generation_call', 'compaction',

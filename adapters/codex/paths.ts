@@ -1,4 +1,4 @@
-// Where Codex keeps things (formats/codex.md §1): `$CODEX_HOME` (default ~/.codex), rollouts at
+// Where Codex keeps things (docs/formats/codex.md §1): `$CODEX_HOME` (default ~/.codex), rollouts at
 // `sessions/YYYY/MM/DD/rollout-YYYY-MM-DDThh-mm-ss-<uuid>.jsonl` (UTC start time), thread titles
 // in `session_index.jsonl`, the thread index in `state_<N>.sqlite`.
 import { readdirSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// One Codex rollout line → canonical events (formats/codex.md §2–§4). Both file styles go through
+// One Codex rollout line → canonical events (docs/formats/codex.md §2–§4). Both file styles go through
 // here: the paginated style only adds `ordinal` and `metadata` to the envelope (kept in
 // `envelope_extra`) and other event_msg kinds (kept as meta). The model-visible history is the
 // response_items; event_msg lines echo the same turns for the UI, so they become `meta` and are
@@ -67,7 +67,7 @@ interface Pending {
   refs?: string[];
 }
 
-/** Context the client injects as ordinary messages (formats/codex.md §3.2): not the user's words. */
+/** Context the client injects as ordinary messages (docs/formats/codex.md §3.2): not the user's words. */
 const CONTEXT_PREFIXES = [
   '<environment_context>', '<user_instructions>', '# AGENTS.md instructions', '<permissions instructions>',
   '<skills_instructions>', '<user_shell_command>', '<turn_aborted>', '<subagent_notification>', '<collaboration_mode>',

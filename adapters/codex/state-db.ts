@@ -1,4 +1,4 @@
-// Registration in the client's thread index `<home>/state_<N>.sqlite` (formats/codex.md §1, §5):
+// Registration in the client's thread index `<home>/state_<N>.sqlite` (docs/formats/codex.md §1, §5):
 // `codex resume --last` and the picker list only threads in its `threads` table, and the table is
 // back-filled from sessions/ only once, so a rollout dropped into a used home is invisible to them.
 // The row is built from the table's own columns (PRAGMA table_info): what we know is filled in,

@@ -1,4 +1,4 @@
-// One events.jsonl line → canonical events (formats/copilot.md §3). The file is a linear list of
+// One events.jsonl line → canonical events (docs/formats/copilot.md §3). The file is a linear list of
 // typed envelopes `{type, data, id, timestamp, parentId}`; what the model sees is user.message,
 // assistant.message (text, toolRequests, reasoning) and tool.execution_complete, cut at the last
 // successful session.compaction_complete. Everything else (turn/usage/shutdown bookkeeping, system

@@ -1,4 +1,4 @@
-// What each canonical event type keeps through the Copilot CLI adapter (DESIGN §3): 0 history,
+// What each canonical event type keeps through the Copilot CLI adapter (docs/design.md §3): 0 history,
 // 1 working context, 2 native. Every events.jsonl line is one or more events whose
 // `origin.native_seq` is its line number and `origin.native_uuid` its envelope id.
 import type { FidelityTable } from '../../lib/adapter.js';

@@ -1,5 +1,5 @@
 // `sp-materialize copilot`: canonical events → a NEW Copilot CLI session,
-// `$COPILOT_HOME/session-state/<uuid>/events.jsonl` (formats/copilot.md §3–§5). What the client
+// `$COPILOT_HOME/session-state/<uuid>/events.jsonl` (docs/formats/copilot.md §3–§5). What the client
 // needs, and what this writer does:
 //   * line 1 `session.start` {sessionId = the folder name, version 1, producer, copilotVersion,
 //     startTime, context.cwd}; every line an envelope {type, data, id: UUID, timestamp: ISO with Z,

@@ -1,4 +1,4 @@
-// Where GitHub Copilot CLI keeps its sessions (formats/copilot.md §2): one folder per session,
+// Where GitHub Copilot CLI keeps its sessions (docs/formats/copilot.md §2): one folder per session,
 // `$COPILOT_HOME/session-state/<uuid>/events.jsonl` (default home `~/.copilot`), next to a
 // `workspace.yaml` (cwd, name) the pickers show. The folder name is the session id.
 import { closeSync, existsSync, openSync, readFileSync, readSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// What each canonical event type keeps through the Cursor adapter (DESIGN §3): 0 history,
+// What each canonical event type keeps through the Cursor adapter (docs/design.md §3): 0 history,
 // 1 working context, 2 native. Reads the CLI store.db, IDE state.vscdb and agent transcripts; writes
 // a CLI store.db only behind --experimental (unverified), in the one layout known to resume: text leaves.
 import type { FidelityTable } from '../../lib/adapter.js';

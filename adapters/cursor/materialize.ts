@@ -1,11 +1,11 @@
-// `materialize` for the Cursor CLI (formats/cursor.md §7–8), EXPERIMENTAL and UNVERIFIED: no Cursor
+// `materialize` for the Cursor CLI (docs/formats/cursor.md §7–8), EXPERIMENTAL and UNVERIFIED: no Cursor
 // client can run here, so nothing proves `agent --resume` accepts what this writes. It follows the
 // one layout a public writer is known to have resumed (SpecStory's): content-addressed blobs, the
 // conversation as text-only user/assistant leaves (assistant ids a running counter), a metadata
 // subtree (title, placeholder, preview), a root node listing the leaves in order, and `meta['0']` as
 // hex-encoded JSON naming the root. Tool calls, their results and thinking are written as marked
 // text in the assistant leaf, as that writer does: whether the CLI accepts native `tool-call` leaves
-// written by another program is an open question (formats/cursor.md §12). The store goes to a new
+// written by another program is an open question (docs/formats/cursor.md §12). The store goes to a new
 // `chats/<md5(cwd)>/<agentId>/` folder, built under a temporary name and renamed into place, with
 // the `meta.json` newer builds keep beside it. Our own capture reads it back (test/cursor/).
 import { createHash, randomUUID } from 'node:crypto';

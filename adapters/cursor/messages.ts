@@ -1,4 +1,4 @@
-// Canonical events from Cursor's AI-SDK-style messages (CLI `store.db` leaves, formats/cursor.md §7):
+// Canonical events from Cursor's AI-SDK-style messages (CLI `store.db` leaves, docs/formats/cursor.md §7):
 // `{role, content: string | Block[]}` with text / reasoning / tool-call / tool-result / image blocks,
 // or the OpenAI shape (`tool_calls`, role `tool` + `tool_call_id`). `system` leaves and the first
 // `<user_info>` environment block are not conversation: kept as meta without their text.

@@ -1,4 +1,4 @@
-// Where Cursor keeps chats (formats/cursor.md §1): the CLI's `~/.cursor/chats/<md5(cwd)>/<chatId>/store.db`
+// Where Cursor keeps chats (docs/formats/cursor.md §1): the CLI's `~/.cursor/chats/<md5(cwd)>/<chatId>/store.db`
 // (+ `meta.json`), agent transcripts `~/.cursor/projects/<slug>/agent-transcripts/<id>/<id>.jsonl`, and
 // the IDE's global `…/Cursor/User/globalStorage/state.vscdb` (CURSOR_IDE_DIR overrides `…/Cursor/User`).
 // A ref's path names one source; `state.vscdb#<composerId>` names one IDE chat.
@@ -66,7 +66,7 @@ export function unwrapQuery(text: string): string {
 }
 
 /** Why the writer is experimental (a Cursor client cannot run here). */
-export const UNVERIFIED = 'no Cursor client ran here: the store follows the layout SpecStory writes and cursor-agent --resume is reported to accept (formats/cursor.md §7)';
+export const UNVERIFIED = 'no Cursor client ran here: the store follows the layout SpecStory writes and cursor-agent --resume is reported to accept (docs/formats/cursor.md §7)';
 
 /** Cursor CLI's chat id (agentId) is a UUID and names the chat's folder. */
 export const NATIVE_ID: NativeIdFormat = { agent: 'Cursor', pattern: UUID, described: 'a UUID' };

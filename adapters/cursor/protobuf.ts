@@ -1,4 +1,4 @@
-// The tiny protobuf subset of Cursor's CLI `store.db` index nodes (formats/cursor.md §7): field 1
+// The tiny protobuf subset of Cursor's CLI `store.db` index nodes (docs/formats/cursor.md §7): field 1
 // (bytes, 32) = a message blob's sha256, field 2 (bytes, 32) = a subtree's; other fields skipped.
 
 export interface PbField {

@@ -1,4 +1,4 @@
-// Cursor CLI `store.db` (formats/cursor.md §7), read-only: `meta['0']` (hex-encoded JSON) names the
+// Cursor CLI `store.db` (docs/formats/cursor.md §7), read-only: `meta['0']` (hex-encoded JSON) names the
 // head, `latestRootBlobId`; the conversation is the root-linked order of content-addressed blobs
 // (protobuf index nodes: field 1 = a message leaf, field 2 = a subtree, recursed in place). Only
 // what the head reaches is read, one blob at a time by id (abandoned branches are never mixed in).

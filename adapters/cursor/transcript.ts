@@ -1,4 +1,4 @@
-// Cursor agent transcripts (formats/cursor.md §9), the fallback when no store.db exists: JSONL
+// Cursor agent transcripts (docs/formats/cursor.md §9), the fallback when no store.db exists: JSONL
 // `{role, message:{content:[text | tool_use{name, input}]}}`, `{type:"turn_ended"}`, `{type:"error"}`.
 // No ids, times, models or results: tool calls get ids `<line>:<n>`, every event the file's mtime;
 // tool_result / tool-call / tool-result variants are read too. Other records pass as meta with raw.

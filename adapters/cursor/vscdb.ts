@@ -1,4 +1,4 @@
-// Cursor IDE `state.vscdb` (formats/cursor.md §2–§5), read-only and by key only: `composerData:<cid>`
+// Cursor IDE `state.vscdb` (docs/formats/cursor.md §2–§5), read-only and by key only: `composerData:<cid>`
 // rows (found by a key-prefix range, never a scan of the whole table: ItemTable holds auth tokens)
 // and the `bubbleId:<cid>:<bid>` rows their `fullConversationHeadersOnly` lists, in that order
 // (orphan bubbles of edits are not read). Legacy composers carry `conversation[]` inline.

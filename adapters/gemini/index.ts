@@ -1,4 +1,4 @@
-// The Gemini CLI adapter (formats/gemini-qwen.md §2): discover, capture, materialize, fidelity.
+// The Gemini CLI adapter (docs/formats/gemini.md §2): discover, capture, materialize, fidelity.
 import type { Adapter } from '../../lib/adapter.js';
 import { lazyIterable, once } from '../../lib/lazy.js';
 import { fidelity } from './fidelity.js';

@@ -1,5 +1,5 @@
 // `sp-materialize gemini`: canonical events → a NEW Gemini CLI session that the real client
-// resumes with `gemini --resume <id>` (formats/gemini-qwen.md §2.5). What this writer guarantees:
+// resumes with `gemini --resume <id>` (docs/formats/gemini.md §2.5). What this writer guarantees:
 //   * `<home>/tmp/<slug>/chats/session-<UTC minute>-<id8>.jsonl`, created atomically, never
 //     overwritten; `<slug>` is the one the client's registry finds for the project root, and a new
 //     project is registered with new files only (`tmp/<slug>/.project_root`; the client records it

@@ -1,5 +1,5 @@
 // Gemini API `Content`/`Part` shapes ↔ canonical content. Gemini CLI and Qwen Code store message
-// content as Gemini Parts (formats/gemini-qwen.md §1), so both adapters read and write them here.
+// content as Gemini Parts (docs/formats/gemini.md §1), so both adapters read and write them here.
 import type { ContentBlock } from '../../lib/event.js';
 import { isObject, type Json } from '../../lib/json.js';
 

@@ -1,4 +1,4 @@
-// Where Gemini CLI keeps sessions (formats/gemini-qwen.md §2.1–§2.2): `<home>/tmp/<slug>/chats/
+// Where Gemini CLI keeps sessions (docs/formats/gemini.md §2.1–§2.2): `<home>/tmp/<slug>/chats/
 // session-<YYYY-MM-DDTHH-MM>-<id8>.jsonl` (legacy `.json`), home = `$GEMINI_CLI_HOME/.gemini`
 // (the variable replaces the user's home directory; `.gemini` is still appended) or `~/.gemini`.
 import { readFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 // The project folder (`tmp/<slug>`) Gemini CLI uses for a project root, as its ProjectRegistry
-// finds it (formats/gemini-qwen.md §2.1), and registration of a new one by NEW files only:
+// finds it (docs/formats/gemini.md §2.1), and registration of a new one by NEW files only:
 //   1. projects.json maps the root to a slug whose `.project_root` names no other root → that slug;
 //   2. a `tmp/*/.project_root` or `history/*/.project_root` naming the root → that folder;
 //   3. else basename(root) lower-cased, [^a-z0-9] → "-", squeezed, trimmed ("project" if empty),

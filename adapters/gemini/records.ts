@@ -1,4 +1,4 @@
-// Gemini CLI session records → canonical events (formats/gemini-qwen.md §2.3). A JSONL session is a
+// Gemini CLI session records → canonical events (docs/formats/gemini.md §2.3). A JSONL session is a
 // log of mutable records: a message is appended again in full whenever it changes (its text first,
 // then again with `toolCalls`), `{"$set":…}` patches the metadata or replaces the whole message list,
 // `{"$rewindTo":id}` cuts the history. The mapper turns each record into the events of what is NEW

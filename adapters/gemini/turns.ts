@@ -4,7 +4,7 @@
 // function calls must be answered by the next user turn, so a step ends at its calls: text or
 // calls that come after a call start a new step. Resume safety (on unless `safety: false`):
 // an unanswered call gets a stub result, a result without its call is rendered as user text, and
-// every change goes to the loss ledger (DESIGN §3).
+// every change goes to the loss ledger (docs/design.md §3).
 import { artifactNote, readArtifactForWriter } from '../../lib/artifacts.js';
 import { splitBranches } from '../../lib/relay/branches.js';
 import type { SpEvent } from '../../lib/event.js';

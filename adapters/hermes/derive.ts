@@ -1,4 +1,4 @@
-// Semantic events derived from a finished Hermes tool call (DESIGN §2): `command.run` from
+// Semantic events derived from a finished Hermes tool call (docs/design.md §2): `command.run` from
 // `terminal`, `file.read` from `read_file`, `file.edit` from `patch` and `write_file`, `todo.*`
 // from `todo`. Pure functions of (call, result, state). Hermes tool results are JSON objects
 // (`{"output", "exit_code", "error"}`, `{"success", "diff", "files_modified"}`, `{"todos"}` …);

@@ -1,4 +1,4 @@
-// Hermes sessions outside a database (formats/hermes.md §9): `hermes sessions export` JSONL, one
+// Hermes sessions outside a database (docs/formats/hermes.md §9): `hermes sessions export` JSONL, one
 // session per line (every `sessions` column plus "messages": full rows, active only, content
 // decoded, tool_calls parsed), and the per-session JSON logs of older Hermes versions (session_id,
 // model, platform, session_start, messages[]; public fixtures from 0.11–0.17). Both are turned

@@ -1,4 +1,4 @@
-// Session lineage (formats/hermes.md §5, §8.1): `parent_session_id` links a child to its parent.
+// Session lineage (docs/formats/hermes.md §5, §8.1): `parent_session_id` links a child to its parent.
 // What kind of child it is decides how Hermes treats it: a compression continuation (the parent
 // ended with `compression`) is where `hermes --resume <parent>` continues; delegate/subagent runs
 // (`model_config._delegate_from`), /branch forks (`_branched_from`, or a parent that ended

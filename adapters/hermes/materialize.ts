@@ -1,5 +1,5 @@
 // `sp-materialize hermes`: canonical events → a NEW Hermes session in `$HERMES_HOME/state.db`
-// (formats/hermes.md §8.5, §10 "write SQL directly"). What Hermes needs, and what this writer does:
+// (docs/formats/hermes.md §8.5, §10 "write SQL directly"). What Hermes needs, and what this writer does:
 //   * one `sessions` row: a fresh id in Hermes's style (YYYYMMDD_HHMMSS_<6 hex>), source `cli` and
 //     the cwd (so `hermes -c` finds it), a model Hermes routes, `started_at` now, a unique title,
 //     message/tool-call counters for listings, system prompt NULL (Hermes builds its own), ended
@@ -11,7 +11,7 @@
 //     holds the lock; the database backed up first (`--no-backup` skips it). Where no state.db
 //     exists, a fresh one with Hermes's v25 schema is built in a temp file and linked into place,
 //     in rollback-journal mode: Hermes switches it to WAL on its first open where its SQLite allows
-//     (formats/hermes.md §1); a database made WAL here would stay WAL even on hosts where Hermes
+//     (docs/formats/hermes.md §1); a database made WAL here would stay WAL even on hosts where Hermes
 //     refuses WAL because of the SQLite WAL-reset bug.
 // The resume-safety pass (merges, stubs, drops) reports every change through `onLoss`, and the
 // planned rows are checked against the validity rules before anything is written.
@@ -35,7 +35,7 @@ import { checkValidity, type RuleResult } from './validity.js';
 export const STUB_RESULT = 'No result was recorded for this tool call (the session ended or moved on before it finished).';
 /** Tool ids every provider Hermes routes to accepts (Anthropic is the strictest). */
 const TOOL_ID = /^[A-Za-z0-9_-]{1,64}$/;
-/** Providers that need reasoning echoed back in `reasoning_content` (formats/hermes.md §8.4). */
+/** Providers that need reasoning echoed back in `reasoning_content` (docs/formats/hermes.md §8.4). */
 const ECHO_MODELS = /deepseek|kimi|moonshot|mimo/i;
 const TITLE_MAX = 100;
 

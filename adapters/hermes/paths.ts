@@ -1,4 +1,4 @@
-// Where Hermes keeps its sessions (formats/hermes.md §1): one SQLite database,
+// Where Hermes keeps its sessions (docs/formats/hermes.md §1): one SQLite database,
 // `$HERMES_HOME/state.db` (default `~/.hermes`; a leading `~` expanded), holding every session.
 //
 // A session inside a database is named by a locator `<db path>#<session id>`: it is what

@@ -1,4 +1,4 @@
-// One `messages` row → canonical events (formats/hermes.md §2.2, §8.3). The row is read with
+// One `messages` row → canonical events (docs/formats/hermes.md §2.2, §8.3). The row is read with
 // `SELECT *`, so columns of newer schemas come along: the ones this mapper does not know are kept
 // in `payload.extra`. Per row, in this order:
 //   user       → message.user (content decoded: the `\x00json:` prefix holds a list of parts or a dict)

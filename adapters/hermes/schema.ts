@@ -1,4 +1,4 @@
-// What this adapter knows about Hermes's schema (formats/hermes.md §2, §3, §6): it reads by
+// What this adapter knows about Hermes's schema (docs/formats/hermes.md §2, §3, §6): it reads by
 // introspection (`PRAGMA table_info`, `schema_version`), so newer versions with more columns work,
 // and it creates a fresh database only where none exists, with the v25 layout Hermes itself creates
 // (tables, indexes, FTS5 indexes and their triggers, `schema_version` 25), so Hermes opens it and

@@ -1,5 +1,5 @@
 // `capture` for OpenCode: one session of a store (database, JSON storage, export file) →
-// session.start, then per message in the client's order (formats/opencode.md §3) its parts:
+// session.start, then per message in the client's order (docs/formats/opencode.md §3) its parts:
 //   user:      one message.user (text parts as text blocks, synthetic ones marked; images from
 //              file parts with a data: URL as image blocks, other file parts as file blocks);
 //   assistant: text → message.assistant, reasoning → message.thinking (Anthropic signature from

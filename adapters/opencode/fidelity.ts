@@ -1,4 +1,4 @@
-// What each canonical event type keeps through the OpenCode adapter (DESIGN §3): 0 history,
+// What each canonical event type keeps through the OpenCode adapter (docs/design.md §3): 0 history,
 // 1 working context, 2 native. Records are numbered in the client's order (messages by
 // time_created then id, parts by id) from 1: `origin.native_seq`; `origin.native_uuid` is the
 // msg_/prt_ id. The database, the ≤ 1.1 JSON store and export files give the same events.

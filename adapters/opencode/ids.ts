@@ -1,4 +1,4 @@
-// OpenCode's ids (formats/opencode.md §2 "Ids"): `<prefix>_<12 hex><14 random base62>`, the hex
+// OpenCode's ids (docs/formats/opencode.md §2 "Ids"): `<prefix>_<12 hex><14 random base62>`, the hex
 // the low 48 bits of `ms * 4096 + counter` (the counter restarts each millisecond), so message and
 // part ids ascend with time; session ids invert those bits so newer sessions sort first.
 import { randomBytes } from 'node:crypto';

@@ -1,5 +1,5 @@
 // `sp-materialize opencode`: canonical events → a NEW OpenCode session in `<data dir>/opencode.db`
-// (formats/opencode.md §5). What the client needs, and what this writer does:
+// (docs/formats/opencode.md §5). What the client needs, and what this writer does:
 //   * a database the client made and migrated (its `migration` rows): this writer adds rows, it never
 //     creates the schema (run the client once, e.g. `opencode session list`, to make one);
 //   * a `project` row for the session's project: the repo's first root commit for a git cwd (as the

@@ -1,4 +1,4 @@
-// Where OpenCode keeps its sessions (formats/opencode.md §2, §6): the data dir
+// Where OpenCode keeps its sessions (docs/formats/opencode.md §2, §6): the data dir
 // `$XDG_DATA_HOME/opencode` (default `~/.local/share/opencode`) holds `opencode.db` (1.2 and later,
 // `OPENCODE_DB` overrides it) and, from ≤ 1.1, the JSON store `storage/`. A session inside a store
 // is named by a locator `<db or storage dir>#<session id>` (SessionRef.path); a plain path names

@@ -1,7 +1,7 @@
 // Reading one OpenCode session from any of its stores into one shape, `{session, messages: [{info,
 // parts}], todos}`, the shape `opencode export` prints: the SQLite database of 1.2+ (rows whose
 // `data` JSON lacks the ids, put back from the columns), the JSON files of ≤ 1.1 (`storage/`), and
-// export files. Order is the client's (formats/opencode.md §3): messages by (time_created, id),
+// export files. Order is the client's (docs/formats/opencode.md §3): messages by (time_created, id),
 // parts by id. A row or file that is not JSON is returned as `bad` (capture keeps it as meta).
 import { isUtf8 } from 'node:buffer';
 import { readFileSync, readdirSync, statSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// What OpenTelemetry agent telemetry keeps (DESIGN §3): it is read-only and holds only what the
+// What OpenTelemetry agent telemetry keeps (docs/design.md §3): it is read-only and holds only what the
 // client chose to log, so most types are history at best.
 import type { FidelityTable } from '../../lib/adapter.js';
 

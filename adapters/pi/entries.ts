@@ -1,4 +1,4 @@
-// One Pi session line → canonical events (formats/pi.md §2–§8). The mapper is synchronous and keeps
+// One Pi session line → canonical events (docs/formats/pi.md §2–§8). The mapper is synchronous and keeps
 // everything it needs between lines in a plain JSON `PiState`, so an incremental capture stores it
 // in its cursor and continues exactly. v1 and v2 files are migrated in memory only: v1 entries get
 // a linear parent chain and their compaction index is resolved, v2 `hookMessage` is read as role

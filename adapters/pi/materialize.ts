@@ -1,5 +1,5 @@
 // `sp-materialize pi`: canonical events → a NEW Pi v3 session file that the real client resumes
-// (formats/pi.md §2–§7). What the client needs, and what this writer guarantees:
+// (docs/formats/pi.md §2–§7). What the client needs, and what this writer guarantees:
 //   * <home>/sessions/--<escaped cwd>--/<ts>_<id>.jsonl, created atomically, never overwritten, with
 //     a header {type, version:3, id, timestamp, cwd} under 512 bytes and a cwd that exists;
 //   * every entry with a fresh 8-hex id, parentId and timestamp; content always an array; every
@@ -12,7 +12,7 @@
 //   * a resume-safety pass: tool results chained right after their call's message, a stub result
 //     for an unanswered call, orphan results dropped, tool ids valid for Anthropic, thinking
 //     signatures only for the provider that made them.
-// Every change is reported through `onLoss`, so nothing is lost silently (DESIGN §3).
+// Every change is reported through `onLoss`, so nothing is lost silently (docs/design.md §3).
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';

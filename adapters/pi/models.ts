@@ -1,4 +1,4 @@
-// What an assistant message written for Pi must say about its model (formats/pi.md §5, §7):
+// What an assistant message written for Pi must say about its model (docs/formats/pi.md §5, §7):
 // `api`, `provider`, `model` (the client restores the session's model from them and compares them
 // with the current model to decide whether thinking signatures and tool ids can be replayed as
 // they are), full `usage` with `cost`, and a Pi `stopReason`.

@@ -1,4 +1,4 @@
-// Where the Pi coding agent keeps its sessions (formats/pi.md §1):
+// Where the Pi coding agent keeps its sessions (docs/formats/pi.md §1):
 // `<agentDir>/sessions/--<escaped cwd>--/<fileTimestamp>_<sessionId>.jsonl`, agentDir from
 // `PI_CODING_AGENT_DIR` (a leading `~` expanded, as the client does), else `~/.pi/agent`.
 import { realpathSync } from 'node:fs';

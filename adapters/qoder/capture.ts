@@ -1,4 +1,4 @@
-// `capture` for Qoder CLI: its transcript is Claude Code's (formats/qoder.md §4), so the Claude Code
+// `capture` for Qoder CLI: its transcript is Claude Code's (docs/formats/qoder.md §4), so the Claude Code
 // capture reads it, and every event is then named as Qoder's: agent, actor, origin, the canonical
 // session ids (deterministic from ("qoder", native id)), and meta keys `qoder.<type>` (Qoder's own
 // runtime-config, workspace-directories and active-leaf records arrive there, whole). The cursor

@@ -1,4 +1,4 @@
-// What each canonical event type keeps through the Qoder CLI adapter (DESIGN §3). Qoder's transcript
+// What each canonical event type keeps through the Qoder CLI adapter (docs/design.md §3). Qoder's transcript
 // is Claude Code's format plus a few record types, so capture and write go through the Claude Code
 // adapter; only the differences are named here.
 import type { Fidelity, FidelityTable } from '../../lib/adapter.js';

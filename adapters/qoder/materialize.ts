@@ -1,5 +1,5 @@
 // `sp-materialize qoder`: canonical events → a NEW Qoder CLI transcript in
-// `<home>/projects/<slug of cwd>/<uuid>.jsonl` (formats/qoder.md §6). The Claude Code writer builds
+// `<home>/projects/<slug of cwd>/<uuid>.jsonl` (docs/formats/qoder.md §6). The Claude Code writer builds
 // the transcript (its chain, pairing and resume-safety rules are what Qoder's loader needs); this
 // writer then makes it Qoder's: a `runtime-config` head line, the Qoder version on every message,
 // `message.model` as a Qoder tier alias, an `active-leaf` record naming the last message, and writes

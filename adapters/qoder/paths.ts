@@ -1,4 +1,4 @@
-// Where Qoder CLI keeps sessions (formats/qoder.md §3): `<home>/projects/<slug of cwd>/<uuid>.jsonl`,
+// Where Qoder CLI keeps sessions (docs/formats/qoder.md §3): `<home>/projects/<slug of cwd>/<uuid>.jsonl`,
 // the slug as Claude Code makes it; home = `$QODER_CONFIG_DIR` or `~/.qoder`.
 import { homedir } from 'node:os';
 import { join } from 'node:path';

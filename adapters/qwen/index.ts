@@ -1,4 +1,4 @@
-// The Qwen Code adapter (formats/gemini-qwen.md §3): discover, capture, materialize, fidelity.
+// The Qwen Code adapter (docs/formats/qwen.md §3): discover, capture, materialize, fidelity.
 import type { Adapter } from '../../lib/adapter.js';
 import { lazyIterable, once } from '../../lib/lazy.js';
 import { fidelity } from './fidelity.js';

@@ -1,5 +1,5 @@
 // `sp-materialize qwen`: canonical events → a NEW Qwen Code session that the real client resumes
-// with `qwen --resume <id>` (formats/gemini-qwen.md §3.3–§3.5). What this writer guarantees:
+// with `qwen --resume <id>` (docs/formats/qwen.md §3.3–§3.5). What this writer guarantees:
 //   * `<runtime>/projects/<cwd, [^A-Za-z0-9] → ->/chats/<uuid>.jsonl`, created atomically, never
 //     overwritten (no other file is touched: the client needs no registry);
 //   * one linear `parentUuid` chain (null only at the root, the last line the leaf), one sessionId,

@@ -1,4 +1,4 @@
-// Where Qwen Code keeps sessions (formats/gemini-qwen.md §3.1): `<runtime>/projects/<cwd with every
+// Where Qwen Code keeps sessions (docs/formats/qwen.md §3.1): `<runtime>/projects/<cwd with every
 // [^A-Za-z0-9] → "->/chats/<sessionId>.jsonl`. The home is `$QWEN_HOME` (it IS the `.qwen` folder)
 // or `~/.qwen`; `QWEN_RUNTIME_DIR` moves `projects/` (and other runtime data) elsewhere.
 import { homedir } from 'node:os';

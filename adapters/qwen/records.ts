@@ -1,4 +1,4 @@
-// Qwen Code session records → canonical events (formats/gemini-qwen.md §3.2). Each line is one
+// Qwen Code session records → canonical events (docs/formats/qwen.md §3.2). Each line is one
 // record in a `uuid`/`parentUuid` tree; `message` is a Gemini `Content`. A record's parent is the
 // last event of the record its `parentUuid` names, so branches (rewinds) and cuts (a null parent
 // after the root, a parent that names no record) show as `parent_seq`; records sharing a uuid are

@@ -8,7 +8,7 @@ import type { Detector, Finding } from './detector.js';
 import { decodeLiteral, escapeDepth, isJsonContainer, rawOffset, valueLiterals } from './jsontext.js';
 import { PLACEHOLDER, type Placeholders } from './keys.js';
 
-/** Envelope members that are structure (DESIGN §2); `payload`, `origin` and unknown members are walked. */
+/** Envelope members that are structure (docs/design.md §2); `payload`, `origin` and unknown members are walked. */
 const ENVELOPE_SKIP = new Set(['session', 'seq', 'ts', 'agent', 'type', 'checksum', 'actor', 'level', 'parent_seq', 'derived_from', 'refs']);
 const ORIGIN_SKIP = new Set(['agent', 'native_id', 'native_seq', 'native_uuid', 'path']);
 

@@ -1,5 +1,5 @@
 // The relay's loss ledger: one row per SOURCE event saying what happened to it on the way to the
-// target (DESIGN §3: nothing disappears without a line). Writers and the relay transform report
+// target (docs/design.md §3: nothing disappears without a line). Writers and the relay transform report
 // only what they changed (through onLoss); every source event nobody reported on was carried as
 // it was. An event with several entries (a call translated and its id repaired) is counted once,
 // under its most significant action (dropped only when no entry says it was written in some form);

@@ -1,4 +1,4 @@
-// The append-only session store (DESIGN §5, seed §5.1/§8):
+// The append-only session store (docs/design.md §5, seed §5.1/§8):
 //
 //   <store>/sessions/<id>/events.jsonl       canonical events, seq 0.., hash-chained: the truth
 //   <store>/sessions/<id>/events.jsonl.ckpt  an anchor (seq, offset, checksum) every 512 events

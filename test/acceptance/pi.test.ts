@@ -86,7 +86,7 @@ async function materializeAndResume(events: SpEvent[], options: PiMaterializeOpt
   }
 }
 
-/** What the client must send for a Pi file: the active branch, from the last compaction on (pi.md §6). */
+/** What the client must send for a Pi file: the active branch, from the last compaction on (docs/formats/pi.md §6). */
 function expectedHistory(entries: Entry[]): string[] {
   const path = activePath(entries);
   const compaction = [...path].reverse().find((e) => e.type === 'compaction');

@@ -1,5 +1,5 @@
 // Qoder CLI loader check with the real client (@qoder-ai/qodercli 1.1.52). Qoder cannot run a
-// prompt offline (every prompt needs a Qoder login, formats/qoder.md §2), so what is proven is the
+// prompt offline (every prompt needs a Qoder login, docs/formats/qoder.md §2), so what is proven is the
 // part of resume before the login step: sessions materialized from a corpus session of each of the
 // first four agents (Claude Code, Codex, Pi, Hermes) and a Qoder transcript carried Qoder → Qoder
 // are installed in one project of a throw-away home; with the network cut (a proxy at a closed

@@ -29,7 +29,7 @@ describe('aider capture: the author\'s 4 MB history', () => {
     expect(text.startsWith('# aider chat started at')).toBe(false);
     expect(starts).toHaveLength(headers + 1);
     expect(texts(events, 'message.user')).toHaveLength(userRuns);
-    // The same split Aider's own restore makes of this file (formats/aider.md §3): 1,776 user, 1,214 assistant, 2,816 tool groups.
+    // The same split Aider's own restore makes of this file (docs/formats/aider.md §3): 1,776 user, 1,214 assistant, 2,816 tool groups.
     expect(userRuns).toBe(1776);
     expect(texts(events, 'message.assistant')).toHaveLength(1214);
     expect(events.filter((e) => e.type === 'meta' && (e.payload as { key: string }).key === 'aider.output')).toHaveLength(2816);

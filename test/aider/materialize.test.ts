@@ -1,5 +1,5 @@
 // The Aider writer (unverified: no Aider client here). Its output is read back with an independent
-// re-implementation of Aider's restore rules (formats/aider.md §3) and with sp's own capture.
+// re-implementation of Aider's restore rules (docs/formats/aider.md §3) and with sp's own capture.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,4 +1,4 @@
-// Cursor databases built in test code from the documented layout (formats/cursor.md §2–§7): no public
+// Cursor databases built in test code from the documented layout (docs/formats/cursor.md §2–§7): no public
 // real store.db or state.vscdb with blobs exists. Each builder writes a fresh file and closes it.
 import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';

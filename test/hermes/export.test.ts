@@ -1,6 +1,6 @@
 // Hermes sessions outside a database: the per-session JSON logs of older Hermes versions (public
 // fixtures) and `hermes sessions export` JSONL (built here from the corpus database in the shape
-// formats/hermes.md §9 describes). A session reads the same from an export as from the database.
+// docs/formats/hermes.md §9 describes). A session reads the same from an export as from the database.
 import { describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,5 +1,5 @@
 // sp-materialize hermes: into a copy of the corpus database and into a new home, read back and
-// checked against every validity rule of formats/hermes.md §8.5; the fresh schema against the
+// checked against every validity rule of docs/formats/hermes.md §8.5; the fresh schema against the
 // recorded one; the safety pass on hand-built streams; a writer holding the lock; relays from the
 // Claude, Codex and Pi corpora.
 import { describe, expect, it } from 'vitest';

@@ -68,7 +68,7 @@ export function goldenText(events: SpEvent[]): string {
 }
 
 /**
- * The client's in-memory v1 → v2 migration (formats/pi.md §8), for expectations about v1 files:
+ * The client's in-memory v1 → v2 migration (docs/formats/pi.md §8), for expectations about v1 files:
  * ids by position, each entry the child of the one before, compaction indices made ids.
  */
 export function migrateV1(entries: Array<Record<string, any>>): Array<Record<string, any>> {

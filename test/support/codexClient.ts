@@ -65,7 +65,7 @@ async function once(args: string[], options: { home: string; work: string; cwd: 
 
 /**
  * `codex exec --json … <args>`. The client rarely stalls before its first request
- * (formats/codex.md §7), so a run that times out is tried once more.
+ * (docs/formats/codex.md §7), so a run that times out is tried once more.
  */
 export async function runCodexExec(args: string[], options: { home: string; work: string; cwd: string; timeoutMs?: number }): Promise<CodexRun> {
   const full = ['exec', '--json', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', ...args];

@@ -1,6 +1,6 @@
 // Runs the pinned real Copilot CLI (`@github/copilot` 1.0.102, node_modules/.bin/copilot) in its
 // documented offline mode (COPILOT_OFFLINE=true + BYOK: COPILOT_PROVIDER_* pointing at our mock,
-// formats/copilot.md §1), prompt mode, in a fresh HOME. The native binary unpacks its JS app (about
+// docs/formats/copilot.md §1), prompt mode, in a fresh HOME. The native binary unpacks its JS app (about
 // 235 MB) into `$XDG_CACHE_HOME/copilot/pkg` on first run: one cache outside the per-run homes,
 // `SP_COPILOT_CACHE` or `<tmpdir>/sp-copilot-cache`, reused by every run and every test run.
 import { mkdirSync } from 'node:fs';

@@ -1,7 +1,7 @@
 // Runs the pinned real OpenCode client (`opencode-ai` 1.18.33, node_modules/.bin/opencode) offline
 // against our own mock model API (test/pi/mockModel.ts serves OpenAI chat and Anthropic Messages):
 // a fresh HOME with XDG dirs inside, a `mock` provider in ~/.config/opencode/opencode.json
-// (formats/opencode.md §1), the phone-home switches off. The database comes from the caller (the
+// (docs/formats/opencode.md §1), the phone-home switches off. The database comes from the caller (the
 // writer adds rows to a database the client made and migrated).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,5 +1,5 @@
 // Reads a written Claude Code transcript back and checks the structure the client relies on
-// (formats/claude-code.md §5–§7). Returns the problems found, so a test can show all of them.
+// (docs/formats/claude.md §5–§7). Returns the problems found, so a test can show all of them.
 import { readFileSync } from 'node:fs';
 
 export type Line = Record<string, any>;

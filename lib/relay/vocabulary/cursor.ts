@@ -1,4 +1,4 @@
-// Cursor's tools as a relay source (formats/cursor.md §5, §7): the CLI's Read {path}, Write {path,
+// Cursor's tools as a relay source (docs/formats/cursor.md §5, §7): the CLI's Read {path}, Write {path,
 // contents}, Shell {command, description}, Grep {pattern, path?, glob?}, Glob {glob_pattern,
 // target_directory?}, WebSearch, WebFetch {url}, and the IDE's read_file {target_file},
 // run_terminal_cmd {command}, grep, glob_file_search, web_search {search_term}. Argument names vary

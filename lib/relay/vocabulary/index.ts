@@ -22,7 +22,7 @@ export const VOCABULARIES: Record<string, Vocabulary> = {
   cursor: cursorVocabulary,
   gemini: geminiVocabulary,
   qwen: qwenVocabulary,
-  // Qoder's tools are Claude Code's (formats/qoder.md §4).
+  // Qoder's tools are Claude Code's (docs/formats/qoder.md §4).
   qoder: { ...claudeVocabulary, agent: 'qoder' },
   atif: atifVocabulary,
 };

@@ -1,4 +1,4 @@
-// OpenCode 1.18's tools (formats/opencode.md §2): read {filePath, offset?, limit?}, write {filePath,
+// OpenCode 1.18's tools (docs/formats/opencode.md §2): read {filePath, offset?, limit?}, write {filePath,
 // content}, edit {filePath, oldString, newString, replaceAll?}, bash {command, timeout? in ms, workdir?,
 // description} (1.1 required the description), glob {pattern, path?}, grep {pattern, path?, include?},
 // todowrite {todos: [{content, status, priority}]}. File paths are absolute.
