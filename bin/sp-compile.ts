@@ -28,6 +28,7 @@ interface Args {
   'summarizer-timeout'?: string;
   expand?: string;
   store?: string;
+  'extract-decisions': boolean;
 }
 
 function positive(name: string, value: string | undefined): number | undefined {
@@ -122,6 +123,7 @@ await runCli<Args>({
     ['sp-compile --for codex --format agents-md --out . session.ndjson', 'a handoff section in ./AGENTS.md'],
     ['sp-compile --for markdown --format files --out handoff/ session.ndjson', 'STATE.md, TASKS.md, DECISIONS.md, HANDOFF.md'],
     ['sp-compile --for codex --format a2a --render session.ndjson > task.json', 'the handoff as an A2A Task (JSON)'],
+    ['sp-compile --for claude --extract-decisions session.ndjson | sp-sync ingest', 'keep the decisions found in the text as events in the store'],
     ['sp-compile --expand digest:commands handoff.ndjson', 'the original events behind an item the handoff cut or summarized'],
   ],
   epilogue:
@@ -149,12 +151,14 @@ await runCli<Args>({
       .option('summarizer-endpoint', { type: 'string', describe: "the API's base URL (else SP_SUMMARIZER_ENDPOINT, else the provider's); the key comes from SP_SUMMARIZER_KEY or OPENAI_API_KEY / ANTHROPIC_API_KEY" })
       .option('summarizer-timeout', { type: 'string', describe: 'seconds to wait for the answer (default 60)' })
       .option('expand', { type: 'string', describe: "print the original events behind one item of a handoff: an item id (goal:12, digest:commands …), a cut group's kind@first-seq, or a seq range a-b; reads sp-compile's output, or the store with --store" })
+      .option('extract-decisions', { type: 'boolean', default: false, describe: 'append a derived decision event (derived_from: where it was found) for each decision only message text states, before context.compiled, so the store keeps them as events' })
       .option('store', { type: 'string', describe: 'with --expand: read the session (--session) from this store (default $SP_HOME/store)' })
       .conflicts('budget', ['window', 'reserve'])
       .command('$0 [files..]', false) as never,
   run: async (args) => {
     if (args.expand !== undefined) return expandItem(args);
     if (args.store !== undefined) throw new UserError('--store only applies with --expand', '--store');
+    if (args['extract-decisions'] && args.render) throw new UserError('--extract-decisions adds events to the output stream; --render prints only the text', '--extract-decisions');
     const { pick } = await import('../lib/config.js');
     // Defaults from sp config (env, .sp.toml, $SP_HOME/config.toml) where the flags say nothing.
     const target = pick('compile.target', args.for) as TargetName | undefined;
@@ -210,6 +214,7 @@ await runCli<Args>({
         redactText: redactor ? (text) => redactor.redactText(text) : undefined,
         summarizer,
         summarizerRedaction,
+        extractDecisions: args['extract-decisions'],
       });
     } finally {
       releaseTokenizers();

@@ -34,6 +34,7 @@ interface Args extends cmd.CommonArgs {
   machine?: string;
   until?: string;
   local?: boolean;
+  compiled?: boolean;
   remotes?: boolean;
   receipt?: string;
   note?: string;
@@ -62,6 +63,7 @@ await runCli<Args>({
     ['sp-capture claude --all --artifacts blobs | sp-sync ingest --artifacts blobs', 'store sessions and the images they reference'],
     ['sp-sync ls', 'list stored sessions, newest first'],
     ['sp-sync log sess_3f2a… | sp-verify', 'write a stored session back out and verify it'],
+    ['sp-sync log --compiled sess_3f2a…', 'the handoffs compiled from a stored session'],
     ['sp-sync search "removeTodo"', 'full-text search (substrings, CJK, code identifiers)'],
     ['sp-sync fork sess_3f2a… --at 42 --reason "try codex"', 'a child session holding seq 0–42'],
     ['sp-sync remote add origin git@github.com:me/sessions.git', 'a git remote (a bare path, file://, ssh:// …)'],
@@ -87,7 +89,8 @@ await runCli<Args>({
         b
           .positional('session', { type: 'string', describe: 'session id (or a unique prefix, or a native id prefix)' })
           .option('since', { type: 'number', describe: 'only events with seq >= SINCE' })
-          .option('local', { type: 'boolean', default: false, describe: "the local log as stored (default: the merged view of every machine's chain, the same on every machine)" }),
+          .option('local', { type: 'boolean', default: false, describe: "the local log as stored (default: the merged view of every machine's chain, the same on every machine)" })
+          .option('compiled', { type: 'boolean', default: false, describe: "instead: the handoffs compiled from it, from its signed manifest (target, budget, tokens, text hash, seq, time)" }),
       )
       .command('search <text>', 'full-text search over stored events', (b) =>
         b
@@ -167,6 +170,7 @@ await runCli<Args>({
       case 'ls':
         return cmd.lsCommand(args);
       case 'log':
+        if (args.compiled) return (await import('../lib/sync/compiled.js')).compiledLogCommand({ ...args, session: cmd.requireText(args.session, 'a session') });
         return cmd.logCommand({ ...args, session: cmd.requireText(args.session, 'a session') });
       case 'search':
         return cmd.searchCommand({ ...args, text: String(args.text ?? '') });

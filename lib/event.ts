@@ -35,7 +35,7 @@ export interface SpEvent<P = Record<string, unknown>> {
   refs?: string[];
   /** DAG: the seq this event follows (set at branch points and wherever it is not seq - 1). */
   parent_seq?: number | null;
-  /** Set on semantic events an adapter derives (file.edit, command.run, todo.*): the tool.call seq. */
+  /** Set on semantic events an adapter derives (file.edit, command.run, todo.*, decision, memory.write): the seq of the event it was read from (the tool.call, or the message that proposed a plan). */
   derived_from?: number;
   origin?: Origin;
   checksum?: string;

@@ -72,7 +72,7 @@ afterAll(async () => {
 describe('sp-mcp', { timeout: 180_000 }, () => {
   it('lists its nine tools, each with a description and an input schema', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['compile_context', 'current_session', 'get_session', 'handoff', 'list_sessions', 'relay', 'resume_elsewhere', 'search', 'verify']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['compile_context', 'current_session', 'expand_context', 'get_session', 'handoff', 'list_sessions', 'relay', 'resume_elsewhere', 'search', 'verify']);
     for (const t of tools) {
       expect(t.description!.length).toBeGreaterThan(40);
       expect(t.inputSchema.type).toBe('object');

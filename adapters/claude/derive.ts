@@ -1,9 +1,10 @@
 // Semantic events derived from a finished tool call (docs/design.md §2): file.edit, file.read,
-// command.run, todo.*. Pure functions of (call, result, state): they only read what the native
+// command.run, todo.*, decision (an approved plan) and memory.write (adapters/claude/decisions.ts). Pure functions of (call, result, state): they only read what the native
 // records say and never invent line numbers or exit codes that are not there.
 import { relative, isAbsolute, sep } from 'node:path';
 import type { CommandRunPayload, FileEditPayload, FileReadPayload, TodoPayload } from '../../lib/event.js';
 import { isObject } from '../../lib/json.js';
+import { memoryWrite, planDecision } from './decisions.js';
 
 export interface FinishedCall {
   name: string;
@@ -317,7 +318,8 @@ export function deriveEvents(call: FinishedCall, todos: TodoState): Derived[] {
     case 'MultiEdit':
     case 'Write': {
       const edit = fileEdit(call);
-      return edit ? [edit] : [];
+      const memory = edit ? memoryWrite(call) : undefined;
+      return [edit, memory].filter((d): d is Derived => d !== undefined);
     }
     case 'Read': {
       const read = fileRead(call);
@@ -334,6 +336,10 @@ export function deriveEvents(call: FinishedCall, todos: TodoState): Derived[] {
       return taskCreate(call);
     case 'TaskUpdate':
       return taskUpdate(call);
+    case 'ExitPlanMode': {
+      const decision = planDecision(call);
+      return decision ? [decision] : [];
+    }
     default:
       return [];
   }

@@ -30,6 +30,10 @@ export interface RolloutState {
   cwd?: string;
   open_calls: Record<string, OpenCall>;
   plans: PlanState;
+  /** The current turn's collaboration mode (turn_context.collaboration_mode.mode: plan, default …). */
+  mode?: string;
+  /** The last plan proposed in plan mode (`<proposed_plan>` in an agent message), until the mode ends. */
+  proposed?: { seq: number; plan: string };
 }
 
 export function newRolloutState(): RolloutState {
@@ -206,7 +210,7 @@ export class RolloutMapper {
         pending = [this.eventMsg(record, payload)];
         break;
       case 'turn_context':
-        pending = [this.turnContext(record, payload)];
+        pending = this.turnContext(record, payload);
         break;
       case 'compacted':
         pending = payload ? [this.compacted(payload)] : [this.meta(record)];
@@ -255,6 +259,11 @@ export class RolloutMapper {
   /** Open calls remember their seq; an output closes its call and adds the derived events. */
   private afterEmit(event: SpEvent, p: Pending, pending: Pending[], index: number): void {
     if (event.derived_from !== undefined) return;
+    if (event.type === 'message.assistant' && this.state.mode === 'plan') {
+      const plan = proposedPlan(p.payload.content);
+      if (plan !== undefined) this.state.proposed = { seq: event.seq, plan };
+      return;
+    }
     const callId = String(p.payload.call_id);
     if (event.type === 'tool.call') {
       const call: OpenCall = { seq: event.seq, name: String(p.payload.name), kind: String(p.payload.tool_kind ?? 'function_call'), input: p.payload.input };
@@ -510,7 +519,7 @@ export class RolloutMapper {
     return { type: 'meta', payload: out, actor: 'system' };
   }
 
-  private turnContext(record: Json, payload: Json | undefined): Pending {
+  private turnContext(record: Json, payload: Json | undefined): Pending[] {
     const value: Json = {};
     if (payload) {
       for (const key of ['model', 'cwd', 'approval_policy', 'sandbox_policy', 'effort', 'summary']) {
@@ -519,7 +528,20 @@ export class RolloutMapper {
       if (typeof payload.model === 'string') this.state.model = payload.model;
       if (typeof payload.cwd === 'string') this.state.cwd = payload.cwd;
     }
-    return { type: 'meta', payload: { key: 'codex.turn_context', value, raw: record }, actor: 'system' };
+    const out: Pending[] = [{ type: 'meta', payload: { key: 'codex.turn_context', value, raw: record }, actor: 'system' }];
+    // Leaving plan mode after the agent proposed a plan is the user taking it: the next turn runs
+    // in another mode. Leaving it with no plan proposed decides nothing.
+    const collaboration = payload && isObject(payload.collaboration_mode) ? payload.collaboration_mode : undefined;
+    const mode = typeof collaboration?.mode === 'string' ? collaboration.mode : undefined;
+    if (mode !== undefined) {
+      const proposed = this.state.proposed;
+      if (this.state.mode === 'plan' && mode !== 'plan' && proposed) {
+        out.push({ type: 'decision', payload: planDecision(proposed.plan, mode), actor: 'user', derived_from: proposed.seq });
+      }
+      if (mode !== 'plan') delete this.state.proposed;
+      this.state.mode = mode;
+    }
+    return out;
   }
 
   /** compacted → a checkpoint: from here on the model sees `context` (replacement_history), not the earlier items. */
@@ -547,3 +569,22 @@ export class RolloutMapper {
 }
 
 export { AGENT };
+
+const PROPOSED_PLAN = /<proposed_plan>\s*([\s\S]*?)\s*<\/proposed_plan>/g;
+
+/** The last `<proposed_plan>` block of a message's text blocks, if any. */
+function proposedPlan(content: unknown): string | undefined {
+  if (!Array.isArray(content)) return undefined;
+  let plan: string | undefined;
+  for (const block of content) {
+    if (!isObject(block) || typeof block.text !== 'string') continue;
+    for (const m of block.text.matchAll(PROPOSED_PLAN)) if (m[1] !== '') plan = m[1];
+  }
+  return plan;
+}
+
+function planDecision(plan: string, nextMode: string): Json {
+  const first = plan.split('\n').map((l) => l.replace(/^#+\s*/, '').replace(/\*\*/g, '').trim()).find((l) => l !== '') ?? plan.trim();
+  const title = first.length > 300 ? `${first.slice(0, 299)}…` : first;
+  return { decision: `Approved plan: ${title}`, kind: 'plan', approved_by: 'user', plan, next_mode: nextMode, tool: 'plan_mode' };
+}

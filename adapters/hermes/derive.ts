@@ -1,6 +1,6 @@
 // Semantic events derived from a finished Hermes tool call (docs/design.md §2): `command.run` from
 // `terminal`, `file.read` from `read_file`, `file.edit` from `patch` and `write_file`, `todo.*`
-// from `todo`. Pure functions of (call, result, state). Hermes tool results are JSON objects
+// from `todo`, `memory.write` from `memory`. Pure functions of (call, result, state). Hermes tool results are JSON objects
 // (`{"output", "exit_code", "error"}`, `{"success", "diff", "files_modified"}`, `{"todos"}` …);
 // exit codes and diffs come from them and are never invented: a patch whose result has no diff
 // keeps the replaced text as a hunk without line numbers.
@@ -182,6 +182,26 @@ function todoEvents(input: Json, result: Json | undefined, state: { todos: TodoL
   return out;
 }
 
+const MEMORY_ACTIONS = new Set(['add', 'replace', 'remove']);
+
+/**
+ * Hermes's `memory` tool ({action: add|replace|remove, target: memory|user, content, old_text})
+ * → memory.write, keyed by the store it wrote (`memory` is the agent's notes, `user` the profile).
+ * A failed call wrote nothing; `remove` writes an empty value and names what it removed.
+ */
+function memoryWrite(input: Json, result: Json | undefined): Derived | undefined {
+  if (resultFailed(result)) return undefined;
+  const action = str(input.action);
+  const target = str(input.target) ?? 'memory';
+  if (action === undefined || !MEMORY_ACTIONS.has(action)) return undefined;
+  const content = str(input.content);
+  if (action !== 'remove' && (content === undefined || content === '')) return undefined;
+  const payload: Json = { key: target, value: action === 'remove' ? '' : content!, scope: target === 'user' ? 'user' : 'agent', action, tool: 'memory' };
+  const old = str(input.old_text);
+  if (old !== undefined && action !== 'add') payload.old_text = old;
+  return { type: 'memory.write', payload };
+}
+
 /** The derived events of a call once its result arrived (none for tools without a semantic event). */
 export function deriveEvents(call: OpenCall, content: string, cwd: string | undefined, state: { todos: TodoList }): Derived[] {
   const input = isObject(call.input) ? call.input : {};
@@ -200,6 +220,10 @@ export function deriveEvents(call: OpenCall, content: string, cwd: string | unde
       return fileEdits(call.name, input, result, cwd);
     case 'todo':
       return todoEvents(input, result, state);
+    case 'memory': {
+      const write = memoryWrite(input, result);
+      return write ? [write] : [];
+    }
     default:
       return [];
   }

@@ -58,6 +58,8 @@ export interface CompileOptions {
   summarizer?: SummarizerConfig;
   /** Applied to the dialogue before it goes to the summarizer, and to its answer; `label` is recorded. */
   summarizerRedaction?: { redact: (text: string) => string; label: string };
+  /** Append a derived `decision` event for each decision only text suggests, before context.compiled. */
+  extractDecisions?: boolean;
 }
 
 export interface CompileResult {
@@ -244,6 +246,21 @@ async function summarizeWithModel(options: CompileOptions, state: SessionState, 
   }
 }
 
+/** The derived decision events for the decisions the handoff only guessed from text. */
+function decisionEvents(extraction: Extraction, info: Extraction['primary']['info']): SpEvent[] {
+  return extraction.guessedDecisions.map((d, i) => ({
+    session: info.id,
+    seq: info.lastSeq + 1 + i,
+    ts: info.lastTs ?? 0,
+    agent: info.agent,
+    type: 'decision',
+    actor: 'system',
+    level: 1,
+    derived_from: d.seq,
+    payload: { decision: d.decision, ...(d.reason ? { reason: d.reason } : {}), found_in: d.source, extracted_by: 'sp-compile' },
+  }));
+}
+
 export async function compile(options: CompileOptions): Promise<CompileResult> {
   const target = TARGET[options.target];
   const format = options.format ?? 'message';
@@ -312,6 +329,10 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
     if (summarized?.item) summarized.record.used = selection.selected.includes(summarized.item);
 
     const info = extraction.primary.info;
+    // Decisions found only in text become events of their own (for the store), chained after the
+    // input and before the compiled event; each points at the event its text was found in.
+    const extracted = options.extractDecisions && writesEvents ? decisionEvents(extraction, info) : [];
+    const compiledSeq = info.lastSeq + 1 + extracted.length;
     const payload: Record<string, unknown> = {
       target: target.name,
       format,
@@ -332,16 +353,17 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
       const latest = extraction.items.find((i) => i.kind === 'goal' && i.priority === 0);
       const task = a2aTask(
         selection.rendered.text,
-        { session: info.id, agent: info.agent, native_id: info.nativeId, compiled_seq: info.lastSeq + 1, last_ts: info.lastTs, request: latest?.quote },
+        { session: info.id, agent: info.agent, native_id: info.nativeId, compiled_seq: compiledSeq, last_ts: info.lastTs, request: latest?.quote },
         { target: target.name, tokenizer: counter.name, budget, tokens: selection.tokens, items: payload.items as Array<Record<string, unknown>>, dropped: (payload.dropped as unknown[]).length },
       );
       // The text a reader of the event (or --render) gets is the task itself.
       payload.a2a_protocol = A2A_PROTOCOL_VERSION;
       payload.text = `${JSON.stringify(task, null, 2)}\n`;
     }
+    if (extracted.length > 0) payload.extracted_decisions = extracted.map((e) => e.seq);
     const event: SpEvent = {
       session: info.id,
-      seq: info.lastSeq + 1,
+      seq: compiledSeq,
       // Source time of the last event, not the clock: the same input compiles to the same bytes.
       ts: info.lastTs ?? 0,
       agent: info.agent,
@@ -369,6 +391,7 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
         await copyRechained(sources, writer, chainer);
         await writer.flush();
       }
+      for (const decision of extracted) await writer.write(chainer.chain(decision));
       const final = chainer.chain(event);
       Object.assign(event, { checksum: final.checksum });
       await writer.write(final);

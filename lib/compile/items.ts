@@ -1,7 +1,7 @@
 // Context items (seed §7.2): what the extractor kept, on the active branch, turned into rendered
 // markdown lines with provenance, a priority and a value. P0 items are kept verbatim or the compile
 // fails; P1 items are chosen by value per token; P2 items are the extractive summary.
-import { commandErrorQuote, commandErrors, commandResult, inputSummary, toolErrorLines, type Cmd, type Extractor, type Msg, type SessionState } from './extract.js';
+import { commandErrorQuote, commandErrors, commandResult, inputSummary, toolErrorLines, type Cmd, type Decision, type Extractor, type Msg, type SessionState } from './extract.js';
 import { summarize } from './summarize.js';
 import { code, coverKey, cutText, formatSeqs, normalizeKey, oneLine, relativePath, verbatimPart } from './text.js';
 
@@ -88,6 +88,24 @@ export interface Extraction {
   openWork: boolean;
   compactions: number[];
   abandoned: Array<[number, number]>;
+  /** Decisions in the handoff that only text suggests (no `decision` event says so): what --extract-decisions records. */
+  guessedDecisions: Decision[];
+}
+
+/** Added to a guessed decision's order, to follow every recorded one (small enough to keep the fractions). */
+const GUESS_ORDER = 1e9;
+
+/**
+ * The decisions on the session's path, recorded ones (decision events) first: a guess from message
+ * or summary text that repeats a recorded decision (its whole sentence or what was decided) is left
+ * out, so the event's wording and provenance win.
+ */
+export function pathDecisions(state: SessionState): Decision[] {
+  const all = state.decisions.all().filter((d) => state.onPath(d.seq));
+  const recorded = all.filter((d) => d.source === 'event');
+  const known = new Set(recorded.flatMap((d) => [normalizeKey(d.text), normalizeKey(d.decision)]));
+  const guesses = all.filter((d) => d.source !== 'event' && !known.has(normalizeKey(d.text)) && !known.has(normalizeKey(d.decision)));
+  return [...recorded, ...guesses];
 }
 
 /** `[seq 4]`, `[seq 29, 32]`, or `[sess_2452fa80 seq 5]` for another session of the stream. */
@@ -244,7 +262,8 @@ export function extract(ex: Extractor, primaryId: string): Extraction {
 
   // ---- decisions and constraints -------------------------------------------------------------------
   const seenDecisions = new Set<string>();
-  for (const d of primary.decisions.all().filter((d) => primary.onPath(d.seq))) {
+  const guessed: Decision[] = [];
+  for (const d of pathDecisions(primary)) {
     const key = normalizeKey(d.text);
     if (seenDecisions.has(key)) continue;
     seenDecisions.add(key);
@@ -260,9 +279,11 @@ export function extract(ex: Extractor, primaryId: string): Extraction {
       text: `- ${d.text}${from} ${prov(P, [d.seq])}`,
       quote: d.source === 'event' ? d.decision : d.text,
       value: 0,
-      order: d.seq + seenDecisions.size / 1e6,
+      // Recorded decisions lead the section, then the guesses from text (each group in session order).
+      order: (d.source === 'event' ? 0 : GUESS_ORDER) + d.seq + seenDecisions.size / 1e6,
       detail: { decision: d.decision, ...(d.reason ? { reason: d.reason } : {}) },
     });
+    if (d.source !== 'event') guessed.push(d);
   }
   // Constraints: the latest statement of each (a restatement, or a shorter cut of it, is the same),
   // at most the 50 latest, shown in the order they were said.
@@ -499,5 +520,6 @@ export function extract(ex: Extractor, primaryId: string): Extraction {
     openWork,
     compactions: primary.compactions.filter((c) => /compact/i.test(c.kind) && primary.onPath(c.seq)).map((c) => c.seq),
     abandoned,
+    guessedDecisions: guessed,
   };
 }

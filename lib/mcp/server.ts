@@ -572,6 +572,27 @@ export function createSpServer(options: ServerOptions): McpServer {
     ),
   );
 
+  server.registerTool(
+    'expand_context',
+    {
+      title: 'Expand a handoff item',
+      description:
+        'The original events (redacted) behind one item of a compiled handoff — kept, cut or summarized — so detail left out ' +
+        'can be pulled back. "session": a stored session id (sess_…, or a unique prefix) whose log holds a context.compiled ' +
+        'event, or an NDJSON file of sp-compile output; "item": an item id of the handoff (goal:12, digest:commands …), a cut ' +
+        "group's kind@first-seq, or a seq range a-b.",
+      inputSchema: z.object({
+        session: z.string().describe('a stored session id (sess_…) or the path of an NDJSON file holding a handoff'),
+        item: z.string().describe('an item id, kind@first-seq, or a seq range a-b'),
+        store: z.string().optional().describe('the store directory, with a stored session id (default $SP_HOME/store)'),
+      }),
+      annotations: { readOnlyHint: true },
+    },
+    tool('expand_context', async (args: { session: string; item: string; store?: string }, budget) =>
+      (await import('./expand.js')).expandContext(args, budget, await confined(), withStore),
+    ),
+  );
+
   // current_session, handoff, resume_elsewhere (loop.ts): for agents that hand over or move their own work.
   registerLoopTools(server, { tool, confined, adapters, access, confineHomes, takeNotes, adapterNote });
 

@@ -36,8 +36,10 @@ import { StoreLock } from './lock.js';
 import { journalAppend, journalPath, pendingAppend, readJournal, type JournalEntry } from './journal.js';
 import { ANCHOR_EVERY, ANCHOR_FILE, LOG_FILE, MANIFEST_FILE, anchorLines, fileLinesSync, appendDurably, readAnchors, scanLog, startPointFor, type Anchor, type ChainPoint } from './log.js';
 import { machineId, SESSION_ID_PATTERN, spHome } from './paths.js';
+import { compiledContextEntry, mergeCompiledContext, type CompiledContextEntry } from './compiled.js';
 
-export const MANIFEST_VERSION = '1.0.0';
+// 1.1.0: compiled_context is written (a list of the session's handoffs); 1.0.0 manifests still verify.
+export const MANIFEST_VERSION = '1.1.0';
 
 export interface Manifest {
   schema_version: string;
@@ -60,6 +62,8 @@ export interface Manifest {
   updated_at: number;
   /** Whether the stored events went through redaction (absent: stored before stages redacted by default). */
   redaction?: RedactionRecord;
+  /** The handoffs compiled from this session (lib/store/compiled.ts). */
+  compiled_context?: CompiledContextEntry[];
   signature?: Signature;
   [extra: string]: unknown;
 }
@@ -442,6 +446,8 @@ export class Store {
     const anchors: Anchor[] = [];
     let bytes = summary.bytes;
     const seqs: number[] = [];
+    const compiled: CompiledContextEntry[] = [];
+    const now = Date.now() / 1000;
     let skipped = 0;
     const run = this.db!.transaction(() => {
       for (const incoming of events) {
@@ -470,6 +476,8 @@ export class Store {
         applyEvent(summary, chained);
         summary.bytes = bytes;
         seqs.push(seq);
+        const handoff = compiledContextEntry(chained, now);
+        if (handoff) compiled.push(handoff);
         if ((seq + 1) % ANCHOR_EVERY === 0) anchors.push({ seq, offset: bytes, head: chained.checksum! });
       }
       if (lines.length === 0) return;
@@ -486,7 +494,7 @@ export class Store {
       if (anchors.length > 0) live.lastAnchor = anchors[anchors.length - 1].seq;
       live.summary = summary;
       if (init.redaction) live.redaction = mergeRedaction(live.manifest, init.redaction);
-      this.writeManifest(live);
+      this.writeManifest(live, compiled);
       this.inFlight.delete(id);
     }
     return { added: seqs.length, skipped, seqs };
@@ -720,7 +728,7 @@ export class Store {
     return live;
   }
 
-  private writeManifest(live: Live): void {
+  private writeManifest(live: Live, compiled: CompiledContextEntry[] = []): void {
     const s = live.summary;
     const previous = live.manifest;
     const uri = s.uri ?? this.deriveUri(s);
@@ -757,6 +765,7 @@ export class Store {
     }
     const redaction = live.redaction ?? previous?.redaction;
     if (redaction) manifest.redaction = redaction;
+    if (previous?.compiled_context !== undefined || compiled.length > 0) manifest.compiled_context = mergeCompiledContext(previous?.compiled_context, compiled);
     const receipt = previous?.current_owner?.receipt;
     if (receipt && previous?.current_owner.agent === s.owner) manifest.current_owner.receipt = receipt;
     const signed = signDocument(manifest, this.keys!);
