@@ -5,7 +5,10 @@ import { claudeHooks } from './claude/hooks.js';
 import { codexHooks } from './codex/hooks.js';
 import { copilotHooks } from './copilot/hooks.js';
 import { geminiHooks } from './gemini/hooks.js';
+import { hermesHooks } from './hermes/hooks.js';
+import { opencodeHooks } from './opencode/hooks.js';
 import { piHooks } from './pi/hooks.js';
+import { qoderHooks } from './qoder/hooks.js';
 import { qwenHooks } from './qwen/hooks.js';
 
 export const hookInstallers: Record<string, HookInstaller> = {
@@ -13,7 +16,10 @@ export const hookInstallers: Record<string, HookInstaller> = {
   codex: codexHooks,
   copilot: copilotHooks,
   gemini: geminiHooks,
+  hermes: hermesHooks,
+  opencode: opencodeHooks,
   pi: piHooks,
+  qoder: qoderHooks,
   qwen: qwenHooks,
 };
 

@@ -49,7 +49,7 @@ if (process.argv[2] === 'run') {
 await runCli<Args>({
   name: 'sp-hooks',
   summary:
-    "Registers sp in each agent's own extension point (Claude Code's hooks, Codex's notify program), so that every session " +
+    "Registers sp in each agent's own extension point (hooks, Codex's notify program, OpenCode's plugins, Pi's extensions), so that every session " +
     'is captured into the store ($SP_HOME/store), redacted, each time a turn ends. The hook returns at once and hands the ' +
     'capture to a detached worker; its errors go to $SP_HOME/logs/hooks.log, never to the agent.',
   usage: '<install|uninstall|status> [agents..] [options]',

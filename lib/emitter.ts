@@ -1,5 +1,6 @@
 // Builds the events of one canonical session in order: seq numbering, the session id, origin.
 import { canonicalSessionId, type Actor, type Level, type Origin, type SpEvent } from './event.js';
+import { gitOriginOf } from './git-origin.js';
 
 export interface EmitExtras {
   actor?: Actor;
@@ -36,7 +37,7 @@ export class SessionEmitter {
       ts,
       agent: this.agent,
       type,
-      payload,
+      payload: type === 'session.start' ? withOrigin(payload) : payload,
     };
     if (extras.actor) event.actor = extras.actor;
     if (extras.level !== undefined) event.level = extras.level;
@@ -46,4 +47,16 @@ export class SessionEmitter {
     event.origin = { agent: this.agent, native_id: this.nativeId, ...extras.origin } as Origin;
     return event;
   }
+}
+
+/**
+ * A session.start payload with the origin URL of its cwd's checkout (lib/git-origin.ts) when the
+ * client recorded none and the cwd is a checkout on this machine: what lets `sp resume` find the
+ * same repository elsewhere, for every agent.
+ */
+function withOrigin<P extends object>(payload: P): P {
+  const p = payload as Record<string, unknown>;
+  if (typeof p.cwd !== 'string' || p.git_origin !== undefined || p.git_remote !== undefined) return payload;
+  const origin = gitOriginOf(p.cwd);
+  return origin === undefined ? payload : ({ ...payload, git_origin: origin } as P);
 }

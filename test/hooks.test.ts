@@ -5,11 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 import { bin, CORPUS, parseLines, root } from './support/store.js';
 import { copyFileSync } from 'node:fs';
 import { appendItem, insertMember, parseSpans, removeItems } from '../lib/hooks/json-edit.js';
+import { FAKE } from './support/fakeSecrets.js';
 
 let work: string;
 beforeAll(() => {
@@ -341,4 +342,195 @@ describe('the hook script (what the agent runs)', () => {
     expect(second.map((e) => e.seq)).toEqual(second.map((_, k) => k));
     expect(second.length).toBe(wholeCount);
   }, 180_000);
+});
+
+/** The events of the one session in the store (at most one). */
+function storedEvents(spHome: string): Array<Record<string, any>> {
+  const env = { ...process.env, SP_HOME: spHome };
+  const ls = parseLines(spawnSync(process.execPath, [bin('sp-sync'), 'ls', '--json'], { encoding: 'utf8', env }).stdout);
+  expect(ls.length).toBeLessThanOrEqual(1);
+  if (ls.length === 0) return [];
+  return parseLines(spawnSync(process.execPath, [bin('sp-sync'), 'log', String(ls[0].session ?? ls[0].id)], { encoding: 'utf8', env }).stdout);
+}
+
+/** The store once it holds at least `count` events and no hook worker runs (bounded). */
+async function settledStore(spHome: string, count: number): Promise<Array<Record<string, any>>> {
+  const until = Date.now() + 90_000;
+  for (;;) {
+    const dir = join(spHome, 'hooks', 'sessions');
+    const busy = existsSync(dir) && readdirSync(dir).some((f) => f.endsWith('.lock') || f.endsWith('.again'));
+    const events = storedEvents(spHome);
+    if ((events.length >= count && !busy) || Date.now() > until) return events;
+    await new Promise((r) => setTimeout(r, 300));
+  }
+}
+
+/** Runs an installed hook command line as a client that runs it through a shell does, payload on stdin. */
+function fireCommand(command: string, payload: string): Promise<number | null> {
+  return new Promise((done) => {
+    const child = spawn('/bin/sh', ['-c', command], { stdio: ['pipe', 'ignore', 'ignore'] });
+    child.stdin!.end(payload);
+    child.on('close', (code) => done(code));
+  });
+}
+
+const hookLog = (spHome: string) => (existsSync(join(spHome, 'logs', 'hooks.log')) ? readFileSync(join(spHome, 'logs', 'hooks.log'), 'utf8') : '');
+
+describe('Qoder, Hermes and OpenCode (payloads as their clients send them)', () => {
+  it('Qoder CLI: Stop/SessionEnd hooks in settings.json; a payload captures the transcript, redacted; the next adds only what is new; uninstall restores the bytes', async () => {
+    const { home, spHome } = scratch();
+    const file = join(home, 'settings.json');
+    writeFileSync(file, CLAUDE_SETTINGS);
+    const before = sha(file);
+    const r = hooks(['install', 'qoder', '--home', home], spHome);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^qoder\tinstalled\t/);
+    const settings = JSON.parse(readFileSync(file, 'utf8'));
+    expect(settings.hooks.Stop[0].hooks[0].command).toBe('echo mine é');
+    const stop = settings.hooks.Stop[1].hooks[0];
+    const end = settings.hooks.SessionEnd[0].hooks[0];
+    expect(stop).toMatchObject({ type: 'command', timeout: 10 });
+    expect(stop.command).toContain('sp-hook.js');
+    expect(hooks(['install', 'qoder', '--home', home], spHome).stdout).toContain('already installed');
+
+    // A transcript where Qoder keeps it, the first turn's lines with a secret in the prompt.
+    const id = '7c1d2e3f-4a5b-4c6d-8e7f-8091a2b3c4d5';
+    const source = readFileSync(join(root, 'fixtures/qoder/assembled/.qoder/projects/-home-ivan-probe', `${id}.jsonl`), 'utf8').replace('read NOTES.md and reply', `read NOTES.md and reply, my key is ${FAKE.awsKeyId}`);
+    const lines = source.split('\n').filter((l) => l !== '');
+    const transcript = join(home, 'projects', '-home-ivan-probe', `${id}.jsonl`);
+    mkdirSync(dirname(transcript), { recursive: true });
+    writeFileSync(transcript, lines.slice(0, 5).join('\n') + '\n');
+    const payload = (event: string) => JSON.stringify({ session_id: id, transcript_path: transcript, cwd: '/home/ivan/probe', hook_event_name: event });
+    const direct = (count: number) => {
+      writeFileSync(join(home, 'whole.jsonl'), lines.slice(0, count).join('\n') + '\n');
+      return parseLines(spawnSync(process.execPath, [bin('sp-capture'), 'qoder', '--path', join(home, 'whole.jsonl')], { encoding: 'utf8' }).stdout).length;
+    };
+    // A transcript outside the home is refused (logged), and the hook still exits 0.
+    expect(await fireCommand(stop.command, JSON.stringify({ session_id: id, transcript_path: join(root, 'fixtures/qoder/harness/minimal-resumable.jsonl') }))).toBe(0);
+    expect(hookLog(spHome)).toMatch(/not under the agent's home/);
+
+    expect(await fireCommand(stop.command, payload('Stop'))).toBe(0);
+    const firstCount = direct(5);
+    const first = await settledStore(spHome, firstCount);
+    expect(first.length).toBe(firstCount);
+    expect(JSON.stringify(first)).toContain('read NOTES.md and reply, my key is');
+    expect(JSON.stringify(first)).not.toContain(FAKE.awsKeyId);
+
+    writeFileSync(transcript, lines.join('\n') + '\n');
+    expect(await fireCommand(end.command, payload('SessionEnd'))).toBe(0);
+    const wholeCount = direct(lines.length);
+    const second = await settledStore(spHome, wholeCount);
+    expect(second.length).toBe(wholeCount);
+    expect(second.slice(0, first.length)).toEqual(first);
+    expect(second.map((e) => e.seq)).toEqual(second.map((_, k) => k));
+    expect(hookLog(spHome)).not.toMatch(/exited/);
+    const verified = spawnSync(process.execPath, [bin('sp-verify'), '--store', join(spHome, 'store')], { encoding: 'utf8', env: { ...process.env, SP_HOME: spHome } });
+    expect(verified.status, verified.stdout + verified.stderr).toBe(0);
+
+    expect(hooks(['uninstall', 'qoder', '--home', home], spHome).stdout).toContain('restored');
+    expect(sha(file)).toBe(before);
+  }, 180_000);
+
+  const HERMES_CONFIG = '# my Hermes config\r\nmodel:\r\n  default: "anthropic/claude-sonnet-4.6"   # inline comment\r\nagent:\r\n  max_turns: 60\r\n';
+
+  it('Hermes: shell hooks appended to config.yaml (nothing else changes), refused where sp cannot edit safely; a payload captures the session, the next turn adds only its events', async () => {
+    const { home, spHome } = scratch();
+    const file = join(home, 'config.yaml');
+    writeFileSync(file, HERMES_CONFIG);
+    const before = sha(file);
+    const r = hooks(['install', 'hermes', '--home', home], spHome);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^hermes\tinstalled\t.*approve/);
+    const text = readFileSync(file, 'utf8');
+    expect(text.startsWith(HERMES_CONFIG + '\r\n# sp hooks:')).toBe(true);
+    expect(text).toMatch(/\r\nhooks:\r\n {2}on_session_end:\r\n {4}- command: "[^"\r\n]*sp-hook\.js hermes --home [^"\r\n]*"\r\n {6}timeout: 10\r\n {2}on_session_finalize:\r\n/);
+    expect(hooks(['install', 'hermes', '--home', home], spHome).stdout).toContain('already installed');
+    expect(readFileSync(file, 'utf8')).toBe(text);
+    expect(JSON.parse(hooks(['status', 'hermes', '--home', home, '--json'], spHome).stdout)).toMatchObject({ installed: true });
+
+    // Hermes splits the command like a POSIX shell line: sh -c runs the same argv.
+    const command = JSON.parse(/- command: (".*")/.exec(text)![1]) as string;
+    const db = join(home, 'state.db');
+    copyFileSync(join(root, 'fixtures/hermes/corpus/state.db'), db);
+    const id = '20261130_051619_bb4de5';
+    const payload = JSON.stringify({ hook_event_name: 'on_session_end', tool_name: null, tool_input: null, session_id: id, cwd: '/home/dave/acme-api', profile: 'default', extra: { completed: true, interrupted: false } });
+    // A hostile session id is refused (logged); the hook exits 0 all the same.
+    expect(await fireCommand(command, JSON.stringify({ hook_event_name: 'on_session_end', session_id: '../../etc/passwd' }))).toBe(0);
+    expect(hookLog(spHome)).toMatch(/no transcript_path and no valid session id/);
+    expect(await fireCommand(command, payload)).toBe(0);
+    const direct = () => parseLines(spawnSync(process.execPath, [bin('sp-capture'), 'hermes', '--session', id, '--home', home], { encoding: 'utf8' }).stdout).length;
+    const firstCount = direct();
+    const first = await settledStore(spHome, firstCount);
+    expect(first.length).toBe(firstCount);
+
+    // The next turn: Hermes appends the rows of one more exchange.
+    const Database = (await import('better-sqlite3')).default;
+    const handle = new Database(db);
+    const at = (handle.prepare('SELECT max(timestamp) AS t FROM messages WHERE session_id = ?').get(id) as { t: number }).t;
+    const add = handle.prepare('INSERT INTO messages (session_id, role, content, timestamp, finish_reason) VALUES (?, ?, ?, ?, ?)');
+    add.run(id, 'user', `one more thing, the token is ${FAKE.awsKeyId}`, at + 10, null);
+    add.run(id, 'assistant', 'Noted.', at + 12, 'stop');
+    handle.close();
+    expect(await fireCommand(command, payload)).toBe(0);
+    const wholeCount = direct();
+    expect(wholeCount).toBeGreaterThan(firstCount);
+    const second = await settledStore(spHome, wholeCount);
+    expect(second.length).toBe(wholeCount);
+    expect(second.slice(0, first.length)).toEqual(first);
+    expect(second.filter((e) => e.type === 'session.start')).toHaveLength(1);
+    expect(JSON.stringify(second)).toContain('one more thing, the token is');
+    expect(JSON.stringify(second)).not.toContain(FAKE.awsKeyId);
+    expect(hookLog(spHome)).not.toMatch(/exited/);
+
+    expect(hooks(['uninstall', 'hermes', '--home', home], spHome).stdout).toContain('restored');
+    expect(sha(file)).toBe(before);
+    // Changed after install: only sp's block goes.
+    expect(hooks(['install', 'hermes', '--home', home], spHome).status).toBe(0);
+    writeFileSync(file, readFileSync(file, 'utf8').replace('max_turns: 60', 'max_turns: 90'));
+    expect(hooks(['uninstall', 'hermes', '--home', home], spHome).stdout).toContain('removed');
+    expect(readFileSync(file, 'utf8')).toBe(HERMES_CONFIG.replace('max_turns: 60', 'max_turns: 90'));
+
+    // What sp cannot append to without a YAML parser is refused, one line, nothing written.
+    for (const [name, body, message] of [
+      ['own hooks', 'model: x\nhooks:\n  pre_tool_call:\n    - command: "~/.hermes/agent-hooks/x.sh"\n', /already has a top-level hooks: mapping/],
+      ['quoted hooks key', '"hooks": {}\n', /already has a top-level hooks: mapping/],
+      ['flow style', '# c\n{model: x}\n', /is flow-style YAML/],
+      ['two documents', 'model: x\n---\nmodel: y\n', /more than one YAML document/],
+    ] as Array<[string, string, RegExp]>) {
+      const c = scratch();
+      writeFileSync(join(c.home, 'config.yaml'), body);
+      const refused = hooks(['install', 'hermes', '--home', c.home], c.spHome);
+      expect(refused.status, name).toBe(2);
+      expect(refused.stderr, name).toMatch(message);
+      expect(refused.stderr.trim().split('\n'), name).toHaveLength(1);
+      expect(readFileSync(join(c.home, 'config.yaml'), 'utf8'), name).toBe(body);
+    }
+  }, 180_000);
+
+  it('OpenCode: sp\'s plugin goes to the config dir beside the data dir, refuses a foreign file of its name, and goes again on uninstall', () => {
+    const { home, spHome } = scratch();
+    const data = join(home, '.local', 'share', 'opencode');
+    const plugin = join(home, '.config', 'opencode', 'plugin', 'sp-capture.js');
+    mkdirSync(join(home, '.config', 'opencode', 'plugin'), { recursive: true });
+    writeFileSync(join(home, '.config', 'opencode', 'plugin', 'mine.js'), 'export const Mine = async () => ({})\n');
+    const r = hooks(['install', 'opencode', '--home', data], spHome);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toBe(`opencode\tinstalled\t${plugin}\n`);
+    const text = readFileSync(plugin, 'utf8');
+    expect(text).toContain("event?.type !== 'session.idle'");
+    expect(text).toContain(JSON.stringify(join(root, 'dist', 'lib', 'hooks', 'sp-hook.js')));
+    expect(text).toContain(JSON.stringify(data));
+    expect(statSync(plugin).mode & 0o777).toBe(0o600);
+    expect(hooks(['install', 'opencode', '--home', data], spHome).stdout).toContain('already installed');
+    expect(JSON.parse(hooks(['status', 'opencode', '--home', data, '--json'], spHome).stdout)).toMatchObject({ installed: true, file: plugin });
+    expect(hooks(['uninstall', 'opencode', '--home', data], spHome).stdout).toContain('restored');
+    expect(existsSync(plugin)).toBe(false);
+    expect(readFileSync(join(home, '.config', 'opencode', 'plugin', 'mine.js'), 'utf8')).toBe('export const Mine = async () => ({})\n');
+
+    writeFileSync(plugin, '// the user\'s own plugin of that name\n');
+    const refused = hooks(['install', 'opencode', '--home', data], spHome);
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toMatch(/^sp-hooks: .*sp-capture\.js: is not sp's plugin/);
+    expect(readFileSync(plugin, 'utf8')).toBe('// the user\'s own plugin of that name\n');
+  });
 });

@@ -290,9 +290,14 @@ interface OpenCodeCursorState {
   fingerprint: string;
 }
 
+/**
+ * What the consumed events said, times and checksums aside, and the session.start aside: the client
+ * updates the session row in place after turns (the generated title, the change summary, the model it
+ * continues with), which is metadata, not history the cursor already passed on.
+ */
 function fingerprint(events: SpEvent[]): string {
   const hash = createHash('sha256');
-  for (const { ts: _ts, checksum: _checksum, ...rest } of events) hash.update(JSON.stringify(rest)).update('\n');
+  for (const { ts: _ts, checksum: _checksum, ...rest } of events) if (rest.type !== 'session.start') hash.update(JSON.stringify(rest)).update('\n');
   return hash.digest('hex');
 }
 

@@ -35,6 +35,8 @@ export interface HookInstaller {
   verifiedWith: string;
   /** What is used, in a few words (status and the README say it). */
   mechanism: string;
+  /** What the user must still know after install (printed with the outcome), when anything. */
+  installNote?: string;
   /** The settings file for this agent home. */
   file(home: string): string;
   /** The text with sp's entry added (the same text when it is all there); `text` undefined when the file does not exist. Throws UserError to refuse. */
@@ -135,7 +137,7 @@ export function install(installer: HookInstaller, home: string, spHome: string):
   } else {
     replaceFileAtomic(file, next, record.mode);
   }
-  return { agent: installer.agent, file, action: 'installed' };
+  return { agent: installer.agent, file, action: 'installed', ...(installer.installNote ? { note: installer.installNote } : {}) };
 }
 
 export function uninstall(installer: HookInstaller, home: string, spHome: string): Outcome {

@@ -11,7 +11,7 @@ import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Agents whose hooks this script serves; anything else in argv is refused. */
-const AGENTS = new Set(['claude', 'codex', 'gemini', 'qwen', 'copilot', 'pi']);
+const AGENTS = new Set(['claude', 'codex', 'gemini', 'qwen', 'copilot', 'pi', 'opencode', 'qoder', 'hermes']);
 /** A payload is a small JSON object; anything bigger is not one the clients send. */
 const MAX_PAYLOAD = 1 << 20;
 /** Native session ids as the clients make them (UUIDs, Codex thread ids); never a path. */

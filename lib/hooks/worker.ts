@@ -89,6 +89,8 @@ function run(script: string, args: string[], env: NodeJS.ProcessEnv, stdoutFile?
   });
 }
 
+const lastLine = (text: string): string => text.trim().split('\n').pop() ?? '';
+
 /** One round: capture from the cursor into a private temp file, ingest it, then move the cursor. */
 async function captureOnce(args: WorkerArgs, dir: string, key: string): Promise<string> {
   const cursor = join(dir, `${key}.cursor.json`);
@@ -99,8 +101,17 @@ async function captureOnce(args: WorkerArgs, dir: string, key: string): Promise<
   try {
     if (existsSync(cursor)) copyFileSync(cursor, nextCursor);
     const select = args.path !== undefined ? ['--path', args.path] : ['--session', args.session!];
-    const captured = await run('sp-capture.js', [args.agent, ...select, '--home', args.home, '--cursor', nextCursor, '--quiet'], env, events);
-    if (captured.code !== 0) throw new Error(`sp-capture exited ${captured.code}: ${captured.stderr.trim().split('\n').pop() ?? ''}`);
+    const capture = () => run('sp-capture.js', [args.agent, ...select, '--home', args.home, '--cursor', nextCursor, '--quiet'], env, events);
+    let captured = await capture();
+    if (captured.code === 2 && existsSync(cursor) && /cursor/.test(captured.stderr)) {
+      // The session was rewritten under the cursor (OpenCode and Hermes update rows in place): read it
+      // again from the start, as sp watch does; the store keeps the events it already holds once.
+      rmSync(nextCursor, { force: true });
+      rmSync(events, { force: true });
+      logLine(args.spHome, `${args.agent} ${args.path ?? args.session}: ${await redacted(lastLine(captured.stderr))}: read again from the start`);
+      captured = await capture();
+    }
+    if (captured.code !== 0) throw new Error(`sp-capture exited ${captured.code}: ${lastLine(captured.stderr)}`);
     const ingested = await run('sp-sync.js', ['ingest', '--quiet', '--json', events], env);
     if (ingested.code !== 0) throw new Error(`sp-sync ingest exited ${ingested.code}: ${ingested.stderr.trim().split('\n').pop() ?? ''}`);
     if (existsSync(nextCursor)) renameSync(nextCursor, cursor);

@@ -18,6 +18,7 @@ import { startMockModel } from '../pi/mockModel.js';
 import { COPILOT_BIN, copilotEnv } from '../support/copilotClient.js';
 import { runClient } from '../support/run.js';
 import { configureAgentDir, runPi } from '../pi/piClient.js';
+import { configureOpenCode, opencodeEnv, opencodeHome, OPENCODE_BIN } from '../support/opencodeClient.js';
 import { bin, parseLines } from '../support/store.js';
 
 let work: string;
@@ -252,4 +253,28 @@ describe.concurrent('sp hooks with the real clients', () => {
       close: () => mock.close(),
     });
   }, 420_000);
+
+  it('OpenCode 1.18.33: a session.idle plugin captures each turn, redacted and verifying; a resumed turn adds only its events', async () => {
+    const base = join(work, 'opencode');
+    const cwd = join(base, 'project');
+    mkdirSync(cwd, { recursive: true });
+    const { home, data } = opencodeHome(base);
+    const mock = await startMockModel('OK');
+    configureOpenCode(home, mock);
+    const run = async (args: string[]) => {
+      const r = await runClient(OPENCODE_BIN, ['run', '--format', 'json', ...args], { cwd, env: opencodeEnv(home), timeoutMs: 240_000, killGroup: true });
+      expect(r.code, r.stderr.slice(-2000)).toBe(0);
+      const found = /"sessionID"\s*:\s*"(ses_[A-Za-z0-9]+)"/.exec(r.stdout)?.[1];
+      expect(found, r.stdout.slice(-500)).toBeDefined();
+      return found!;
+    };
+    await scenario('opencode', base, {
+      // sp's --home for OpenCode is the data dir; the plugin goes to the config dir beside it.
+      agentHome: data,
+      turn: (prompt) => run([prompt]),
+      resume: async (id, prompt) => void (await run(['--session', id, prompt])),
+      close: () => mock.close(),
+    });
+    expect(existsSync(join(home, '.config', 'opencode', 'plugin', 'sp-capture.js'))).toBe(false);
+  }, 600_000);
 });
