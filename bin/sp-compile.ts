@@ -28,6 +28,7 @@ interface Args {
   'summarizer-timeout'?: string;
   expand?: string;
   store?: string;
+  json: boolean;
 }
 
 function positive(name: string, value: string | undefined): number | undefined {
@@ -150,11 +151,13 @@ await runCli<Args>({
       .option('summarizer-timeout', { type: 'string', describe: 'seconds to wait for the answer (default 60)' })
       .option('expand', { type: 'string', describe: "print the original events behind one item of a handoff: an item id (goal:12, digest:commands …), a cut group's kind@first-seq, or a seq range a-b; reads sp-compile's output, or the store with --store" })
       .option('store', { type: 'string', describe: 'with --expand: read the session (--session) from this store (default $SP_HOME/store)' })
+      .option('json', { type: 'boolean', default: false, describe: 'the event stream as NDJSON (the default output; not with --render, which prints the text)' })
       .conflicts('budget', ['window', 'reserve'])
       .command('$0 [files..]', false) as never,
   run: async (args) => {
     if (args.expand !== undefined) return expandItem(args);
     if (args.store !== undefined) throw new UserError('--store only applies with --expand', '--store');
+    if (args.json && args.render) throw new UserError('--json and --render cannot be combined: --render prints the text, --json the event stream');
     const { pick } = await import('../lib/config.js');
     // Defaults from sp config (env, .sp.toml, $SP_HOME/config.toml) where the flags say nothing.
     const target = pick('compile.target', args.for) as TargetName | undefined;
