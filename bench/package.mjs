@@ -15,6 +15,9 @@ const { values } = parseArgs({ options: { runs: { type: 'string', default: '1' }
 const runs = Math.max(1, Math.min(5, Number(values.runs) || 1));
 const BASELINE_PACKAGE = 'ms@2.1.3';
 
+/** npm's own error lines (not the pointer to its log, which goes with the temp folder). */
+const npmError = (output) => output.split('\n').filter((l) => /^npm (error|ERR!)/.test(l) && !/complete log/.test(l)).slice(-6).join(' | ') || output.trim().split('\n').pop();
+
 const work = mkdtempSync(join(tmpdir(), 'sp-bench-package-'));
 try {
   const packed = pack(join(work, 'pack'));
@@ -23,10 +26,10 @@ try {
   // Interleaved, best of each: load that comes and goes hits all alike.
   for (let i = 0; i < runs; i++) {
     const ours = installGlobal(packed.tarball, join(work, `ours-${i}`), { prebuilds });
-    if (ours.status !== 0) throw new Error(`npm install of the tarball failed (exit ${ours.status}): ${ours.output.trim().split('\n').pop()}`);
+    if (ours.status !== 0) throw new Error(`npm install of the tarball failed (exit ${ours.status}): ${npmError(ours.output)}`);
     best.ours = Math.min(best.ours, ours.ms);
     const base = installGlobal(BASELINE_PACKAGE, join(work, `base-${i}`));
-    if (base.status !== 0) throw new Error(`npm install ${BASELINE_PACKAGE} failed (exit ${base.status}): ${base.output.trim().split('\n').pop()}`);
+    if (base.status !== 0) throw new Error(`npm install ${BASELINE_PACKAGE} failed (exit ${base.status}): ${npmError(base.output)}`);
     best.baseline = Math.min(best.baseline, base.ms);
     const started = process.hrtime.bigint();
     const npm = spawnSync('npm', ['--version'], { env: base.env, encoding: 'utf8' });
