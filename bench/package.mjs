@@ -54,6 +54,10 @@ try {
       runs,
     }) + '\n',
   );
+} catch (err) {
+  // One line, no stack: bench/run.mjs shows the last stderr line in its table.
+  process.stderr.write(`bench/package: ${err.message}\n`);
+  process.exitCode = 1;
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
