@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// npm run bench [-- --quick] [-- --runs N] [-- --big claude,codex,pi] [-- --big-pipeline] [-- --only capture,pipeline,redact,verify,compile,hermes,startup,ingest,archive,pg,hooks]
+// npm run bench [-- --quick] [-- --runs N] [-- --big claude,codex,pi] [-- --big-pipeline] [-- --only capture,pipeline,redact,verify,compile,hermes,startup,ingest,archive,pg,hooks,package]
 //
 // One table: every figure next to a baseline measured in the same run, on the same input, as a
 // ratio (absolute times are noisy on a shared machine):
@@ -538,6 +538,26 @@ async function pgSection() {
   if (load) goal('PostgreSQL: 8 concurrent pushers, nothing lost, nothing twice, every replica converges', load.nothing_lost && load.nothing_twice && load.replicas_converge, JSON.stringify(load));
 }
 
+/** The published package (bench/package.mjs): tarball size, files, and `npm i -g` of it against a small registry package. */
+async function packageSection() {
+  log('package');
+  const r = spawnSync(node, [join(root, 'bench', 'package.mjs'), '--runs', String(quick ? 1 : Math.min(runs, 2))], { encoding: 'utf8', maxBuffer: 1 << 24 });
+  let result;
+  try {
+    result = JSON.parse(r.stdout.trim().split('\n').pop());
+  } catch {
+    rows.push({ section: 'package', pass: 'npm i -g TARBALL', input: '', events: null, mb: null, seconds: NaN, events_per_s: null, mb_per_s: null, peak_rss_mb: null, baseline_seconds: null, ratio_bare: null, jq_seconds: null, ratio_jq: null, goal: '', met: null, note: `bench/package.mjs failed (exit ${r.status}): ${(r.stderr || '').trim().split('\n').pop()}` });
+    goal('package bench ran', false, 'bench/package.mjs failed');
+    return;
+  }
+  const mb = (bytes) => bytes / 1024 / 1024;
+  const input = `tarball ${mb(result.tarball_bytes).toFixed(2)} MB, unpacked ${mb(result.unpacked_bytes).toFixed(2)} MB, ${result.files} files`;
+  // × base: the baseline install's time over ours (below 1: ours takes longer, as it brings its runtime dependencies).
+  addRow({ section: 'package', pass: 'npm i -g TARBALL, empty cache', input, mb: mb(result.tarball_bytes), r: { seconds: result.install_seconds }, bare: { seconds: result.baseline_install_seconds }, note: `base: npm i -g ${result.baseline_package}, empty cache; better-sqlite3 ${result.better_sqlite3}` });
+  addRow({ section: 'package', pass: `npm i -g ${result.baseline_package}, empty cache`, input: 'baseline', r: { seconds: result.baseline_install_seconds }, bare: { seconds: result.npm_version_seconds }, note: 'base: npm --version (npm start-up)' });
+  goal('npm i -g of the package (empty cache) in seconds: < 60 s', result.install_seconds < 60, `${result.install_seconds.toFixed(1)} s (${result.baseline_package}: ${result.baseline_install_seconds.toFixed(1)} s); ${input}`);
+}
+
 // ---------------------------------------------------------------------------------------------
 
 /** The table so far, with the goals: printed at the end, written after every section. */
@@ -606,6 +626,7 @@ const sections = [
   ['archive', () => (want('archive') ? archiveSection() : undefined)],
   ['pg', () => (want('pg') ? pgSection() : undefined)],
   ['hooks', () => (want('hooks') ? hooksSection() : undefined)],
+  ['package', () => (want('package') ? packageSection() : undefined)],
   ['capture 1 GB', () => (want('capture') || want('pipeline') ? captureAndPipeline(true) : undefined)],
 ];
 for (const [name, run] of sections) {

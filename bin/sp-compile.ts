@@ -29,6 +29,8 @@ interface Args {
   expand?: string;
   store?: string;
   'extract-decisions': boolean;
+
+  json: boolean;
 }
 
 function positive(name: string, value: string | undefined): number | undefined {
@@ -153,12 +155,14 @@ await runCli<Args>({
       .option('expand', { type: 'string', describe: "print the original events behind one item of a handoff: an item id (goal:12, digest:commands …), a cut group's kind@first-seq, or a seq range a-b; reads sp-compile's output, or the store with --store" })
       .option('extract-decisions', { type: 'boolean', default: false, describe: 'append a derived decision event (derived_from: where it was found) for each decision only message text states, before context.compiled, so the store keeps them as events' })
       .option('store', { type: 'string', describe: 'with --expand: read the session (--session) from this store (default $SP_HOME/store)' })
+      .option('json', { type: 'boolean', default: false, describe: 'the event stream as NDJSON (the default output; not with --render, which prints the text)' })
       .conflicts('budget', ['window', 'reserve'])
       .command('$0 [files..]', false) as never,
   run: async (args) => {
     if (args.expand !== undefined) return expandItem(args);
     if (args.store !== undefined) throw new UserError('--store only applies with --expand', '--store');
     if (args['extract-decisions'] && args.render) throw new UserError('--extract-decisions adds events to the output stream; --render prints only the text', '--extract-decisions');
+    if (args.json && args.render) throw new UserError('--json and --render cannot be combined: --render prints the text, --json the event stream');
     const { pick } = await import('../lib/config.js');
     // Defaults from sp config (env, .sp.toml, $SP_HOME/config.toml) where the flags say nothing.
     const target = pick('compile.target', args.for) as TargetName | undefined;

@@ -2,8 +2,8 @@
 // sp-export: canonical sessions in formats other tools read. `otel`: OTLP/JSON traces following the
 // OpenTelemetry GenAI semantic conventions (lib/otel), to a file or an OTLP/HTTP receiver. `html`: one
 // session as one self-contained web page, redacted, optionally encrypted (lib/serve).
-import { packageVersion, runCli } from '../lib/cli.js';
-import { EXIT_OK, UserError, warn } from '../lib/diagnostics.js';
+import { packageVersion, runCli, writeJsonLine } from '../lib/cli.js';
+import { EXIT_OK, UserError, note } from '../lib/diagnostics.js';
 import { isEventLike, type SpEvent } from '../lib/event.js';
 import { inputsFrom, readObjects } from '../lib/ndjson.js';
 import type { Argv } from 'yargs';
@@ -23,6 +23,7 @@ interface Args {
   header?: string[];
   content?: boolean;
   timeout?: number;
+  json: boolean;
 }
 
 async function readEvents(files: string[] | undefined): Promise<SpEvent[]> {
@@ -80,8 +81,12 @@ async function exportHtmlCommand(args: Args): Promise<number> {
   if (args.out !== undefined) {
     const { createFileAtomic } = await import('../lib/atomic.js');
     createFileAtomic(args.out, [result.html]);
-  } else process.stdout.write(result.html);
-  warn('html', `${result.events} events of ${result.session ?? 'the session'}, redacted (${args.public ? 'public' : 'default'} profile)${passphrase !== undefined ? ', encrypted' : ''}`);
+  } else if (!args.json) process.stdout.write(result.html);
+  if (args.json) {
+    // The page itself rides in the line only when it is not written to a file.
+    writeJsonLine({ format: 'html', session: result.session ?? null, events: result.events, profile: args.public ? 'public' : 'default', encrypted: passphrase !== undefined, out: args.out ?? null, ...(args.out === undefined ? { html: result.html } : {}) });
+  }
+  note('html', `${result.events} events of ${result.session ?? 'the session'}, redacted (${args.public ? 'public' : 'default'} profile)${passphrase !== undefined ? ', encrypted' : ''}`);
   return EXIT_OK;
 }
 
@@ -104,6 +109,9 @@ await runCli<Args>({
     ['sp export html e05d2652 --public --out share.html', 'also without home paths, user and host names, e-mails, IPs'],
     ['SP_EXPORT_PASSPHRASE=… sp export html --file events.ndjson --encrypt > s.html', 'events from a file, encrypted (the page asks for the passphrase)'],
   ],
+  epilogue:
+    '--json: one line on stdout saying what was exported (format, counts, where it went); html without --out carries the ' +
+    'page in its "html" field; otel without --out or --endpoint prints the OTLP/JSON request, one line, as it always does.',
   options: (y) =>
     (y
       .command('otel [files..]', 'sessions as OTLP/JSON traces (GenAI semantic conventions)', (b: Argv) =>
@@ -141,7 +149,8 @@ await runCli<Args>({
     const spans = request.resourceSpans.reduce((n, r) => n + r.scopeSpans[0].spans.length, 0);
     if (args.endpoint !== undefined) {
       await sendTraces(args.endpoint, request, headers, args.timeout! * 1000);
-      warn('otel', `sent ${request.resourceSpans.length} trace(s), ${spans} span(s) to ${new URL(args.endpoint).origin}`);
+      if (args.json) writeJsonLine({ format: 'otel', traces: request.resourceSpans.length, spans, endpoint: new URL(args.endpoint).origin });
+      note('otel', `sent ${request.resourceSpans.length} trace(s), ${spans} span(s) to ${new URL(args.endpoint).origin}`);
     } else if (args.out !== undefined) {
       const { writeFileSync } = await import('node:fs');
       try {
@@ -149,7 +158,8 @@ await runCli<Args>({
       } catch (err) {
         throw new UserError(`cannot write: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, args.out);
       }
-      warn('otel', `wrote ${request.resourceSpans.length} trace(s), ${spans} span(s)`);
+      if (args.json) writeJsonLine({ format: 'otel', traces: request.resourceSpans.length, spans, out: args.out });
+      note('otel', `wrote ${request.resourceSpans.length} trace(s), ${spans} span(s)`);
     } else {
       process.stdout.write(JSON.stringify(request) + '\n');
     }

@@ -14,6 +14,7 @@ interface Args {
   all: boolean;
   home?: string;
   json: boolean;
+  quiet: boolean;
 }
 
 /** The agents a command names: the positionals, or every agent with hooks for --all. */
@@ -34,7 +35,7 @@ function homeOf(agent: string, args: Args): string {
 function report(outcomes: Outcome[], args: Args): void {
   for (const o of outcomes) {
     if (args.json) process.stdout.write(JSON.stringify(o) + '\n');
-    else process.stdout.write(`${o.agent}\t${o.action}\t${o.file}${o.note ? `\t(${o.note})` : ''}\n`);
+    else if (!args.quiet) process.stdout.write(`${o.agent}\t${o.action}\t${o.file}${o.note ? `\t(${o.note})` : ''}\n`);
   }
 }
 
@@ -69,6 +70,7 @@ await runCli<Args>({
       .option('home', { type: 'string', describe: "the agent's home (default: its variable, else ~/.claude, ~/.codex …)", global: true })
       .option('all', { type: 'boolean', default: false, describe: 'every agent sp has hooks for', global: true })
       .option('json', { type: 'boolean', default: false, describe: 'one JSON line per agent', global: true })
+      .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'install, uninstall: no line per agent (the exit status tells); status lists as always', global: true })
       .command('install [agents..]', 'add sp\'s hook to each agent', (b) => b.positional('agents', { type: 'string', array: true }))
       .command('uninstall [agents..]', 'remove it (restoring the file exactly when it was not changed since)', (b) => b.positional('agents', { type: 'string', array: true }))
       .command('status [agents..]', 'list, per agent, the settings file and whether sp\'s hook is in it', (b) => b.positional('agents', { type: 'string', array: true }))

@@ -39,6 +39,7 @@ interface Args {
   redact: boolean;
   atifVersion?: string;
   quiet: boolean;
+  json: boolean;
 }
 
 /** Agents that can be written (read-only adapters have no materialize). */
@@ -157,6 +158,7 @@ await runCli<Args>({
       .positional('agent', { type: 'string', describe: `target agent (${writers().join(', ')})` })
       .positional('file', { type: 'string', describe: 'canonical events (NDJSON); none or - = stdin' })
       .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'no ledger totals or change summary on stderr (warnings and errors still)' })
+      .option('json', { type: 'boolean', default: false, describe: 'only JSON lines on stdout: with --dry-run each line it would write comes as {"preview": SESSION, "line": TEXT}' })
       .option('home', { type: 'string', describe: "the target agent's home (default: its environment variable, else e.g. ~/.claude)" })
       .option('cwd', { type: 'string', describe: "project directory the session belongs to (default: the session's cwd)" })
       .option('same-id', { type: 'boolean', default: false, describe: 'keep the native session id and records (same-agent move); byte-identical from a --raw capture; refuses if the file exists' })
@@ -219,7 +221,8 @@ await runCli<Args>({
     if (outcome.results.length > 1) outcome.results[0].sessions = outcome.results.map((r) => r.session_id);
     outcome.results.forEach((result, i) => {
       process.stdout.write(JSON.stringify(result) + '\n');
-      for (const line of preview[i] ?? []) process.stdout.write(line + '\n');
+      // --json: a preview line (a native line, JSON or not: Aider's is Markdown) rides in an object of its own.
+      for (const line of preview[i] ?? []) process.stdout.write(args.json ? JSON.stringify({ preview: result.session_id, line }) + '\n' : line + '\n');
     });
     if (!args.quiet) warn('ledger', `${totalsLine(totals)}${outcome.results.length > 1 ? ` (${outcome.results.length} sessions: the active branch and ${outcome.results.length - 1} other)` : ''}`);
     if (!args.quiet) summarize(outcome.entries);

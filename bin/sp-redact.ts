@@ -73,7 +73,7 @@ await runCli<Args>({
       .option('public', { type: 'boolean', default: false, describe: 'the public profile: also home paths (→ ~), user and host names, e-mail and IP addresses, git remote owners' })
       .option('profile', { type: 'string', describe: `rule profile: ${PROFILES.join(' or ')} (--public = --profile public)` })
       .option('review', { type: 'boolean', default: false, describe: 'write no events: per session, a table of what would be redacted (rule, field path, placeholder) and of suspicious strings kept, values shown only by a prefix of at most 4 characters; with --check, exit 1 if anything would be redacted' })
-      .option('json', { type: 'boolean', default: false, describe: 'with --review: NDJSON rows instead of tables' })
+      .option('json', { type: 'boolean', default: false, describe: 'JSON lines for the listings: --review rows, --check findings, --list-rules rules, --dry-run its report (redacting already writes NDJSON events)' })
       .command('$0 [files..]', false) as never,
   run: async (args) => {
     if (args.profile !== undefined && !(PROFILES as readonly string[]).includes(args.profile)) throw new UserError(`--profile must be ${PROFILES.join(' or ')}, not "${args.profile}"`);
@@ -82,10 +82,13 @@ await runCli<Args>({
     const configured = args.public || args.profile !== undefined ? undefined : (await import('../lib/config.js')).pick<string>('redact.profile', undefined);
     if (configured !== undefined && !(PROFILES as readonly string[]).includes(configured)) throw new UserError(`redact.profile must be ${PROFILES.join(' or ')}, not "${configured}"`, 'config');
     const profile: Profile = args.public ? 'public' : ((args.profile ?? configured) as Profile | undefined) ?? 'default';
-    if (args.json && !args.review) throw new UserError('--json goes with --review');
     // Repeated --rules give an array (an array option would swallow the FILE arguments after it).
     const config = loadConfig(args.rules === undefined ? [] : ([] as string[]).concat(args.rules), profile);
     if (args.listRules) {
+      if (args.json) {
+        for (const r of config.rules) process.stdout.write(JSON.stringify({ id: r.id, keywords: r.keywords, description: r.description, source: r.source ?? null }) + '\n');
+        return EXIT_OK;
+      }
       for (const r of config.rules) process.stdout.write(`${r.id}\t${r.keywords.join(',') || (r.prefilter ? `(own prefilter${r.maxLength ? `, texts ≤ ${r.maxLength} characters` : ''})` : '(always)')}\t${r.description}${r.source ? ` [${r.source}]` : ''}\n`);
       return EXIT_OK;
     }
@@ -122,7 +125,7 @@ await runCli<Args>({
       marker,
       onFinding:
         mode === 'check'
-          ? (l) => process.stdout.write(`${l.source}:${l.line}: seq ${l.seq ?? '?'}: ${l.path}: ${l.rule}\n`)
+          ? (l) => process.stdout.write(args.json ? JSON.stringify({ source: l.source, line: l.line, seq: l.seq ?? null, session: l.session ?? null, path: l.path, rule: l.rule }) + '\n' : `${l.source}:${l.line}: seq ${l.seq ?? '?'}: ${l.path}: ${l.rule}\n`)
           : undefined,
     });
     if (vault && mode === 'redact' && vault.changed) await vault.save();
@@ -139,6 +142,8 @@ await runCli<Args>({
         throw new UserError(`cannot write report: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, args.report);
       }
     }
+    // --dry-run writes nothing on stdout; with --json its report (counts and where, never a secret) is the line.
+    if (args.json && mode === 'dry-run') process.stdout.write(JSON.stringify(report) + '\n');
     if (!args.quiet) warn(undefined, summarize(report));
     return mode === 'check' && report.findings > 0 ? EXIT_CHECK_FAILED : EXIT_OK;
   },

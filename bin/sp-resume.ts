@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import { runCli } from '../lib/cli.js';
-import { EXIT_OK, EXIT_USAGE, UserError, warn } from '../lib/diagnostics.js';
+import { EXIT_OK, EXIT_USAGE, UserError, note, warn } from '../lib/diagnostics.js';
 import { adapters, getAdapter } from '../adapters/index.js';
 import type { ResumeInvocation } from '../lib/writer.js';
 
@@ -71,6 +71,7 @@ await runCli<Args>({
       .option('redact', { type: 'boolean', default: true, describe: "redact with this machine's rules first (--no-redact writes the events as stored; the result says \"redacted\": false)" })
       .option('dry-run', { type: 'boolean', default: false, describe: 'write nothing; print where it would go and the command' })
       .option('json', { type: 'boolean', default: false, describe: 'print the result line (JSON) instead of the command' })
+      .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'no notes on stderr (paths mapped, ledger, where it was written); warnings still' })
       .option('model', { type: 'string', describe: 'the model to continue with' })
       .option('mkcwd', { type: 'boolean', default: false, describe: 'create the (mapped) project folder when it does not exist' })
       .option('experimental', { type: 'boolean', default: false, describe: 'allow a writer no real client has checked' })
@@ -95,7 +96,7 @@ await runCli<Args>({
         store.close();
         store = Store.open(dir);
         const pulled = await resume.pullAll(store, (name) => warn(args.session, `not in the store here; pulling from ${name}`));
-        warn(args.session, `pulled ${pulled} event${pulled === 1 ? '' : 's'}`);
+        note(args.session, `pulled ${pulled} event${pulled === 1 ? '' : 's'}`);
         matches = resume.matchStoredSessions(store, args.session);
       }
       summary = resume.pickStoredSession(matches, args.session, dir);
@@ -104,7 +105,7 @@ await runCli<Args>({
       store.close();
     }
     const chosen = mappings.length > 0 ? mappings : resume.defaultMappings(events, process.cwd());
-    for (const m of chosen) warn('paths', `${m.from} → ${m.to}`);
+    for (const m of chosen) note('paths', `${m.from} → ${m.to}`);
 
     const outcome = await resume.resumeInto(adapter, events, { mappings: chosen, redact: args.redact, home: args.home, dryRun: args.dryRun, model: args.model, mkcwd: args.mkcwd, experimental: args.experimental, backup: true });
     const main = outcome.results[0];
@@ -113,14 +114,14 @@ await runCli<Args>({
     main.path_mapped = outcome.mapped;
     if (!args.redact) main.redacted = false;
     const { totalsLine } = await import('../lib/relay/ledger.js');
-    warn('ledger', totalsLine(main.ledger as never));
-    if (chosen.length > 0) warn('path-mapped', resume.mappedLine(outcome.mapped));
-    if (outcome.secrets > 0) warn('redacted', `${outcome.secrets} secret${outcome.secrets === 1 ? '' : 's'} replaced`);
+    note('ledger', totalsLine(main.ledger as never));
+    if (chosen.length > 0) note('path-mapped', resume.mappedLine(outcome.mapped));
+    if (outcome.secrets > 0) note('redacted', `${outcome.secrets} secret${outcome.secrets === 1 ? '' : 's'} replaced`);
     if (!args.dryRun) {
-      warn('written', String(main.path));
+      note('written', String(main.path));
       try {
         const handoff = await recordHandoffIfStored({ store: args.store ?? dir, sourceSession: summary.id, toAgent: adapter.id, targetSessionId: main.session_id, note: `sp resume --in ${adapter.id}` });
-        if (handoff) warn('handoff', `recorded in the store: ${handoff.receiptPath}`);
+        if (handoff) note('handoff', `recorded in the store: ${handoff.receiptPath}`);
       } catch (err) {
         // The session is written; a store that cannot take the record does not undo that.
         if (!(err instanceof UserError)) throw err;

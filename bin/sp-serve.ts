@@ -1,15 +1,18 @@
 #!/usr/bin/env node
 // sp-serve: the sessions of every agent and of the store in a local web app (lib/serve).
 import { existsSync } from 'node:fs';
-import { runCli } from '../lib/cli.js';
+import { runCli, writeJsonLine } from '../lib/cli.js';
 import { EXIT_OK, EXIT_USAGE, UserError, warn } from '../lib/diagnostics.js';
 import type { AccessFlags } from '../lib/mcp/confine.js';
 
 interface Args extends AccessFlags {
-  port: number;
+  port?: number;
   host: string;
   quiet: boolean;
+  json: boolean;
 }
+
+const DEFAULT_PORT = 7420;
 
 await runCli<Args>({
   name: 'sp-serve',
@@ -32,7 +35,7 @@ await runCli<Args>({
     'interrupted (Ctrl-C).',
   options: (y) =>
     y
-      .option('port', { type: 'number', default: 7420, describe: 'the port on 127.0.0.1 (0: a free one)' })
+      .option('port', { type: 'number', describe: 'the port on 127.0.0.1 (0: a free one; default: serve.port of sp config, else 7420)' })
       .option('host', { type: 'string', default: '127.0.0.1', describe: 'only 127.0.0.1 (or localhost): the app is never served to other machines' })
       .option('home', { type: 'string', array: true, describe: "AGENT=DIR: that agent's home (repeatable)" })
       .option('root', { type: 'string', array: true, describe: 'a folder anything under which may be read (repeatable)' })
@@ -40,10 +43,14 @@ await runCli<Args>({
       .option('store', { type: 'string', describe: 'the sp store (default $SP_HOME/store)' })
       .option('max-events', { type: 'number', describe: 'events one page may read (default 100000)' })
       .option('timeout', { type: 'number', describe: 'seconds one request may take (default 120)' })
-      .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'print only the URL' }) as never,
+      .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'print only the URL' })
+      .option('json', { type: 'boolean', default: false, describe: 'the start line as JSON: {"url", "port", "mode"}' }) as never,
   run: async (args) => {
     if (args.host !== '127.0.0.1' && args.host !== 'localhost') throw new UserError(`--host ${args.host}: sp serve binds 127.0.0.1 only (sessions hold what you pasted into agents)`, undefined, EXIT_USAGE);
-    if (!Number.isInteger(args.port) || args.port < 0 || args.port > 65535) throw new UserError(`--port takes 0–65535, got ${args.port}`, undefined, EXIT_USAGE);
+    if (args.port !== undefined && (!Number.isInteger(args.port) || args.port < 0 || args.port > 65535)) throw new UserError(`--port takes 0–65535, got ${args.port}`, undefined, EXIT_USAGE);
+    // No --port: sp config's serve.port (SP_SERVE_PORT, .sp.toml, $SP_HOME/config.toml), else 7420.
+    const { pick } = await import('../lib/config.js');
+    const port = pick<number>('serve.port', args.port) ?? DEFAULT_PORT;
     const { accessFromFlags } = await import('../lib/mcp/confine.js');
     const { adapters } = await import('../adapters/index.js');
     const access = accessFromFlags(args, Object.keys(adapters), (what) => new UserError(what, undefined, EXIT_USAGE));
@@ -66,12 +73,13 @@ await runCli<Args>({
     const model = await createModel(adapters, access, { redactor: await Redactor.load(), onDiagnostic });
     let running;
     try {
-      running = await startServer({ model, port: args.port, log });
+      running = await startServer({ model, port, log });
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      throw new UserError(`cannot listen on 127.0.0.1:${args.port}: ${code ?? (err as Error).message}${code === 'EADDRINUSE' ? ' (another program uses it: --port 0 picks a free one)' : ''}`, undefined, EXIT_USAGE);
+      throw new UserError(`cannot listen on 127.0.0.1:${port}: ${code ?? (err as Error).message}${code === 'EADDRINUSE' ? ' (another program uses it: --port 0 picks a free one)' : ''}`, undefined, EXIT_USAGE);
     }
-    process.stdout.write(`${running.url}\n`);
+    if (args.json) writeJsonLine({ url: running.url, port: Number(new URL(running.url).port), mode: model.writable ? 'read-write' : 'read-only' });
+    else process.stdout.write(`${running.url}\n`);
     if (!args.quiet) warn(undefined, `serving ${model.writable ? 'read-write (relays under --allow-write)' : 'read-only'}; Ctrl-C stops it`);
     await new Promise<void>((resolve) => {
       const stop = () => resolve();

@@ -2,7 +2,7 @@
 // sp-show: a session as a conversation on the terminal, from an agent's home, a file of canonical
 // events, stdin or the store. Redacted by default: what reaches a screen does not show secrets.
 import { runCli } from '../lib/cli.js';
-import { EXIT_OK, EXIT_USAGE, UserError, warn } from '../lib/diagnostics.js';
+import { EXIT_OK, EXIT_USAGE, UserError, note, warn } from '../lib/diagnostics.js';
 import { describeBadLine, inputsFrom, readObjects } from '../lib/ndjson.js';
 import { adapters, getAdapter } from '../adapters/index.js';
 import type { SessionRef } from '../lib/adapter.js';
@@ -27,6 +27,7 @@ interface Args {
   color: string;
   pager: boolean;
   redact: boolean;
+  json: boolean;
 }
 
 /** The events to show, as read, and where artifacts (images stored by sha256) may be found. */
@@ -128,6 +129,7 @@ await runCli<Args>({
       .option('width', { type: 'number', describe: 'render for this many columns (default: the terminal, or 80)' })
       .option('color', { type: 'string', default: 'auto', describe: 'colour: auto, always or never' })
       .option('pager', { type: 'boolean', default: true, describe: 'page long output (--no-pager: write it straight out)' })
+      .option('json', { type: 'boolean', default: false, describe: 'the events (redacted, from --since on) as NDJSON instead of the conversation; no pager' })
       .option('redact', { type: 'boolean', default: true, describe: "show it redacted with sp-redact's rules and key (--no-redact: as it is)" })
       .command('$0 [source]', false) as never,
   run: async (args) => {
@@ -146,6 +148,18 @@ await runCli<Args>({
     } else {
       warn(undefined, 'shown unredacted (--no-redact)');
     }
+    if (args.json) {
+      // The events as read and redacted, one per line: what a script wants instead of the rendering.
+      const { NdjsonWriter } = await import('../lib/ndjson.js');
+      const writer = new NdjsonWriter(process.stdout);
+      for (const event of events) {
+        const e = event as { seq?: number };
+        if (args.since === undefined || (typeof e.seq === 'number' && e.seq >= args.since)) await writer.write(event);
+      }
+      await writer.end();
+      if (events.length === 0) note(args.source ?? 'stdin', 'no events to show');
+      return bad > 0 ? EXIT_USAGE : EXIT_OK;
+    }
     const tty = stdoutIsTTY();
     let artifactHead: ((ref: string) => Buffer | undefined) | undefined;
     if (artifacts !== undefined) {
@@ -163,7 +177,7 @@ await runCli<Args>({
       since: args.since,
       artifactHead,
     });
-    if (events.length === 0) warn(args.source ?? 'stdin', 'no events to show');
+    if (events.length === 0) note(args.source ?? 'stdin', 'no events to show');
     await page(text, { isTTY: tty, noPager: !args.pager, rows: terminalHeight() });
     return bad > 0 ? EXIT_USAGE : EXIT_OK;
   },

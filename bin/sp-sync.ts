@@ -52,6 +52,11 @@ if (argv[0] === 'ingest' && !argv.some((a) => a === '--help' || a === '-h')) {
   }
 }
 
+/** The remote named on the command line, else sp config's sync.remote (env, .sp.toml, config.toml), else none (origin). */
+async function defaultRemote(named: string | undefined): Promise<string | undefined> {
+  return (await import('../lib/config.js')).pick<string>('sync.remote', named);
+}
+
 await runCli<Args>({
   name: 'sp-sync',
   summary:
@@ -127,13 +132,13 @@ await runCli<Args>({
           .option('encrypt-to', { type: 'string', describe: 'an age recipients file (one age1… key per line): everything pushed there is encrypted to all of them' })
           .option('encrypt', { type: 'boolean', describe: '--no-encrypt: keep this remote plaintext even with recipients (recorded)' }),
       )
-      .command('push [name]', 'send this machine\'s events to a remote (default origin); sessions stored unredacted are refused', (b) =>
+      .command('push [name]', 'send this machine\'s events to a remote (default: sync.remote of sp config, else origin); sessions stored unredacted are refused', (b) =>
         b.positional('name', { type: 'string' }).option('allow-unredacted', { type: 'boolean', default: false, describe: 'send sessions stored unredacted as they are' }),
       )
       .command('redact [session]', 'a redacted successor (a signed fork) for a session stored unredacted; the original is tombstoned here', (b) =>
         b.positional('session', { type: 'string' }).option('all', { type: 'boolean', default: false, describe: 'every session stored unredacted' }),
       )
-      .command('pull [name]', 'fetch and store other machines\' events signed by keys this SP_HOME trusts (default remote origin); exit 1 names what was refused', (b) => b.positional('name', { type: 'string' }))
+      .command('pull [name]', 'fetch and store other machines\' events signed by keys this SP_HOME trusts (default: sync.remote of sp config, else origin); exit 1 names what was refused', (b) => b.positional('name', { type: 'string' }))
       .command('clone <url>', 'add a remote as origin and pull everything from it', (b) =>
         b
           .positional('url', { type: 'string' })
@@ -154,7 +159,7 @@ await runCli<Args>({
       .command('status [session]', 'per session (NDJSON): the merged head and owner here and on each remote, ahead/behind, folders waiting for trust; exit 1 when out of sync', (b) =>
         b
           .positional('session', { type: 'string', describe: 'only this session' })
-          .option('remote', { type: 'string', describe: 'only this remote' })
+          .option('remote', { type: 'string', describe: 'only this remote (default: sync.remote of sp config, else every remote)' })
           .option('remotes', { type: 'boolean', default: false, describe: 'instead: the remotes and their per-session cursors (pushed / pulled seq)' }),
       )
       .option('limit', { type: 'number', default: 20, hidden: true })
@@ -188,11 +193,11 @@ await runCli<Args>({
         return cmd.redactCommand(args);
       case 'push':
       case 'pull':
-        return cmd.syncCommand(args, command);
+        return cmd.syncCommand({ ...args, name: await defaultRemote(args.name) }, command);
       case 'clone':
         return cmd.cloneCommand(args);
       case 'status':
-        return cmd.statusCommand({ ...args, name: args.remote });
+        return cmd.statusCommand({ ...args, name: await defaultRemote(args.remote) });
       case 'ack':
         return cmd.ackCommand({ ...args, receipt: cmd.requireText(args.receipt, 'a receipt'), note: args.note });
       case 'trust':

@@ -3,7 +3,7 @@
 // homes (read-only) or from the store, priced with the table that ships with sp (or --prices).
 import { existsSync } from 'node:fs';
 import { runCli } from '../lib/cli.js';
-import { EXIT_OK, EXIT_USAGE, UserError, warn } from '../lib/diagnostics.js';
+import { EXIT_OK, EXIT_USAGE, UserError, note, warn } from '../lib/diagnostics.js';
 import { adapters, getAdapter } from '../adapters/index.js';
 import { GROUPS, loadPrices, storeEvents, usageReport, type GroupBy, type UsageRow } from '../lib/usage/usage.js';
 import { COLOR_MODES, type ColorMode } from '../lib/term/color.js';
@@ -136,7 +136,7 @@ await runCli<Args>({
     ];
     // By model, the models column would repeat the first one.
     printTable(rows, args.by === 'model' ? columns.slice(0, -1) : columns, { color: color as ColorMode, empty: '(no usage recorded)' });
-    if (report.total.cost === null) warn(undefined, `"?": a model without a price in ${args.prices ?? 'the shipped table'} (--prices FILE adds it)`);
+    if (report.total.cost === null) note(undefined, `"?": a model without a price in ${args.prices ?? 'the shipped table'} (--prices FILE adds it)`);
     return EXIT_OK;
   },
 });

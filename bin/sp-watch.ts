@@ -3,8 +3,8 @@
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runCli } from '../lib/cli.js';
-import { EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE, UserError, warn } from '../lib/diagnostics.js';
+import { runCli, writeJsonLine } from '../lib/cli.js';
+import { EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE, UserError, note, warn } from '../lib/diagnostics.js';
 import { stopOnSignals } from '../lib/follow.js';
 import { resolveStoreDir, spHome } from '../lib/store/paths.js';
 import { Notes, scan, type ScanResult, type WatchTarget } from '../lib/watch/scan.js';
@@ -82,13 +82,16 @@ async function installService(args: Args, targets: WatchTarget[]): Promise<numbe
   }
   const text = serviceText({ kind, command, env, logFile: resolve(spHome(), 'watch', 'watch.log') });
   const { path, enable } = serviceLocation(kind, homedir());
-  process.stdout.write(text);
   if (!args.yes) {
-    warn(undefined, `not written; with --yes it goes to ${path}`);
+    if (args.json) writeJsonLine({ service: kind, path, written: false, text });
+    else process.stdout.write(text);
+    note(undefined, `not written; with --yes it goes to ${path}`);
     return EXIT_OK;
   }
+  if (!args.json) process.stdout.write(text);
   const outcome = write(path, text, args.force);
-  warn(path, `${outcome === 'unchanged' ? 'installed already (the same)' : outcome}; start it with: ${enable}`);
+  if (args.json) writeJsonLine({ service: kind, path, written: outcome !== 'unchanged', outcome, enable, text });
+  note(path, `${outcome === 'unchanged' ? 'installed already (the same)' : outcome}; start it with: ${enable}`);
   return EXIT_OK;
 }
 
@@ -123,7 +126,7 @@ await runCli<Args>({
       .option('push', { type: 'string', describe: 'push to every configured remote this often (e.g. 5m)' })
       .option('interval', { type: 'string', default: '2s', describe: 'look at the files at least this often (changes wake it sooner where fs.watch works)' })
       .option('once', { type: 'boolean', default: false, describe: 'one scan, then exit' })
-      .option('json', { type: 'boolean', default: false, describe: 'with --once: the scan result as one JSON line' })
+      .option('json', { type: 'boolean', default: false, describe: 'with --once: the scan result as one JSON line; watching: one line per scan that stored something or met an error; --install-service: the unit and where it goes' })
       .option('verbose', { alias: 'v', type: 'boolean', default: false, describe: 'a line on stderr for each scan that stored something' })
       .option('redact', { type: 'boolean', default: true, describe: 'redact before storing (--no-redact: store as captured; recorded in the manifest, and the watch never pushes those sessions)' })
       .option('max-line-bytes', { type: 'number', describe: 'skip a session file with a longer line (default 64 MiB)' })
@@ -141,7 +144,6 @@ await runCli<Args>({
     if (args.maxLineBytes !== undefined && !(Number.isInteger(args.maxLineBytes) && args.maxLineBytes > 0)) throw new UserError('--max-line-bytes wants a positive whole number');
     if ((args.yes || args.force || args.service !== undefined) && !args.installService) throw new UserError('--yes, --force and --service go with --install-service');
     if (args.installService) return installService(args, targets);
-    if (args.json && !args.once) throw new UserError('--json goes with --once');
 
     const storeDir = resolveStoreDir(args.store);
     const path = statePath(spHome(), storeDir);
@@ -154,6 +156,8 @@ await runCli<Args>({
       const result = await scan(state, { targets, storeDir, redactor, lockTimeoutMs, maxLineBytes: args.maxLineBytes, log: warn, signal }, notes);
       if (result.dirty) saveState(path, state);
       if (args.verbose && result.added > 0) warn(undefined, `${result.added} new events stored from ${result.changed} sessions`);
+      // Watching with --json: a line for each scan that stored something or met an error (--once: always one).
+      if (args.json && !args.once && (result.added > 0 || result.errors > 0)) writeJsonLine(summary(result));
       return result;
     };
 

@@ -16,7 +16,15 @@ import { packageVersion } from '../lib/cli.js';
 setProgramName('sp');
 const binDir = fileURLToPath(new URL('./', import.meta.url));
 const flowDir = join(fileURLToPath(packageRoot()), 'examples');
-const [name, ...rest] = process.argv.slice(2);
+// The flags every binary takes may come before the command too (`sp --no-color show …`): they are
+// passed on after it. Alone, `sp --json` lists the commands as JSON lines.
+const SHARED_FLAG = /^(?:-q|--quiet|--json|--no-color|--color(?:=(?:auto|always|never))?)$/;
+const argv = process.argv.slice(2);
+const firstOther = argv.findIndex((a) => !SHARED_FLAG.test(a));
+const leading = argv.slice(0, firstOther < 0 ? argv.length : firstOther);
+const [name, ...afterName] = argv.slice(leading.length);
+const rest = [...afterName, ...leading];
+const json = leading.includes('--json') || (name !== undefined && /^(?:--help|-h|help)$/.test(name) && afterName.length === 1 && afterName[0] === '--json');
 
 function help(commands: CommandInfo[]): string {
   const width = Math.max(...commands.map((c) => c.name.length), 10);
@@ -33,6 +41,10 @@ function help(commands: CommandInfo[]): string {
     'More:',
     `  ${'completion'.padEnd(width)}  sp completion bash|zsh|fish prints a shell completion script`,
     `  ${'--version'.padEnd(width)}  the version`,
+    `  ${'--json'.padEnd(width)}  these commands as JSON lines (name, kind, summary)`,
+    '',
+    'Every binary takes -q/--quiet (no notes on stderr), --json (JSON lines on stdout) and --color/--no-color;',
+    'given before the command they are passed on to it.',
     '',
     'Examples:',
     '  sp capture claude --latest | sp redact | sp materialize codex',
@@ -72,6 +84,10 @@ async function main(): Promise<number | undefined> {
   // Before anything else: a completion script is read at every new shell.
   if (name === 'completion') return completion(rest[0]);
   const commands = findCommands(binDir, flowDir).filter((c) => c.name !== 'sp');
+  if (json && (name === undefined || name === '--help' || name === '-h' || name === 'help')) {
+    for (const c of commands) process.stdout.write(JSON.stringify({ name: c.name, kind: c.kind, summary: c.summary }) + '\n');
+    return 0;
+  }
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     if (name === 'help' && rest[0]) return main2(rest[0], ['--help'], commands);
     process.stdout.write(help(commands) + '\n');

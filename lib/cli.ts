@@ -3,7 +3,7 @@
 // `--version` (and nothing else) starts as fast as plain node.
 import { readFileSync } from 'node:fs';
 import type { Argv } from 'yargs';
-import { EXIT_USAGE, UserError, setProgramName, warn } from './diagnostics.js';
+import { EXIT_USAGE, UserError, setProgramName, setQuiet, warn } from './diagnostics.js';
 import { packageRoot } from './paths.js';
 import { setColor } from './color.js';
 import { rewriteUsageError } from './usage-errors.js';
@@ -82,7 +82,10 @@ async function parse<A>(spec: CliSpec<A>, argv: string[]): Promise<A | undefined
       if (err) throw err;
       usageError = msg;
     })
-    .option('color', { type: 'string', describe: 'colour: always, never or auto (the default: on a terminal, unless NO_COLOR is set); --color alone is always, --no-color never' });
+    .option('color', { type: 'string', describe: 'colour: always, never or auto (the default: on a terminal, unless NO_COLOR is set); --color alone is always, --no-color never' })
+    // Every binary takes these two; a binary that gives them a more exact meaning describes them again.
+    .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'no notes on stderr (warnings and errors still)' })
+    .option('json', { type: 'boolean', default: false, describe: 'machine output: one JSON object per line on stdout, even on a terminal' });
   // Examples as their own lines, each command whole: yargs would wrap a long command mid-way.
   const examples = spec.examples.map(([command, description]) => `  ${command}\n      ${description}`).join('\n');
   y.epilogue(
@@ -97,6 +100,7 @@ async function parse<A>(spec: CliSpec<A>, argv: string[]): Promise<A | undefined
     throw new UserError(`${rewriteUsageError(usageError, options, `${spec.name} ${spec.usage}`)} (see --help)`, undefined, EXIT_USAGE);
   }
   setColor(colorFlag(args.color));
+  setQuiet((args as { quiet?: unknown }).quiet === true);
   helpShown = Boolean(args.help) || Boolean(args.version);
   return helpShown ? undefined : args;
 }
@@ -136,6 +140,11 @@ export function reportError(err: unknown): number {
   warn('internal error', `${e?.message ?? String(err)}${process.env.SP_DEBUG ? '' : ' (SP_DEBUG=1 shows the stack)'}`);
   if (process.env.SP_DEBUG) process.stderr.write(`${e?.stack ?? ''}\n`);
   return EXIT_USAGE;
+}
+
+/** One JSON object as one line on stdout: what every `--json` mode writes. */
+export function writeJsonLine(value: unknown): void {
+  process.stdout.write(JSON.stringify(value) + '\n');
 }
 
 function drainStdout(): Promise<void> {

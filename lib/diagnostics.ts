@@ -43,6 +43,18 @@ export function warn(where: string | undefined, what: string): void {
   process.stderr.write(`${programName}: ${line}\n`);
 }
 
+let quiet = false;
+
+/** `-q/--quiet` of this run: notes are left out, warnings and errors are not. */
+export function setQuiet(on: boolean): void {
+  quiet = on;
+}
+
+/** A diagnostic line that only informs (what was written, a total): left out under -q. */
+export function note(where: string | undefined, what: string): void {
+  if (!quiet) warn(where, what);
+}
+
 /** Cuts a line for a diagnostic so one huge line cannot flood the terminal. */
 export function excerpt(text: string, max = 200): string {
   const flat = text.replace(/[\r\n]+/g, ' ');

@@ -1,7 +1,8 @@
 // sp config: $SP_HOME/config.toml and .sp.toml, precedence flags > env > project > user > default,
 // checked keys, owner-only atomic writes, and the defaults reaching sp-compile, sp-redact and sp-capture.
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -109,4 +110,92 @@ describe('sp config', () => {
     expect(overridden.stdout).not.toContain('9a1dc580');
     config(['unset', 'agents.claude.home']);
   }, 60_000);
+
+  it('sp-sync push, pull and status take sync.remote when no remote is named: flag > env > project > user', () => {
+    const syncHome = join(work, 'sync-home');
+    const at = { env: { SP_HOME: syncHome } };
+    const fixture = join(root, 'fixtures/claude/corpus/S1-feature/.claude/projects/-home-alice-acme-api/e05d2652-6a94-447f-8b60-cded66e4199a.jsonl');
+    const events = sp('capture', ['claude', '--path', fixture], at).stdout;
+    expect(sp('sync', ['ingest', '-q'], { ...at, input: events }).code).toBe(0);
+    const folders = { a: join(work, 'remote-a'), b: join(work, 'remote-b'), c: join(work, 'remote-c') };
+    for (const [name, dir] of Object.entries(folders)) {
+      mkdirSync(dir, { recursive: true });
+      const added = sp('sync', ['remote', 'add', name, `dir:${dir}`, '-q'], at);
+      expect(added.code, added.stderr).toBe(0);
+    }
+    const filled = () => Object.entries(folders).filter(([, dir]) => readdirSync(dir).length > 0).map(([name]) => name);
+    // Three remotes and none named origin: without a default, sp-sync asks which.
+    const unnamed = sp('sync', ['push'], at);
+    expect(unnamed.code).toBe(2);
+    expect(unnamed.stderr).toMatch(/several remotes/);
+    expect(filled()).toEqual([]);
+    // The user file says b.
+    expect(config(['set', 'sync.remote', 'b'], at).code).toBe(0);
+    const pushed = sp('sync', ['push', '--json'], at);
+    expect(pushed.code, pushed.stderr).toBe(0);
+    expect(filled()).toEqual(['b']);
+    // A project file says c, and wins over the user file.
+    writeFileSync(join(project, '.sp.toml'), '[sync]\nremote = "c"\n');
+    expect(sp('sync', ['push', '-q'], at).code).toBe(0);
+    expect(filled()).toEqual(['b', 'c']);
+    // The environment says a, over both; status then compares with a only.
+    const status = sp('sync', ['status', '--json'], { env: { ...at.env, SP_SYNC_REMOTE: 'a' } });
+    const remotes = new Set(status.stdout.trim().split('\n').flatMap((l) => (JSON.parse(l) as { remotes: Array<{ remote: string }> }).remotes.map((r) => r.remote)));
+    expect(status.code).toBe(1); // a has nothing yet: out of sync
+    expect([...remotes]).toEqual(['a']);
+    expect(sp('sync', ['push', '-q'], { env: { ...at.env, SP_SYNC_REMOTE: 'a' } }).code).toBe(0);
+    expect(filled()).toEqual(['a', 'b', 'c']);
+    // A named remote wins over all of them; pull takes the default too.
+    const named = sp('sync', ['pull', 'b', '--json'], { env: { ...at.env, SP_SYNC_REMOTE: 'nope' } });
+    expect(named.code, named.stderr).toBe(0);
+    const missing = sp('sync', ['pull'], { env: { ...at.env, SP_SYNC_REMOTE: 'nope' } });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/^sp-sync: .*no remote named nope/);
+    // A value that is not a remote name is refused before anything is read.
+    const hostile = sp('sync', ['push'], { env: { ...at.env, SP_SYNC_REMOTE: '../../x' } });
+    expect(hostile.code).toBe(2);
+    expect(hostile.stderr.trim()).toMatch(/^sp-sync: SP_SYNC_REMOTE: sync.remote must be a name/);
+    rmSync(join(project, '.sp.toml'));
+  }, 120_000);
+
+  it('sp serve listens on serve.port when --port is not given', async () => {
+    const free = () =>
+      new Promise<number>((resolve) => {
+        const server = createServer().listen(0, '127.0.0.1', () => {
+          const { port } = server.address() as { port: number };
+          server.close(() => resolve(port));
+        });
+      });
+    const startLine = (args: string[], extra: Record<string, string>) =>
+      new Promise<{ url: string; port: number }>((resolve, reject) => {
+        const child = spawn(process.execPath, [join(root, 'dist/bin/sp-serve.js'), '--json', '-q', ...args], { cwd: project, env: { ...env, ...extra }, stdio: ['ignore', 'pipe', 'pipe'] });
+        let out = '';
+        let err = '';
+        const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+        child.stderr.on('data', (d) => (err += d));
+        child.stdout.on('data', (d) => {
+          out += d;
+          if (out.includes('\n')) child.kill('SIGTERM');
+        });
+        child.on('close', (code) => {
+          clearTimeout(timer);
+          if (!out.includes('\n')) return reject(new Error(`exit ${code}: ${err}`));
+          resolve(JSON.parse(out.split('\n')[0]) as { url: string; port: number });
+        });
+      });
+    const fromUser = await free();
+    expect(config(['set', 'serve.port', String(fromUser)]).code).toBe(0);
+    expect((await startLine([], {})).port).toBe(fromUser);
+    const fromEnv = await free();
+    expect((await startLine([], { SP_SERVE_PORT: String(fromEnv) })).port).toBe(fromEnv);
+    // --port wins (0: a free one, neither of the configured).
+    const flagged = await startLine(['--port', '0'], { SP_SERVE_PORT: String(fromEnv) });
+    expect(flagged.port).not.toBe(fromEnv);
+    expect(flagged.url).toContain(`:${flagged.port}/`);
+    const bad = spawnSync(process.execPath, [join(root, 'dist/bin/sp-serve.js')], { cwd: project, env: { ...env, SP_SERVE_PORT: '99999' }, encoding: 'utf8' });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr.trim()).toMatch(/^sp-serve: SP_SERVE_PORT: serve.port must be a port number/);
+    config(['unset', 'serve.port']);
+    expect(existsSync(join(spHome, 'config.toml'))).toBe(true);
+  }, 90_000);
 });
