@@ -6,7 +6,8 @@
 // owners, owner histories and receipts, every stored session and receipt must verify, and no event
 // may be stored twice on any remote (on PostgreSQL: the event rows, counted by event key).
 // SP_SIM_SCHEDULES sets how many schedules (default 200), SP_SIM_SEED runs one, SP_SIM_REMOTE=KIND
-// (git, folder, pg, git+pg) one kind; a failure names its seed.
+// (git, folder, pg, git+pg, forward) one kind; a failure names its seed. forward: two folder
+// remotes that the machines at the ends reach one each, so their events meet only by forwarding.
 import { describe, expect, it, vi } from 'vitest';
 import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -143,6 +144,8 @@ interface Machine {
   name: string;
   home: string;
   dir: string;
+  /** The remotes this machine has (every one, except at the ends of a forwarding schedule). */
+  remotes: string[];
   store?: Store;
 }
 
@@ -173,7 +176,11 @@ function killedSync(m: Machine, op: 'push' | 'pull', remote: string, delay: numb
 /** The remotes' names in every machine: the first is origin (a one-remote schedule is as before). */
 const remoteName = (i: number) => (i === 0 ? 'origin' : `r${i}`);
 
-async function runSchedule(seed: number, factories: RemoteFactory[]): Promise<void> {
+/**
+ * forward: two folder remotes, the first machine on the first only, the last on the second only,
+ * the others on both: what the end machines write reaches each other only by forwarding.
+ */
+async function runSchedule(seed: number, factories: RemoteFactory[], forwarding = false): Promise<void> {
   const random = rng(seed);
   const pick = <T>(list: T[]): T => list[Math.floor(random() * list.length)];
   const work = simDir(`sp-sim-${seed}-`);
@@ -183,9 +190,10 @@ async function runSchedule(seed: number, factories: RemoteFactory[]): Promise<vo
     remotes.push(await f.create(join(work, `remote${i}`)));
   }
   const names = remotes.map((_, i) => remoteName(i));
-  // With several remotes each push, pull or kill picks one (no draw at all with one: the
-  // single-remote schedules stay what their seeds always gave).
-  const pickRemote = () => (names.length === 1 ? names[0] : pick(names));
+  // With several remotes each push, pull or kill picks one of the machine's (no draw at all with
+  // one: the single-remote schedules stay what their seeds always gave).
+  const reach = (i: number, total: number): string[] => (!forwarding ? names : i === 0 ? [names[0]] : i === total - 1 ? [names[1]] : names);
+  const pickRemote = (m: Machine) => (m.remotes.length === 1 ? m.remotes[0] : pick(m.remotes));
   const onPg = factories.some((f) => f.kind === 'pg');
   const count = 3 + Math.floor(random() * 3);
   const machines: Machine[] = [];
@@ -193,10 +201,13 @@ async function runSchedule(seed: number, factories: RemoteFactory[]): Promise<vo
     const home = join(work, `home${i}`);
     // Key pairs made once per run and copied in (key generation is not what is tested here).
     cpSync(join(keyHomes(), `k${i}`, 'keys'), join(home, 'keys'), { recursive: true });
-    machines.push({ name: `m${i}`, home, dir: join(home, 'store') });
+    machines.push({ name: `m${i}`, home, dir: join(home, 'store'), remotes: [] });
   }
   for (const m of machines) for (const other of machines) if (m !== other) addTrusted(m.home, ensureKeys(other.home).publicRaw, other.name);
-  for (const m of machines) for (const [i, r] of remotes.entries()) addRemote(open(m), names[i], r.url, r.dirKind);
+  for (const [mi, m] of machines.entries()) {
+    m.remotes = reach(mi, machines.length);
+    for (const [i, r] of remotes.entries()) if (m.remotes.includes(names[i])) addRemote(open(m), names[i], r.url, r.dirKind);
+  }
   let clock = 1_800_000_000;
   let counter = 0;
   const message = (session: string, agent: string): SpEvent =>
@@ -214,11 +225,11 @@ async function runSchedule(seed: number, factories: RemoteFactory[]): Promise<vo
     if (step === killAt) {
       close(m);
       const op = random() < 0.5 ? 'push' : 'pull';
-      await killedSync(m, op, pickRemote(), 50 + Math.floor(random() * 400));
+      await killedSync(m, op, pickRemote(m), 50 + Math.floor(random() * 400));
     } else if (roll < 0.25 || held.length === 0) {
-      await push(store, getRemote(store, pickRemote()));
+      await push(store, getRemote(store, pickRemote(m)));
     } else if (roll < 0.5) {
-      await pull(store, getRemote(store, pickRemote()));
+      await pull(store, getRemote(store, pickRemote(m)));
     } else {
       const id = pick(held);
       const s = store.session(id)!;
@@ -233,10 +244,13 @@ async function runSchedule(seed: number, factories: RemoteFactory[]): Promise<vo
       else store.remove(id, 'sim');
     }
   }
-  // The full exchange: everyone pushes to every remote, then everyone pulls from every remote (a
-  // pull writes no events of its own).
-  for (const name of names) for (const m of machines) await push(open(m), getRemote(open(m), name));
-  for (const name of names) for (const m of machines) await pull(open(m), getRemote(open(m), name));
+  // The full exchange: everyone pushes to each of its remotes, then everyone pulls from each (a
+  // pull writes no events of its own); with forwarding a second round carries what the machines
+  // in the middle pulled in the first to the other remote, and the ends pull it.
+  for (let round = 0; round < (forwarding ? 2 : 1); round++) {
+    for (const name of names) for (const m of machines) if (m.remotes.includes(name)) await push(open(m), getRemote(open(m), name));
+    for (const name of names) for (const m of machines) if (m.remotes.includes(name)) await pull(open(m), getRemote(open(m), name));
+  }
 
   const ids = new Set<string>();
   for (const m of machines) for (const s of open(m).sessions({ all: true })) ids.add(s.id);
@@ -298,15 +312,17 @@ describe('sync simulation', () => {
     const seeds = only !== undefined ? [Number(only)] : Array.from({ length: total }, (_, i) => i + 1);
     // A git push or pull runs about ten git processes and a pg one a few round trips: git takes
     // every GIT_EVERY-th schedule, pg every PG_EVERY-th, both at once (git+pg) every MIXED_EVERY-th
-    // (SP_SIM_GIT_EVERY=1 … makes it every one), the folder remote the others; SP_SIM_REMOTE=KIND
-    // (git, folder, pg, git+pg) takes one kind.
+    // (SP_SIM_GIT_EVERY=1 … makes it every one), forwarding across two folders every
+    // FORWARD_EVERY-th, the folder remote the others; SP_SIM_REMOTE=KIND (git, folder, pg, git+pg,
+    // forward) takes one kind.
     const every = (name: string, fallback: number) => Number(process.env[name]) || fallback;
     const kind = (seed: number) =>
       process.env.SP_SIM_REMOTE ??
-      (seed % every('SP_SIM_GIT_EVERY', 40) === 0 ? 'git' : seed % every('SP_SIM_MIXED_EVERY', 50) === 25 % every('SP_SIM_MIXED_EVERY', 50) ? 'git+pg' : seed % every('SP_SIM_PG_EVERY', 40) === 10 % every('SP_SIM_PG_EVERY', 40) ? 'pg' : 'folder');
+      (seed % every('SP_SIM_GIT_EVERY', 40) === 0 ? 'git' : seed % every('SP_SIM_FORWARD_EVERY', 40) === 30 % every('SP_SIM_FORWARD_EVERY', 40) ? 'forward' : seed % every('SP_SIM_MIXED_EVERY', 50) === 25 % every('SP_SIM_MIXED_EVERY', 50) ? 'git+pg' : seed % every('SP_SIM_PG_EVERY', 40) === 10 % every('SP_SIM_PG_EVERY', 40) ? 'pg' : 'folder');
     const counts: Record<string, number> = {};
     for (const seed of seeds) {
-      const factories = kind(seed)
+      const forwarding = kind(seed) === 'forward';
+      const factories = (forwarding ? 'folder+folder' : kind(seed))
         .split('+')
         .map((k) => {
           const found = REMOTES.find((r) => r.kind === k);
@@ -316,7 +332,7 @@ describe('sync simulation', () => {
       // Without PostgreSQL binaries (locally only: CI fails in test/support/pg.ts) its schedules are left out.
       if (pgMissing && factories.some((f) => f.kind === 'pg')) continue;
       try {
-        await runSchedule(seed, factories);
+        await runSchedule(seed, factories, forwarding);
       } catch (err) {
         throw new Error(`schedule seed ${seed} (${kind(seed)} remote) failed; rerun with SP_SIM_SEED=${seed} SP_SIM_REMOTE=${kind(seed)}: ${(err as Error).message}`);
       }
