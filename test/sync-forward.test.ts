@@ -246,3 +246,105 @@ for (const kind of Object.keys(KINDS)) {
     });
   });
 }
+
+describe('forwarding and encrypted remotes', () => {
+  it('a folder pulled from an encrypted remote is forwarded sealed to an encrypted one, never in plaintext', async () => {
+    const { ageRecipient } = await import('../lib/sync/sealed.js');
+    const work = tempDir('sp-fwd-enc-');
+    const [enc1, plain, enc2] = ['enc1', 'plain', 'enc2'].map((n) => join(work, n));
+    for (const d of [enc1, plain, enc2]) mkdirSync(d);
+    const [a, b, c] = [machine('sp-fwd-a-'), machine('sp-fwd-b-'), machine('sp-fwd-c-')];
+    for (const m of [a, b, c]) ensureKeys(m.home);
+    const recipients = [await ageRecipient(a.home), await ageRecipient(b.home), await ageRecipient(c.home)];
+    trust(b, a, 'a');
+    trust(c, a, 'a');
+    await withStore(a, async (s) => {
+      addRemote(s, 'enc1', enc1, true, { recipients });
+      s.append(S, events(30, 0));
+      await push(s, getRemote(s, 'enc1'));
+    });
+    const idA = await machineId(a);
+    await withStore(b, async (s) => {
+      addRemote(s, 'enc1', enc1, true, { recipients });
+      addRemote(s, 'plain', plain, true);
+      addRemote(s, 'enc2', enc2, true, { recipients });
+      await pull(s, getRemote(s, 'enc1'));
+      expect((await push(s, getRemote(s, 'plain'))).forwarded).toEqual({ folders: 0, events: 0 });
+      expect((await push(s, getRemote(s, 'enc2'))).forwarded).toEqual({ folders: 1, events: 30 });
+    });
+    expect(existsSync(join(plain, 'machines', idA))).toBe(false);
+    // Sealed on enc2: chunk and manifest files only, no plaintext line of A's.
+    const sealed = walk(join(enc2, 'machines', idA));
+    expect([...sealed.keys()].every((p) => p.endsWith('.age'))).toBe(true);
+    expect([...sealed.values()].some((t) => t.includes('step 1'))).toBe(false);
+    const pulled = await withStore(c, async (s) => {
+      addRemote(s, 'enc2', enc2, true, { recipients });
+      return pull(s, getRemote(s, 'enc2'));
+    });
+    expect(pulled.refused).toEqual([]);
+    expect(pulled.events).toBe(30);
+    expect(await keysOf(c, S)).toEqual(await keysOf(a, S));
+  });
+});
+
+describe.skipIf(pgMissing !== undefined)('forwarding on PostgreSQL with team roles', () => {
+  it('only members of sp_forward forward; the origin then claims its machine id and goes on', async () => {
+    const sfx = Math.random().toString(36).slice(2, 8);
+    const [alice, bob, carol] = ['alice', 'bob', 'carol'].map((n) => `fwd_${n}_${sfx}`);
+    for (const r of [alice, bob, carol]) await db!.sql(`CREATE ROLE ${r} LOGIN`);
+    const { grantProject } = await import('../lib/sync/pg.js');
+    const owner = await connect(db!.url);
+    try {
+      await initSchema(owner);
+      for (const r of [alice, bob, carol]) await grantProject(owner, r, 'web', 'test');
+    } finally {
+      await owner.end();
+    }
+    const r1 = join(tempDir('sp-fwd-roles-'), 'shared');
+    mkdirSync(r1);
+    const [a, b, c] = [machine('sp-fwd-a-'), machine('sp-fwd-b-'), machine('sp-fwd-c-')];
+    for (const m of [a, b, c]) ensureKeys(m.home);
+    trust(b, a, 'a');
+    trust(c, a, 'a');
+    trust(c, b, 'b');
+    const start = { session: S, seq: 0, ts: 1_799_999_999, agent: 'claude', actor: 'system', type: 'session.start', payload: { cwd: '/home/a/web', native_id: S } } as unknown as SpEvent;
+    await withStore(a, async (s) => {
+      addRemote(s, 'r1', r1, true);
+      s.append(S, [start, ...events(5, 0)]);
+      await push(s, getRemote(s, 'r1'));
+    });
+    const idA = await machineId(a);
+    const forward = () =>
+      withStore(b, async (s) => {
+        if (!s.session(S)) {
+          addRemote(s, 'r1', r1, true);
+          addRemote(s, 'team', db!.urlAs(bob));
+          await pull(s, getRemote(s, 'r1'));
+        }
+        return push(s, getRemote(s, 'team'));
+      });
+    // bob is a team member but not a forwarder: the push succeeds and A's folder is left out.
+    expect((await forward()).forwarded).toEqual({ folders: 0, events: 0 });
+    expect((await db!.sql('SELECT count(*)::int AS n FROM sp.events WHERE machine = $1', [idA])).rows[0].n).toBe(0);
+    await db!.sql(`GRANT sp_forward TO ${bob}`);
+    expect((await forward()).forwarded).toEqual({ folders: 1, events: 6 });
+    expect((await db!.sql('SELECT owner FROM sp.machines WHERE machine = $1', [idA])).rows[0].owner).toBe('sp_forward');
+    const pulledC = await withStore(c, async (s) => {
+      addRemote(s, 'team', db!.urlAs(carol));
+      return pull(s, getRemote(s, 'team'));
+    });
+    expect(pulledC.refused).toEqual([]);
+    expect(pulledC.events).toBe(6);
+    // A's own first push to the server claims its machine id and appends to the forwarded chain.
+    await withStore(a, async (s) => {
+      addRemote(s, 'team', db!.urlAs(alice));
+      s.append(S, events(2, 5));
+      await push(s, getRemote(s, 'team'));
+    });
+    expect((await db!.sql('SELECT owner FROM sp.machines WHERE machine = $1', [idA])).rows[0].owner).toBe(alice);
+    const rows = (await db!.sql('SELECT count(*)::int AS n, count(DISTINCT seq)::int AS d FROM sp.events WHERE machine = $1', [idA])).rows[0];
+    expect(rows).toEqual({ n: 8, d: 8 });
+    expect((await withStore(c, (s) => pull(s, getRemote(s, 'team')))).events).toBe(2);
+    expect(await keysOf(c, S)).toEqual(await keysOf(a, S));
+  });
+});

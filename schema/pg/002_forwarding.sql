@@ -14,7 +14,7 @@ DO $$ BEGIN
   IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'sp_forward') THEN CREATE ROLE sp_forward NOLOGIN; END IF;
 END $$;
 GRANT sp_team TO sp_forward;
-GRANT UPDATE (owner) ON sp.machines TO sp_team;
+GRANT UPDATE (owner, key_id, public_key) ON sp.machines TO sp_team;
 
 CREATE POLICY machines_forward ON sp.machines FOR INSERT TO sp_forward WITH CHECK (owner = 'sp_forward');
 CREATE POLICY machines_claim_forwarded ON sp.machines FOR UPDATE TO sp_team USING (owner = 'sp_forward') WITH CHECK (owner = current_user);
