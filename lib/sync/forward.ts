@@ -76,14 +76,21 @@ export async function forwardTree(store: Store, root: string, tree: RemoteTree, 
         leave('pulled from an encrypted remote: not forwarded to a plaintext one');
         continue;
       }
+      const machineDir = join(machinesDir, origin);
+      const dir = join(machineDir, 'sessions', s.id);
+      // Already there (the usual case): the remote's manifest is the mirrored one; no need to
+      // read and verify the whole mirror again.
+      const mirrored = parseJsonObject(readFileSync(join(source, 'manifest.json'), 'utf8')).value;
+      if (mirrored && notPlainDir(dir, false) === undefined) {
+        const there = await tree.readManifest(dir).catch(() => undefined);
+        if (there && JSON.stringify(there) === JSON.stringify(mirrored)) continue;
+      }
       const read = readSignedFolder(source, origin, s.id, trusted);
       if (!read.ok) {
         leave(`the mirrored folder does not verify here (${read.reason})`);
         continue;
       }
       const count = read.manifest.event_count;
-      const machineDir = join(machinesDir, origin);
-      const dir = join(machineDir, 'sessions', s.id);
       const irregular = notPlainDir(machineDir, true) ?? notPlainDir(join(machineDir, 'sessions'), true) ?? firstIrregular(dir)?.reason;
       if (irregular) {
         leave(`the remote's folder ${irregular}`);
