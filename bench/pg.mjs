@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// bench/pg.mjs [--quick]: the PostgreSQL team remote on a throwaway local cluster (scripts/db.mjs;
+// bench/pg.mjs [--quick] [--events N] [--search-events N] [--load-events N]: the PostgreSQL team remote on a throwaway local cluster (scripts/db.mjs;
 // or SP_BENCH_PG_URL, a database this role may create tables in).
 //   push / pull  a generated working session of SP_BENCH_PG_EVENTS events (100k; --quick 10k):
 //                `sp-sync push` into an initialized remote, `sp-sync clone` into a second SP_HOME;
@@ -24,11 +24,27 @@ import { searchTeam } from '../dist/lib/sync/pg.js';
 import { Store, eventKey, ensureKeys } from '../dist/lib/store/index.js';
 import { addTrusted } from '../dist/lib/store/trust.js';
 
-const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false } } });
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    // The sizes as flags (the env variables still work): a run cut short on a loaded machine is redone with one command.
+    events: { type: 'string' },
+    'search-events': { type: 'string' },
+    'load-events': { type: 'string' },
+  },
+});
 const quick = values.quick;
-const total = Number(process.env.SP_BENCH_PG_EVENTS ?? (quick ? 10_000 : 100_000));
-const searchTotal = Number(process.env.SP_BENCH_PG_SEARCH ?? (quick ? 100_000 : 1_000_000));
-const perPusher = Number(process.env.SP_BENCH_PG_LOAD ?? (quick ? 1_000 : 10_000));
+const size = (flag, env, full, small) => {
+  const n = Number(flag ?? process.env[env] ?? (quick ? small : full));
+  if (!Number.isInteger(n) || n < 1) {
+    process.stderr.write(`bench pg: not a size: ${flag ?? process.env[env]}\n`);
+    process.exit(2);
+  }
+  return n;
+};
+const total = size(values.events, 'SP_BENCH_PG_EVENTS', 100_000, 10_000);
+const searchTotal = size(values['search-events'], 'SP_BENCH_PG_SEARCH', 1_000_000, 100_000);
+const perPusher = size(values['load-events'], 'SP_BENCH_PG_LOAD', 10_000, 1_000);
 const work = mkdtempSync(join(tmpdir(), 'sp-bench-pg-'));
 const node = process.execPath;
 const sync = join(root, 'dist/bin/sp-sync.js');

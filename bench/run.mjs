@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// npm run bench [-- --quick] [-- --runs N] [-- --big claude,codex,pi] [-- --big-pipeline] [-- --only capture,pipeline,redact,verify,compile,hermes,startup,ingest,archive,pg,hooks,package]
+// npm run bench [-- --quick] [-- --pg-events N --pg-search-events N --pg-load-events N] [-- --runs N] [-- --big claude,codex,pi] [-- --big-pipeline] [-- --only capture,pipeline,redact,verify,compile,hermes,startup,ingest,archive,pg,hooks,package]
 //
 // One table: every figure next to a baseline measured in the same run, on the same input, as a
 // ratio (absolute times are noisy on a shared machine):
@@ -33,6 +33,10 @@ const { values } = parseArgs({
     big: { type: 'string', default: 'claude' },
     'big-pipeline': { type: 'boolean', default: false },
     'ingest-events': { type: 'string' },
+    // bench/pg.mjs sizes (push/pull events, stored events searched, events per concurrent pusher).
+    'pg-events': { type: 'string' },
+    'pg-search-events': { type: 'string' },
+    'pg-load-events': { type: 'string' },
     resume: { type: 'boolean', default: false },
   },
 });
@@ -513,10 +517,16 @@ async function hooksSection() {
   goal("hook: < 100 ms of the agent's time (spawn → exit)", met, `${(seconds * 1000).toFixed(0)} ms (node -e '': ${(base * 1000).toFixed(0)} ms; CPU ${(cpu * 1000).toFixed(0)} vs ${(baseCpu * 1000).toFixed(0)} ms)`);
 }
 
+function pgSizeFlags() {
+  const out = [];
+  for (const [ours, theirs] of [['pg-events', '--events'], ['pg-search-events', '--search-events'], ['pg-load-events', '--load-events']]) if (values[ours]) out.push(theirs, values[ours]);
+  return out;
+}
+
 /** The PostgreSQL team remote (bench/pg.mjs): push/pull vs a bare COPY, search p50/p95, 8 concurrent pushers. */
 async function pgSection() {
   log('pg');
-  const r = spawnSync(node, [join(root, 'bench', 'pg.mjs'), ...(quick ? ['--quick'] : [])], { encoding: 'utf8', maxBuffer: 1 << 24 });
+  const r = spawnSync(node, [join(root, 'bench', 'pg.mjs'), ...(quick ? ['--quick'] : []), ...pgSizeFlags()], { encoding: 'utf8', maxBuffer: 1 << 24 });
   let result;
   try {
     result = JSON.parse(r.stdout.trim().split('\n').pop());

@@ -56,9 +56,9 @@ describe.skipIf(pgMissing !== undefined)('PostgreSQL team remote', () => {
     expect(before.stderr).toMatch(/^sp-sync: postgres:\/\/.*: not an sp team remote yet.*remote init/m);
     const first = sp('sp-sync', ['remote', 'init', 'team', '--json'], { home: a.home });
     expect(first.status).toBe(0);
-    expect(JSON.parse(first.stdout)).toMatchObject({ from: 0, to: 1, applied: ['001_init'] });
+    expect(JSON.parse(first.stdout)).toMatchObject({ from: 0, to: 2, applied: ['001_init', '002_forwarding'] });
     const again = sp('sp-sync', ['remote', 'init', 'team', '--json'], { home: a.home });
-    expect(JSON.parse(again.stdout)).toMatchObject({ from: 1, to: 1, applied: [] });
+    expect(JSON.parse(again.stdout)).toMatchObject({ from: 2, to: 2, applied: [] });
     // The remotes file is private and names the server.
     expect(statSync(join(a.dir, 'remotes.json')).mode & 0o777).toBe(0o600);
   });

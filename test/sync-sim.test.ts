@@ -1,10 +1,13 @@
 // A seeded simulation of sync (docs/design.md "Sync and convergence"): 3–5 SP_HOMEs share one
-// remote (a kind from REMOTES: git, folder; another kind is one more factory) and
-// run a random schedule of appends, handoffs, acks, forks, tombstones, pushes and pulls, some pushes
-// and pulls killed with SIGKILL part-way. After a full exchange every machine must hold the same
-// merged events (the bytes `sp-sync log` prints), heads, owners, owner histories and receipts, every
-// stored session and receipt must verify, and no event may be stored twice on the remote.
-// SP_SIM_SCHEDULES sets how many schedules (default 200), SP_SIM_SEED runs one; a failure names its seed.
+// remote (a kind from REMOTES: git, folder, pg) or two at once (git+pg: every machine has both and
+// each push, pull or kill picks one), and run a random schedule of appends, handoffs, acks, forks,
+// tombstones, pushes and pulls, some pushes and pulls killed with SIGKILL part-way. After a full
+// exchange every machine must hold the same merged events (the bytes `sp-sync log` prints), heads,
+// owners, owner histories and receipts, every stored session and receipt must verify, and no event
+// may be stored twice on any remote (on PostgreSQL: the event rows, counted by event key).
+// SP_SIM_SCHEDULES sets how many schedules (default 200), SP_SIM_SEED runs one, SP_SIM_REMOTE=KIND
+// (git, folder, pg, git+pg, forward) one kind; a failure names its seed. forward: two folder
+// remotes that the machines at the ends reach one each, so their events meet only by forwarding.
 import { describe, expect, it, vi } from 'vitest';
 import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -15,14 +18,22 @@ import { addTrusted } from '../lib/store/trust.js';
 import { addRemote, getRemote, pull, push } from '../lib/sync/remote.js';
 import { storedReceipts } from '../lib/store/receipts.js';
 import { random as rng } from '../lib/synthetic.js';
+import { connect, initSchema } from '../lib/sync/pg.js';
+import { pgMissing, usePostgres, type TestPostgres } from './support/pg.js';
 
 vi.setConfig({ testTimeout: 600_000 });
 
 /** A kind of remote: made fresh per schedule; `files` lists what it stores (for the stored-once check). */
 export interface RemoteFactory {
   kind: string;
-  create(dir: string): { url: string; dirKind: boolean; files(): Map<string, string> };
+  create(dir: string): Promise<{ url: string; dirKind: boolean; files(): Promise<Map<string, string>> }>;
 }
+
+// One throwaway PostgreSQL server for the file; each pg schedule gets a fresh database of its own.
+let server: TestPostgres | undefined;
+let pgUrl: string | undefined;
+const PG_TABLES = 'sp.events, sp.files, sp.sessions, sp.artifacts, sp.machines';
+usePostgres((db) => (server = db));
 
 function walk(root: string, under = ''): Map<string, string> {
   const out = new Map<string, string>();
@@ -38,13 +49,13 @@ function walk(root: string, under = ''): Map<string, string> {
 export const REMOTES: RemoteFactory[] = [
   {
     kind: 'git',
-    create(dir) {
+    async create(dir) {
       const url = join(dir, 'remote.git');
       execFileSync('git', ['init', '-q', '--bare', url]);
       return {
         url,
         dirKind: false,
-        files() {
+        async files() {
           const out = join(dir, 'export');
           rmSync(out, { recursive: true, force: true });
           mkdirSync(out);
@@ -57,10 +68,53 @@ export const REMOTES: RemoteFactory[] = [
   },
   {
     kind: 'folder',
-    create(dir) {
+    async create(dir) {
       const url = join(dir, 'remote-dir');
       mkdirSync(url); // a shared folder exists before anyone pulls from it
-      return { url, dirKind: true, files: () => walk(url) };
+      return { url, dirKind: true, files: async () => walk(url) };
+    },
+  },
+  {
+    kind: 'pg',
+    async create() {
+      if (!server) throw new Error(`no PostgreSQL for the pg schedules: ${pgMissing ?? 'the server did not start'}`);
+      // One database for the run, emptied per schedule (a fresh database and schema cost ~1.5 s each).
+      if (!pgUrl) {
+        pgUrl = await server.another();
+        const client = await connect(pgUrl);
+        try {
+          await initSchema(client);
+        } finally {
+          await client.end();
+        }
+      }
+      const url = pgUrl;
+      const client = await connect(url);
+      try {
+        await client.query(`TRUNCATE ${PG_TABLES} CASCADE`);
+      } finally {
+        await client.end();
+      }
+      return {
+        url,
+        dirKind: false,
+        // The event rows as the segment files they stand for (the stored-once check reads them the
+        // same way as a folder's), every row once: a row stored twice would show as a repeated key.
+        async files() {
+          const client = await connect(url);
+          try {
+            const rows = (await client.query('SELECT machine, session_id, seq, line FROM sp.events ORDER BY machine, session_id, seq')).rows as Array<{ machine: string; session_id: string; seq: number; line: string }>;
+            const out = new Map<string, string>();
+            for (const r of rows) {
+              const path = `machines/${r.machine}/sessions/${r.session_id}/${String(r.seq - (r.seq % 512)).padStart(12, '0')}.jsonl`;
+              out.set(path, (out.get(path) ?? '') + r.line + '\n');
+            }
+            return out;
+          } finally {
+            await client.end();
+          }
+        },
+      };
     },
   },
 ];
@@ -90,6 +144,8 @@ interface Machine {
   name: string;
   home: string;
   dir: string;
+  /** The remotes this machine has (every one, except at the ends of a forwarding schedule). */
+  remotes: string[];
   store?: Store;
 }
 
@@ -106,9 +162,9 @@ function close(m: Machine): void {
 }
 
 /** Runs `sp-sync push|pull` as a child and kills it with SIGKILL after `delay` ms (or lets it finish). */
-function killedSync(m: Machine, op: 'push' | 'pull', delay: number): Promise<void> {
+function killedSync(m: Machine, op: 'push' | 'pull', remote: string, delay: number): Promise<void> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [bin('sp-sync'), op, '-q', ...(op === 'push' ? ['--allow-unredacted'] : [])], { env: { ...process.env, SP_HOME: m.home, SP_PROGRESS: '0' }, stdio: 'ignore' });
+    const child = spawn(process.execPath, [bin('sp-sync'), op, remote, '-q', ...(op === 'push' ? ['--allow-unredacted'] : [])], { env: { ...process.env, SP_HOME: m.home, SP_PROGRESS: '0' }, stdio: 'ignore' });
     const timer = setTimeout(() => child.kill('SIGKILL'), delay);
     child.on('exit', () => {
       clearTimeout(timer);
@@ -117,28 +173,49 @@ function killedSync(m: Machine, op: 'push' | 'pull', delay: number): Promise<voi
   });
 }
 
-async function runSchedule(seed: number, factory: RemoteFactory): Promise<void> {
+/** The remotes' names in every machine: the first is origin (a one-remote schedule is as before). */
+const remoteName = (i: number) => (i === 0 ? 'origin' : `r${i}`);
+
+/**
+ * forward: two folder remotes, the first machine on the first only, the last on the second only,
+ * the others on both: what the end machines write reaches each other only by forwarding.
+ */
+async function runSchedule(seed: number, factories: RemoteFactory[], forwarding = false): Promise<void> {
   const random = rng(seed);
   const pick = <T>(list: T[]): T => list[Math.floor(random() * list.length)];
   const work = simDir(`sp-sim-${seed}-`);
-  const remote = factory.create(work);
+  const remotes = [];
+  for (const [i, f] of factories.entries()) {
+    mkdirSync(join(work, `remote${i}`));
+    remotes.push(await f.create(join(work, `remote${i}`)));
+  }
+  const names = remotes.map((_, i) => remoteName(i));
+  // With several remotes each push, pull or kill picks one of the machine's (no draw at all with
+  // one: the single-remote schedules stay what their seeds always gave).
+  const reach = (i: number, total: number): string[] => (!forwarding ? names : i === 0 ? [names[0]] : i === total - 1 ? [names[1]] : names);
+  const pickRemote = (m: Machine) => (m.remotes.length === 1 ? m.remotes[0] : pick(m.remotes));
+  const onPg = factories.some((f) => f.kind === 'pg');
   const count = 3 + Math.floor(random() * 3);
   const machines: Machine[] = [];
   for (let i = 0; i < count; i++) {
     const home = join(work, `home${i}`);
     // Key pairs made once per run and copied in (key generation is not what is tested here).
     cpSync(join(keyHomes(), `k${i}`, 'keys'), join(home, 'keys'), { recursive: true });
-    machines.push({ name: `m${i}`, home, dir: join(home, 'store') });
+    machines.push({ name: `m${i}`, home, dir: join(home, 'store'), remotes: [] });
   }
   for (const m of machines) for (const other of machines) if (m !== other) addTrusted(m.home, ensureKeys(other.home).publicRaw, other.name);
-  for (const m of machines) addRemote(open(m), 'origin', remote.url, remote.dirKind);
+  for (const [mi, m] of machines.entries()) {
+    m.remotes = reach(mi, machines.length);
+    for (const [i, r] of remotes.entries()) if (m.remotes.includes(names[i])) addRemote(open(m), names[i], r.url, r.dirKind);
+  }
   let clock = 1_800_000_000;
   let counter = 0;
   const message = (session: string, agent: string): SpEvent =>
     ({ session, seq: 0, ts: (clock += 1), agent, actor: 'user', type: 'message.user', payload: { content: [{ type: 'text', text: `step ${seed}.${counter++}` }] } }) as unknown as SpEvent;
   const first = `sess_sim${seed}`;
   open(machines[0]).append(first, [message(first, 'claude'), message(first, 'claude')]);
-  const killAt = random() < 0.1 ? Math.floor(random() * 6) : -1;
+  // Kills are rarer on the cheap folder remote; a PostgreSQL schedule has one every other time.
+  const killAt = random() < (onPg ? 0.5 : 0.1) ? Math.floor(random() * 6) : -1;
   const steps = 4 + Math.floor(random() * 5);
   for (let step = 0; step < steps; step++) {
     const m = pick(machines);
@@ -147,11 +224,12 @@ async function runSchedule(seed: number, factory: RemoteFactory): Promise<void> 
     const roll = random();
     if (step === killAt) {
       close(m);
-      await killedSync(m, random() < 0.5 ? 'push' : 'pull', 50 + Math.floor(random() * 400));
+      const op = random() < 0.5 ? 'push' : 'pull';
+      await killedSync(m, op, pickRemote(m), 50 + Math.floor(random() * 400));
     } else if (roll < 0.25 || held.length === 0) {
-      await push(store, getRemote(store));
+      await push(store, getRemote(store, pickRemote(m)));
     } else if (roll < 0.5) {
-      await pull(store, getRemote(store));
+      await pull(store, getRemote(store, pickRemote(m)));
     } else {
       const id = pick(held);
       const s = store.session(id)!;
@@ -166,9 +244,13 @@ async function runSchedule(seed: number, factory: RemoteFactory): Promise<void> 
       else store.remove(id, 'sim');
     }
   }
-  // The full exchange: everyone pushes, then everyone pulls (a pull writes no events of its own).
-  for (const m of machines) await push(open(m), getRemote(open(m)));
-  for (const m of machines) await pull(open(m), getRemote(open(m)));
+  // The full exchange: everyone pushes to each of its remotes, then everyone pulls from each (a
+  // pull writes no events of its own); with forwarding a second round carries what the machines
+  // in the middle pulled in the first to the other remote, and the ends pull it.
+  for (let round = 0; round < (forwarding ? 2 : 1); round++) {
+    for (const name of names) for (const m of machines) if (m.remotes.includes(name)) await push(open(m), getRemote(open(m), name));
+    for (const name of names) for (const m of machines) if (m.remotes.includes(name)) await pull(open(m), getRemote(open(m), name));
+  }
 
   const ids = new Set<string>();
   for (const m of machines) for (const s of open(m).sessions({ all: true })) ids.add(s.id);
@@ -205,17 +287,19 @@ async function runSchedule(seed: number, factory: RemoteFactory): Promise<void> 
       expect(checked.ok, `${m.name}: ${checked.problems.join('; ')}`).toBe(true);
     }
   }
-  // Stored once: no event key twice in the published chains of a session on the remote.
-  const perSession = new Map<string, Set<string>>();
-  for (const [path, text] of remote.files()) {
-    const match = /^machines\/[^/]+\/sessions\/([^/]+)\/\d{12}\.jsonl$/.exec(path);
-    if (!match) continue;
-    const keys = perSession.get(match[1]) ?? new Set<string>();
-    perSession.set(match[1], keys);
-    for (const line of text.split('\n').filter(Boolean)) {
-      const key = eventKey(JSON.parse(line) as SpEvent);
-      expect(keys.has(key), `event ${key} of ${match[1]} stored twice on the ${factory.kind} remote`).toBe(false);
-      keys.add(key);
+  // Stored once: no event key twice in the published chains of a session on each remote.
+  for (const [i, remote] of remotes.entries()) {
+    const perSession = new Map<string, Set<string>>();
+    for (const [path, text] of await remote.files()) {
+      const match = /^machines\/[^/]+\/sessions\/([^/]+)\/\d{12}\.jsonl$/.exec(path);
+      if (!match) continue;
+      const keys = perSession.get(match[1]) ?? new Set<string>();
+      perSession.set(match[1], keys);
+      for (const line of text.split('\n').filter(Boolean)) {
+        const key = eventKey(JSON.parse(line) as SpEvent);
+        expect(keys.has(key), `event ${key} of ${match[1]} stored twice on the ${factories[i].kind} remote`).toBe(false);
+        keys.add(key);
+      }
     }
   }
   rmSync(work, { recursive: true, force: true });
@@ -226,18 +310,34 @@ describe('sync simulation', () => {
     const only = process.env.SP_SIM_SEED;
     const total = Number(process.env.SP_SIM_SCHEDULES) || 200;
     const seeds = only !== undefined ? [Number(only)] : Array.from({ length: total }, (_, i) => i + 1);
-    // A git push or pull runs about ten git processes: git takes every GIT_EVERY-th schedule (and
-    // every one with SP_SIM_GIT_EVERY=1), the folder remote the others; SP_SIM_REMOTE=KIND takes one kind.
-    const gitEvery = Number(process.env.SP_SIM_GIT_EVERY) || 40;
-    const kind = (seed: number) => process.env.SP_SIM_REMOTE ?? (seed % gitEvery === 0 ? 'git' : 'folder');
+    // A git push or pull runs about ten git processes and a pg one a few round trips: git takes
+    // every GIT_EVERY-th schedule, pg every PG_EVERY-th, both at once (git+pg) every MIXED_EVERY-th
+    // (SP_SIM_GIT_EVERY=1 … makes it every one), forwarding across two folders every
+    // FORWARD_EVERY-th, the folder remote the others; SP_SIM_REMOTE=KIND (git, folder, pg, git+pg,
+    // forward) takes one kind.
+    const every = (name: string, fallback: number) => Number(process.env[name]) || fallback;
+    const kind = (seed: number) =>
+      process.env.SP_SIM_REMOTE ??
+      (seed % every('SP_SIM_GIT_EVERY', 40) === 0 ? 'git' : seed % every('SP_SIM_FORWARD_EVERY', 40) === 30 % every('SP_SIM_FORWARD_EVERY', 40) ? 'forward' : seed % every('SP_SIM_MIXED_EVERY', 50) === 25 % every('SP_SIM_MIXED_EVERY', 50) ? 'git+pg' : seed % every('SP_SIM_PG_EVERY', 40) === 10 % every('SP_SIM_PG_EVERY', 40) ? 'pg' : 'folder');
+    const counts: Record<string, number> = {};
     for (const seed of seeds) {
-      const factory = REMOTES.find((r) => r.kind === kind(seed));
-      if (!factory) throw new Error(`no remote kind ${kind(seed)} (have ${REMOTES.map((r) => r.kind).join(', ')})`);
+      const forwarding = kind(seed) === 'forward';
+      const factories = (forwarding ? 'folder+folder' : kind(seed))
+        .split('+')
+        .map((k) => {
+          const found = REMOTES.find((r) => r.kind === k);
+          if (!found) throw new Error(`no remote kind ${k} (have ${REMOTES.map((r) => r.kind).join(', ')})`);
+          return found;
+        });
+      // Without PostgreSQL binaries (locally only: CI fails in test/support/pg.ts) its schedules are left out.
+      if (pgMissing && factories.some((f) => f.kind === 'pg')) continue;
       try {
-        await runSchedule(seed, factory);
+        await runSchedule(seed, factories, forwarding);
       } catch (err) {
-        throw new Error(`schedule seed ${seed} (${factory.kind} remote) failed; rerun with SP_SIM_SEED=${seed}: ${(err as Error).message}`);
+        throw new Error(`schedule seed ${seed} (${kind(seed)} remote) failed; rerun with SP_SIM_SEED=${seed} SP_SIM_REMOTE=${kind(seed)}: ${(err as Error).message}`);
       }
+      counts[kind(seed)] = (counts[kind(seed)] ?? 0) + 1;
     }
+    process.stderr.write(`sync simulation: ${Object.entries(counts).map(([k, n]) => `${n} on ${k}`).join(', ')}\n`);
   });
 });

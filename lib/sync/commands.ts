@@ -360,7 +360,7 @@ export async function syncCommand(args: CommonArgs & { name?: string; allowUnred
     const report = await (direction === 'push' ? r.push : r.pull)(store, remote, { onProgress: (n, s) => progress.tick(n, s), skip, classify });
     progress.done();
     if (args.json) process.stdout.write(JSON.stringify({ ...report, ms: Date.now() - started }) + '\n');
-    else if (!args.quiet) warn(remote.name, `${direction === 'push' ? 'pushed' : 'pulled'} ${report.events} event${report.events === 1 ? '' : 's'} in ${report.sessions} session${report.sessions === 1 ? '' : 's'}${report.artifacts > 0 ? `, ${report.artifacts} artifact${report.artifacts === 1 ? '' : 's'}` : ''}${report.commit ? ` (at ${report.commit.slice(0, 12)})` : ''}`);
+    else if (!args.quiet) warn(remote.name, `${direction === 'push' ? 'pushed' : 'pulled'} ${report.events} event${report.events === 1 ? '' : 's'} in ${report.sessions} session${report.sessions === 1 ? '' : 's'}${report.artifacts > 0 ? `, ${report.artifacts} artifact${report.artifacts === 1 ? '' : 's'}` : ''}${report.forwarded?.folders ? `, forwarded ${report.forwarded.events} events of other machines (${report.forwarded.folders} signed folder${report.forwarded.folders === 1 ? '' : 's'}, unchanged)` : ''}${report.commit ? ` (at ${report.commit.slice(0, 12)})` : ''}`);
     // Refusals are printed even with -q: something was not taken.
     return reportRefusals(remote.name, report) > 0 ? EXIT_CHECK_FAILED : EXIT_OK;
   } finally {

@@ -218,6 +218,9 @@ export interface UploadReport {
   events: number;
   files: number;
   artifacts: number;
+  /** Other machines' folders forwarded (lib/sync/forward.ts) and the event rows they added. */
+  forwardedFolders: number;
+  forwardedEvents: number;
 }
 
 /** One push or pull's connection and working folder. */
@@ -374,16 +377,18 @@ export class PgWork {
    * event lines after the server's last seq, changed files, new blobs. Routing fields come from
    * the store's session summaries (plaintext on an encrypted remote too).
    */
-  async upload(store: Store): Promise<UploadReport> {
+  async upload(store: Store, forwarded: ReadonlyArray<{ machine: string; session: string }> = []): Promise<UploadReport> {
     const me = this.machine;
     const ownDir = join(this.dir, 'machines', me);
     const listed = filesBelow(ownDir);
     if (listed.irregular.length > 0) throw new UserError(`machines/${me}/${listed.irregular[0]}: not a plain file; nothing pushed`, this.dir);
-    const report: UploadReport = { events: 0, files: 0, artifacts: 0 };
+    const report: UploadReport = { events: 0, files: 0, artifacts: 0, forwardedFolders: 0, forwardedEvents: 0 };
     await this.query('BEGIN');
     try {
       const signer = store.signer();
       await this.query('INSERT INTO sp.machines (machine, key_id, public_key) VALUES ($1, $2, $3) ON CONFLICT (machine) DO NOTHING', [me, signer.keyId, signer.publicRaw.toString('base64')]);
+      // First seen through a forwarder (unclaimed): the machine's own first push claims it.
+      await this.query("UPDATE sp.machines SET owner = current_user, key_id = $2, public_key = $3 WHERE machine = $1 AND owner = 'sp_forward'", [me, signer.keyId, signer.publicRaw.toString('base64')]);
       const claim = await this.query<{ owner: string; me: string }>('SELECT owner, current_user AS me FROM sp.machines WHERE machine = $1', [me]);
       if (claim.length === 0 || claim[0].owner !== claim[0].me) {
         throw new UserError(`machine id ${me} is pushed by another role (${claim[0]?.owner ?? 'unknown'}) on this server; nothing pushed`, this.where);
@@ -427,12 +432,71 @@ export class PgWork {
         );
         report.files += 1;
       }
+      for (const f of forwarded) {
+        const added = await this.uploadForwarded(store, f.machine, f.session);
+        if (added === undefined) continue;
+        report.forwardedFolders += 1;
+        report.forwardedEvents += added;
+      }
       report.artifacts = await this.uploadArtifacts();
       await this.query('COMMIT');
       return report;
     } catch (err) {
       await this.client.query('ROLLBACK').catch(() => {});
       throw err;
+    }
+  }
+
+  /**
+   * Sends one forwarded folder (another machine's signed folder, unchanged) inside upload's
+   * transaction: its event rows the server lacks (stored once by key), a session row only when
+   * none exists (a forwarder never edits another machine's routing fields), and its manifest and
+   * sealed files, unless the server already holds more events of it (never rewound). A role not
+   * allowed to forward (not in sp_forward) or any other refusal leaves that folder out (undefined)
+   * and the rest of the push goes on.
+   */
+  private async uploadForwarded(store: Store, machine: string, id: string): Promise<number | undefined> {
+    if (!MACHINE_PATTERN.test(machine) || !SESSION_ID_PATTERN.test(id) || machine === this.machine) return undefined;
+    const dir = join(this.dir, 'machines', machine, 'sessions', id);
+    const listed = filesBelow(dir);
+    if (listed.irregular.length > 0) return undefined;
+    await this.client.query('SAVEPOINT sp_forward');
+    try {
+      await this.query("INSERT INTO sp.machines (machine, owner) VALUES ($1, 'sp_forward') ON CONFLICT (machine) DO NOTHING", [machine]);
+      const summary = store.session(id);
+      const existing = await this.query<{ project: string }>('SELECT project FROM sp.sessions WHERE machine = $1 AND session_id = $2', [machine, id]);
+      const project = existing[0]?.project ?? projectOf(summary?.cwd);
+      const names = listed.files;
+      const sealed = !names.some((n) => SEGMENT_FILE.test(n)) && names.some((n) => n.endsWith('.age'));
+      const local = sealed ? { count: 0, lastChecksum: undefined } : folderSession(dir);
+      await this.query(
+        `INSERT INTO sp.sessions (machine, session_id, project, agent, first_ts, last_ts, event_count, deleted, sealed) VALUES ($1, $2, $3, $4, $5, $6, $7, false, $8)
+         ON CONFLICT (machine, session_id) DO NOTHING`,
+        [machine, id, project, summary?.agent ?? null, summary?.first_ts ?? null, summary?.last_ts ?? null, local.count, sealed],
+      );
+      const before = Number((await this.query<{ n: number }>('SELECT coalesce(max(seq) + 1, 0) AS n FROM sp.events WHERE machine = $1 AND session_id = $2', [machine, id]))[0].n);
+      if (!sealed && before > local.count) throw new UserError('the server holds more events of it (never rewound)', this.where);
+      const added = sealed ? 0 : await this.uploadEvents(dir, machine, id, project, before, local.count);
+      for (const name of names) {
+        if (SEGMENT_FILE.test(name)) continue;
+        const rel = `sessions/${id}/${name}`;
+        if (!safeRelative(rel)) continue;
+        const bytes = readFileSync(join(dir, name));
+        const hash = sha256(bytes);
+        const have = await this.query<{ sha256: string }>('SELECT sha256 FROM sp.files WHERE machine = $1 AND path = $2', [machine, rel]);
+        if (have[0]?.sha256 === hash) continue;
+        await this.query(
+          `INSERT INTO sp.files (machine, path, session_id, project, bytes, sha256) VALUES ($1, $2, $3, $4, $5, $6)
+           ON CONFLICT (machine, path) DO UPDATE SET bytes = EXCLUDED.bytes, sha256 = EXCLUDED.sha256, pushed_by = current_user, updated_at = now()`,
+          [machine, rel, id, project, bytes, hash],
+        );
+      }
+      await this.client.query('RELEASE SAVEPOINT sp_forward');
+      return added;
+    } catch {
+      await this.client.query('ROLLBACK TO SAVEPOINT sp_forward');
+      await this.client.query('RELEASE SAVEPOINT sp_forward');
+      return undefined;
     }
   }
 

@@ -78,6 +78,7 @@ import { openSealedTree, type RemoteTree, type TreeSegment } from './sealed.js';
 import { ownChain, type SeenMark } from '../store/converge.js';
 import { importReceipts, receiptsIssuedBy, sameReceipts } from '../store/receipts.js';
 import { refreshConverged } from '../store/handoff.js';
+import { forwardTree, markSealedSource } from './forward.js';
 
 const run = promisify(execFile);
 
@@ -111,6 +112,8 @@ export interface SyncReport {
   refused: Refusal[];
   /** clone --trust-all: the signers trusted on the way. */
   trusted?: TrustedSigner[];
+  /** push: other machines' signed folders forwarded unchanged (lib/sync/forward.ts), and their new events. */
+  forwarded?: { folders: number; events: number };
 }
 
 /** A part of a remote that pull did not take. */
@@ -132,6 +135,8 @@ export interface SyncOptions {
   skip?: ReadonlySet<string>;
   /** pull: how pulled events are recorded in the manifest (redacted, or holding secrets these rules find). */
   classify?: (events: SpEvent[]) => RedactionRecord;
+  /** pull (set by pull itself): the remote is encrypted, so what is mirrored from it is never forwarded in plaintext. */
+  sealedSource?: boolean;
 }
 
 // ---- configuration ------------------------------------------------------------------------------
@@ -601,6 +606,7 @@ async function pullTree(store: Store, root: string, remoteName: string, options:
           if (mirroredManifestHash(store.dir, machine, id) !== read.manifestHash && mirroredOrigins(store.dir, id).includes(machine)) {
             bindings.bind(machine, read.keyId);
             writeMirror(store.dir, machine, id, read);
+            if (options.sealedSource) markSealedSource(store.dir, machine, id);
             recordOriginManifest(store, id, machine, read.keyId, read.manifestHash);
             touched.add(id);
           }
@@ -610,6 +616,7 @@ async function pullTree(store: Store, root: string, remoteName: string, options:
         const uri = typeof read.manifest.session_uri === 'string' && read.manifest.session_uri.startsWith('session://') ? read.manifest.session_uri : undefined;
         // The signed copy first: what is stored from an origin is always covered by its mirror.
         writeMirror(store.dir, machine, id, read);
+        if (options.sealedSource) markSealedSource(store.dir, machine, id);
         let added = 0;
         for (let i = 0; i < read.events.length; i += 1000) {
           const batch = read.events.slice(i, i + 1000);
@@ -672,11 +679,14 @@ export async function push(store: Store, remote: RemoteConfig, options: SyncOpti
     const work = await PgWork.open(store, remote);
     try {
       await work.checkoutOwn();
+      // The other machines' folders as the server holds them, so forwarding adds only what it lacks.
+      await work.checkoutOthers();
       const r = await pushTree(store, work.dir, remote.name, options, tree);
+      const forwarded = await forwardTree(store, work.dir, tree, { skip: options.skip, encrypted: isEncrypted(remote) });
       await tree.pushArtifacts(store, work.dir);
       // One transaction: what the server lacks of the own folder (a push interrupted before it is resent).
-      const sent = await work.upload(store);
-      return { remote: remote.name, sessions: r.sessions, events: sent.events, artifacts: sent.artifacts, refused: [] };
+      const sent = await work.upload(store, forwarded.folders);
+      return { remote: remote.name, sessions: r.sessions, events: sent.events, artifacts: sent.artifacts, refused: [], forwarded: { folders: sent.forwardedFolders, events: sent.forwardedEvents } };
     } finally {
       await work.close();
     }
@@ -685,21 +695,25 @@ export async function push(store: Store, remote: RemoteConfig, options: SyncOpti
     checkWritableTree(remote.url, store.machine);
     mkdirSync(remote.url, { recursive: true });
     const r = await pushTree(store, remote.url, remote.name, options, tree);
-    return { remote: remote.name, ...r, artifacts: await tree.pushArtifacts(store, remote.url), refused: [] };
+    const forwarded = await forwardTree(store, remote.url, tree, { skip: options.skip, encrypted: isEncrypted(remote) });
+    return { remote: remote.name, ...r, artifacts: await tree.pushArtifacts(store, remote.url), refused: [], forwarded: forwardedCounts(forwarded) };
   }
   const git = await openClone(store, remote);
   for (let attempt = 0; ; attempt++) {
     const head = await fetchChecked(store, remote, git);
     await resetTo(git, head);
-    const r = { ...(await pushTree(store, git.dir, remote.name, options, tree)), artifacts: await tree.pushArtifacts(store, git.dir), refused: [] };
-    if (r.events === 0 && r.artifacts === 0 && (await git.run(['status', '--porcelain'])).stdout.trim() === '') {
+    const own = await pushTree(store, git.dir, remote.name, options, tree);
+    const forwarded = forwardedCounts(await forwardTree(store, git.dir, tree, { skip: options.skip, encrypted: isEncrypted(remote) }));
+    const r = { ...own, artifacts: await tree.pushArtifacts(store, git.dir), refused: [], forwarded };
+    if (r.events === 0 && r.artifacts === 0 && forwarded.folders === 0 && (await git.run(['status', '--porcelain'])).stdout.trim() === '') {
       if (head) writeState(store, remote, { seen: head });
       return { remote: remote.name, ...r, commit: head };
     }
-    const paths = [join('machines', store.machine)];
+    // Forwarded folders are other machines' paths: committed too (their bytes are the origins').
+    const paths = [forwarded.folders > 0 ? 'machines' : join('machines', store.machine)];
     if (r.artifacts > 0) paths.push('artifacts');
     await git.run(['add', '-A', ...paths]);
-    await git.run(['commit', '-q', '-m', `sp-sync push from ${store.machine}: ${r.events} events in ${r.sessions} sessions, ${r.artifacts} artifacts`]);
+    await git.run(['commit', '-q', '-m', `sp-sync push from ${store.machine}: ${r.events} events in ${r.sessions} sessions, ${r.artifacts} artifacts${forwarded.folders ? `, forwarded ${forwarded.events} events in ${forwarded.folders} folders of other machines` : ''}`]);
     const pushed = await git.run(['push', '-q', 'origin', `HEAD:refs/heads/${BRANCH}`], { allowFail: true });
     if (pushed.ok) {
       await pointHeadAtBranch(remote.url);
@@ -713,6 +727,10 @@ export async function push(store: Store, remote: RemoteConfig, options: SyncOpti
       throw new UserError(`git push failed: ${pushed.stderr.trim().split('\n').slice(-2).join(' / ')}`, remote.url);
     }
   }
+}
+
+function forwardedCounts(report: { folders: Array<{ events: number }> }): { folders: number; events: number } {
+  return { folders: report.folders.length, events: report.folders.reduce((n, f) => n + f.events, 0) };
 }
 
 /**
@@ -776,7 +794,7 @@ export async function pull(store: Store, remote: RemoteConfig, options: SyncOpti
     root = git.dir;
   }
   const trustedNow = options.trustAll ? await trustEverySigner(store, root, tree) : [];
-  const r = { ...(await pullTree(store, root, remote.name, options, refused, tree)), artifacts: await tree.pullArtifacts(root, store, refused) };
+  const r = { ...(await pullTree(store, root, remote.name, { ...options, sealedSource: isEncrypted(remote) }, refused, tree)), artifacts: await tree.pullArtifacts(root, store, refused) };
   if (commit) writeState(store, remote, { seen: commit });
   return { remote: remote.name, ...r, refused, trusted: trustedNow, ...(commit ? { commit } : {}) };
 }
