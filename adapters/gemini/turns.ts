@@ -6,7 +6,7 @@
 // an unanswered call gets a stub result, a result without its call is rendered as user text, and
 // every change goes to the loss ledger (DESIGN §3).
 import { artifactNote, readArtifactForWriter } from '../../lib/artifacts.js';
-import { splitBranches } from '../../lib/relay/branches.js';
+import { splitBranches } from '../../lib/write/branches.js';
 import type { SpEvent } from '../../lib/event.js';
 import { isObject, str, type Json } from '../../lib/json.js';
 import { isDerived, payloadOf, type LossLedger } from '../../lib/writer.js';
@@ -53,7 +53,7 @@ export interface PlanOptions {
 }
 
 /**
- * The events on the path to the active leaf (lib/relay/branches.ts: results belong to their call,
+ * The events on the path to the active leaf (lib/write/branches.ts: results belong to their call,
  * so parallel calls are no branches; a compaction cut continues the line). Both clients resume one
  * linear history, so what other branches hold is reported, not written.
  */
