@@ -7,6 +7,7 @@
 // every change goes to the loss ledger (DESIGN §3).
 import { artifactNote, readArtifactForWriter } from '../../lib/artifacts.js';
 import { splitBranches } from '../../lib/write/branches.js';
+import { LOSS } from '../../lib/write/plan.js';
 import type { SpEvent } from '../../lib/event.js';
 import { isObject, str, type Json } from '../../lib/json.js';
 import { isDerived, payloadOf, type LossLedger } from '../../lib/writer.js';
@@ -61,7 +62,7 @@ export function activePath(events: SpEvent[], ledger: LossLedger): SpEvent[] {
   if (!events.some((e) => typeof e.parent_seq === 'number')) return events;
   const { active, offActive } = splitBranches(events);
   const dropped = offActive.filter((e) => e.type !== 'meta').length;
-  if (dropped > 0) ledger.add({ action: 'dropped', code: 'branch', reason: `${dropped} event(s) on branches off the active path: not written (the clients resume one linear history)` });
+  if (dropped > 0) ledger.add({ action: 'dropped', code: LOSS.otherBranch, reason: `${dropped} event(s) on branches off the active path: not written (the clients resume one linear history)` });
   return active.events;
 }
 
