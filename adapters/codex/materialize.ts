@@ -22,6 +22,7 @@ import { toIso, type SpEvent } from '../../lib/event.js';
 import { isObject, str, type Json } from '../../lib/json.js';
 import { CallPairing, ToolIds, reportOrphan, reportStub, type Pairing, type PlanReport, type ToolIdSpelling } from '../../lib/write/plan.js';
 import { SessionSpool } from '../../lib/write/spool.js';
+import { activeBranch } from '../../lib/write/branches.js';
 import { LossLedger, RawLineCheck, ensureUnder, isDerived, nativeIdOf, payloadOf, resumeFields, sameNativeId, uuidv7, type WriterResult } from '../../lib/writer.js';
 import { AGENT, HOME_ENV, NATIVE_ID, builtInHome, defaultHome, parseRolloutName, rolloutRelPath, sessionsDir } from './paths.js';
 import { isImageWrapper } from './rollout.js';
@@ -87,10 +88,12 @@ interface SessionIndex {
   raw: RawLineCheck;
   /** False once an event that is not a line of the rollout would be lost by writing the raw lines. */
   onlyLines: boolean;
+  /** Whether an event names its parent (the session may have branches). */
+  tree: boolean;
 }
 
 function newIndex(): SessionIndex {
-  return { count: 0, pairing: new CallPairing(), raw: new RawLineCheck(), onlyLines: true };
+  return { count: 0, pairing: new CallPairing(), raw: new RawLineCheck(), onlyLines: true, tree: false };
 }
 
 function textOf(content: unknown): string {
@@ -105,6 +108,7 @@ function textOf(content: unknown): string {
 function indexEvent(index: SessionIndex, event: SpEvent): void {
   index.count += 1;
   index.pairing.add(event);
+  if (typeof event.parent_seq === 'number') index.tree = true;
   const p = payloadOf(event);
   index.raw.add(event);
   // Derived events are made again from their call; session.start is the session_meta line, or made
@@ -599,6 +603,22 @@ export async function materializeCodex(events: AsyncIterable<SpEvent>, options: 
   }
 }
 
+/**
+ * The events to write: all of them, or with `--branch active` the active branch (lib/write/branches.ts;
+ * the rest reported other-branch), with the call pairing over what is written. A session without a
+ * tree (no parent_seq) is one branch: nothing to choose, nothing held.
+ */
+async function chosenBranch(spool: Spool, session: string, index: SessionIndex, options: CodexMaterializeOptions, ledger: LossLedger): Promise<{ pairing: Pairing; keep?: (event: SpEvent) => boolean }> {
+  if (options.branch !== 'active' || !index.tree) return { pairing: index.pairing.done() };
+  const events: SpEvent[] = [];
+  for await (const event of spool.events.events(session)) events.push(event);
+  const kept = new Set(activeBranch(events, (action, code, reason, event) => ledger.report(action, code, reason, event)));
+  const pairing = new CallPairing();
+  for (const event of events) if (kept.has(event)) pairing.add(event);
+  const seqs = new Set([...kept].map((event) => event.seq));
+  return { pairing: pairing.done(), keep: (event) => seqs.has(event.seq) };
+}
+
 async function write(spool: Spool, options: CodexMaterializeOptions): Promise<CodexMaterializeResult> {
   const session = spool.events.picker.pick(options.session);
   const index = spool.sessions.get(session)!;
@@ -720,8 +740,9 @@ async function write(spool: Spool, options: CodexMaterializeOptions): Promise<Co
       }
       const metaTime = String(meta.timestamp);
       emit(JSON.stringify({ timestamp: metaTime, type: 'session_meta', payload: meta }));
-      const writer = new RolloutWriter(index.pairing.done(), { cwdFrom: str(sp.cwd), cwdTo: cwd, safety, sameId: Boolean(options.sameId), artifactsDir: options.artifactsDir, ledger, write: emit });
-      for await (const event of spool.events.events(session)) writer.write(event);
+      const { pairing, keep } = await chosenBranch(spool, session, index, options, ledger);
+      const writer = new RolloutWriter(pairing, { cwdFrom: str(sp.cwd), cwdTo: cwd, safety, sameId: Boolean(options.sameId), artifactsDir: options.artifactsDir, ledger, write: emit });
+      for await (const event of spool.events.events(session, keep)) writer.write(event);
       records = writer.records + 1;
       userEvents = writer.userEvents;
       if (writer.items === 0) throw new UserError('nothing to write: the session has no messages or tool calls');
