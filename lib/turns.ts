@@ -1,12 +1,14 @@
 // Canonical events → conversation turns, for writers whose targets store a linear chat (Copilot's
 // events.jsonl, OpenCode's message/part rows): user turns, assistant turns (text, reasoning and
 // tool calls in order, until a tool result or a user message closes the turn), each call paired
-// with its result from anywhere in the stream. Calls without a result get a stub (the provider
-// APIs refuse an unanswered call), results that answer no call are dropped; both reported. What a
+// with its result from anywhere in the stream (lib/write/plan.ts, the one resume-safety pass). Calls
+// without a result get a stub (the provider APIs refuse an unanswered call), results that answer no
+// call are dropped; both reported. What a
 // turn cannot hold (meta, checkpoints, derived events) goes to the writer's `other` callback.
 import type { SpEvent, ImageBlock } from './event.js';
 import { isObject, str, type Json } from './json.js';
 import { isDerived, payloadOf } from './writer.js';
+import { pairCalls, reportOrphan, reportStub } from './write/plan.js';
 
 export const STUB_RESULT = 'No result was recorded for this tool call (the session ended or moved on before it finished).';
 
@@ -77,44 +79,15 @@ export function contentText(content: unknown, event: SpEvent, report: Report, im
   return out.join('\n');
 }
 
-const CONVERSATIONAL = new Set(['message.user', 'message.assistant', 'message.thinking', 'tool.call', 'tool.result']);
-
-/** `--branch active`: the path from the last conversational event back to the root (parent_seq, else seq - 1), with the results of its calls. */
-export function activeBranch(events: SpEvent[], report: Report): SpEvent[] {
-  const index = new Map(events.map((e, i) => [e.seq, i]));
-  let at = -1;
-  for (let i = events.length - 1; i >= 0; i -= 1) if (CONVERSATIONAL.has(events[i].type) && !isDerived(events[i])) { at = i; break; }
-  const keep = new Set<number>();
-  while (at >= 0 && !keep.has(at)) {
-    keep.add(at);
-    const parent = events[at].parent_seq;
-    if (parent === null) break;
-    at = typeof parent === 'number' ? index.get(parent) ?? -1 : at - 1;
-  }
-  const calls = new Set<string>();
-  for (const i of keep) if (events[i].type === 'tool.call') calls.add(String(payloadOf(events[i]).call_id));
-  return events.filter((e, i) => {
-    if (keep.has(i) || !CONVERSATIONAL.has(e.type) || isDerived(e)) return true;
-    if (e.type === 'tool.result' && calls.has(String(payloadOf(e).call_id))) return true;
-    report('dropped', 'other-branch', 'not on the active branch: not written', e);
-    return false;
-  });
-}
+/** `--branch active`: one implementation for every writer (lib/write/branches.ts). */
+export { activeBranch } from './write/branches.js';
 
 /** The turns of a session's events (see the header). */
 export function buildTurns(events: SpEvent[], report: Report, options: { safety?: boolean } = {}): Turn[] {
   const turns: Turn[] = [];
-  const results = new Map<string, SpEvent[]>();
   let current: AssistantTurn | undefined;
-  for (const event of events) {
-    if (event.type !== 'tool.result') continue;
-    const id = String(payloadOf(event).call_id ?? '');
-    const list = results.get(id) ?? [];
-    list.push(event);
-    results.set(id, list);
-  }
-  const consumed = new Set<SpEvent>();
-  const callIds = new Set(events.filter((e) => e.type === 'tool.call' && !isDerived(e)).map((e) => String(payloadOf(e).call_id ?? '')));
+  // The resume-safety pairing (lib/write/plan.ts): a linear chat stores a call and its result together.
+  const pairing = pairCalls(events, 'anywhere');
   const assistant = (event: SpEvent): AssistantTurn => {
     if (!current) {
       current = { role: 'assistant', events: [], parts: [], ts: typeof event.ts === 'number' ? event.ts : Date.now() / 1000 };
@@ -123,9 +96,9 @@ export function buildTurns(events: SpEvent[], report: Report, options: { safety?
     current.events.push(event);
     return current;
   };
-  for (const event of events) {
+  events.forEach((event, index) => {
     const p = payloadOf(event);
-    if (isDerived(event)) continue;
+    if (isDerived(event)) return;
     switch (event.type) {
       case 'message.user': {
         current = undefined;
@@ -166,19 +139,18 @@ export function buildTurns(events: SpEvent[], report: Report, options: { safety?
         const turn = assistant(event);
         if (str(p.model) && p.model !== '<synthetic>') turn.model ??= p.model as string;
         const callId = String(p.call_id ?? '');
-        const queue = results.get(callId) ?? [];
-        const result = queue.find((r) => !consumed.has(r));
+        const at = pairing.resultOf.get(index);
+        const result = at === undefined ? undefined : events[at];
         let content = STUB_RESULT;
         let isError = true;
         if (result) {
-          consumed.add(result);
           const rp = payloadOf(result);
           content = contentText(rp.content, result, report);
           isError = rp.is_error === true;
         } else if (options.safety === false) {
           break;
         } else {
-          report('stubbed', 'stub-result', `tool call ${callId} (${String(p.name)}) has no result: a stub result is written`, event);
+          reportStub(report, event, 'a stub result is written');
         }
         turn.parts.push({ kind: 'call', call: { call_id: callId, name: String(p.name ?? ''), input: p.input ?? {}, event, result, content, is_error: isError } });
         break;
@@ -186,8 +158,9 @@ export function buildTurns(events: SpEvent[], report: Report, options: { safety?
       case 'tool.result':
         // Paired with its call above; it closes the assistant turn it answers.
         current = undefined;
-        if (!callIds.has(String(p.call_id ?? ''))) {
-          report('dropped', 'orphan-result', `tool result for ${String(p.call_id)} answers no call: not written`, event);
+        {
+          const skipped = pairing.skipped.get(index);
+          if (skipped) reportOrphan(report, event, skipped, 'not written');
         }
         break;
       case 'session.start':
@@ -198,7 +171,7 @@ export function buildTurns(events: SpEvent[], report: Report, options: { safety?
       default:
         turns.push({ role: 'other', event });
     }
-  }
+  });
   return turns;
 }
 

@@ -114,7 +114,7 @@ describe('sp-materialize claude (command)', () => {
     const result = JSON.parse(r.stdout);
     const texts = readTranscript(result.path).filter((l) => l.message).map((l) => (typeof l.message.content === 'string' ? l.message.content : l.message.content[0].text));
     expect(texts).toEqual(['first', 'answer one', 'again']);
-    expect(r.stderr).toMatch(/^sp-materialize: dropped branch: 2× — seq \d+: not on the active branch/m);
+    expect(r.stderr).toMatch(/^sp-materialize: dropped other-branch: 2× — seq \d+: not on the active branch/m);
   });
 
   it('names unknown agents and needs one', () => {

@@ -256,7 +256,7 @@ describe('sp-materialize claude: branches', () => {
     const { result, lines, losses } = await write(b.events, { branch: 'active' });
     ok(lines, result);
     expect(conversationItems(lines)).toEqual(['user:text:u1', 'assistant:text:a1', 'user:text:u3', 'assistant:text:a3']);
-    expect(losses.map((l) => [l.code, l.seq])).toEqual(abandoned.map((e) => ['branch', e.seq]));
+    expect(losses.map((l) => [l.code, l.seq])).toEqual(abandoned.map((e) => ['other-branch', e.seq]));
     expect(result.branches).toBeUndefined();
   });
 });

@@ -222,9 +222,9 @@ describe('codex writer: the resume-safety pass', () => {
     expect(items.some((i) => i.type === 'reasoning')).toBe(false);
     expect(JSON.parse(items[2].arguments)).toEqual({ command: 'npm test' });
     const codes = losses.map((l) => `${l.action} ${l.code}`).sort();
-    expect(codes).toEqual(['dropped no-codex-record', 'dropped orphan-output', 'stubbed stub-output', 'transformed call-id', 'transformed foreign-thinking']);
+    expect(codes).toEqual(['dropped no-codex-record', 'dropped orphan-result', 'stubbed stub-result', 'transformed foreign-thinking', 'transformed tool-id']);
     expect(result.changes).toEqual({ dropped: 2, stubbed: 1, transformed: 2 });
-    expect(losses.find((l) => l.code === 'stub-output')!.seq).toBe(4);
+    expect(losses.find((l) => l.code === 'stub-result')!.seq).toBe(4);
   });
 
   it('--no-safety writes ids, reasoning and unpaired tools as they are', async () => {

@@ -13,7 +13,7 @@ import { pi } from '../adapters/pi/index.js';
 import type { SpEvent } from '../lib/event.js';
 import { canonicalize } from '../lib/jcs.js';
 import { createCounter } from '../lib/compile/tokens.js';
-import { splitBranches } from '../lib/relay/branches.js';
+import { splitBranches } from '../lib/write/branches.js';
 import { compiledOf, contextSession, isCompaction, modelText } from '../lib/relay/context.js';
 import { relay } from '../lib/relay/relay.js';
 import { captureAll } from './contract/testAdapter.js';

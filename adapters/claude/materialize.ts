@@ -17,6 +17,7 @@ import { UserError } from '../../lib/diagnostics.js';
 import { artifactNote, readArtifactForWriter } from '../../lib/artifacts.js';
 import type { SpEvent } from '../../lib/event.js';
 import { isObject, str, type Json } from '../../lib/json.js';
+import { LOSS, ToolIds, pairCalls, reportOrphan, reportStub, type PlanReport, type SkippedResult, type ToolIdSpelling } from '../../lib/write/plan.js';
 import { LossLedger, capturedRawLines, ensureUnder, isDerived, payloadOf, resumeFields, sameNativeId, selectSession, writeLines, type NativeIdFormat, type WriterResult } from '../../lib/writer.js';
 import { DEFAULT_MODEL, HOME_ENV, NATIVE_ID, builtInHome, defaultHome } from './paths.js';
 import { projectSlug, resolveCwd } from './slug.js';
@@ -104,6 +105,14 @@ function randomToken(length: number): string {
 }
 
 // ---- the writer ---------------------------------------------------------------------------------
+
+/** Tool ids as the Anthropic API takes them: [A-Za-z0-9_-], a new `toolu_sp…` one for a call without. */
+const TOOL_ID_SPELLING: ToolIdSpelling = {
+  valid: /^[A-Za-z0-9_-]+$/,
+  repair: (id) => id.replace(/[^A-Za-z0-9_-]/g, '_'),
+  mint: () => `toolu_sp${randomToken(20)}`,
+  accepts: 'only [A-Za-z0-9_-]',
+};
 
 interface Envelope {
   sessionId: string;
@@ -223,9 +232,10 @@ class ClaudeWriter {
   branches = 0;
   private readonly calls = new Map<number, Call>();
   private readonly resultOwner = new Map<number, Call>();
-  private readonly skippedResults = new Map<number, 'orphan' | 'duplicate'>();
+  private skippedResults = new Map<number, SkippedResult>();
   private readonly usedMessageIds = new Set<string>();
-  private readonly usedToolIds = new Set<string>();
+  /** Tool ids the API accepts, unique in the file (the resume-safety pass, lib/write/plan.ts). */
+  private readonly toolIds: ToolIds;
   private readonly indexOfSeq = new Map<number, number>();
   /** Event index → the line that what follows the event hangs from (for an assistant message: its last result). */
   private readonly lineOf = new Map<number, string>();
@@ -246,6 +256,7 @@ class ClaudeWriter {
     private readonly options: WriterOptions,
   ) {
     this.out = new TranscriptLines(envelope);
+    this.toolIds = new ToolIds(TOOL_ID_SPELLING, (action, code, reason, event) => this.loss(action, code, reason, event), options.safety);
     this.sessionModel = options.start ? str(payloadOf(options.start).model) : undefined;
     events.forEach((e, i) => {
       if (typeof e.seq === 'number') this.indexOfSeq.set(e.seq, i);
@@ -255,6 +266,8 @@ class ClaudeWriter {
   private loss(action: LossEntry['action'], code: string, reason: string, event?: SpEvent): void {
     if (!this.copying) this.options.ledger.report(action, code, reason, event);
   }
+
+  private readonly report: PlanReport = (action, code, reason, event) => this.loss(action, code, reason, event);
 
   /** Keeps native uuids on same-id moves; a rebuilt copy always gets fresh ones. */
   private nativeUuid(event: SpEvent): string | undefined {
@@ -267,7 +280,7 @@ class ClaudeWriter {
     const indices: number[] = [];
     this.events.forEach((event, index) => {
       if (!keep || keep.has(index)) indices.push(index);
-      else if (isConversational(event) || isTranscriptMeta(event) || isDerived(event)) this.loss('dropped', 'branch', 'not on the active branch (--branch active)', event);
+      else if (isConversational(event) || isTranscriptMeta(event) || isDerived(event)) this.loss('dropped', LOSS.otherBranch, 'not on the active branch (--branch active)', event);
     });
     this.layout(indices);
     this.finish();
@@ -345,52 +358,22 @@ class ClaudeWriter {
 
   // ---- tool pairing ----
 
-  // Pass 1: tool ids and call/result pairs, before anything is written, so that results can be
-  // placed right after their call wherever they appear in the stream.
+  // Pass 1: tool ids and call/result pairs (lib/write/plan.ts), before anything is written, so
+  // that results can be placed right after their call wherever they appear in the stream.
   private pair(): void {
-    const open = new Map<string, Call[]>();
-    const answered = new Set<string>();
+    const pairing = pairCalls(this.events);
+    this.skippedResults = pairing.skipped;
     this.events.forEach((event, index) => {
-      if (isDerived(event)) return;
+      if (isDerived(event) || event.type !== 'tool.call') return;
       const p = payloadOf(event);
-      if (event.type === 'tool.call') {
-        const original = typeof p.call_id === 'string' ? p.call_id : '';
-        const call: Call = { index, id: this.toolId(original, event) };
-        this.calls.set(index, call);
-        let queue = open.get(original);
-        if (!queue) open.set(original, (queue = []));
-        queue.push(call);
-      } else if (event.type === 'tool.result') {
-        const original = typeof p.call_id === 'string' ? p.call_id : '';
-        const call = open.get(original)?.shift();
-        if (call) {
-          call.resultIndex = index;
-          this.resultOwner.set(index, call);
-          answered.add(original);
-        } else {
-          this.skippedResults.set(index, answered.has(original) ? 'duplicate' : 'orphan');
-        }
+      const call: Call = { index, id: this.toolIds.id(typeof p.call_id === 'string' ? p.call_id : '', event) };
+      this.calls.set(index, call);
+      const result = pairing.resultOf.get(index);
+      if (result !== undefined) {
+        call.resultIndex = result;
+        this.resultOwner.set(result, call);
       }
     });
-  }
-
-  /** The id written for a tool call: made [A-Za-z0-9_-] and unique in the file (safety on). */
-  private toolId(original: string, event: SpEvent): string {
-    if (!this.options.safety) return original;
-    let id = original.replace(/[^A-Za-z0-9_-]/g, '_');
-    if (id === '') id = `toolu_sp${randomToken(20)}`;
-    const clash = this.usedToolIds.has(id);
-    if (clash) {
-      let n = 2;
-      while (this.usedToolIds.has(`${id}_${n}`)) n += 1;
-      id = `${id}_${n}`;
-    }
-    this.usedToolIds.add(id);
-    if (id !== original) {
-      const why = original === '' ? 'the call had no id' : clash ? 'an earlier call has this id' : 'the API accepts only [A-Za-z0-9_-]';
-      this.loss('transformed', 'tool-id', `tool id ${JSON.stringify(original)} written as ${JSON.stringify(id)} (${why}), for the call and its result`, event);
-    }
-    return id;
   }
 
   // ---- pass 2: lines in stream order ----
@@ -431,9 +414,8 @@ class ClaudeWriter {
             break; // written right after its call
           }
           if (this.copying) break;
-          const why = this.skippedResults.get(index) === 'duplicate' ? 'a second result for a call that already has one' : 'no tool_use with this id precedes it';
           if (this.options.safety) {
-            this.loss('dropped', 'orphan-result', `tool_result ${JSON.stringify(String(p.call_id ?? ''))} dropped: ${why} (the client would drop it silently)`, event);
+            reportOrphan(this.report, event, this.skippedResults.get(index) ?? 'orphan', 'the client would drop it silently', 'tool_result');
           } else {
             flush();
             this.attach(index);
@@ -555,7 +537,7 @@ class ClaudeWriter {
         last = this.writeResult(this.events[call.resultIndex], call.id, uuid);
       } else if (this.options.safety) {
         const callEvent = this.events[call.index];
-        this.loss('stubbed', 'stub-result', `tool_use ${call.id} (${String(payloadOf(callEvent).name ?? '?')}) had no result: wrote "${STUB_RESULT}"`, callEvent);
+        reportStub(this.report, callEvent, `wrote "${STUB_RESULT}"`, { noun: 'tool_use', id: call.id });
         last = this.out.transcript(
           { type: 'user', message: { role: 'user', content: [{ tool_use_id: call.id, type: 'tool_result', content: STUB_RESULT, is_error: true }] } },
           { ts: callEvent.ts, parent: uuid, tail: { sourceToolAssistantUUID: uuid } },

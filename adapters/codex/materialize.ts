@@ -9,10 +9,9 @@
 //     a call before it is dropped, call ids are unique, and reasoning whose encrypted_content was not
 //     made by OpenAI for Codex is carried as text, never as an encrypted item;
 //   * registration in <home>/state_<N>.sqlite when the home has one (state-db.ts).
-// The input is spooled to a temp file (memory stays flat): pass 1 picks the session and learns which
-// calls get an output, pass 2 writes. Every change is reported through `onLoss` (docs/design.md §3).
-import { closeSync, createReadStream, existsSync, mkdtempSync, openSync, readFileSync, readSync, readdirSync, rmSync, unlinkSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+// The input is spooled once (lib/write/spool.ts; memory stays flat): pass 1 picks the session and
+// pairs calls with outputs (lib/write/plan.ts), pass 2 writes. Every change is reported through `onLoss` (docs/design.md §3).
+import { closeSync, existsSync, openSync, readFileSync, readSync, readdirSync, unlinkSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { LossEntry, MaterializeOptions } from '../../lib/adapter.js';
@@ -20,9 +19,11 @@ import { createFileAtomic } from '../../lib/atomic.js';
 import { artifactNote, readArtifactForWriter } from '../../lib/artifacts.js';
 import { UserError } from '../../lib/diagnostics.js';
 import { toIso, type SpEvent } from '../../lib/event.js';
-import { splitLines } from '../../lib/lines.js';
 import { isObject, str, type Json } from '../../lib/json.js';
-import { LossLedger, RawLineCheck, SessionPicker, ensureUnder, isDerived, nativeIdOf, payloadOf, resumeFields, sameNativeId, uuidv7, type WriterResult } from '../../lib/writer.js';
+import { CallPairing, ToolIds, reportOrphan, reportStub, type Pairing, type PlanReport, type ToolIdSpelling } from '../../lib/write/plan.js';
+import { SessionSpool } from '../../lib/write/spool.js';
+import { activeBranch } from '../../lib/write/branches.js';
+import { LossLedger, RawLineCheck, ensureUnder, isDerived, nativeIdOf, payloadOf, resumeFields, sameNativeId, uuidv7, type WriterResult } from '../../lib/writer.js';
 import { AGENT, HOME_ENV, NATIVE_ID, builtInHome, defaultHome, parseRolloutName, rolloutRelPath, sessionsDir } from './paths.js';
 import { isImageWrapper } from './rollout.js';
 import { relayedFor } from '../../lib/relay/mark.js';
@@ -79,19 +80,20 @@ function typeFirst(value: unknown): unknown {
 
 interface SessionIndex {
   count: number;
-  /** Per call id: how many outputs came after a call with that id (consumed in pass 2). */
-  answered: Map<string, number>;
-  open: Map<string, number>;
+  /** Which output answers which call (the resume-safety pass, lib/write/plan.ts), by position. */
+  pairing: CallPairing;
   firstPrompt?: string;
   lastModel?: string;
   /** Whether the --raw lines are the whole rollout, in file order. */
   raw: RawLineCheck;
   /** False once an event that is not a line of the rollout would be lost by writing the raw lines. */
   onlyLines: boolean;
+  /** Whether an event names its parent (the session may have branches). */
+  tree: boolean;
 }
 
 function newIndex(): SessionIndex {
-  return { count: 0, answered: new Map(), open: new Map(), raw: new RawLineCheck(), onlyLines: true };
+  return { count: 0, pairing: new CallPairing(), raw: new RawLineCheck(), onlyLines: true, tree: false };
 }
 
 function textOf(content: unknown): string {
@@ -105,6 +107,8 @@ function textOf(content: unknown): string {
 
 function indexEvent(index: SessionIndex, event: SpEvent): void {
   index.count += 1;
+  index.pairing.add(event);
+  if (typeof event.parent_seq === 'number') index.tree = true;
   const p = payloadOf(event);
   index.raw.add(event);
   // Derived events are made again from their call; session.start is the session_meta line, or made
@@ -112,17 +116,7 @@ function indexEvent(index: SessionIndex, event: SpEvent): void {
   const line = typeof event.origin?.native_seq === 'number' && fromCodex(event);
   if (!line && !isDerived(event) && event.type !== 'session.start') index.onlyLines = false;
   if (isDerived(event)) return;
-  if (event.type === 'tool.call') {
-    const id = String(p.call_id ?? '');
-    index.open.set(id, (index.open.get(id) ?? 0) + 1);
-  } else if (event.type === 'tool.result') {
-    const id = String(p.call_id ?? '');
-    const open = index.open.get(id) ?? 0;
-    if (open > 0) {
-      index.open.set(id, open - 1);
-      index.answered.set(id, (index.answered.get(id) ?? 0) + 1);
-    }
-  } else if (event.type === 'message.user' && index.firstPrompt === undefined && p.is_meta !== true && !p.role && !(isObject(p.relay) && p.relay.header === true)) {
+  if (event.type === 'message.user' && index.firstPrompt === undefined && p.is_meta !== true && !p.role && !(isObject(p.relay) && p.relay.header === true)) {
     // (A relay header is not the prompt the picker should list the thread by.)
     const text = textOf(p.content).trim();
     if (text !== '') index.firstPrompt = text;
@@ -134,50 +128,32 @@ function indexEvent(index: SessionIndex, event: SpEvent): void {
   }
 }
 
+/** The stream spooled once (lib/write/spool.ts) and each session's index from the way in. */
 interface Spool {
-  dir: string;
-  file: string;
+  events: SessionSpool;
   sessions: Map<string, SessionIndex>;
-  picker: SessionPicker;
 }
 
 async function spoolEvents(events: AsyncIterable<SpEvent>): Promise<Spool> {
-  const dir = mkdtempSync(join(tmpdir(), 'sp-codex-'));
-  const file = join(dir, 'events.ndjson');
-  const fd = openSync(file, 'w', 0o600);
   const sessions = new Map<string, SessionIndex>();
-  const picker = new SessionPicker();
-  let buffer = '';
-  try {
-    for await (const event of events) {
-      const session = picker.add(event);
+  const spooled = await SessionSpool.create(events, {
+    prefix: 'sp-codex',
+    onEvent: (event) => {
+      const session = String(event.session ?? '');
       let index = sessions.get(session);
       if (!index) sessions.set(session, (index = newIndex()));
       indexEvent(index, event);
-      buffer += JSON.stringify(event) + '\n';
-      if (buffer.length >= 1 << 20) {
-        writeSync(fd, buffer);
-        buffer = '';
-      }
-    }
-    if (buffer) writeSync(fd, buffer);
-  } catch (err) {
-    closeSync(fd);
-    rmSync(dir, { recursive: true, force: true });
-    throw err;
-  }
-  closeSync(fd);
-  return { dir, file, sessions, picker };
+    },
+  });
+  return { events: spooled, sessions };
 }
 
-/** The spooled events of one session, in stream order. */
-async function* spooled(spool: Spool, session: string): AsyncGenerator<SpEvent> {
-  for await (const line of splitLines(createReadStream(spool.file, { highWaterMark: 1 << 20 }))) {
-    if (line.text === '') continue;
-    const event = JSON.parse(line.text) as SpEvent;
-    if (String(event.session ?? '') === session) yield event;
-  }
-}
+/** Call ids as the client takes them: any non-empty id; a new `call_sp…` one for a call without. */
+const CALL_ID_SPELLING: ToolIdSpelling = {
+  valid: /^[\s\S]+$/,
+  mint: () => `call_sp${randomBytes(12).toString('hex')}`,
+  accepts: 'any id but an empty one',
+};
 
 // ---- the writer ---------------------------------------------------------------------------------
 
@@ -200,18 +176,25 @@ interface WriterOptions {
 class RolloutWriter {
   records = 0;
   userEvents = 0;
-  private readonly pending = new Map<string, WrittenCall[]>();
-  private readonly usedCallIds = new Set<string>();
+  /** Calls written whose output is still to come, by the position of that output. */
+  private readonly pending = new Map<number, WrittenCall>();
+  private readonly callIds: ToolIds;
+  /** The position of the event being written (as pass 1 counted it). */
+  private position = -1;
   private lastTs = 0;
 
   constructor(
-    private readonly answered: Map<string, number>,
+    private readonly pairing: Pairing,
     private readonly options: WriterOptions,
-  ) {}
+  ) {
+    this.callIds = new ToolIds(CALL_ID_SPELLING, (action, code, reason, event) => this.loss(action, code, reason, event), options.safety);
+  }
 
   private loss(action: LossEntry['action'], code: string, reason: string, event?: SpEvent): void {
     this.options.ledger.report(action, code, reason, event);
   }
+
+  private readonly report: PlanReport = (action, code, reason, event) => this.loss(action, code, reason, event);
 
   /** An RFC 3339 time for a line: the event's own, or (when it has none) the previous line's. */
   private time(event: SpEvent | undefined): string {
@@ -234,6 +217,7 @@ class RolloutWriter {
   }
 
   write(event: SpEvent): void {
+    this.position += 1;
     if (isDerived(event)) return; // re-derivable from the call it points at
     const p = payloadOf(event);
     switch (event.type) {
@@ -405,27 +389,10 @@ class RolloutWriter {
 
   // ---- tools ------------------------------------------------------------------------------------
 
-  /** The call id written: unique in the file, never empty (safety on). */
-  private callId(original: string, event: SpEvent): string {
-    if (!this.options.safety) return original;
-    let id = original === '' ? `call_sp${randomBytes(12).toString('hex')}` : original;
-    if (this.usedCallIds.has(id)) {
-      let n = 2;
-      while (this.usedCallIds.has(`${id}_${n}`)) n += 1;
-      id = `${id}_${n}`;
-    }
-    if (id !== original) {
-      const why = original === '' ? 'the call had no id' : 'an earlier call used the same id';
-      this.loss('transformed', 'call-id', `call id ${JSON.stringify(original)} written as ${JSON.stringify(id)} (${why}), for the call and its output`, event);
-    }
-    this.usedCallIds.add(id);
-    return id;
-  }
-
   private call(event: SpEvent): void {
     const p = payloadOf(event);
     const original = String(p.call_id ?? '');
-    const id = this.callId(original, event);
+    const id = this.callIds.id(original, event);
     const codex = fromCodex(event);
     // A relay that translated the call for Codex says how the client records it (apply_patch: a custom tool call).
     const kind = codex || relayedFor(event, AGENT) ? str(p.tool_kind) ?? 'function_call' : 'function_call';
@@ -450,27 +417,24 @@ class RolloutWriter {
     }
     if (codex && isObject(p.extra)) Object.assign(item, p.extra);
     this.line('response_item', item, event);
-    const waiting = this.answered.get(original) ?? 0;
-    if (waiting > 0 || !this.options.safety) {
-      if (waiting > 0) this.answered.set(original, waiting - 1);
-      let queue = this.pending.get(original);
-      if (!queue) this.pending.set(original, (queue = []));
-      queue.push({ id, output });
+    const answer = this.pairing.resultOf.get(this.position);
+    if (answer !== undefined) {
+      this.pending.set(answer, { id, output });
       return;
     }
-    this.loss('stubbed', 'stub-output', `call ${id} (${name}) had no output: wrote "${STUB_OUTPUT}"`, event);
+    if (!this.options.safety) return;
+    reportStub(this.report, event, `wrote "${STUB_OUTPUT}"`, { noun: 'call', id });
     this.line('response_item', { type: output, call_id: id, output: STUB_OUTPUT }, event);
   }
 
   private result(event: SpEvent): void {
     const p = payloadOf(event);
     const original = String(p.call_id ?? '');
-    const call = this.pending.get(original)?.shift();
-    if (!call) {
-      if (this.options.safety) {
-        this.loss('dropped', 'orphan-output', `output for ${JSON.stringify(original)} dropped: no call with this id precedes it (the client would drop it)`, event);
-        return;
-      }
+    const call = this.pending.get(this.position);
+    this.pending.delete(this.position);
+    if (!call && this.options.safety) {
+      reportOrphan(this.report, event, this.pairing.skipped.get(this.position) ?? 'orphan', 'the client would drop it', 'output');
+      return;
     }
     const codex = fromCodex(event);
     const kind = call?.output ?? (codex && p.tool_kind === 'custom_tool_call_output' ? 'custom_tool_call_output' : 'function_call_output');
@@ -635,14 +599,30 @@ export async function materializeCodex(events: AsyncIterable<SpEvent>, options: 
   try {
     return await write(spool, options);
   } finally {
-    rmSync(spool.dir, { recursive: true, force: true });
+    spool.events.remove();
   }
 }
 
+/**
+ * The events to write: all of them, or with `--branch active` the active branch (lib/write/branches.ts;
+ * the rest reported other-branch), with the call pairing over what is written. A session without a
+ * tree (no parent_seq) is one branch: nothing to choose, nothing held.
+ */
+async function chosenBranch(spool: Spool, session: string, index: SessionIndex, options: CodexMaterializeOptions, ledger: LossLedger): Promise<{ pairing: Pairing; keep?: (event: SpEvent) => boolean }> {
+  if (options.branch !== 'active' || !index.tree) return { pairing: index.pairing.done() };
+  const events: SpEvent[] = [];
+  for await (const event of spool.events.events(session)) events.push(event);
+  const kept = new Set(activeBranch(events, (action, code, reason, event) => ledger.report(action, code, reason, event)));
+  const pairing = new CallPairing();
+  for (const event of events) if (kept.has(event)) pairing.add(event);
+  const seqs = new Set([...kept].map((event) => event.seq));
+  return { pairing: pairing.done(), keep: (event) => seqs.has(event.seq) };
+}
+
 async function write(spool: Spool, options: CodexMaterializeOptions): Promise<CodexMaterializeResult> {
-  const session = spool.picker.pick(options.session);
+  const session = spool.events.picker.pick(options.session);
   const index = spool.sessions.get(session)!;
-  const start = spool.picker.startOf(session);
+  const start = spool.events.picker.startOf(session);
   const sp = start ? payloadOf(start) : {};
   const sourceAgent = start?.agent;
   const codexSource = sourceAgent === AGENT;
@@ -672,10 +652,10 @@ async function write(spool: Spool, options: CodexMaterializeOptions): Promise<Co
   }
 
   const ledger = new LossLedger(options.onLoss);
-  for (const id of spool.picker.order) {
+  for (const id of spool.events.picker.order) {
     if (id === session) continue;
     const other = spool.sessions.get(id)!;
-    const otherNative = nativeIdOf(spool.picker.startOf(id));
+    const otherNative = nativeIdOf(spool.events.picker.startOf(id));
     ledger.add({ action: 'dropped', code: 'other-session', reason: `session ${id}${otherNative ? ` (native ${otherNative})` : ''}, ${other.count} event(s), is a separate session: not written` });
   }
 
@@ -687,7 +667,7 @@ async function write(spool: Spool, options: CodexMaterializeOptions): Promise<Co
   if (!options.sameId && sourceProvider && modelProvider !== sourceProvider) {
     ledger.add({ action: 'transformed', code: 'model-provider', reason: `model_provider ${JSON.stringify(sourceProvider)} written as ${JSON.stringify(modelProvider)} (the provider ${home}/config.toml uses; the client refuses to switch a thread's provider on resume)` });
   }
-  const out = join(spool.dir, 'rollout.jsonl');
+  const out = join(spool.events.path, 'rollout.jsonl');
   const fd = openSync(out, 'w', 0o600);
   let buffer = '';
   const emit = (line: string): void => {
@@ -709,7 +689,7 @@ async function write(spool: Spool, options: CodexMaterializeOptions): Promise<Co
       writtenAs = 'raw';
       const finalNewline = sp.raw_final_newline !== false;
       let pendingLine: string | undefined;
-      for await (const event of spooled(spool, session)) {
+      for await (const event of spool.events.events(session)) {
         for (const line of event.origin?.raw ?? []) {
           if (pendingLine !== undefined) emit(pendingLine);
           pendingLine = line;
@@ -760,8 +740,9 @@ async function write(spool: Spool, options: CodexMaterializeOptions): Promise<Co
       }
       const metaTime = String(meta.timestamp);
       emit(JSON.stringify({ timestamp: metaTime, type: 'session_meta', payload: meta }));
-      const writer = new RolloutWriter(new Map(index.answered), { cwdFrom: str(sp.cwd), cwdTo: cwd, safety, sameId: Boolean(options.sameId), artifactsDir: options.artifactsDir, ledger, write: emit });
-      for await (const event of spooled(spool, session)) writer.write(event);
+      const { pairing, keep } = await chosenBranch(spool, session, index, options, ledger);
+      const writer = new RolloutWriter(pairing, { cwdFrom: str(sp.cwd), cwdTo: cwd, safety, sameId: Boolean(options.sameId), artifactsDir: options.artifactsDir, ledger, write: emit });
+      for await (const event of spool.events.events(session, keep)) writer.write(event);
       records = writer.records + 1;
       userEvents = writer.userEvents;
       if (writer.items === 0) throw new UserError('nothing to write: the session has no messages or tool calls');

@@ -21,6 +21,7 @@ import { removeOnInterrupt } from '../../lib/private.js';
 import { UserError } from '../../lib/diagnostics.js';
 import { toIso, type SpEvent } from '../../lib/event.js';
 import { isObject, str, type Json } from '../../lib/json.js';
+import { PROVIDER_TOOL_ID, ToolIds } from '../../lib/write/plan.js';
 import { activeBranch, buildTurns, callsOf, type AssistantTurn, type Report } from '../../lib/turns.js';
 import { LossLedger, ensureUnder, lineChunks, payloadOf, resumeFields, sameNativeId, selectSession, type WriterResult } from '../../lib/writer.js';
 import { AGENT } from './events.js';
@@ -97,15 +98,9 @@ export async function materializeCopilot(events: AsyncIterable<SpEvent>, options
   startData.context = context;
   push('session.start', startData, start?.ts);
 
-  const usedCallIds = new Set<string>();
-  const callId = (id: string, event: SpEvent): string => {
-    // Ids the Anthropic wire accepts, unique in the file (results are matched by them).
-    let out = /^[A-Za-z0-9_-]{1,64}$/.test(id) ? id : `call_${id.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 40) || 'x'}`;
-    while (usedCallIds.has(out)) out = `${out.slice(0, 56)}_${randomUUID().slice(0, 6)}`;
-    if (out !== id) report('transformed', 'call-id', `tool call id ${JSON.stringify(id)} written as ${out} (ids must be unique and [A-Za-z0-9_-])`, event);
-    usedCallIds.add(out);
-    return out;
-  };
+  // Ids the provider APIs accept, unique in the file (results are matched by them): lib/write/plan.ts.
+  const toolIds = new ToolIds(PROVIDER_TOOL_ID, report);
+  const callId = (id: string, event: SpEvent): string => toolIds.id(id, event);
 
   let title: string | undefined = str(sp.title);
   for (const turn of turns) {

@@ -6,7 +6,8 @@
 // an unanswered call gets a stub result, a result without its call is rendered as user text, and
 // every change goes to the loss ledger (docs/design.md §3).
 import { artifactNote, readArtifactForWriter } from '../../lib/artifacts.js';
-import { splitBranches } from '../../lib/relay/branches.js';
+import { splitBranches } from '../../lib/write/branches.js';
+import { LOSS } from '../../lib/write/plan.js';
 import type { SpEvent } from '../../lib/event.js';
 import { isObject, str, type Json } from '../../lib/json.js';
 import { isDerived, payloadOf, type LossLedger } from '../../lib/writer.js';
@@ -53,7 +54,7 @@ export interface PlanOptions {
 }
 
 /**
- * The events on the path to the active leaf (lib/relay/branches.ts: results belong to their call,
+ * The events on the path to the active leaf (lib/write/branches.ts: results belong to their call,
  * so parallel calls are no branches; a compaction cut continues the line). Both clients resume one
  * linear history, so what other branches hold is reported, not written.
  */
@@ -61,7 +62,7 @@ export function activePath(events: SpEvent[], ledger: LossLedger): SpEvent[] {
   if (!events.some((e) => typeof e.parent_seq === 'number')) return events;
   const { active, offActive } = splitBranches(events);
   const dropped = offActive.filter((e) => e.type !== 'meta').length;
-  if (dropped > 0) ledger.add({ action: 'dropped', code: 'branch', reason: `${dropped} event(s) on branches off the active path: not written (the clients resume one linear history)` });
+  if (dropped > 0) ledger.add({ action: 'dropped', code: LOSS.otherBranch, reason: `${dropped} event(s) on branches off the active path: not written (the clients resume one linear history)` });
   return active.events;
 }
 

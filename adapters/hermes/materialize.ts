@@ -24,6 +24,8 @@ import { removeOnInterrupt } from '../../lib/private.js';
 import { UserError } from '../../lib/diagnostics.js';
 import type { SpEvent } from '../../lib/event.js';
 import { isObject, str, type Json } from '../../lib/json.js';
+import { activeBranch } from '../../lib/write/branches.js';
+import { CallPairing, ToolIds, reportOrphan, reportStub, type ToolIdSpelling } from '../../lib/write/plan.js';
 import { LossLedger, isDerived, payloadOf, resumeFields, sameNativeId, selectSession, type WriterResult } from '../../lib/writer.js';
 import { builtInHome, dbOfHome, DEFAULT_MODEL, defaultHome, HOME_ENV, expandTilde, NATIVE_ID } from './paths.js';
 import { pyJson } from './pyjson.js';
@@ -34,7 +36,14 @@ import { checkValidity, type RuleResult } from './validity.js';
 
 export const STUB_RESULT = 'No result was recorded for this tool call (the session ended or moved on before it finished).';
 /** Tool ids every provider Hermes routes to accepts (Anthropic is the strictest). */
-const TOOL_ID = /^[A-Za-z0-9_-]{1,64}$/;
+/** Tool call ids as the provider APIs take them: [A-Za-z0-9_-]{1,64}; `_sp<n>` makes a taken one unique. */
+const TOOL_ID_SPELLING: ToolIdSpelling = {
+  valid: /^[A-Za-z0-9_-]{1,64}$/,
+  repair: (id) => id.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64),
+  mint: () => 'call_sp',
+  numbered: (id, n) => `${id.slice(0, 58)}_sp${n}`,
+  accepts: 'only [A-Za-z0-9_-]{1,64}',
+};
 /** Providers that need reasoning echoed back in `reasoning_content` (docs/formats/hermes.md §8.4). */
 const ECHO_MODELS = /deepseek|kimi|moonshot|mimo/i;
 const TITLE_MAX = 100;
@@ -74,33 +83,7 @@ const fromHermes = (event: SpEvent | undefined): boolean => event?.agent === AGE
 
 // ---- the session in the stream ------------------------------------------------------------------
 
-const CONVERSATIONAL = new Set(['message.user', 'message.assistant', 'message.thinking', 'tool.call', 'tool.result']);
-
-/** `--branch active`: the path from the last conversational event to the root (parent_seq, else seq - 1), with the results of its calls. */
-function activePath(events: SpEvent[], report: Report): SpEvent[] {
-  const bySeq = new Map(events.map((e, i) => [e.seq, i]));
-  let at = -1;
-  for (let i = events.length - 1; i >= 0; i -= 1) if (CONVERSATIONAL.has(events[i].type) && events[i].derived_from === undefined) { at = i; break; }
-  const keep = new Set<number>();
-  const seen = new Set<number>();
-  while (at >= 0 && !seen.has(at)) {
-    seen.add(at);
-    keep.add(at);
-    const e = events[at];
-    if (e.parent_seq === null) break;
-    at = typeof e.parent_seq === 'number' ? bySeq.get(e.parent_seq) ?? -1 : at - 1;
-  }
-  const calls = new Set<string>();
-  for (const i of keep) if (events[i].type === 'tool.call') calls.add(String(payloadOf(events[i]).call_id));
-  return events.filter((e, i) => {
-    if (keep.has(i)) return true;
-    if (e.type === 'tool.result' && calls.has(String(payloadOf(e).call_id))) return true;
-    // Not part of any branch (session records, meta, derived events): the planner says what becomes of them.
-    if (!CONVERSATIONAL.has(e.type) || e.derived_from !== undefined) return true;
-    report('dropped', 'other-branch', 'not on the active branch (--branch active): not written', e);
-    return false;
-  });
-}
+// `--branch active`: lib/write/branches.ts activeBranch (one implementation for every writer).
 
 // ---- models -------------------------------------------------------------------------------------
 
@@ -193,11 +176,16 @@ function blocksText(content: unknown, event: SpEvent, report: Report, where: str
 class Planner {
   private readonly items: Item[] = [];
   private current: Item | undefined;
-  /** Results by call id, in stream order (a call id may repeat). */
-  private readonly results = new Map<string, SpEvent[]>();
-  private readonly usedIds = new Set<string>();
+  /** Which result answers which call, wherever it stands (the resume-safety pass, lib/write/plan.ts). */
+  private readonly pairing = new CallPairing('anywhere');
+  /** Positions (as the pairing counts them) of calls, and the result events by position. */
+  private readonly callAt = new Map<SpEvent, number>();
+  private readonly resultAt = new Map<number, SpEvent>();
+  private readonly toolIds: ToolIds;
 
-  constructor(private readonly options: PlanOptions) {}
+  constructor(private readonly options: PlanOptions) {
+    this.toolIds = new ToolIds(TOOL_ID_SPELLING, options.report, options.safety);
+  }
 
   private newItem(role: Item['role'], event: SpEvent): Item {
     const item: Item = { role, events: [event], texts: [], calls: [], sourceIds: [], reasoning: [], details: [], ts: typeof event.ts === 'number' ? event.ts : Date.now() / 1000, closed: false };
@@ -212,6 +200,9 @@ class Planner {
   }
 
   add(event: SpEvent): void {
+    const at = this.pairing.add(event);
+    if (event.type === 'tool.call') this.callAt.set(event, at);
+    else if (event.type === 'tool.result') this.resultAt.set(at, event);
     const p = payloadOf(event);
     const report = this.options.report;
     if (isDerived(event)) return; // derived: its tool call is written
@@ -259,10 +250,6 @@ class Planner {
         return;
       }
       case 'tool.result': {
-        const id = String(p.call_id ?? '');
-        const list = this.results.get(id) ?? [];
-        list.push(event);
-        this.results.set(id, list);
         if (this.current?.role === 'assistant') this.current.closed = true;
         return;
       }
@@ -331,25 +318,10 @@ class Planner {
     return this.options.sourceModel !== undefined && this.options.sourceModel === this.options.model;
   }
 
-  private uniqueId(callId: string, event: SpEvent): string {
-    let id = callId;
-    if (this.options.safety && !TOOL_ID.test(id)) {
-      id = id.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64) || 'call_sp';
-    }
-    if (this.options.safety && this.usedIds.has(id)) {
-      let n = 2;
-      while (this.usedIds.has(`${id.slice(0, 58)}_sp${n}`)) n += 1;
-      id = `${id.slice(0, 58)}_sp${n}`;
-    }
-    if (id !== callId) this.options.report('transformed', 'tool-id', `tool call id ${JSON.stringify(callId)} written as ${id} (unique, [A-Za-z0-9_-]{1,64})`, event);
-    this.usedIds.add(id);
-    return id;
-  }
-
   private call(item: Item, event: SpEvent, p: Json): void {
     const report = this.options.report;
     const callId = String(p.call_id ?? `call_${event.seq}`);
-    const id = this.uniqueId(callId, event);
+    const id = this.toolIds.id(callId, event);
     let name = str(p.name) ?? '';
     if (name === '' || (fromHermes(event) && p.name_missing === true)) {
       name = 'invalid_tool_call';
@@ -443,7 +415,8 @@ class Planner {
       rows.push({ role: 'user', content: '(The conversation so far, carried over from another session.)', timestamp: items[0].ts });
       report('stubbed', 'first-user', 'the session starts with an assistant message: a user message is put first (Hermes replays from a user message)', items[0].events[0]);
     }
-    const consumed = new Set<SpEvent>();
+    const pairing = this.pairing.done();
+    const consumed = new Set<number>();
     for (const item of items) {
       if (item.role === 'user') {
         const content = item.json !== undefined ? JSON_PREFIX + pyJson(item.json) : item.texts.join('\n');
@@ -461,21 +434,21 @@ class Planner {
       row.codex_message_items = item.codexMessageItems !== undefined ? pyJson(item.codexMessageItems) : null;
       Object.assign(row, this.displayColumns(item));
       rows.push(this.withRaw(item, row));
-      const sourceIds = item.sourceIds;
-      item.calls.forEach((call, i) => {
-        const queue = this.results.get(sourceIds[i] ?? call.id) ?? [];
-        const result = queue.find((r) => !consumed.has(r));
-        if (result) {
-          consumed.add(result);
+      for (const call of item.calls) {
+        const callAt = this.callAt.get(call.event);
+        const at = callAt === undefined ? undefined : pairing.resultOf.get(callAt);
+        const result = at === undefined ? undefined : this.resultAt.get(at);
+        if (at !== undefined && result) {
+          consumed.add(at);
           rows.push(this.toolRow(call, result));
         } else if (safety) {
-          report('stubbed', 'stub-result', `tool call ${call.id} (${call.name}) has no result: a stub result is written (Hermes would inject one)`, call.event);
+          reportStub(report, call.event, 'a stub result is written (Hermes would inject one)', { id: call.id });
           rows.push({ role: 'tool', content: STUB_RESULT, tool_call_id: call.id, tool_name: call.name, timestamp: typeof call.event.ts === 'number' ? call.event.ts : item.ts });
         }
-      });
+      }
     }
-    for (const [, queue] of this.results) {
-      for (const result of queue) if (!consumed.has(result)) report('dropped', 'orphan-result', `tool result for ${String(payloadOf(result).call_id)} answers no call: not written (Hermes drops it)`, result);
+    for (const [at, result] of this.resultAt) {
+      if (!consumed.has(at)) reportOrphan(report, result, pairing.skipped.get(at) ?? 'unknown', 'Hermes drops it');
     }
     return rows;
   }
@@ -622,7 +595,7 @@ export async function materializeHermes(events: AsyncIterable<SpEvent>, options:
   }
   cwd = resolve(expandTilde(cwd));
 
-  const chosen = options.branch === 'active' ? activePath(selected.events, report) : selected.events;
+  const chosen = options.branch === 'active' ? activeBranch(selected.events, report) : selected.events;
   const planner = new Planner({ safety, model, sourceModel, report });
   for (const event of chosen) planner.add(event);
   const rows = planner.rows();

@@ -22,6 +22,7 @@ import { createCopyWithModeOf } from '../../lib/atomic.js';
 import { UserError } from '../../lib/diagnostics.js';
 import type { SpEvent } from '../../lib/event.js';
 import { isObject, str, type Json } from '../../lib/json.js';
+import { PROVIDER_TOOL_ID, ToolIds } from '../../lib/write/plan.js';
 import { activeBranch, buildTurns, callsOf, type AssistantTurn, type Report } from '../../lib/turns.js';
 import { LossLedger, payloadOf, resumeFields, sameNativeId, selectSession, type WriterResult } from '../../lib/writer.js';
 import { errorText, openForWrite, patience, retryBusy, type Db } from '../../lib/sqlite.js';
@@ -151,14 +152,9 @@ export async function materializeOpenCode(events: AsyncIterable<SpEvent>, option
 
   const ids = new IdMaker();
   const rows: Row[] = [];
-  const usedCallIds = new Set<string>();
-  const callId = (id: string, event: SpEvent): string => {
-    let out = /^[A-Za-z0-9_-]{1,64}$/.test(id) ? id : `call_${id.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 40) || 'x'}`;
-    while (usedCallIds.has(out)) out = `${out.slice(0, 56)}_${Math.random().toString(36).slice(2, 8)}`;
-    if (out !== id) report('transformed', 'call-id', `tool call id ${JSON.stringify(id)} written as ${out} (ids must be unique and [A-Za-z0-9_-])`, event);
-    usedCallIds.add(out);
-    return out;
-  };
+  // Ids the provider APIs accept, unique in the file (results are matched by them): lib/write/plan.ts.
+  const toolIds = new ToolIds(PROVIDER_TOOL_ID, report);
+  const callId = (id: string, event: SpEvent): string => toolIds.id(id, event);
   let title = str(sp.title);
   let lastUser: string | undefined;
   let index = 0;

@@ -7,6 +7,7 @@ import type { LossEntry } from '../../lib/adapter.js';
 import type { SpEvent } from '../../lib/event.js';
 import { isObject, str, type Json } from '../../lib/json.js';
 import { isDerived, payloadOf } from '../../lib/writer.js';
+import { reportOrphan, reportStub } from '../../lib/write/plan.js';
 
 export type PiLossEntry = LossEntry;
 
@@ -183,7 +184,7 @@ export class TreeBuilder {
       const call = callUnit.calls!.get(unit.callId!)!;
       if (call.answered && this.safety) {
         unit.dropped = true;
-        this.report('dropped', 'duplicate-result', `a second result for tool call ${unit.callId}: dropped (a real API rejects it)`, event);
+        reportOrphan(this.report, event, 'duplicate', 'a real API rejects it');
         continue;
       }
       call.answered = true;
@@ -262,7 +263,7 @@ export class TreeBuilder {
         unit.tail = stub;
         call.answered = true;
         added.push({ after: oldTail, stub });
-        this.report('stubbed', 'stub-result', `tool call ${callId} (${call.name}) had no result: a stub result (isError) was added`, callEvent);
+        reportStub(this.report, callEvent, 'a stub result (isError) was added', { id: callId });
       }
     }
     for (const { after, stub } of added) {

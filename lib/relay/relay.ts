@@ -9,7 +9,7 @@ import { UserError } from '../diagnostics.js';
 import type { SpEvent } from '../event.js';
 import { isObject } from '../json.js';
 import { SessionPicker } from '../writer.js';
-import { splitBranches, type Branch } from './branches.js';
+import { splitBranches, type Branch } from '../write/branches.js';
 import { compiledOf, contextSession, type ContextSession } from './context.js';
 import { RelayLedger } from './ledger.js';
 import { relayTransform } from './translate.js';

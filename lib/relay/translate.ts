@@ -12,19 +12,16 @@
 // Same agent in and out: every event passes through untouched. Each change goes to `onLoss`.
 //
 // The header must come first but counts what is found later, so the stream is read twice: pass 1
-// spools the events to a temporary file (memory stays flat, as the Codex writer does) and counts;
+// spools the events once (lib/write/spool.ts: memory stays flat) and counts;
 // pass 2 reads them back and translates. Only the results of calls rendered as text are held in
 // memory between the passes (the text of such a call carries its result).
 import { createHash } from 'node:crypto';
-import { closeSync, createReadStream, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { LossEntry } from '../adapter.js';
 import { agentLabel } from '../agents.js';
 import type { SpEvent } from '../event.js';
 import { toIso } from '../event.js';
 import { isObject, str, type Json } from '../json.js';
-import { splitLines } from '../lines.js';
+import { SessionSpool } from '../write/spool.js';
 import { relayedFor, type RelayMark } from './mark.js';
 import { vocabularyOf } from './vocabulary/index.js';
 import { PlanState, planText, type Intent, type NativeCall, type VocabularyContext } from './vocabulary/types.js';
@@ -472,18 +469,16 @@ export async function* relayTransform(events: AsyncIterable<SpEvent>, options: R
     return;
   }
 
-  const dir = mkdtempSync(join(tmpdir(), 'sp-relay-'));
+  const sessions = new Map<string, SessionInfo>();
+  const translators = new Map<string, SessionTranslator>();
+  const spool = await SessionSpool.create(resumed(first.value, iterator), { prefix: 'sp-relay', onEvent: (event) => notice(event, sessions, translators, options) });
   try {
-    const file = join(dir, 'events.ndjson');
-    const sessions = await spool(first.value, iterator, file, options);
-    const translators = new Map<string, SessionTranslator>();
-    for await (const line of splitLines(createReadStream(file, { highWaterMark: 1 << 20 }))) {
-      if (line.text === '') continue;
-      const event = JSON.parse(line.text) as SpEvent;
+    const writing = new Map<string, SessionTranslator>();
+    for await (const event of spool.events()) {
       const id = String(event.session ?? '');
       const info = sessions.get(id)!;
-      let translator = translators.get(id);
-      if (!translator) translators.set(id, (translator = new SessionTranslator(info, options, options.onLoss)));
+      let translator = writing.get(id);
+      if (!translator) writing.set(id, (translator = new SessionTranslator(info, options, options.onLoss)));
       if (!info.headerDone && info.agent !== options.target && !vocabularyOf(options.target)?.keepsSourceTerms) {
         info.headerDone = true;
         if (options.header !== false && info.first) {
@@ -496,50 +491,37 @@ export async function* relayTransform(events: AsyncIterable<SpEvent>, options: R
       yield* translator.translateLinked(event);
     }
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    spool.remove();
   }
 }
 
-/** Pass 1: the events to `file`, per-session facts and counts, and the results of calls rendered as text. */
-async function spool(first: SpEvent, rest: AsyncIterator<SpEvent>, file: string, options: RelayOptions): Promise<Map<string, SessionInfo>> {
-  const sessions = new Map<string, SessionInfo>();
-  const translators = new Map<string, SessionTranslator>();
-  const fd = openSync(file, 'w', 0o600);
-  let buffer = '';
-  try {
-    for (let next: IteratorResult<SpEvent> = { value: first, done: false }; !next.done; next = await rest.next()) {
-      const event = next.value;
-      const id = String(event.session ?? '');
-      let info = sessions.get(id);
-      if (!info) {
-        info = { agent: event.agent, counts: { translated: 0, rendered: new Map(), thinkingText: 0, thinkingDropped: 0, images: 0, subagents: 0 }, renderedResults: new Map() };
-        sessions.set(id, info);
-      }
-      info.first ??= event;
-      if (event.type === 'session.start' && !info.start) {
-        info.start = event;
-        info.agent = event.agent;
-      }
-      if (typeof event.ts === 'number' && Number.isFinite(event.ts) && event.type !== 'session.start') {
-        info.firstTs ??= event.ts;
-        info.lastTs = event.ts;
-      }
-      let translator = translators.get(id);
-      if (!translator) translators.set(id, (translator = new SessionTranslator(info, options, undefined)));
-      if (event.type === 'tool.result' && translator.isRendered(String(isObject(event.payload) ? event.payload.call_id ?? '' : ''))) {
-        const callId = String(payloadOf(event).call_id ?? '');
-        if (!info.renderedResults.has(callId)) info.renderedResults.set(callId, event);
-      }
-      translator.translate(event);
-      buffer += JSON.stringify(event) + '\n';
-      if (buffer.length >= 1 << 20) {
-        writeSync(fd, buffer);
-        buffer = '';
-      }
-    }
-    if (buffer) writeSync(fd, buffer);
-  } finally {
-    closeSync(fd);
+/** The first event (read already), then the rest of the stream. */
+async function* resumed(first: SpEvent, rest: AsyncIterator<SpEvent>): AsyncGenerator<SpEvent> {
+  for (let next: IteratorResult<SpEvent> = { value: first, done: false }; !next.done; next = await rest.next()) yield next.value;
+}
+
+/** Pass 1, event by event as the stream is spooled: per-session facts and counts, and the results of calls rendered as text. */
+function notice(event: SpEvent, sessions: Map<string, SessionInfo>, translators: Map<string, SessionTranslator>, options: RelayOptions): void {
+  const id = String(event.session ?? '');
+  let info = sessions.get(id);
+  if (!info) {
+    info = { agent: event.agent, counts: { translated: 0, rendered: new Map(), thinkingText: 0, thinkingDropped: 0, images: 0, subagents: 0 }, renderedResults: new Map() };
+    sessions.set(id, info);
   }
-  return sessions;
+  info.first ??= event;
+  if (event.type === 'session.start' && !info.start) {
+    info.start = event;
+    info.agent = event.agent;
+  }
+  if (typeof event.ts === 'number' && Number.isFinite(event.ts) && event.type !== 'session.start') {
+    info.firstTs ??= event.ts;
+    info.lastTs = event.ts;
+  }
+  let translator = translators.get(id);
+  if (!translator) translators.set(id, (translator = new SessionTranslator(info, options, undefined)));
+  if (event.type === 'tool.result' && translator.isRendered(String(isObject(event.payload) ? event.payload.call_id ?? '' : ''))) {
+    const callId = String(payloadOf(event).call_id ?? '');
+    if (!info.renderedResults.has(callId)) info.renderedResults.set(callId, event);
+  }
+  translator.translate(event);
 }

@@ -497,7 +497,7 @@ export async function sessionView(
   const verifier = new Verifier();
   events.forEach((event, i) => verifier.push('session', lineOf(i + 1, event), event as never));
   const report = verifier.finish();
-  const { splitBranches } = await import('../relay/branches.js');
+  const { splitBranches } = await import('../write/branches.js');
   let branches: Json | undefined;
   try {
     const split = splitBranches(events);

@@ -98,7 +98,7 @@ describe('copilot writer', () => {
     expect(results.map((r) => r.data.toolCallId)).toEqual(ids);
     expect(results[1].data).toMatchObject({ success: false, error: { message: expect.stringContaining('No result was recorded') } });
     expect(file.find((l) => l.type === 'user.message')!.data.content).toContain('[image: image/png');
-    expect(losses.map((l) => l.code)).toEqual(expect.arrayContaining(['stub-result', 'call-id', 'image']));
+    expect(losses.map((l) => l.code)).toEqual(expect.arrayContaining(['stub-result', 'tool-id', 'image']));
   });
 
   it('an OpenCode attachment (file part) becomes a text marker next to the text the model saw', async () => {

@@ -23,7 +23,7 @@ import { canonicalize } from '../../lib/jcs.js';
 import { inputsFrom } from '../../lib/ndjson.js';
 import type { LedgerTotals } from '../../lib/relay/ledger.js';
 import { relay, type RelayOutcome } from '../../lib/relay/relay.js';
-import { splitBranches } from '../../lib/relay/branches.js';
+import { splitBranches } from '../../lib/write/branches.js';
 import { isCompaction } from '../../lib/relay/context.js';
 import type { TargetName } from '../../lib/compile/targets.js';
 import { captureAll } from '../contract/testAdapter.js';

@@ -1,4 +1,5 @@
-// The branches of a session for a linear target. A tree target (Pi) takes the whole tree; a target
+// The branches of a session (one implementation: the relay, and every writer that writes one linear
+// history under `--branch active`, choose the active branch here). For a linear target. A tree target (Pi) takes the whole tree; a target
 // whose sessions are one line (Claude Code's resume, Codex, Hermes) gets the ACTIVE branch — the
 // path from the root to the last message — and, with `--branches all`, each other branch as a
 // session of its own: the same prefix up to the branch point, then that branch.
@@ -10,6 +11,7 @@
 // compaction) continues from the step before too, so a compacted session stays one branch.
 import type { SpEvent } from '../event.js';
 import { isObject } from '../json.js';
+import { LOSS, type PlanReport } from './plan.js';
 
 const STEPS = new Set(['message.user', 'message.assistant', 'message.thinking', 'tool.call']);
 
@@ -127,4 +129,18 @@ export function splitBranches(events: SpEvent[]): Branches {
   const others = leaves.filter((leaf) => leaf !== activeLeaf).sort((a, b) => a - b).map(branch);
   const offActive = events.filter((_, i) => !onPath(activePath, i));
   return { active, others, offActive };
+}
+
+/** How a writer reports a change (LossLedger.report). */
+export type BranchReport = PlanReport;
+
+/**
+ * `--branch active` for a writer of one linear history: the events of the active branch (see
+ * splitBranches); every step or result off it is reported `dropped other-branch`. Derived events of
+ * an off-branch call go with it unreported (a writer never writes them: their call carries them).
+ */
+export function activeBranch(events: SpEvent[], report: BranchReport, reason = 'not on the active branch (--branch active): not written'): SpEvent[] {
+  const { active, offActive } = splitBranches(events);
+  for (const event of offActive) if (event.derived_from === undefined || event.derived_from === null) report('dropped', LOSS.otherBranch, reason, event);
+  return active.events;
 }

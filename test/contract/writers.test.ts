@@ -1,0 +1,25 @@
+// The writer section of the contract suite (testWriter.ts) run by the writers that pair tool calls
+// with results: the same damaged session, the same loss codes, read back through their own capture.
+import { afterAll, describe } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { claude } from '../../adapters/claude/index.js';
+import { codex } from '../../adapters/codex/index.js';
+import { copilot } from '../../adapters/copilot/index.js';
+import { hermes } from '../../adapters/hermes/index.js';
+import { pi } from '../../adapters/pi/index.js';
+import { testWriter } from './testWriter.js';
+
+const root = mkdtempSync(join(tmpdir(), 'sp-writer-contract-'));
+let n = 0;
+const scratch = (): string => mkdtempSync(join(root, `${n++}-`));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+describe('writer contract', () => {
+  testWriter(claude, scratch, { options: (home, cwd) => ({ home, cwd }) });
+  testWriter(codex, scratch, { options: (home, cwd) => ({ home, cwd }), repairsIds: false });
+  testWriter(copilot, scratch, { options: (home, cwd) => ({ home, cwd }) });
+  testWriter(hermes, scratch, { options: (home, cwd) => ({ home, cwd }) });
+  testWriter(pi, scratch, { options: (home, cwd) => ({ home, cwd }), idlessCallStubbed: true });
+});
