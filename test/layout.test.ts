@@ -13,6 +13,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { adapters } from '../adapters/index.js';
+import { emptyCursor } from '../lib/cursor.js';
+import { relay } from '../lib/relay/relay.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const AGENT_WORDS = new Set(['claude', 'codex', 'pi', 'hermes', 'gemini', 'qwen', 'opencode', 'copilot', 'qoder', 'aider', 'atif']);
@@ -174,5 +176,21 @@ describe('layout: the adapter is the whole driver', () => {
       if (adapter.vocabulary) expect((await adapter.vocabulary()).agent, adapter.id).toBe(adapter.id);
       if (adapter.compileProfile) expect(adapter.compileProfile.window, adapter.id).toBeGreaterThan(adapter.compileProfile.reserve);
     }
+  });
+
+  it('declared capabilities are enforced where a caller asks for more', async () => {
+    // --cursor on a format read whole: refused before any file is opened, with the declared reason.
+    const ref = { agent: 'otel', native_id: 'x', path: '/nonexistent/export.jsonl' };
+    const drain = async (): Promise<void> => {
+      for await (const _ of adapters.otel.capture(ref, { cursor: emptyCursor('otel', 'x') })) void _;
+    };
+    await expect(drain()).rejects.toThrow(/incremental capture \(--cursor\) is not supported for OpenTelemetry export: an export is captured whole/);
+    // --same-id on a writer whose files have no session id: refused before the input is read.
+    const never = async function* (): AsyncGenerator<never> {
+      throw new Error('the input must not be read');
+    };
+    await expect(relay(adapters.aider, never(), { sameId: true })).rejects.toThrow(/^--same-id: an Aider history has no session id to keep/);
+    // An experimental writer only when asked.
+    await expect(relay(adapters.cursor, never(), {})).rejects.toThrow(/experimental and unverified/);
   });
 });
