@@ -2,6 +2,7 @@
 // folder under adapters/ and one line here.
 import type { Adapter } from '../lib/adapter.js';
 import { UserError } from '../lib/diagnostics.js';
+import { registerAdapters, withCapabilityChecks } from '../lib/registry.js';
 import { didYouMean } from '../lib/suggest.js';
 import { aider } from './aider/index.js';
 import { atif } from './atif/index.js';
@@ -17,7 +18,7 @@ import { pi } from './pi/index.js';
 import { qoder } from './qoder/index.js';
 import { qwen } from './qwen/index.js';
 
-export const adapters: Record<string, Adapter> = {
+export const adapters: Record<string, Adapter> = Object.fromEntries(Object.entries({
   aider,
   atif,
   claude,
@@ -31,7 +32,10 @@ export const adapters: Record<string, Adapter> = {
   pi,
   qoder,
   qwen,
-};
+}).map(([id, adapter]) => [id, withCapabilityChecks(adapter)]));
+
+// lib/ asks this registry about agents (lib/registry.ts): labels, capabilities, vocabularies.
+registerAdapters(adapters);
 
 /** The adapter for an agent name; a UserError (exit 2) naming the known agents otherwise. */
 export function getAdapter(id: string): Adapter {

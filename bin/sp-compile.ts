@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // sp-compile: a token-budgeted handoff of a session for another agent (lib/compile).
 import { existsSync } from 'node:fs';
+// Loaded for lib/registry.ts: compile profiles and agent labels are the adapters'.
+import '../adapters/index.js';
 import { runCli } from '../lib/cli.js';
 import { EXIT_OK, UserError, warn } from '../lib/diagnostics.js';
 import { inputsFrom } from '../lib/ndjson.js';

@@ -11,7 +11,6 @@ import { canonicalize } from '../lib/jcs.js';
 import { adapters, getAdapter } from '../adapters/index.js';
 import type { LossEntry } from '../lib/adapter.js';
 import { totalsLine, type RelayLedger } from '../lib/relay/ledger.js';
-import { TREE_TARGETS } from '../lib/agents.js';
 import type { RelayOptions, RelayResult } from '../lib/relay/relay.js';
 
 interface Args {
@@ -138,7 +137,7 @@ await runCli<Args>({
   epilogue:
     'The session written is the first session.start in the input (subagent sessions are reported, not written), or --session; ' +
     'in context mode the session the handoff was compiled from.\n' +
-    `Branches: a tree target (${[...TREE_TARGETS].join(', ')}) gets the whole tree, active branch last; a linear target the ` +
+    `Branches: a tree target (${Object.keys(adapters).filter((id) => adapters[id].capabilities.tree).join(', ')}) gets the whole tree, active branch last; a linear target the ` +
     'active branch (the path to the last message), and with --branches all each other branch as its own session (the same ' +
     'prefix up to the branch point), one JSON line each with "branch":{"leaf_seq","fork_seq","of"}. --branch all|active ' +
     "instead hands the choice to the writer (Claude Code keeps a tree in one transcript).\n" +
@@ -172,7 +171,7 @@ await runCli<Args>({
       .option('thinking', { choices: ['keep-text', 'drop'] as const, default: 'keep-text' as const, describe: 'reasoning the target cannot take natively (another provider): as marked text, or dropped' })
       .option('header', { type: 'boolean', default: true, describe: 'history mode: a relay header as the first user message (--no-header leaves it out)' })
       .option('mkcwd', { type: 'boolean', default: false, describe: 'create the project directory when it does not exist (the client resumes only from inside it)' })
-      .option('experimental', { type: 'boolean', default: false, describe: `allow a writer no real client has checked (${Object.keys(adapters).filter((id) => adapters[id].experimental).join(', ')}); its result line says "unverified"` })
+      .option('experimental', { type: 'boolean', default: false, describe: `allow a writer no real client has checked (${Object.keys(adapters).filter((id) => adapters[id].capabilities.experimental).join(', ')}); its result line says "unverified"` })
       .option('safety', { type: 'boolean', default: true, describe: 'the resume-safety pass (--no-safety writes ids, thinking and unpaired tools as they are)' })
       .option('backup', { type: 'boolean', default: true, describe: 'back up a database the writer adds to (hermes: state.db) first; --no-backup skips it' })
       .option('atif-version', { type: 'string', describe: 'atif: the ATIF version to write (1.0 … 1.7; default the latest)' })

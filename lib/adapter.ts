@@ -1,7 +1,9 @@
 // The adapter interface: what every `adapters/<agent>/` folder exports (its index.ts), and the
 // cursor that makes capture incremental. The registry of adapters lives in `adapters/index.ts`
 // so that imports flow one way: bin/ → adapters/ → lib/.
+import type { TokenizerName } from './compile/tokens.js';
 import type { Level, SpEvent } from './event.js';
+import type { Vocabulary } from './relay/vocabulary/types.js';
 
 /** One native session an adapter found. */
 export interface SessionRef {
@@ -171,7 +173,55 @@ export interface Adapter {
   defaultModel?: string;
   /** Writes a new native session from canonical events; absent for read-only adapters. */
   materialize?(events: AsyncIterable<SpEvent>, options?: MaterializeOptions): Promise<MaterializeResult>;
+  /** How prose names the agent (relay headers, compiled handoffs, the web UI); default: displayName. */
+  label?: string;
+  /** What the agent's sessions and clients can hold and do: read here, never by comparing ids. */
+  capabilities: Capabilities;
+  /** Its native tools as intents and back (relay, capture-time derivation), loaded on first use. */
+  vocabulary?(): Promise<Vocabulary>;
+  /** How a handoff is compiled for it (`sp-compile <agent>`); absent: not a compile target. */
+  compileProfile?: CompileProfile;
+  fidelity: FidelityTable;
+}
+
+/** Everything sp decides per agent, declared by the agent's adapter (adapters/<agent>/index.ts). */
+export interface Capabilities {
+  /** Its sessions keep a tree the client continues on (a relay keeps every branch in one session). */
+  tree: boolean;
+  /** Where its writer takes images: in a user message, in a tool result. */
+  images: { userMessage: boolean; toolResult: boolean };
+  /** The provider it sends to whatever the model's name; absent: the one its model names (Pi, Hermes …). */
+  provider?: string;
+  /**
+   * Another session's reasoning it can take as its own thinking: `provider` when the same provider
+   * made it, `signed` only with the signature the provider verifies, `own` none (it replays only its
+   * own encrypted reasoning).
+   */
+  thinking: 'provider' | 'signed' | 'own';
+  /** `--cursor` capture continues where the last one stopped; otherwise why a session is read whole. */
+  incremental: true | { whyNot: string };
+  /** Its writer can keep the native session id (`--same-id`); otherwise why not. */
+  sameId: true | { whyNot: string };
   /** Set when no real client has checked the writer: why. Relays then write only when asked (`--experimental`). */
   experimental?: string;
-  fidelity: FidelityTable;
+  /** Why its writer carries every tool call as text, when it does (the ledger says it instead of "no tool for"). */
+  textOnlyToolCalls?: string;
+  /**
+   * An interchange format rather than an agent (ATIF): it keeps every tool call, thinking block and
+   * image as the source made them, so the relay passes events through untranslated.
+   */
+  keepsSourceTerms?: boolean;
+}
+
+/** How a handoff is compiled for an agent: token counting, the room it has, where instructions go. */
+export interface CompileProfile {
+  tokenizer: TokenizerName;
+  /** Context window in tokens. */
+  window: number;
+  /** Tokens the agent needs for itself: system prompt, tool definitions, the reply. */
+  reserve: number;
+  /** The default handoff budget (it states the work, it does not refill the window). */
+  budget: number;
+  /** The instructions file `--format agents-md` writes a section into. */
+  instructionsFile: string;
 }

@@ -144,8 +144,6 @@ export const CORE_TYPES = [
 ] as const;
 export type CoreType = (typeof CORE_TYPES)[number];
 
-export const AGENTS = ['claude', 'codex', 'pi', 'hermes'] as const;
-
 /**
  * The canonical session id: deterministic from (agent, native id), so capturing the same native
  * session twice gives the same id and imports stay idempotent.

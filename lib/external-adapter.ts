@@ -380,6 +380,15 @@ export async function loadExternalAdapter(program: string, expectedName?: string
         if (seq === 0) throw new UserError('no events for the session', `${tag} capture`);
       })(),
     fidelity: FIDELITY,
+    // What sp can assume of a program it knows only through the protocol: one linear history, no
+    // images or other agents' reasoning taken natively (they are carried as marked text), no cursor.
+    capabilities: {
+      tree: false,
+      images: { userMessage: false, toolResult: false },
+      thinking: 'own',
+      incremental: { whyNot: `the external adapter protocol ${PROTOCOL} has no cursor: sessions are captured whole` },
+      sameId: { whyNot: `the external adapter protocol ${PROTOCOL} lets the program choose the new session's id` },
+    },
   };
   if (description.materialize) {
     adapter.materialize = async (events: AsyncIterable<SpEvent>, options: MaterializeOptions = {}): Promise<MaterializeResult> => {

@@ -2,7 +2,7 @@
 // tells whether the last line had its newline (a torn write), strips one CR before LF and a
 // UTF-8 BOM at the very start, and holds only one line plus one chunk in memory.
 import { isUtf8 } from 'node:buffer';
-import { createReadStream } from 'node:fs';
+import { closeSync, createReadStream, openSync, readSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 
 /**
@@ -93,4 +93,32 @@ export async function* splitLines(source: AsyncIterable<Buffer | string>, firstL
 export function fileLines(path: string, options: { start?: number; firstLineNumber?: number } = {}): AsyncGenerator<Line> {
   const stream: Readable = createReadStream(path, { start: options.start ?? 0, highWaterMark: READ_CHUNK, flags: 'r' });
   return splitLines(stream, options.firstLineNumber ?? 1, options.start ?? 0);
+}
+
+/** Line 1 of a file (without its line end), reading at most `max` bytes; undefined for an empty file. */
+export function readFirstLine(path: string, max = 1 << 16): string | undefined {
+  const fd = openSync(path, 'r');
+  try {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const buffer = Buffer.alloc(4096);
+    while (total < max) {
+      const n = readSync(fd, buffer, 0, buffer.length, total);
+      if (n === 0) break;
+      const at = buffer.subarray(0, n).indexOf(0x0a);
+      if (at >= 0) {
+        chunks.push(Buffer.from(buffer.subarray(0, at)));
+        total += at;
+        break;
+      }
+      chunks.push(Buffer.from(buffer.subarray(0, n)));
+      total += n;
+    }
+    if (total === 0 && chunks.length === 0) return undefined;
+    let text = Buffer.concat(chunks).toString('utf8');
+    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    return text.endsWith('\r') ? text.slice(0, -1) : text;
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -68,3 +68,16 @@ export function realpathOfNearest(path: string): string {
     }
   }
 }
+
+/**
+ * A cwd as a client that resolves it sees it: symlinks resolved when the directory exists here; a
+ * path that does not exist (yet) is only made absolute.
+ */
+export function realCwd(cwd: string): string {
+  const absolute = resolve(cwd);
+  try {
+    return realpathSync(absolute);
+  } catch {
+    return absolute;
+  }
+}

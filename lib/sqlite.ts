@@ -119,7 +119,7 @@ function openOrThrow(Sqlite: Ctor, name: string, shown: string, readonly: boolea
 
 /** A private copy of a WAL database and its -wal, opened read-only; removed on close. */
 function openCopy(Sqlite: Ctor, path: string): ReadHandle {
-  const dir = mkdtempSync(join(tmpdir(), 'sp-hermes-'));
+  const dir = mkdtempSync(join(tmpdir(), 'sp-sqlite-'));
   const copy = join(dir, 'state.db');
   try {
     copyFileSync(path, copy);

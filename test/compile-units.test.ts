@@ -18,7 +18,8 @@ import { Extractor } from '../lib/compile/extract.js';
 import { extract, type Item } from '../lib/compile/items.js';
 import { selectItems, P0OverBudget } from '../lib/compile/budget.js';
 import { createCounter, estimateTokens, CLAUDE_FACTOR } from '../lib/compile/tokens.js';
-import { resolveBudget, TARGET } from '../lib/compile/targets.js';
+import '../adapters/index.js';
+import { compileTargets, resolveBudget } from '../lib/compile/targets.js';
 import { mergeSection } from '../lib/compile/output.js';
 import { AGENTS_MD_BEGIN, AGENTS_MD_END, type Rendered } from '../lib/compile/render.js';
 import { SessionBuilder } from './support/canonical.js';
@@ -193,6 +194,7 @@ describe('tokenizers', () => {
   });
 
   it('budgets: --budget, else window − reserve, else the target default', () => {
+    const TARGET = compileTargets();
     expect(resolveBudget(TARGET.codex, { budget: 5000 })).toBe(5000);
     expect(resolveBudget(TARGET.codex, { window: 100_000, reserve: 20_000 })).toBe(80_000);
     expect(resolveBudget(TARGET.claude, { window: 100_000 })).toBe(100_000 - TARGET.claude.reserve);

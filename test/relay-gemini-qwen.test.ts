@@ -10,7 +10,7 @@ import type { LossEntry } from '../lib/adapter.js';
 import type { SpEvent } from '../lib/event.js';
 import { isObject, type Json } from '../lib/json.js';
 import { relayTransform } from '../lib/relay/translate.js';
-import { VOCABULARIES } from '../lib/relay/vocabulary/index.js';
+import { VOCABULARIES } from './support/vocabularies.js';
 import { PlanState } from '../lib/relay/vocabulary/types.js';
 import { captureAll } from './contract/testAdapter.js';
 import { SOURCES } from './support/matrix.js';

@@ -3,6 +3,8 @@
 // for linear targets (the active one; with --branches all one session per branch sharing the
 // prefix), and the ledger (exactly one row per source event). The pipeline through the binaries:
 // sp-capture | sp-compile | sp-materialize, and --report / the stderr totals agreeing with jq.
+// lib/ asks the adapter registry about agents (lib/registry.ts): loading it registers them.
+import '../adapters/index.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';

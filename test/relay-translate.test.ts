@@ -10,7 +10,7 @@ import type { Adapter, LossEntry } from '../lib/adapter.js';
 import type { SpEvent } from '../lib/event.js';
 import { isObject, type Json } from '../lib/json.js';
 import { relayTransform, type RelayOptions } from '../lib/relay/translate.js';
-import { VOCABULARIES } from '../lib/relay/vocabulary/index.js';
+import { VOCABULARIES } from './support/vocabularies.js';
 import { captureAll } from './contract/testAdapter.js';
 import * as CODEX from './support/codexFixtures.js';
 

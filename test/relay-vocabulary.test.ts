@@ -2,7 +2,7 @@
 // format (lib/relay/patch.ts): native call → intent → native call, on the shapes the corpus holds.
 import { describe, expect, it } from 'vitest';
 import { buildPatch, hunkLines, parsePatch } from '../lib/relay/patch.js';
-import { VOCABULARIES } from '../lib/relay/vocabulary/index.js';
+import { VOCABULARIES } from './support/vocabularies.js';
 import { PlanState, readFromCommand, type VocabularyContext } from '../lib/relay/vocabulary/types.js';
 
 const ctx = (cwd = '/home/u/app'): VocabularyContext => ({ cwd, plan: new PlanState() });

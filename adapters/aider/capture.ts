@@ -14,7 +14,7 @@
 // `.aider.input.history` on its own gives one session of user messages.
 import { statSync } from 'node:fs';
 import type { CaptureOptions, SessionRef } from '../../lib/adapter.js';
-import { UserError, readError } from '../../lib/diagnostics.js';
+import { readError } from '../../lib/diagnostics.js';
 import { SessionEmitter } from '../../lib/emitter.js';
 import type { SpEvent } from '../../lib/event.js';
 import { sourceLines } from '../../lib/cursor.js';
@@ -144,7 +144,6 @@ class AiderSession {
 }
 
 export async function* captureAider(ref: SessionRef, options: CaptureOptions = {}): AsyncGenerator<SpEvent> {
-  if (options.cursor) throw new UserError('incremental capture (--cursor) is not supported for Aider: a history file is captured whole', ref.path);
   if (isInputHistory(ref.path)) {
     yield* captureInputHistory(ref, options);
     return;

@@ -18,6 +18,13 @@ export const aider: Adapter = {
   open: async (path) => (await discovery()).openHistory(path),
   capture: (ref, options) => lazyIterable(capturing, (m) => m.captureAider(ref, options)),
   materialize: async (events, options) => (await writing()).materializeAider(events, options),
+  capabilities: {
+    tree: false,
+    images: { userMessage: false, toolResult: false },
+    thinking: 'provider',
+    incremental: { whyNot: 'a history file is captured whole' },
+    sameId: { whyNot: 'an Aider history has no session id to keep (the writer always makes a new history file)' },
+  },
   fidelity,
 };
 

@@ -193,7 +193,6 @@ function* trajectoryEvents(doc: Json, walk: Walk, issues: AtifIssue[], options: 
 }
 
 export async function* captureAtif(ref: SessionRef, options: CaptureOptions = {}): AsyncGenerator<SpEvent> {
-  if (options.cursor) throw new UserError('incremental capture (--cursor) is not supported for ATIF: a trajectory is one JSON document, captured whole', ref.path);
   const { text, doc, mtime } = readTrajectory(ref.path);
   const version = versionOf(doc.schema_version);
   if (!version) throw new UserError(`not an ATIF trajectory: /schema_version is ${JSON.stringify(doc.schema_version)}, not ATIF-v1.0 … ATIF-v1.7`, ref.path);

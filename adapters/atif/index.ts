@@ -9,6 +9,7 @@ import { HOME_ENV, defaultHome } from './paths.js';
 const discovery = once(() => import('./discover.js'));
 const capturing = once(() => import('./capture.js'));
 const writing = once(() => import('./materialize.js'));
+const vocabulary = once(async () => (await import('./vocabulary.js')).atifVocabulary);
 
 export const atif: Adapter = {
   id: 'atif',
@@ -20,6 +21,16 @@ export const atif: Adapter = {
   find: async (id, options) => (await discovery()).findTrajectory(id, options),
   capture: (ref, options) => lazyIterable(capturing, (m) => m.captureAtif(ref, options)),
   materialize: async (events, options) => (await writing()).materializeAtif(events, options),
+  label: 'an ATIF trajectory',
+  vocabulary,
+  capabilities: {
+    tree: false,
+    images: { userMessage: true, toolResult: true },
+    thinking: 'provider',
+    incremental: { whyNot: 'a trajectory is one JSON document, captured whole' },
+    sameId: true,
+    keepsSourceTerms: true,
+  },
   fidelity,
 };
 

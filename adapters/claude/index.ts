@@ -7,6 +7,7 @@ import { DEFAULT_MODEL, HOME_ENV, defaultHome } from './paths.js';
 const discovery = once(() => import('./discover.js'));
 const capturing = once(() => import('./capture.js'));
 const writing = once(() => import('./materialize.js'));
+const vocabulary = once(async () => (await import('./vocabulary.js')).claudeVocabulary);
 
 export const claude: Adapter = {
   id: 'claude',
@@ -20,6 +21,17 @@ export const claude: Adapter = {
   materialize: async (events, options) => (await writing()).materializeClaude(events, options),
   defaultModel: DEFAULT_MODEL,
   watchPaths: async (ref) => (await capturing()).watchPaths(ref),
+  vocabulary,
+  capabilities: {
+    tree: false,
+    images: { userMessage: true, toolResult: true },
+    provider: 'anthropic',
+    thinking: 'signed',
+    incremental: true,
+    sameId: true,
+  },
+  // 200k window; its system prompt and tools take ~20k, replies up to 32k.
+  compileProfile: { tokenizer: 'claude-estimate', window: 200_000, reserve: 52_000, budget: 24_000, instructionsFile: 'CLAUDE.md' },
   fidelity,
 };
 

@@ -1,7 +1,5 @@
 // The project folder Claude Code keeps a cwd's sessions in (docs/formats/claude.md §1). The client
 // finds a session only in the folder of its own cwd, so a writer must get this name exactly right.
-import { realpathSync } from 'node:fs';
-import { resolve } from 'node:path';
 
 /** Longest slug the client uses as is; longer ones are cut and get a hash suffix. */
 export const MAX_SLUG_LENGTH = 200;
@@ -27,15 +25,5 @@ export function projectSlug(cwd: string): string {
   return `${slug.slice(0, MAX_SLUG_LENGTH)}-${Math.abs(javaStringHash(cwd)).toString(36)}`;
 }
 
-/**
- * The cwd as the client will see it: the client slugs `realpath(cwd)`, so symlinks are resolved
- * when the directory exists here; a path that does not exist (yet) is only made absolute.
- */
-export function resolveCwd(cwd: string): string {
-  const absolute = resolve(cwd);
-  try {
-    return realpathSync(absolute);
-  } catch {
-    return absolute;
-  }
-}
+/** The cwd as the client will see it (it slugs `realpath(cwd)`). */
+export { realCwd as resolveCwd } from '../../lib/paths.js';

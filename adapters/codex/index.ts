@@ -7,6 +7,7 @@ import { HOME_ENV, defaultHome } from './paths.js';
 const discovery = once(() => import('./discover.js'));
 const capturing = once(() => import('./capture.js'));
 const writing = once(() => import('./materialize.js'));
+const vocabulary = once(async () => (await import('./vocabulary.js')).codexVocabulary);
 
 export const codex: Adapter = {
   id: 'codex',
@@ -18,6 +19,17 @@ export const codex: Adapter = {
   find: async (id, options) => (await discovery()).findSession(id, options),
   capture: (ref, options) => lazyIterable(capturing, (m) => m.captureCodex(ref, options)),
   materialize: async (events, options) => (await writing()).materializeCodex(events, options),
+  vocabulary,
+  capabilities: {
+    tree: false,
+    images: { userMessage: true, toolResult: false },
+    provider: 'openai',
+    thinking: 'own',
+    incremental: true,
+    sameId: true,
+  },
+  // GPT-5-class models: 400k total, of which 128k output, so 272k input.
+  compileProfile: { tokenizer: 'o200k_base', window: 272_000, reserve: 40_000, budget: 24_000, instructionsFile: 'AGENTS.md' },
   fidelity,
 };
 

@@ -8,6 +8,7 @@ import { DEFAULT_MODEL, HOME_ENV, defaultHome } from './paths.js';
 const discovery = once(() => import('./discover.js'));
 const capturing = once(() => import('./capture.js'));
 const writing = once(() => import('./materialize.js'));
+const vocabulary = once(async () => (await import('./vocabulary.js')).copilotVocabulary);
 
 export const copilot: Adapter = {
   id: 'copilot',
@@ -20,6 +21,16 @@ export const copilot: Adapter = {
   capture: (ref, options) => lazyIterable(capturing, (m) => m.captureCopilot(ref, options)),
   materialize: async (events, options) => (await writing()).materializeCopilot(events, options),
   defaultModel: DEFAULT_MODEL,
+  vocabulary,
+  capabilities: {
+    tree: false,
+    images: { userMessage: false, toolResult: false },
+    thinking: 'provider',
+    incremental: true,
+    sameId: true,
+  },
+  // Claude and GPT models behind a 128k prompt limit; counted like Claude (the larger count).
+  compileProfile: { tokenizer: 'claude-estimate', window: 128_000, reserve: 30_000, budget: 24_000, instructionsFile: 'AGENTS.md' },
   fidelity,
 };
 

@@ -1,6 +1,5 @@
 // `capture` for Cursor: the ref's path says which store it is (paths.ts kindOf).
 import type { CaptureOptions, SessionRef } from '../../lib/adapter.js';
-import { UserError } from '../../lib/diagnostics.js';
 import type { SpEvent } from '../../lib/event.js';
 import { kindOf, splitLocator } from './paths.js';
 import { captureStore } from './store-db.js';
@@ -8,7 +7,6 @@ import { captureTranscript } from './transcript.js';
 import { captureIde } from './vscdb.js';
 
 export async function* captureCursor(ref: SessionRef, options: CaptureOptions = {}): AsyncGenerator<SpEvent> {
-  if (options.cursor) throw new UserError('incremental capture (--cursor) is not supported for Cursor: a chat is captured whole', ref.path);
   const kind = kindOf(ref.path);
   if (kind === 'transcript') yield* captureTranscript(ref, options);
   else if (kind === 'ide-global') {

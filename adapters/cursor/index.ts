@@ -9,6 +9,7 @@ import { HOME_ENV, UNVERIFIED, defaultHome } from './paths.js';
 const discovery = once(() => import('./discover.js'));
 const capturing = once(() => import('./capture.js'));
 const writing = once(() => import('./materialize.js'));
+const vocabulary = once(async () => (await import('./vocabulary.js')).cursorVocabulary);
 
 export const cursor: Adapter = {
   id: 'cursor',
@@ -19,7 +20,16 @@ export const cursor: Adapter = {
   open: async (path) => (await discovery()).openCursor(path),
   capture: (ref, options) => lazyIterable(capturing, (m) => m.captureCursor(ref, options)),
   materialize: async (events, options) => (await writing()).materializeCursor(events, options),
-  experimental: UNVERIFIED,
+  vocabulary,
+  capabilities: {
+    tree: false,
+    images: { userMessage: false, toolResult: false },
+    thinking: 'provider',
+    incremental: { whyNot: 'a chat is captured whole' },
+    sameId: true,
+    experimental: UNVERIFIED,
+    textOnlyToolCalls: 'the Cursor writer carries tool calls as text: native tool-call leaves written by another program are unproven',
+  },
   fidelity,
 };
 

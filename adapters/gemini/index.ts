@@ -7,6 +7,7 @@ import { DEFAULT_MODEL, HOME_ENV, defaultHome } from './paths.js';
 const discovery = once(() => import('./discover.js'));
 const capturing = once(() => import('./capture.js'));
 const writing = once(() => import('./materialize.js'));
+const vocabulary = once(async () => (await import('./vocabulary.js')).geminiVocabulary);
 
 export const gemini: Adapter = {
   id: 'gemini',
@@ -19,6 +20,16 @@ export const gemini: Adapter = {
   capture: (ref, options) => lazyIterable(capturing, (m) => m.captureGemini(ref, options)),
   materialize: async (events, options) => (await writing()).materializeGemini(events, options),
   defaultModel: DEFAULT_MODEL,
+  vocabulary,
+  capabilities: {
+    tree: false,
+    images: { userMessage: true, toolResult: false },
+    thinking: 'provider',
+    incremental: true,
+    sameId: true,
+  },
+  // Gemini 2.5: a 1M window; no local Gemini tokenizer, so counted like Claude (more tokens, safer).
+  compileProfile: { tokenizer: 'claude-estimate', window: 1_000_000, reserve: 40_000, budget: 24_000, instructionsFile: 'GEMINI.md' },
   fidelity,
 };
 

@@ -21,12 +21,12 @@ import { UserError } from '../../lib/diagnostics.js';
 import { toIso, type SpEvent } from '../../lib/event.js';
 import { str, type Json } from '../../lib/json.js';
 import { LossLedger, ensureComponent, ensureUnder, payloadOf, resumeFields, sameNativeId, selectSession, writeLines, type WriterResult } from '../../lib/writer.js';
-import { resolveCwd } from '../claude/slug.js';
+import { realCwd as resolveCwd } from '../../lib/paths.js';
 import { readMetadata } from './discover.js';
 import { DEFAULT_MODEL, HOME_ENV, NATIVE_ID, defaultHome, isSessionFileName, sessionFileName, tmpDir } from './paths.js';
 import { projectSlugFor } from './project.js';
 import { AGENT } from './records.js';
-import { activePath, planTurns, type ModelStep } from './turns.js';
+import { activePath, planTurns, type ModelStep } from '../../lib/formats/content-turns.js';
 
 /** The client version this writer was verified against. */
 export const CLIENT_VERSION = '0.61.0';

@@ -16,7 +16,7 @@ import { isObject, rest, type Json } from '../../lib/json.js';
 import type { Line } from '../../lib/lines.js';
 import { nativeRawText, parseNativeLine } from '../../lib/native.js';
 import { levelOf } from './fidelity.js';
-import { classifyPart, partList, responseContent } from './parts.js';
+import { classifyPart, partList, responseContent } from '../../lib/formats/content-parts.js';
 
 export const AGENT = 'gemini';
 const ASSISTANT: Actor = 'agent:gemini';

@@ -8,6 +8,7 @@ import { DEFAULT_MODEL, HOME_ENV, defaultHome, parseLocator } from './paths.js';
 const discovery = once(() => import('./discover.js'));
 const capturing = once(() => import('./capture.js'));
 const writing = once(() => import('./materialize.js'));
+const vocabulary = once(async () => (await import('./vocabulary.js')).hermesVocabulary);
 
 /** The files a running Hermes changes: the database and its -wal (where new rows land first). */
 function watchPaths(ref: SessionRef): string[] {
@@ -27,6 +28,17 @@ export const hermes: Adapter = {
   capture: (ref, options) => lazyIterable(capturing, (m) => m.captureHermes(ref, options)),
   materialize: async (events, options) => (await writing()).materializeHermes(events, options),
   defaultModel: DEFAULT_MODEL,
+  label: 'Hermes Agent',
+  vocabulary,
+  capabilities: {
+    tree: false,
+    images: { userMessage: false, toolResult: false },
+    thinking: 'provider',
+    incremental: true,
+    sameId: true,
+  },
+  // OpenRouter, Anthropic models by default: counted like Claude.
+  compileProfile: { tokenizer: 'claude-estimate', window: 200_000, reserve: 40_000, budget: 24_000, instructionsFile: 'AGENTS.md' },
   fidelity,
 };
 

@@ -9,6 +9,7 @@ import { DEFAULT_MODEL, HOME_ENV, defaultHome, parseLocator } from './paths.js';
 const discovery = once(() => import('./discover.js'));
 const capturing = once(() => import('./capture.js'));
 const writing = once(() => import('./materialize.js'));
+const vocabulary = once(async () => (await import('./vocabulary.js')).opencodeVocabulary);
 
 /** What a running client changes: the database and its -wal (new rows land there first). */
 function watchPaths(ref: SessionRef): string[] {
@@ -28,6 +29,16 @@ export const opencode: Adapter = {
   capture: (ref, options) => lazyIterable(capturing, (m) => m.captureOpenCode(ref, options)),
   materialize: async (events, options) => (await writing()).materializeOpenCode(events, options),
   defaultModel: DEFAULT_MODEL,
+  vocabulary,
+  capabilities: {
+    tree: false,
+    images: { userMessage: false, toolResult: false },
+    thinking: 'provider',
+    incremental: true,
+    sameId: true,
+  },
+  // Many providers, like Pi: counted like Claude, with Claude's window.
+  compileProfile: { tokenizer: 'claude-estimate', window: 200_000, reserve: 30_000, budget: 24_000, instructionsFile: 'AGENTS.md' },
   fidelity,
 };
 

@@ -251,7 +251,6 @@ class OtelSession {
 }
 
 export async function* captureOtel(ref: SessionRef, options: CaptureOptions = {}): AsyncGenerator<SpEvent> {
-  if (options.cursor) throw new UserError('incremental capture (--cursor) is not supported for OpenTelemetry exports yet: an export is captured whole', ref.path);
   const items = readExport(ref.path, options.onDiagnostic);
   if (items.length === 0) throw new UserError('holds no OpenTelemetry records (an empty export)', ref.path);
   const fallback = fileId(ref.path);

@@ -17,6 +17,14 @@ export const otel: Adapter = {
   open: async (path) => (await discovery()).openExport(path),
   find: async (id, options) => (await discovery()).findExport(id, options),
   capture: (ref, options) => lazyIterable(capturing, (m) => m.captureOtel(ref, options)),
+  label: 'OpenTelemetry telemetry',
+  capabilities: {
+    tree: false,
+    images: { userMessage: false, toolResult: false },
+    thinking: 'provider',
+    incremental: { whyNot: 'an export is captured whole' },
+    sameId: { whyNot: 'OpenTelemetry exports are read, not written' },
+  },
   fidelity,
 };
 

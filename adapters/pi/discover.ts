@@ -9,37 +9,10 @@ import { promptTitle } from '../../lib/titles.js';
 import { UserError, errorCode } from '../../lib/diagnostics.js';
 import { toEpochSeconds } from '../../lib/event.js';
 import { sourceLines, statSessionFile } from '../../lib/cursor.js';
+import { readFirstLine } from '../../lib/lines.js';
 import { isObject, jsonObject, str, type Json } from '../../lib/json.js';
 import { isHeader, textOf, versionOf } from './format.js';
 import { cwdFolder, defaultHome, homeOfSessionFile, idFromFileName, resolveCwd, sessionsDir } from './paths.js';
-
-/** Line 1 of a file (without its line end), reading at most `max` bytes; undefined for an empty file. */
-export function readFirstLine(path: string, max = 1 << 16): string | undefined {
-  const fd = openSync(path, 'r');
-  try {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    const buffer = Buffer.alloc(4096);
-    while (total < max) {
-      const n = readSync(fd, buffer, 0, buffer.length, total);
-      if (n === 0) break;
-      const at = buffer.subarray(0, n).indexOf(0x0a);
-      if (at >= 0) {
-        chunks.push(Buffer.from(buffer.subarray(0, at)));
-        total += at;
-        break;
-      }
-      chunks.push(Buffer.from(buffer.subarray(0, n)));
-      total += n;
-    }
-    if (total === 0 && chunks.length === 0) return undefined;
-    let text = Buffer.concat(chunks).toString('utf8');
-    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-    return text.endsWith('\r') ? text.slice(0, -1) : text;
-  } finally {
-    closeSync(fd);
-  }
-}
 
 /** The session header of a file, or why it has none the client would accept. */
 export function readHeader(path: string): { header?: Json; problem?: string } {

@@ -8,6 +8,7 @@ import { HOME_ENV, defaultHome } from './paths.js';
 const discovery = once(() => import('./discover.js'));
 const capturing = once(() => import('./capture.js'));
 const writing = once(() => import('./materialize.js'));
+const vocabulary = once(async () => (await import('./vocabulary.js')).piVocabulary);
 
 export const pi: Adapter = {
   id: 'pi',
@@ -20,6 +21,16 @@ export const pi: Adapter = {
   capture: (ref, options) => lazyIterable(capturing, (m) => m.capturePi(ref, options)),
   materialize: async (events, options) => (await writing()).materializePi(events, options),
   defaultModel: DEFAULT_MODEL,
+  vocabulary,
+  capabilities: {
+    tree: true,
+    images: { userMessage: true, toolResult: true },
+    thinking: 'provider',
+    incremental: true,
+    sameId: true,
+  },
+  // Many providers: counted like Claude (the larger count), with Claude's window.
+  compileProfile: { tokenizer: 'claude-estimate', window: 200_000, reserve: 30_000, budget: 24_000, instructionsFile: 'AGENTS.md' },
   fidelity,
 };
 

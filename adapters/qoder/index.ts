@@ -8,6 +8,7 @@ import { DEFAULT_MODEL, HOME_ENV, defaultHome } from './paths.js';
 const discovery = once(() => import('./discover.js'));
 const capturing = once(() => import('./capture.js'));
 const writing = once(() => import('./materialize.js'));
+const vocabulary = once(async () => (await import('./vocabulary.js')).qoderVocabulary);
 
 export const qoder: Adapter = {
   id: 'qoder',
@@ -20,6 +21,16 @@ export const qoder: Adapter = {
   capture: (ref, options) => lazyIterable(capturing, (m) => m.captureQoder(ref, options)),
   materialize: async (events, options) => (await writing()).materializeQoder(events, options),
   defaultModel: DEFAULT_MODEL,
+  vocabulary,
+  capabilities: {
+    tree: false,
+    images: { userMessage: true, toolResult: true },
+    thinking: 'provider',
+    incremental: true,
+    sameId: true,
+  },
+  // Claude Code's format and Claude-class models behind tier aliases.
+  compileProfile: { tokenizer: 'claude-estimate', window: 200_000, reserve: 52_000, budget: 24_000, instructionsFile: 'AGENTS.md' },
   fidelity,
 };
 

@@ -10,8 +10,8 @@ import { UserError, errorCode } from '../../lib/diagnostics.js';
 import { sourceLines, statSessionFile } from '../../lib/cursor.js';
 import { toEpochSeconds } from '../../lib/event.js';
 import { isObject, jsonObject, type Json } from '../../lib/json.js';
-import { readFirstLine } from '../pi/discover.js';
-import { classifyPart, partList } from '../gemini/parts.js';
+import { readFirstLine } from '../../lib/lines.js';
+import { classifyPart, partList } from '../../lib/formats/content-parts.js';
 import { SESSION_FILE, projectsDir, runtimeDir, runtimeOfFile } from './paths.js';
 
 export function readHead(path: string): Json | undefined {

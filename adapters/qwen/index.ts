@@ -7,6 +7,7 @@ import { DEFAULT_MODEL, HOME_ENV, defaultHome } from './paths.js';
 const discovery = once(() => import('./discover.js'));
 const capturing = once(() => import('./capture.js'));
 const writing = once(() => import('./materialize.js'));
+const vocabulary = once(async () => (await import('./vocabulary.js')).qwenVocabulary);
 
 export const qwen: Adapter = {
   id: 'qwen',
@@ -19,6 +20,16 @@ export const qwen: Adapter = {
   capture: (ref, options) => lazyIterable(capturing, (m) => m.captureQwen(ref, options)),
   materialize: async (events, options) => (await writing()).materializeQwen(events, options),
   defaultModel: DEFAULT_MODEL,
+  vocabulary,
+  capabilities: {
+    tree: false,
+    images: { userMessage: true, toolResult: false },
+    thinking: 'provider',
+    incremental: true,
+    sameId: true,
+  },
+  // Qwen3-Coder: 256k native window; counted like Claude.
+  compileProfile: { tokenizer: 'claude-estimate', window: 256_000, reserve: 40_000, budget: 24_000, instructionsFile: 'QWEN.md' },
   fidelity,
 };
 

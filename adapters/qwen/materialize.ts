@@ -14,8 +14,8 @@ import { UserError } from '../../lib/diagnostics.js';
 import { toIso, type SpEvent } from '../../lib/event.js';
 import { str, type Json } from '../../lib/json.js';
 import { LossLedger, ensureUnder, payloadOf, resumeFields, sameNativeId, selectSession, writeLines, type WriterResult } from '../../lib/writer.js';
-import { resolveCwd } from '../claude/slug.js';
-import { activePath, planTurns } from '../gemini/turns.js';
+import { realCwd as resolveCwd } from '../../lib/paths.js';
+import { activePath, planTurns } from '../../lib/formats/content-turns.js';
 import { DEFAULT_MODEL, HOME_ENV, NATIVE_ID, builtInHome, defaultHome, projectFolder, projectsDir, runtimeDir } from './paths.js';
 import { AGENT } from './records.js';
 

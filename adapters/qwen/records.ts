@@ -10,7 +10,7 @@ import { toEpochSeconds, type Actor, type ContentBlock, type SpEvent } from '../
 import { isObject, rest, type Json } from '../../lib/json.js';
 import type { Line } from '../../lib/lines.js';
 import { nativeRawText, parseNativeLine } from '../../lib/native.js';
-import { classifyPart, partList, responseContent } from '../gemini/parts.js';
+import { classifyPart, partList, responseContent } from '../../lib/formats/content-parts.js';
 import { levelOf } from './fidelity.js';
 
 export const AGENT = 'qwen';

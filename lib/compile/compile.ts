@@ -27,7 +27,7 @@ import { extract, type Extraction, type Item, type Loss } from './items.js';
 import { A2A_PROTOCOL_VERSION, a2aTask } from './a2a.js';
 import { writeOutputs } from './output.js';
 import { render, type Rendered } from './render.js';
-import { resolveBudget, TARGET, type FormatName, type TargetName } from './targets.js';
+import { compileTargets, resolveBudget, targetOf, type FormatName, type TargetName } from './targets.js';
 import { seqRanges } from './text.js';
 import { lastTestCommand, observeWorkspace } from './workspace.js';
 import { createCounter, prepareTokenizer, type TokenCounter, type TokenizerName } from './tokens.js';
@@ -262,7 +262,8 @@ function decisionEvents(extraction: Extraction, info: Extraction['primary']['inf
 }
 
 export async function compile(options: CompileOptions): Promise<CompileResult> {
-  const target = TARGET[options.target];
+  const target = targetOf(options.target);
+  if (!target) throw new UserError(`unknown target "${options.target}"; targets: ${Object.keys(compileTargets()).join(', ')}`);
   const format = options.format ?? 'message';
   const budget = resolveBudget(target, options);
   if (!Number.isSafeInteger(budget) || budget <= 0) throw new UserError(`the budget must be a positive number of tokens (got ${budget})`, '--budget');

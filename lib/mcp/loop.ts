@@ -174,7 +174,7 @@ export function registerLoopTools(server: McpServer, ctx: LoopContext): void {
         const registry = await adapters();
         const target: Adapter = adapterOf(registry, args.target);
         if (!target.materialize) throw new ToolInputError(`${target.displayName} sessions cannot be written`);
-        if (target.experimental && !args.experimental) throw new ToolInputError(`writing ${target.displayName} sessions is experimental and unverified; pass experimental: true to write one anyway`);
+        if (target.capabilities.experimental && !args.experimental) throw new ToolInputError(`writing ${target.displayName} sessions is experimental and unverified; pass experimental: true to write one anyway`);
         const c = await confined();
         const dryRun = args.dry_run === true;
         // As relay: a real write only under --allow-write folders; a dry run only needs them readable.

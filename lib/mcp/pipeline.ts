@@ -176,8 +176,8 @@ export interface CompileArgs {
 
 /** sp-compile --render over the events: the handoff text and what it cost. */
 export async function compileHandoff(events: readonly SpEvent[], args: CompileArgs): Promise<{ text: string; tokens: unknown; budget: unknown; dropped: unknown }> {
-  const { TARGETS, FORMATS } = await import('../compile/targets.js');
-  if (!(TARGETS as readonly string[]).includes(args.target)) throw new ToolInputError(`unknown target "${args.target}"; targets: ${TARGETS.join(', ')}`);
+  const { compileTargets, targetOf, FORMATS } = await import('../compile/targets.js');
+  if (!targetOf(args.target)) throw new ToolInputError(`unknown target "${args.target}"; targets: ${Object.keys(compileTargets()).join(', ')}`);
   const format = args.format ?? 'message';
   if (!(FORMATS as readonly string[]).includes(format) || format === 'files') {
     throw new ToolInputError(`unknown format "${format}"; formats: ${FORMATS.filter((f) => f !== 'files').join(', ')}`);
@@ -205,9 +205,10 @@ export async function compileHandoff(events: readonly SpEvent[], args: CompileAr
 
 /** sp-compile over the events: the context.compiled event that puts the relay in context mode. */
 export async function compiledEvent(events: readonly SpEvent[], args: { target: string; budget?: number }): Promise<SpEvent> {
-  const { TARGETS } = await import('../compile/targets.js');
-  if (!(TARGETS as readonly string[]).includes(args.target)) {
-    throw new ToolInputError(`context mode compiles for ${TARGETS.filter((t) => t !== 'markdown').join(', ')}; "${args.target}" takes history mode`);
+  const { compileTargets, targetOf, MARKDOWN_TARGET } = await import('../compile/targets.js');
+  if (!targetOf(args.target)) {
+    const agents = Object.keys(compileTargets()).filter((t) => t !== MARKDOWN_TARGET.name);
+    throw new ToolInputError(`context mode compiles for ${agents.join(', ')}; "${args.target}" takes history mode`);
   }
   const { compile } = await import('../compile/compile.js');
   const { releaseTokenizers } = await import('../compile/tokens.js');

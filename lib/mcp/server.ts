@@ -373,6 +373,7 @@ export function createSpServer(options: ServerOptions): McpServer {
     },
     tool('compile_context', async (args: { session: string; agent?: string; home?: string; homes?: Record<string, string>; target: string; budget?: number; format?: string }, budget) => {
       const { ref, events } = await sessionEvents(args, budget);
+      await adapters(); // compile profiles and labels are the registry's (lib/registry.ts)
       const compiled = await compileHandoff(events, { target: args.target, budget: args.budget, format: args.format });
       return {
         text: compiled.text,
@@ -429,8 +430,9 @@ export function createSpServer(options: ServerOptions): McpServer {
       }, budget) => {
         const registry = await adapters();
         const target = adapterOf(registry, args.target);
-        if (target.experimental && !args.experimental) {
-          throw new ToolInputError(`writing ${target.displayName} sessions is experimental and unverified (${target.experimental}); pass experimental: true to write one anyway`);
+        const experimental = target.capabilities.experimental;
+        if (experimental && !args.experimental) {
+          throw new ToolInputError(`writing ${target.displayName} sessions is experimental and unverified (${experimental}); pass experimental: true to write one anyway`);
         }
         if (!target.materialize) {
           const writers = Object.keys(registry).filter((id) => registry[id].materialize).sort();

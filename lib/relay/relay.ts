@@ -4,7 +4,6 @@
 // → the relay transform (tool vocabulary, thinking, images, header) → the target's writer. Every
 // source event gets a ledger row (ledger.ts). The adapter is passed in: lib/ does not import adapters/.
 import type { Adapter, LossEntry, MaterializeOptions, MaterializeResult } from '../adapter.js';
-import { TREE_TARGETS } from '../agents.js';
 import { UserError } from '../diagnostics.js';
 import type { SpEvent } from '../event.js';
 import { isObject } from '../json.js';
@@ -75,9 +74,11 @@ const bySeq = (events: SpEvent[]): SpEvent[] => (events.every((e, i) => i === 0 
 
 export async function relay(adapter: Adapter, input: AsyncIterable<SpEvent>, options: RelayOptions): Promise<RelayOutcome> {
   if (!adapter.materialize) throw new UserError(`${adapter.displayName} sessions cannot be written`);
-  if (adapter.experimental && !options.experimental) {
-    throw new UserError(`writing ${adapter.displayName} sessions is experimental and unverified (${adapter.experimental}); pass --experimental to write one anyway`);
+  const { experimental, sameId, tree } = adapter.capabilities;
+  if (experimental && !options.experimental) {
+    throw new UserError(`writing ${adapter.displayName} sessions is experimental and unverified (${experimental}); pass --experimental to write one anyway`);
   }
+  if (options.sameId && sameId !== true) throw new UserError(`--same-id: ${sameId.whyNot} (drop --same-id)`);
   const ledger = new RelayLedger();
   const entries: LossEntry[] = [];
   const picker = new SessionPicker();
@@ -136,7 +137,7 @@ export async function relay(adapter: Adapter, input: AsyncIterable<SpEvent>, opt
 
   // ---- branches -----------------------------------------------------------------------------------
   // A --same-id move keeps the native file as it was (tree and all): no splitting.
-  const linear = !TREE_TARGETS.has(adapter.id) && options.branch === undefined && !options.sameId;
+  const linear = !tree && options.branch === undefined && !options.sameId;
   let active = events;
   let extra: Branch[] = [];
   if (linear) {

@@ -1,7 +1,7 @@
 // History-mode relay: canonical events of one agent's session rewritten so that another agent's
 // writer produces a session in the target's own terms (issue 9):
-//   * tool calls in the target's vocabulary (lib/relay/vocabulary/: native call ⇄ intent ⇄ native
-//     call), their results made plain where the source wrapped them; a call without a counterpart
+//   * tool calls in the target's vocabulary (each adapter's `vocabulary()`: native call ⇄ intent ⇄
+//     native call), their results made plain where the source wrapped them; a call without a counterpart
 //     becomes a marked assistant text that carries the call and its result, never a call to a tool
 //     the target does not have;
 //   * thinking kept native only when the target continues with the provider that made it, else a
@@ -17,13 +17,12 @@
 // memory between the passes (the text of such a call carries its result).
 import { createHash } from 'node:crypto';
 import type { LossEntry } from '../adapter.js';
-import { agentLabel } from '../agents.js';
 import type { SpEvent } from '../event.js';
 import { toIso } from '../event.js';
 import { isObject, str, type Json } from '../json.js';
 import { SessionSpool } from '../write/spool.js';
+import { adapterOf, agentLabel, Vocabularies } from '../registry.js';
 import { relayedFor, type RelayMark } from './mark.js';
-import { vocabularyOf } from './vocabulary/index.js';
 import { PlanState, planText, type Intent, type NativeCall, type VocabularyContext } from './vocabulary/types.js';
 
 export type ThinkingMode = 'keep-text' | 'drop';
@@ -44,8 +43,8 @@ export interface RelayOptions {
 
 const nameOf = agentLabel;
 
-/** The provider a target agent sends to (Pi and Hermes: the one their model comes from). */
-const AGENT_PROVIDER: Record<string, string> = { claude: 'anthropic', codex: 'openai' };
+/** The provider an agent sends to whatever its model (capabilities.provider); undefined: the one its model names. */
+const agentProvider = (agent: string): string | undefined => adapterOf(agent)?.capabilities.provider;
 
 /** A provider from a provider or model name (`anthropic/claude-…`, `gpt-5`, `openrouter` says nothing). */
 export function providerOf(name: string | undefined): string | undefined {
@@ -64,7 +63,7 @@ export function providerOf(name: string | undefined): string | undefined {
 
 /** The text a call without a counterpart in the target is written as: the call, then its result. */
 function renderedText(source: string, name: string, input: unknown, intent: Intent | undefined, result: SpEvent | undefined, target: string): string {
-  const why = vocabularyOf(target)?.textOnly ? 'carried as text' : `${nameOf(target)} has no such tool; shown as text`;
+  const why = adapterOf(target)?.capabilities.textOnlyToolCalls ? 'carried as text' : `${nameOf(target)} has no such tool; shown as text`;
   const head = `[sp relay] ${nameOf(source)} tool call \`${name}\` (${why}):`;
   const body = intent?.kind === 'plan' ? planText(intent.items, intent.explanation) : typeof input === 'string' ? input : JSON.stringify(input, null, 2);
   let tail = '(no result was recorded)';
@@ -95,12 +94,16 @@ function imageNote(block: Json, where: string): string {
   return `[image ${str(block.media_type) ?? 'image'} ${imageRef(block)}: not carried (${where})]`;
 }
 
-/** Whether the target takes an image in this position (formats/*.md, the writers). */
+/** Whether the target takes an image in this position (its capabilities.images). */
 function acceptsImage(target: string, type: string): boolean {
-  if (type === 'message.user') return ['claude', 'qoder', 'codex', 'pi', 'gemini', 'qwen'].includes(target);
-  if (type === 'tool.result') return ['claude', 'qoder', 'pi'].includes(target);
+  const images = adapterOf(target)?.capabilities.images;
+  if (type === 'message.user') return images?.userMessage === true;
+  if (type === 'tool.result') return images?.toolResult === true;
   return false;
 }
+
+/** Whether the target passes every event through as the source made it (an interchange format). */
+const keepsSourceTerms = (target: string): boolean => adapterOf(target)?.capabilities.keepsSourceTerms === true;
 
 /** Per-session counts for the header: what did not come along as it was. */
 interface Counts {
@@ -144,11 +147,12 @@ class SessionTranslator {
     private readonly info: SessionInfo,
     private readonly options: RelayOptions,
     private readonly report: ((entry: LossEntry) => void) | undefined,
+    private readonly vocabularies: Vocabularies,
   ) {
     const sp = info.start && isObject(info.start.payload) ? info.start.payload : {};
     this.context = { cwd: str(sp.cwd), plan: new PlanState() };
-    const sessionProvider = providerOf(str(sp.provider)) ?? providerOf(str(sp.model)) ?? AGENT_PROVIDER[info.agent];
-    this.targetProvider = AGENT_PROVIDER[options.target] ?? providerOf(options.model) ?? sessionProvider;
+    const sessionProvider = providerOf(str(sp.provider)) ?? providerOf(str(sp.model)) ?? agentProvider(info.agent);
+    this.targetProvider = agentProvider(options.target) ?? providerOf(options.model) ?? sessionProvider;
   }
 
   private loss(entry: LossEntry): void {
@@ -156,7 +160,7 @@ class SessionTranslator {
   }
 
   translate(event: SpEvent): SpEvent[] {
-    if (event.agent === this.options.target || vocabularyOf(this.options.target)?.keepsSourceTerms) return [event];
+    if (event.agent === this.options.target || keepsSourceTerms(this.options.target)) return [event];
     if (event.derived_from !== undefined && event.derived_from !== null) return [this.derived(event)];
     switch (event.type) {
       case 'message.thinking':
@@ -202,18 +206,19 @@ class SessionTranslator {
 
   private sourceProvider(p: Json, event: SpEvent): string | undefined {
     const sp = this.info.start && isObject(this.info.start.payload) ? this.info.start.payload : {};
-    return providerOf(str(p.provider)) ?? AGENT_PROVIDER[event.agent] ?? providerOf(str(p.model)) ?? providerOf(str(sp.model)) ?? providerOf(str(sp.provider));
+    return providerOf(str(p.provider)) ?? agentProvider(event.agent) ?? providerOf(str(p.model)) ?? providerOf(str(sp.model)) ?? providerOf(str(sp.provider));
   }
 
   /**
    * Whether the target's writer can write this reasoning as its own thinking: made by the provider
-   * the target continues with, and (Claude) with the signature the API verifies; the Codex writer
-   * replays only its own encrypted reasoning, so another agent's is never native there.
+   * the target continues with, and as its capabilities.thinking says: `signed` only with the
+   * signature the API verifies, `own` never (it replays only its own encrypted reasoning).
    */
   private native(made: string | undefined, p: Json): boolean {
     if (made === undefined || made !== this.targetProvider) return false;
-    if (this.options.target === 'claude') return str(p.signature) !== undefined || (p.visibility === 'redacted' && str(p.opaque) !== undefined);
-    return this.options.target !== 'codex';
+    const takes = adapterOf(this.options.target)?.capabilities.thinking ?? 'provider';
+    if (takes === 'signed') return str(p.signature) !== undefined || (p.visibility === 'redacted' && str(p.opaque) !== undefined);
+    return takes !== 'own';
   }
 
   private thinking(event: SpEvent): SpEvent[] {
@@ -279,8 +284,8 @@ class SessionTranslator {
     const p = payloadOf(event);
     const name = str(p.name) ?? 'unknown';
     const callId = String(p.call_id ?? '');
-    const source = vocabularyOf(event.agent);
-    const target = vocabularyOf(this.options.target);
+    const source = this.vocabularies.get(event.agent);
+    const target = this.vocabularies.get(this.options.target);
     const intent = source?.parse(name, p.input, this.context);
     const calls = intent && target ? target.render(intent, this.context) : undefined;
     if (!calls || calls.length === 0) {
@@ -291,7 +296,7 @@ class SessionTranslator {
         ? `no tool vocabulary for ${event.agent}`
         : !intent
           ? `${name} has no counterpart in ${nameOf(this.options.target)}`
-          : target?.textOnly ?? `${nameOf(this.options.target)} has no tool for a ${intent.kind}`;
+          : adapterOf(this.options.target)?.capabilities.textOnlyToolCalls ?? `${nameOf(this.options.target)} has no tool for a ${intent.kind}`;
       this.loss({ action: 'rendered', code: 'tool-name', seq: event.seq, type: event.type, from: name, to: 'text', reason: `tool call ${name} written as assistant text with its result (${why})` });
       const text = renderedText(event.agent, name, p.input, intent, this.info.renderedResults.get(callId), this.options.target);
       // A message of its own: a client (or a checker) reads one message's text blocks as one text,
@@ -331,7 +336,7 @@ class SessionTranslator {
     const call = this.translated.get(callId);
     if (!call) return [this.message(event)];
     this.translated.delete(callId);
-    const source = vocabularyOf(event.agent);
+    const source = this.vocabularies.get(event.agent);
     let isError = p.is_error === true;
     const plain = (text: string): string => {
       if (!source?.plainResult) return text;
@@ -469,17 +474,19 @@ export async function* relayTransform(events: AsyncIterable<SpEvent>, options: R
     return;
   }
 
+  const vocabularies = new Vocabularies();
+  await vocabularies.load(options.target);
   const sessions = new Map<string, SessionInfo>();
   const translators = new Map<string, SessionTranslator>();
-  const spool = await SessionSpool.create(resumed(first.value, iterator), { prefix: 'sp-relay', onEvent: (event) => notice(event, sessions, translators, options) });
+  const spool = await SessionSpool.create(resumed(first.value, iterator, vocabularies), { prefix: 'sp-relay', onEvent: (event) => notice(event, sessions, translators, options, vocabularies) });
   try {
     const writing = new Map<string, SessionTranslator>();
     for await (const event of spool.events()) {
       const id = String(event.session ?? '');
       const info = sessions.get(id)!;
       let translator = writing.get(id);
-      if (!translator) writing.set(id, (translator = new SessionTranslator(info, options, options.onLoss)));
-      if (!info.headerDone && info.agent !== options.target && !vocabularyOf(options.target)?.keepsSourceTerms) {
+      if (!translator) writing.set(id, (translator = new SessionTranslator(info, options, options.onLoss, vocabularies)));
+      if (!info.headerDone && info.agent !== options.target && !keepsSourceTerms(options.target)) {
         info.headerDone = true;
         if (options.header !== false && info.first) {
           yield headerEvent(info, sessions.size - 1, options);
@@ -495,13 +502,16 @@ export async function* relayTransform(events: AsyncIterable<SpEvent>, options: R
   }
 }
 
-/** The first event (read already), then the rest of the stream. */
-async function* resumed(first: SpEvent, rest: AsyncIterator<SpEvent>): AsyncGenerator<SpEvent> {
-  for (let next: IteratorResult<SpEvent> = { value: first, done: false }; !next.done; next = await rest.next()) yield next.value;
+/** The first event (read already), then the rest of the stream; each agent's vocabulary is loaded before its first event passes. */
+async function* resumed(first: SpEvent, rest: AsyncIterator<SpEvent>, vocabularies: Vocabularies): AsyncGenerator<SpEvent> {
+  for (let next: IteratorResult<SpEvent> = { value: first, done: false }; !next.done; next = await rest.next()) {
+    await vocabularies.load(next.value.agent);
+    yield next.value;
+  }
 }
 
 /** Pass 1, event by event as the stream is spooled: per-session facts and counts, and the results of calls rendered as text. */
-function notice(event: SpEvent, sessions: Map<string, SessionInfo>, translators: Map<string, SessionTranslator>, options: RelayOptions): void {
+function notice(event: SpEvent, sessions: Map<string, SessionInfo>, translators: Map<string, SessionTranslator>, options: RelayOptions, vocabularies: Vocabularies): void {
   const id = String(event.session ?? '');
   let info = sessions.get(id);
   if (!info) {
@@ -518,7 +528,7 @@ function notice(event: SpEvent, sessions: Map<string, SessionInfo>, translators:
     info.lastTs = event.ts;
   }
   let translator = translators.get(id);
-  if (!translator) translators.set(id, (translator = new SessionTranslator(info, options, undefined)));
+  if (!translator) translators.set(id, (translator = new SessionTranslator(info, options, undefined, vocabularies)));
   if (event.type === 'tool.result' && translator.isRendered(String(isObject(event.payload) ? event.payload.call_id ?? '' : ''))) {
     const callId = String(payloadOf(event).call_id ?? '');
     if (!info.renderedResults.has(callId)) info.renderedResults.set(callId, event);

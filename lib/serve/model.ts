@@ -7,7 +7,7 @@
 import { existsSync, lstatSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { Adapter, SessionRef } from '../adapter.js';
-import { agentLabel } from '../agents.js';
+import { agentLabel } from '../registry.js';
 import { UserError } from '../diagnostics.js';
 import type { SpEvent } from '../event.js';
 import type { Line } from '../lines.js';
@@ -137,7 +137,7 @@ export class SessionModel {
     return Object.keys(this.registry)
       .sort()
       .filter((id) => this.registry[id].materialize)
-      .map((id) => ({ id, label: this.registry[id].displayName, experimental: Boolean(this.registry[id].experimental) }));
+      .map((id) => ({ id, label: this.registry[id].displayName, experimental: Boolean(this.registry[id].capabilities.experimental) }));
   }
 
   private async withStore<T>(use: (store: AnyStore) => T | Promise<T>): Promise<T | undefined> {
@@ -418,7 +418,7 @@ export class SessionModel {
       throw new RequestError((err as Error).message);
     }
     if (!target.materialize) throw new RequestError(`${target.displayName} sessions cannot be written`);
-    if (target.experimental) throw new RequestError(`writing ${target.displayName} sessions is experimental (${target.experimental}): use sp-materialize --experimental`);
+    if (target.capabilities.experimental) throw new RequestError(`writing ${target.displayName} sessions is experimental (${target.capabilities.experimental}): use sp-materialize --experimental`);
     if (args.mode !== undefined && args.mode !== 'history' && args.mode !== 'context') throw new RequestError('"mode" is history or context');
     const write = args.write === true;
     const c = this.confinement;

@@ -3,6 +3,8 @@
 // does (lib/relay), and resumed by the pinned `codex` (@openai/codex 0.171.0) against our own mock
 // Responses API. The client must accept the session and send the trajectory's user message, the
 // agent's replies and every tool call with its output (as text: a trajectory's tools are not Codex's).
+// lib/ asks the adapter registry about agents (lib/registry.ts): loading it registers them.
+import '../../adapters/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -2,7 +2,7 @@
 // that other agents' vocabularies write; nothing is written in Cursor's vocabulary.
 import { describe, expect, it } from 'vitest';
 import { cursor } from '../../adapters/cursor/index.js';
-import { VOCABULARIES } from '../../lib/relay/vocabulary/index.js';
+import { VOCABULARIES } from '../support/vocabularies.js';
 import { PlanState, type VocabularyContext } from '../../lib/relay/vocabulary/types.js';
 import { captureAll } from '../contract/testAdapter.js';
 

@@ -2,8 +2,8 @@
 // read/write/edit/bash/todowrite call reads into an intent and renders back as the same call.
 import { describe, expect, it } from 'vitest';
 import { opencode } from '../../adapters/opencode/index.js';
-import { opencodeVocabulary } from '../../lib/relay/vocabulary/opencode.js';
-import { copilotVocabulary } from '../../lib/relay/vocabulary/copilot.js';
+import { opencodeVocabulary } from '../../adapters/opencode/vocabulary.js';
+import { copilotVocabulary } from '../../adapters/copilot/vocabulary.js';
 import { PlanState } from '../../lib/relay/vocabulary/types.js';
 import { captureAll } from '../contract/testAdapter.js';
 import { DB, FAILING, FEATURE, locator } from './support.js';

@@ -1,5 +1,7 @@
 // Helpers for the sp-compile tests: the recorded corpus captured once per test file (sp-capture on
 // the fixtures), the compiler run in-process, and an independent token count (tiktoken directly).
+// lib/ asks the adapter registry about agents (lib/registry.ts): loading it registers them.
+import '../../adapters/index.js';
 import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';

@@ -1,6 +1,6 @@
 // What a tool call does, whatever agent made it: the canonical intents a relay translates through.
-// Each agent's vocabulary (lib/relay/vocabulary/<agent>.ts) reads its native calls into intents and
-// writes intents back as its native calls; a new agent is one more file and one registry line.
+// Each agent's vocabulary (adapters/<agent>/vocabulary.ts, exposed as its adapter's `vocabulary()`)
+// reads its native calls into intents and writes intents back as its native calls.
 import type { PatchFile, Replacement } from '../patch.js';
 
 export type PlanStatus = 'pending' | 'in_progress' | 'completed';
@@ -50,14 +50,6 @@ export interface Vocabulary {
   parse(name: string, input: unknown, context: VocabularyContext): Intent | undefined;
   /** An intent as native calls (one or more); undefined when the agent has no tool for it. */
   render(intent: Intent, context: VocabularyContext): NativeCall[] | undefined;
-  /**
-   * An interchange format rather than an agent (ATIF): it keeps every tool call, thinking block and
-   * image as the source made them (its writer's ledger says what the format cannot hold), so the
-   * relay passes events through untranslated.
-   */
-  keepsSourceTerms?: boolean;
-  /** Why this agent's calls are never written natively, when they are not (the ledger says it instead of "no tool for"). */
-  textOnly?: string;
   /**
    * A result's text as this agent's tools give it, made plain (e.g. Codex's exec header, Hermes's
    * JSON envelope) for another agent; absent: the text as it is.

@@ -103,7 +103,7 @@ async function findSeeds(): Promise<NativeSeed[]> {
 export const writers = (): string[] => Object.keys(adapters).filter((id) => adapters[id].materialize).sort();
 
 /** The flags sp-materialize needs for a writer: an experimental one (Cursor) writes only with --experimental. */
-export const writerFlags = (agent: string): string[] => (adapters[agent].experimental ? ['--experimental'] : []);
+export const writerFlags = (agent: string): string[] => (adapters[agent].capabilities.experimental ? ['--experimental'] : []);
 
 /** A canonical stream to damage: the capture of the Claude corpus session S1 (any seed if Claude has none). */
 export async function canonicalSeed(seeds: NativeSeed[]): Promise<Buffer> {

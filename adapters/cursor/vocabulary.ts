@@ -6,8 +6,8 @@
 // (StrReplace, search_replace …) have no documented argument shape: rendered as text. Nothing is
 // written in this vocabulary (render gives undefined): the experimental Cursor writer follows the
 // one layout known to resume, which carries calls as text.
-import { isObject, str } from '../../json.js';
-import type { Intent, NativeCall, Vocabulary, VocabularyContext } from './types.js';
+import { isObject, str } from '../../lib/json.js';
+import type { Intent, NativeCall, Vocabulary, VocabularyContext } from '../../lib/relay/vocabulary/types.js';
 
 const TOOLS = new Set([
   'Read', 'Write', 'StrReplace', 'MultiStrReplace', 'Edit', 'ApplyPatch', 'Delete', 'LS', 'Grep', 'Glob', 'Shell', 'TodoWrite', 'ReadLints', 'SemanticSearch', 'WebSearch', 'WebFetch', 'CreatePlan', 'Task', 'Agent',
@@ -55,5 +55,4 @@ export const cursorVocabulary: Vocabulary = {
   tools: TOOLS,
   parse,
   render,
-  textOnly: 'the Cursor writer carries tool calls as text: native tool-call leaves written by another program are unproven',
 };

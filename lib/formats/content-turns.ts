@@ -5,13 +5,13 @@
 // calls that come after a call start a new step. Resume safety (on unless `safety: false`):
 // an unanswered call gets a stub result, a result without its call is rendered as user text, and
 // every change goes to the loss ledger (docs/design.md §3).
-import { artifactNote, readArtifactForWriter } from '../../lib/artifacts.js';
-import { splitBranches } from '../../lib/write/branches.js';
-import { LOSS } from '../../lib/write/plan.js';
-import type { SpEvent } from '../../lib/event.js';
-import { isObject, str, type Json } from '../../lib/json.js';
-import { isDerived, payloadOf, type LossLedger } from '../../lib/writer.js';
-import { imagePart, resultText } from './parts.js';
+import { artifactNote, readArtifactForWriter } from '../artifacts.js';
+import { splitBranches } from '../write/branches.js';
+import { LOSS } from '../write/plan.js';
+import type { SpEvent } from '../event.js';
+import { isObject, str, type Json } from '../json.js';
+import { isDerived, payloadOf, type LossLedger } from '../writer.js';
+import { imagePart, resultText } from './content-parts.js';
 
 export const STUB_RESULT = 'interrupted: no result was recorded';
 
@@ -110,7 +110,7 @@ export function planTurns(events: SpEvent[], options: PlanOptions): Turn[] {
             if (part) parts.push(part);
           } else if (block.type === 'gemini.part' && isObject(block.part) && event.agent === options.target) parts.push(block.part);
           else if (block.type !== 'tool_result') {
-            ledger.report('rendered', 'user-block', `a ${String(block.type)} block has no Gemini part: written as its JSON text`, event);
+            ledger.report('rendered', 'user-block', `a ${String(block.type)} block has no content part: written as its JSON text`, event);
             parts.push({ text: JSON.stringify(block) });
           }
         }

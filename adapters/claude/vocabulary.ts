@@ -3,8 +3,8 @@
 // default). The client has no MultiEdit any more and its task tools hold ids in the client's own
 // task store, so a relay writes one Edit per replacement and a plan as text (never a call the
 // resumed client could not have made).
-import { isObject, str } from '../../json.js';
-import { absolutePath, planStatus, shq, type Intent, type NativeCall, type PlanItem, type Vocabulary, type VocabularyContext } from './types.js';
+import { isObject, str } from '../../lib/json.js';
+import { absolutePath, planStatus, shq, type Intent, type NativeCall, type PlanItem, type Vocabulary, type VocabularyContext } from '../../lib/relay/vocabulary/types.js';
 
 const TOOLS = new Set([
   'Read', 'Write', 'Edit', 'MultiEdit', 'Bash', 'Glob', 'Grep', 'TodoWrite', 'TaskCreate', 'TaskUpdate', 'TaskGet', 'TaskList',

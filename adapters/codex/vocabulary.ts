@@ -2,9 +2,9 @@
 // rollouts: `shell` {command: argv, workdir}), `apply_patch` as a custom tool whose input is the
 // patch text (a `custom_tool_call` item), and `update_plan` {explanation?, plan: [{step, status}]}.
 // Codex has no read tool: its model reads files with `cat`/`sed -n`, so those commands are reads.
-import { isObject, str } from '../../json.js';
-import { buildPatch, parsePatch } from '../patch.js';
-import { planStatus, readCommand, readFromCommand, relativePath, searchCommand, shq, type Intent, type NativeCall, type Vocabulary, type VocabularyContext } from './types.js';
+import { isObject, str } from '../../lib/json.js';
+import { buildPatch, parsePatch } from '../../lib/relay/patch.js';
+import { planStatus, readCommand, readFromCommand, relativePath, searchCommand, shq, type Intent, type NativeCall, type Vocabulary, type VocabularyContext } from '../../lib/relay/vocabulary/types.js';
 
 const TOOLS = new Set(['exec_command', 'write_stdin', 'shell', 'apply_patch', 'update_plan', 'view_image', 'web_search', 'local_shell']);
 const SHELLS = new Set(['bash', 'sh', 'zsh', '/bin/bash', '/bin/sh', '/bin/zsh', '/usr/bin/bash']);

@@ -6,8 +6,9 @@
 // list_directory {dir_path}, google_web_search {query}. Paths are absolute. A shell result is wrapped in
 // `<untrusted_context>Output: … Exit Code: N …</untrusted_context>` (and a failing command still
 // has status "success"): read back to its output, an error when the exit code is not 0.
-import { isObject, str } from '../../json.js';
-import { absolutePath, planStatus, shq, type Intent, type NativeCall, type Vocabulary, type VocabularyContext } from './types.js';
+import { isObject, str } from '../../lib/json.js';
+import { labelledShellOutput } from '../../lib/relay/shell-output.js';
+import { absolutePath, planStatus, shq, type Intent, type NativeCall, type Vocabulary, type VocabularyContext } from '../../lib/relay/vocabulary/types.js';
 
 const TOOLS = new Set([
   'read_file', 'read_many_files', 'write_file', 'replace', 'run_shell_command', 'glob', 'grep_search', 'list_directory',
@@ -97,18 +98,9 @@ function render(intent: Intent, context: VocabularyContext): NativeCall[] | unde
   }
 }
 
-/** Shell output in the client's wrapper → the output, an error when the exit code is not 0. */
-export function shellOutput(text: string): { text: string; isError?: boolean } | undefined {
-  const inner = /^<untrusted_context>\n?([\s\S]*?)\n?<\/untrusted_context>\s*$/.exec(text)?.[1] ?? text;
-  const m = /(?:^|\n)Output: ([\s\S]*?)(?:\nError: [\s\S]*?)?\nExit Code: (-?\d+|\(none\))/.exec(inner);
-  if (!m) return undefined;
-  const code = Number(m[2]);
-  return { text: m[1] === '(empty)' ? '' : m[1], ...(Number.isFinite(code) && code !== 0 ? { isError: true } : {}) };
-}
-
 function plainResult(name: string, text: string): { text: string; isError?: boolean } {
   if (name !== 'run_shell_command') return { text };
-  return shellOutput(text) ?? { text };
+  return labelledShellOutput(text) ?? { text };
 }
 
 export const geminiVocabulary: Vocabulary = { agent: 'gemini', tools: TOOLS, parse, render, plainResult };

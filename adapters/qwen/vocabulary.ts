@@ -4,9 +4,9 @@
 // {pattern, path?}, grep_search {pattern, path?, glob?}, todo_write {todos: [{id, content, status}]},
 // list_directory {path}, web_search {query}. Paths are absolute. A shell result reads `Command: … Directory: … Output: …
 // Exit Code: N …`: read back to its output.
-import { isObject, str } from '../../json.js';
-import { shellOutput } from './gemini.js';
-import { absolutePath, planStatus, shq, type Intent, type NativeCall, type Vocabulary, type VocabularyContext } from './types.js';
+import { isObject, str } from '../../lib/json.js';
+import { labelledShellOutput } from '../../lib/relay/shell-output.js';
+import { absolutePath, planStatus, shq, type Intent, type NativeCall, type Vocabulary, type VocabularyContext } from '../../lib/relay/vocabulary/types.js';
 
 const TOOLS = new Set([
   'read_file', 'write_file', 'edit', 'run_shell_command', 'glob', 'grep_search', 'list_directory', 'todo_write', 'save_memory',
@@ -93,7 +93,7 @@ function render(intent: Intent, context: VocabularyContext): NativeCall[] | unde
 
 function plainResult(name: string, text: string): { text: string; isError?: boolean } {
   if (name !== 'run_shell_command') return { text };
-  return shellOutput(text) ?? { text };
+  return labelledShellOutput(text) ?? { text };
 }
 
 export const qwenVocabulary: Vocabulary = { agent: 'qwen', tools: TOOLS, parse, render, plainResult };

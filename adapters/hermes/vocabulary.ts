@@ -4,9 +4,9 @@
 // todo {todos: [{id, content, status}], merge?}, search_files {pattern, target, path?, file_glob?}.
 // Hermes returns JSON text ({"content": "1|…"}, {"output": …, "exit_code": …}, {"success", "diff"}),
 // read back to plain text for other agents.
-import { isObject, str } from '../../json.js';
-import { buildPatch, parsePatch } from '../patch.js';
-import { planStatus, relativePath, type Intent, type NativeCall, type PlanItem, type Vocabulary, type VocabularyContext } from './types.js';
+import { isObject, str } from '../../lib/json.js';
+import { buildPatch, parsePatch } from '../../lib/relay/patch.js';
+import { planStatus, relativePath, type Intent, type NativeCall, type PlanItem, type Vocabulary, type VocabularyContext } from '../../lib/relay/vocabulary/types.js';
 
 const TOOLS = new Set([
   'read_file', 'write_file', 'patch', 'terminal', 'process', 'todo', 'search_files', 'delegate_task', 'web_search', 'web_extract',
