@@ -9,7 +9,7 @@ import { follow, stopOnSignals } from '../lib/follow.js';
 import type { Adapter, Cursor, SessionRef } from '../lib/adapter.js';
 import { adapters, getAdapter } from '../adapters/index.js';
 import { createProgress, type Progress } from '../lib/progress.js';
-import { resolveSessions } from '../lib/ops/index.js';
+import { resolveSessions } from '../lib/ops/resolve.js';
 
 interface Args {
   agent: string;

@@ -19,6 +19,8 @@ export {
   redact,
   compile,
   relay,
+  relayInputs,
+  writeLedgerReport,
   ingest,
   collect,
   eventsInput,

@@ -7,12 +7,14 @@ import { Writable } from 'node:stream';
 import type { Adapter, Diagnose, SessionRef } from '../adapter.js';
 import { Chainer } from '../chain.js';
 import { UserError } from '../diagnostics.js';
-import { isEventLike, type SpEvent } from '../event.js';
+import { canonicalSessionId, isEventLike, type SpEvent } from '../event.js';
+import { replaceFileAtomic } from '../atomic.js';
 import { canonicalize } from '../jcs.js';
 import { readObjects, type Input } from '../ndjson.js';
 import { isMarker, redactedInputs } from '../redact/ensure.js';
 import type { FormatName, TargetName } from '../compile/targets.js';
-import type { RelayOptions, RelayOutcome } from '../relay/relay.js';
+import type { RelayOptions, RelayOutcome, RelayResult } from '../relay/relay.js';
+import type { RelayLedger } from '../relay/ledger.js';
 import type { IngestItem, RedactionRecord, Store } from '../store/index.js';
 
 /** Events in, as a plain iterable or a stream. */
@@ -36,11 +38,20 @@ export function eventsInput(events: Events, name = 'events'): Input {
   };
 }
 
-/** The canonical events of NDJSON inputs (redaction markers skipped); anything else is a file:line error. */
+/**
+ * The canonical events of NDJSON inputs, strictly: the first line that is not one stops the read
+ * with a file:line error. sp-redact's closing sp.redacted marker describes the stream, not the
+ * conversation: skipped.
+ */
 export async function* eventsOf(inputs: Input[]): AsyncGenerator<SpEvent> {
   for await (const { value, line, source } of readObjects(inputs, { strict: true })) {
     if (isMarker(value)) continue;
-    if (!isEventLike(value) || typeof value.type !== 'string' || typeof value.session !== 'string') throw new UserError('not a canonical event', `${source}:${line.number}`);
+    const where = `${source}:${line.number}`;
+    if (!isEventLike(value) || typeof value.type !== 'string' || value.type === '') throw new UserError('not a canonical event: no "type"', where);
+    if (typeof value.session !== 'string') throw new UserError('not a canonical event: no "session"', where);
+    if (typeof value.payload !== 'object' || value.payload === null || Array.isArray(value.payload)) {
+      throw new UserError('not a canonical event: "payload" is not an object', where);
+    }
     yield value as SpEvent;
   }
 }
@@ -138,11 +149,26 @@ export interface RelayStageOptions extends RelayOptions {
  * translated, context mode when they end with a context.compiled event, a ledger row per event.
  */
 export async function relay(adapter: Adapter, events: Events, options: RelayStageOptions = {}): Promise<RelayOutcome> {
+  if (options.redact === false || options.redact === 'done') return relayEvents(adapter, iterate(events), options);
+  return relayInputs(adapter, [eventsInput(events)], options);
+}
+
+/**
+ * relay over NDJSON inputs (sp-materialize's files or stdin): redacted line for line, so a bad
+ * line is still named by its file:line. `onUnverified`: an input chain that did not verify where
+ * redaction re-chained it.
+ */
+export async function relayInputs(adapter: Adapter, inputs: Input[], options: RelayStageOptions & { onUnverified?: (where: string, session: string) => void } = {}): Promise<RelayOutcome> {
+  const { onUnverified, ...rest } = options;
+  const redacted = rest.redact === false || rest.redact === 'done' ? inputs : await redactedInputs(inputs, { onUnverified });
+  return relayEvents(adapter, eventsOf(redacted), rest);
+}
+
+async function relayEvents(adapter: Adapter, events: AsyncIterable<SpEvent>, options: RelayStageOptions): Promise<RelayOutcome> {
   if (!adapter.materialize) throw new UserError(`${adapter.displayName} sessions cannot be written`);
   const { relay: run } = await import('../relay/relay.js');
   const { redact: redactEvents, ...relayOptions } = options;
-  const source = redactEvents === false || redactEvents === 'done' ? iterate(events) : eventsOf(await redactedInputs([eventsInput(events)]));
-  const outcome = await run(adapter, source, relayOptions);
+  const outcome = await run(adapter, events, relayOptions);
   if (redactEvents === false) for (const result of outcome.results) (result as { redacted?: boolean }).redacted = false;
   return outcome;
 }
@@ -176,3 +202,27 @@ export async function ingest(store: Store, events: AsyncIterable<IngestItem | Sp
 
 const isIngestItem = (item: unknown): item is IngestItem =>
   typeof item === 'object' && item !== null && 'event' in item && typeof (item as { event: unknown }).event === 'object' && !('type' in item);
+
+/**
+ * The relay's ledger as a chained NDJSON file (sp-materialize --report): one meta event per source
+ * event's row, the losses not tied to one, and the results; written whole or not at all.
+ */
+export function writeLedgerReport(path: string, ledger: RelayLedger, results: RelayResult[]): void {
+  const main = results[0];
+  const session = canonicalSessionId(main.agent, main.session_id);
+  const ts = Date.now() / 1000;
+  const chainer = new Chainer();
+  const lines: string[] = [];
+  const add = (payload: Record<string, unknown>): void => {
+    const event: SpEvent = { session, seq: lines.length, ts, agent: main.agent, type: 'meta', actor: 'system', payload };
+    lines.push(canonicalize(chainer.chain(event)));
+  };
+  for (const row of ledger.rows()) add({ key: 'sp.materialize.ledger', value: row });
+  for (const entry of ledger.unattached) add({ key: 'sp.materialize.loss', value: entry });
+  for (const result of [...results.slice(1), main]) add({ key: 'sp.materialize.result', value: result });
+  try {
+    replaceFileAtomic(path, lines.join('\n') + '\n', 0o644);
+  } catch (err) {
+    throw new UserError(`cannot write the report: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, path);
+  }
+}
