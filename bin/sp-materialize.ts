@@ -1,15 +1,11 @@
 #!/usr/bin/env node
 // sp-materialize: canonical events → a NEW native session of an agent, and how to resume it.
-import { replaceFileAtomic } from '../lib/atomic.js';
 import { runCli } from '../lib/cli.js';
-import { Chainer } from '../lib/chain.js';
 import { EXIT_OK, UserError, warn } from '../lib/diagnostics.js';
-import { canonicalSessionId, type SpEvent } from '../lib/event.js';
 import { inputsFrom } from '../lib/ndjson.js';
-import { canonicalize } from '../lib/jcs.js';
 import { adapters, getAdapter } from '../adapters/index.js';
 import type { LossEntry } from '../lib/adapter.js';
-import { totalsLine, type RelayLedger } from '../lib/relay/ledger.js';
+import { totalsLine } from '../lib/relay/ledger.js';
 import { TREE_TARGETS } from '../lib/agents.js';
 import type { RelayOptions, RelayResult } from '../lib/relay/relay.js';
 

@@ -5,7 +5,6 @@ import { runCli } from '../lib/cli.js';
 import { EXIT_OK, EXIT_USAGE, UserError, warn } from '../lib/diagnostics.js';
 import { describeBadLine, inputsFrom, readObjects } from '../lib/ndjson.js';
 import { adapters, getAdapter } from '../adapters/index.js';
-import type { SessionRef } from '../lib/adapter.js';
 import { COLOR_MODES, palette, wantsColor, type ColorMode } from '../lib/term/color.js';
 import { stdoutIsTTY, terminalHeight, terminalWidth } from '../lib/term/terminal.js';
 import { page } from '../lib/term/pager.js';
