@@ -7,16 +7,13 @@
 // Streaming forms take and give AsyncIterable<SpEvent>; the simple forms (captureAll, redactAll,
 // listSessionsAll) collect into arrays. Errors are UserError (message, where) as the binaries
 // print them.
-import { Writable } from 'node:stream';
-import type { Adapter, Diagnose, MaterializeResult, SessionRef } from './lib/adapter.js';
-import { selectSessions, type SessionSelector } from './lib/capture.js';
-import { Chainer } from './lib/chain.js';
+import type { Diagnose, MaterializeResult, SessionRef } from './lib/adapter.js';
 import { UserError } from './lib/diagnostics.js';
-import { isEventLike, type SpEvent } from './lib/event.js';
-import { canonicalize } from './lib/jcs.js';
-import { readObjects, type Input } from './lib/ndjson.js';
-import { isMarker, redactedInputs, Redactor } from './lib/redact/ensure.js';
-import type { FormatName, TargetName } from './lib/compile/targets.js';
+import type { SpEvent } from './lib/event.js';
+import { readObjects } from './lib/ndjson.js';
+import { Redactor } from './lib/redact/ensure.js';
+import * as ops from './lib/ops/index.js';
+import { collect, eventsInput, type Events, type RedactOptions, type SessionSelector } from './lib/ops/index.js';
 import { Verifier, type VerifyReport } from './lib/verify.js';
 import { Store, resolveStoreDir, type OpenOptions } from './lib/store/index.js';
 import { adapters, getAdapter } from './adapters/index.js';
@@ -24,13 +21,11 @@ import { adapters, getAdapter } from './adapters/index.js';
 export type { SpEvent, Actor, Origin, Level, ContentBlock, MessagePayload, ToolCallPayload, ToolResultPayload, SessionStartPayload } from './lib/event.js';
 export type { SessionRef, MaterializeResult, LossEntry, Diagnose } from './lib/adapter.js';
 export type { VerifyReport, SessionReport, Damage } from './lib/verify.js';
-export type { SessionSelector } from './lib/capture.js';
+export type { SessionSelector, Selector, OpsErrorKind, CompiledHandoff, CompileOptions, RedactOptions, Events } from './lib/ops/index.js';
+export { OpsError, resolveSessions, collect } from './lib/ops/index.js';
 export type { FormatName, TargetName } from './lib/compile/targets.js';
 export { UserError } from './lib/diagnostics.js';
 export { Store } from './lib/store/index.js';
-
-/** Events in, as a plain iterable or a stream. */
-export type Events = AsyncIterable<SpEvent> | Iterable<SpEvent>;
 
 /** Diagnostics (a bad native line, a session without events) go here; by default they are dropped. */
 const ignore: Diagnose = () => {};
@@ -99,96 +94,27 @@ export interface CaptureOptions extends SessionSelector {
  * `redact: false`). No selector: every session (`all`).
  */
 export async function* capture(agent: string, options: CaptureOptions = {}): AsyncGenerator<SpEvent> {
-  const adapter = getAdapter(agent);
+  getAdapter(agent); // an unknown agent: the binaries' message
   const chosen = (['session', 'path', 'latest', 'all'] as const).filter((k) => (k === 'latest' || k === 'all' ? options[k] === true : options[k] !== undefined));
   if (chosen.length > 1) throw new UserError(`choose one of ${chosen.join(', ')}`);
   const selector: SessionSelector = chosen.length === 0 ? { all: true, cwd: options.cwd } : options;
   const onDiagnostic = options.onDiagnostic ?? ignore;
-  const refs = await selectSessions(adapter, selector, options.home ?? adapter.defaultHome(), onDiagnostic);
-  const chained = chainedEvents(adapter, refs, options, onDiagnostic);
-  if (options.redact === false) yield* chained;
-  else yield* redact(chained);
-}
-
-async function* chainedEvents(adapter: Adapter, refs: SessionRef[], options: CaptureOptions, onDiagnostic: Diagnose): AsyncGenerator<SpEvent> {
-  const chainer = new Chainer();
-  for (const ref of refs) {
-    for await (const event of adapter.capture(ref, { raw: options.raw, artifactsDir: options.artifacts, onDiagnostic })) yield chainer.chain(event);
-  }
+  const sessions = await ops.resolveSessions(selector, { registry: adapters, agent, home: options.home, onDiagnostic });
+  yield* ops.capture(sessions, { raw: options.raw, artifacts: options.artifacts, redact: options.redact, onDiagnostic });
 }
 
 export const captureAll = (agent: string, options?: CaptureOptions): Promise<SpEvent[]> => collect(capture(agent, options));
-
-/** Events as an NDJSON input for the stages that read inputs (compile, redaction). */
-function eventsInput(events: Events, name = 'events'): Input {
-  return {
-    name,
-    readOnce: true,
-    open: async function* () {
-      for await (const event of events) yield `${canonicalize(event)}\n`;
-    },
-  };
-}
-
-async function* eventsOf(inputs: Input[]): AsyncGenerator<SpEvent> {
-  for await (const { value, line, source } of readObjects(inputs, { strict: true })) {
-    if (isMarker(value)) continue;
-    if (!isEventLike(value) || typeof value.type !== 'string' || typeof value.session !== 'string') throw new UserError('not a canonical event', `${source}:${line.number}`);
-    yield value as SpEvent;
-  }
-}
-
-export interface RedactOptions {
-  /** The HMAC key file for placeholders (default $SP_HOME/keys/redact.key, created on first use). */
-  keyPath?: string;
-}
 
 /**
  * Secrets replaced by [REDACTED:<rule>:<hmac>] placeholders, as sp-redact does; a session whose
  * events change is re-chained, so the result still verifies.
  */
-export async function* redact(events: Events, options: RedactOptions = {}): AsyncGenerator<SpEvent> {
-  yield* eventsOf(await redactedInputs([eventsInput(events)], { keyPath: options.keyPath }));
-}
+export const redact = (events: Events, options: ops.RedactOptions = {}): AsyncGenerator<SpEvent> => ops.redact(events, options);
 
 export const redactAll = (events: Events, options?: RedactOptions): Promise<SpEvent[]> => collect(redact(events, options));
 
-export interface CompileOptions {
-  /** The agent the handoff is for (its tokenizer and default budget). */
-  target: TargetName;
-  format?: FormatName;
-  /** Token budget (default: the target's). */
-  budget?: number;
-  /** The session to compile when the events hold several. */
-  session?: string;
-  /** Secrets out first (default true). */
-  redact?: boolean;
-}
-
-export interface CompiledHandoff {
-  /** The rendered handoff (markdown). */
-  text: string;
-  /** Its size in the target's tokens. */
-  tokens: number;
-  /** The context.compiled event (what was kept, what was dropped and why). */
-  event: SpEvent;
-}
-
 /** A token-budgeted handoff of a session (sp-compile --for TARGET). */
-export async function compile(events: Events, options: CompileOptions): Promise<CompiledHandoff> {
-  const { compile: run } = await import('./lib/compile/compile.js');
-  const { releaseTokenizers } = await import('./lib/compile/tokens.js');
-  const input = eventsInput(events);
-  const inputs = options.redact === false ? [input] : await redactedInputs([input]);
-  const discard = new Writable({ write: (_chunk, _encoding, done) => done() });
-  try {
-    const result = await run({ inputs, target: options.target, format: options.format, budget: options.budget, session: options.session, out: discard });
-    const payload = result.event.payload as { text: string; tokens: number };
-    return { text: payload.text, tokens: payload.tokens, event: result.event };
-  } finally {
-    releaseTokenizers();
-  }
-}
+export const compile = (events: Events, options: ops.CompileOptions): Promise<ops.CompiledHandoff> => ops.compile(events, options);
 
 export interface MaterializeOptions {
   /** The target agent's home (default: its environment variable, else its usual folder). */
@@ -211,12 +137,7 @@ export interface MaterializeOptions {
 
 /** A new native session of `agent` from canonical events (sp-materialize AGENT); one result per session written. */
 export async function materialize(agent: string, events: Events, options: MaterializeOptions = {}): Promise<Array<MaterializeResult & { redacted?: boolean }>> {
-  const adapter = getAdapter(agent);
-  if (!adapter.materialize) throw new UserError(`${adapter.displayName} sessions cannot be written`);
-  const { relay } = await import('./lib/relay/relay.js');
-  const input = eventsInput(events);
-  const inputs = options.redact === false ? [input] : await redactedInputs([input]);
-  const outcome = await relay(adapter, eventsOf(inputs), {
+  const outcome = await ops.relay(getAdapter(agent), events, {
     home: options.home,
     cwd: options.cwd,
     mkcwd: options.mkcwd,
@@ -224,8 +145,8 @@ export async function materialize(agent: string, events: Events, options: Materi
     model: options.model,
     session: options.session,
     thinking: options.thinking,
+    redact: options.redact,
   });
-  if (options.redact === false) for (const result of outcome.results) (result as { redacted?: boolean }).redacted = false;
   return outcome.results;
 }
 
@@ -256,11 +177,4 @@ export interface StoreOptions extends OpenOptions {
  */
 export function openStore(options: StoreOptions = {}): Store {
   return Store.open(resolveStoreDir(options.dir), { readonly: true, ...options });
-}
-
-/** Every item of an async iterable, in order (Array.fromAsync is Node 22+). */
-export async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
-  const out: T[] = [];
-  for await (const item of items) out.push(item);
-  return out;
 }

@@ -9,7 +9,7 @@ import { follow, stopOnSignals } from '../lib/follow.js';
 import type { Adapter, Cursor, SessionRef } from '../lib/adapter.js';
 import { adapters, getAdapter } from '../adapters/index.js';
 import { createProgress, type Progress } from '../lib/progress.js';
-import { selectSessions } from '../lib/capture.js';
+import { resolveSessions } from '../lib/ops/resolve.js';
 
 interface Args {
   agent: string;
@@ -48,8 +48,9 @@ function checkArgs(args: Args): void {
   }
 }
 
-/** The session refs the arguments name. */
-const select = (adapter: Adapter, args: Args, home: string): Promise<SessionRef[]> => selectSessions(adapter, args, home, warn);
+/** The session refs the arguments name (lib/ops: the same resolver as sp-mcp, sp serve and the library). */
+const select = async (adapter: Adapter, args: Args, home: string): Promise<SessionRef[]> =>
+  (await resolveSessions(args, { registry: adapters, agent: adapter.id, home, onDiagnostic: warn })).map((found) => found.ref);
 
 /** Captures sessions into one chained stream; keeps each session's cursor between runs and steps. */
 class Capturer {
@@ -144,7 +145,7 @@ await runCli<Args>({
     y
       .positional('agent', { type: 'string', describe: `the agent whose sessions to read (${Object.keys(adapters).sort().join(', ')})` })
       .option('list', { type: 'boolean', default: false, describe: 'print one JSON line per session instead of capturing' })
-      .option('session', { type: 'string', describe: 'capture the session with this native id (or a unique prefix)' })
+      .option('session', { type: 'string', describe: 'capture the session with this native id (or a unique prefix), or its canonical sess_… id' })
       .option('path', { type: 'string', describe: 'capture the session in this native file, wherever it lies' })
       .option('latest', { type: 'boolean', default: false, describe: 'capture the newest session (by modification time)' })
       .option('all', { type: 'boolean', default: false, describe: 'capture every session, oldest first' })

@@ -1,16 +1,11 @@
 #!/usr/bin/env node
 // sp-materialize: canonical events → a NEW native session of an agent, and how to resume it.
-import { replaceFileAtomic } from '../lib/atomic.js';
 import { runCli } from '../lib/cli.js';
-import { Chainer } from '../lib/chain.js';
 import { EXIT_OK, UserError, warn } from '../lib/diagnostics.js';
-import { canonicalSessionId, isEventLike, type SpEvent } from '../lib/event.js';
-import { inputsFrom, readObjects, type Input } from '../lib/ndjson.js';
-import { isMarker, redactedInputs } from '../lib/redact/ensure.js';
-import { canonicalize } from '../lib/jcs.js';
+import { inputsFrom } from '../lib/ndjson.js';
 import { adapters, getAdapter } from '../adapters/index.js';
 import type { LossEntry } from '../lib/adapter.js';
-import { totalsLine, type RelayLedger } from '../lib/relay/ledger.js';
+import { totalsLine } from '../lib/relay/ledger.js';
 import type { RelayOptions, RelayResult } from '../lib/relay/relay.js';
 
 interface Args {
@@ -44,23 +39,6 @@ interface Args {
 /** Agents that can be written (read-only adapters have no materialize). */
 const writers = (): string[] => Object.keys(adapters).filter((id) => adapters[id].materialize).sort();
 
-/**
- * Strict input: the first line that is not a canonical event stops the run (exit 2) and is named.
- * sp-redact's closing sp.redacted marker describes the stream, not the conversation: not written.
- */
-async function* readEvents(inputs: Input[]): AsyncGenerator<SpEvent> {
-  for await (const { value, line, source } of readObjects(inputs, { strict: true })) {
-    if (isMarker(value)) continue;
-    const where = `${source}:${line.number}`;
-    if (!isEventLike(value) || typeof value.type !== 'string' || value.type === '') throw new UserError('not a canonical event: no "type"', where);
-    if (typeof value.session !== 'string') throw new UserError('not a canonical event: no "session"', where);
-    if (typeof value.payload !== 'object' || value.payload === null || Array.isArray(value.payload)) {
-      throw new UserError('not a canonical event: "payload" is not an object', where);
-    }
-    yield value as SpEvent;
-  }
-}
-
 /** The input's chain did not verify where redaction had to re-chain it (sp-redact warns the same). */
 function unverifiedWarning(where: string, session: string): void {
   warn(where, `session ${session}: the input's checksum does not verify here, and redaction re-chains it from here on: run sp-verify on the input`);
@@ -79,31 +57,6 @@ function summarize(losses: LossEntry[]): void {
     const first = list[0];
     const at = first.seq !== undefined ? `seq ${first.seq}: ` : '';
     warn(key, `${list.length}× — ${at}${first.reason}${list.length > 1 ? ' …' : ''}`);
-  }
-}
-
-/**
- * The report: canonical `meta` events of the new session, chained. One `sp.materialize.ledger` row per
- * source event (what happened to it), one `sp.materialize.loss` per change that names no source
- * event, then one `sp.materialize.result` per session written, the active one last (with the totals).
- */
-function writeReport(path: string, ledger: RelayLedger, results: RelayResult[]): void {
-  const main = results[0];
-  const session = canonicalSessionId(main.agent, main.session_id);
-  const ts = Date.now() / 1000;
-  const chainer = new Chainer();
-  const lines: string[] = [];
-  const add = (payload: Record<string, unknown>): void => {
-    const event: SpEvent = { session, seq: lines.length, ts, agent: main.agent, type: 'meta', actor: 'system', payload };
-    lines.push(canonicalize(chainer.chain(event)));
-  };
-  for (const row of ledger.rows()) add({ key: 'sp.materialize.ledger', value: row });
-  for (const entry of ledger.unattached) add({ key: 'sp.materialize.loss', value: entry });
-  for (const result of [...results.slice(1), main]) add({ key: 'sp.materialize.result', value: result });
-  try {
-    replaceFileAtomic(path, lines.join('\n') + '\n', 0o644); // whole or not at all (a full disk)
-  } catch (err) {
-    throw new UserError(`cannot write the report: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, path);
   }
 }
 
@@ -207,12 +160,10 @@ await runCli<Args>({
       onSession: () => preview.push([]),
       onLine: args.dryRun ? (line) => preview[preview.length - 1].push(line) : undefined,
     };
-    const { relay } = await import('../lib/relay/relay.js'); // loaded here: --help and --version do without it
-    // Secrets never reach another agent's home unless --no-redact: the same pass as sp-redact, in this process.
+    const { relayInputs, writeLedgerReport } = await import('../lib/ops/stages.js'); // loaded here: --help and --version do without it
+    // Secrets never reach another agent's home unless --no-redact (then each result line says "redacted": false).
     const inputs = inputsFrom(args.file ? [args.file] : undefined);
-    const source = args.redact ? await redactedInputs(inputs, { onUnverified: unverifiedWarning }) : inputs;
-    const outcome = await relay(adapter, readEvents(source), options);
-    if (!args.redact) for (const result of outcome.results) (result as RelayResult & { redacted?: boolean }).redacted = false;
+    const outcome = await relayInputs(adapter, inputs, { ...options, redact: args.redact, onUnverified: unverifiedWarning });
     const totals = outcome.ledger.totals();
     outcome.results[0].ledger = totals;
     // The result line says whether the write hands the session over or is a copy of it.
@@ -225,7 +176,7 @@ await runCli<Args>({
     });
     if (!args.quiet) warn('ledger', `${totalsLine(totals)}${outcome.results.length > 1 ? ` (${outcome.results.length} sessions: the active branch and ${outcome.results.length - 1} other)` : ''}`);
     if (!args.quiet) summarize(outcome.entries);
-    if (args.report) writeReport(args.report, outcome.ledger, outcome.results);
+    if (args.report) writeLedgerReport(args.report, outcome.ledger, outcome.results);
     if (!args.dryRun && args.handoff) {
       const { recordHandoffIfStored } = await import('../lib/store/index.js');
       const handoff = await recordHandoffIfStored({ store: args.store, sourceSession: outcome.session, toAgent: adapter.id, targetSessionId: outcome.results[0].session_id, note: `sp-materialize ${adapter.id} (${outcome.mode} mode)`, expect: args.expect });

@@ -5,7 +5,6 @@ import { runCli } from '../lib/cli.js';
 import { EXIT_OK, EXIT_USAGE, UserError, note, warn } from '../lib/diagnostics.js';
 import { describeBadLine, inputsFrom, readObjects } from '../lib/ndjson.js';
 import { adapters, getAdapter } from '../adapters/index.js';
-import type { SessionRef } from '../lib/adapter.js';
 import { COLOR_MODES, palette, wantsColor, type ColorMode } from '../lib/term/color.js';
 import { stdoutIsTTY, terminalHeight, terminalWidth } from '../lib/term/terminal.js';
 import { page } from '../lib/term/pager.js';
@@ -38,19 +37,10 @@ async function readInput(args: Args): Promise<{ events: unknown[]; artifacts?: s
     const adapter = getAdapter(source);
     const chosen = [args.session !== undefined && '--session', args.path !== undefined && '--path', args.latest && '--latest'].filter(Boolean);
     if (chosen.length !== 1) throw new UserError(`say which ${adapter.displayName} session: one of --session ID, --path FILE or --latest`, undefined, EXIT_USAGE);
-    const home = args.home ?? adapter.defaultHome();
-    let ref: SessionRef | undefined;
-    if (args.path !== undefined) ref = await adapter.open(args.path, { home });
-    else if (args.session !== undefined && adapter.find) ref = await adapter.find(args.session, { home, onDiagnostic: warn });
-    else {
-      for await (const r of adapter.discover({ home, cwd: args.cwd, onDiagnostic: warn })) {
-        if (args.latest || r.native_id === args.session) {
-          ref = r;
-          break;
-        }
-      }
-    }
-    if (!ref) throw new UserError(`no ${adapter.displayName} session ${args.session !== undefined ? `"${args.session}" ` : ''}under ${home}`, undefined, EXIT_USAGE);
+    // The same resolver as sp-capture and sp-mcp (lib/ops): a native id, a unique prefix, a canonical id.
+    const { resolveSessions } = await import('../lib/ops/resolve.js');
+    const selector = args.path !== undefined ? { path: args.path } : args.session !== undefined ? { session: args.session } : { latest: true, cwd: args.cwd };
+    const [{ ref }] = await resolveSessions(selector, { registry: adapters, agent: adapter.id, home: args.home, onDiagnostic: warn });
     const events: unknown[] = [];
     for await (const event of adapter.capture(ref, { onDiagnostic: warn })) events.push(event);
     return { events, bad: 0 };

@@ -1,21 +1,22 @@
 #!/usr/bin/env node
-// sp: one command for all of them — `sp <name> …` runs `sp-<name> …` (or the flow examples/<name>.mjs).
+// sp: one command for all of them — `sp <name> …` runs `sp-<name> …` (or the flow flows/<name>.ts, or examples/<name>.mjs).
 // A binary runs in this same process (no second node start-up): process.argv is set to what the
-// binary would have seen and its module is imported. A flow (a zx script) is spawned with the
+// binary would have seen and its module is imported; so is a compiled flow. A script flow (zx) is spawned with the
 // terminal passed through, and its exit status becomes ours.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { constants } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { findCommands, type CommandInfo } from '../lib/completion.js';
+import { findCommands, isCompiledFlow, type CommandInfo } from '../lib/completion.js';
 import { EXIT_USAGE, setProgramName, warn } from '../lib/diagnostics.js';
 import { packageRoot } from '../lib/paths.js';
 import { packageVersion } from '../lib/cli.js';
 
 setProgramName('sp');
 const binDir = fileURLToPath(new URL('./', import.meta.url));
-const flowDir = join(fileURLToPath(packageRoot()), 'examples');
+// Flows: compiled from flows/*.ts (dist/flows), then the scripts in examples/.
+const flowDir = [join(binDir, '..', 'flows'), join(fileURLToPath(packageRoot()), 'examples')];
 // The flags every binary takes may come before the command too (`sp --no-color show …`): they are
 // passed on after it. Alone, `sp --json` lists the commands as JSON lines.
 const SHARED_FLAG = /^(?:-q|--quiet|--json|--no-color|--color(?:=(?:auto|always|never))?)$/;
@@ -30,12 +31,12 @@ function help(commands: CommandInfo[]): string {
   const width = Math.max(...commands.map((c) => c.name.length), 10);
   const row = (c: CommandInfo) => `  ${c.name.padEnd(width)}  ${c.summary}`;
   return [
-    'sp <command> [arguments…]   runs sp-<command> (or the flow examples/<command>.mjs) with the arguments',
+    'sp <command> [arguments…]   runs sp-<command> (or the flow <command>) with the arguments',
     '',
     'Binaries (each a Unix filter over canonical NDJSON events; sp <command> --help for its options):',
     ...commands.filter((c) => c.kind === 'binary').map(row),
     '',
-    'Flows (scripts in examples/; sp <flow> --help for each, --demo runs one on the bundled fixtures):',
+    'Flows (flows/*.ts and scripts in examples/; sp <flow> --help for each, --demo runs one on the bundled fixtures):',
     ...commands.filter((c) => c.kind === 'flow').map(row),
     '',
     'More:',
@@ -103,8 +104,8 @@ async function main2(command: string, args: string[], commands: CommandInfo[]): 
     warn(undefined, `unknown command "${command}"${didYouMean(command, [...commands.map((c) => c.name), 'completion'])}; commands: ${commands.map((c) => c.name).join(', ')}, completion (sp --help)`);
     return EXIT_USAGE;
   }
-  if (found.kind === 'binary') {
-    // The binary reads process.argv.slice(2) and exits by itself.
+  if (found.kind === 'binary' || isCompiledFlow(found)) {
+    // The binary (or a compiled flow: runCli too) reads process.argv.slice(2) and exits by itself.
     process.argv = [process.argv[0], found.file, ...args];
     await import(pathToFileURL(found.file).href);
     return undefined;

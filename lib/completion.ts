@@ -62,22 +62,31 @@ export function summaryOf(file: string): string {
   return (end ? text.slice(0, end.index + 1) : text).trim();
 }
 
-/** Binaries in `binDir` (sp-<name>.js) and flows in `flowDir` (<name>.mjs), by name; a binary wins a clash. */
-export function findCommands(binDir: string, flowDir: string): CommandInfo[] {
+/**
+ * Binaries in `binDir` (sp-<name>.js) and flows by name: in each of `flowDirs`, in order, a compiled
+ * TypeScript flow (dist/flows/<name>.js) or a script (<name>.mjs). A binary wins a clash, then the
+ * first flow found.
+ */
+export function findCommands(binDir: string, flowDirs: string | string[]): CommandInfo[] {
   const commands = new Map<string, CommandInfo>();
   const list = (dir: string) => (existsSync(dir) ? readdirSync(dir).sort() : []);
   for (const entry of list(binDir)) {
     const m = /^sp-([a-z0-9][a-z0-9-]*)\.js$/.exec(entry);
     if (m) commands.set(m[1], { name: m[1], kind: 'binary', file: join(binDir, entry), summary: summaryOf(join(binDir, entry)) });
   }
-  for (const entry of list(flowDir)) {
-    const m = /^([a-z0-9][a-z0-9-]*)\.mjs$/.exec(entry);
-    // Helper modules of the flows (mock servers) are not commands: a flow starts with a shebang.
-    if (!m || commands.has(m[1]) || !isScript(join(flowDir, entry))) continue;
-    commands.set(m[1], { name: m[1], kind: 'flow', file: join(flowDir, entry), summary: summaryOf(join(flowDir, entry)) });
+  for (const flowDir of typeof flowDirs === 'string' ? [flowDirs] : flowDirs) {
+    for (const entry of list(flowDir)) {
+      const m = /^([a-z0-9][a-z0-9-]*)\.(m?js)$/.exec(entry);
+      // Helper modules of the flows (fixture homes, mock servers) are not commands: a flow starts with a shebang.
+      if (!m || commands.has(m[1]) || !isScript(join(flowDir, entry))) continue;
+      commands.set(m[1], { name: m[1], kind: 'flow', file: join(flowDir, entry), summary: summaryOf(join(flowDir, entry)) });
+    }
   }
   return [...commands.values()];
 }
+
+/** A flow compiled from flows/*.ts: it runs through runCli (yargs) like a binary, in the umbrella's process. */
+export const isCompiledFlow = (command: CommandInfo): boolean => command.kind === 'flow' && command.file.endsWith('.js');
 
 function isScript(file: string): boolean {
   const fd = openSync(file, 'r');
@@ -138,14 +147,14 @@ const run = promisify(execFile);
 export async function describeCommands(commands: CommandInfo[]): Promise<CommandSpec[]> {
   return Promise.all(
     commands.map(async (command) => {
-      if (command.kind === 'flow') return { ...command, ...flowOptions(readFileSync(command.file, 'utf8')) };
+      if (command.kind === 'flow' && !isCompiledFlow(command)) return { ...command, ...flowOptions(readFileSync(command.file, 'utf8')) };
       let help = '';
       try {
         help = (await run(process.execPath, [command.file, '--help'], { timeout: 60_000, env: { ...process.env, SP_PROGRESS: '0' } })).stdout;
       } catch (err) {
         help = (err as { stdout?: string }).stdout ?? '';
       }
-      return { ...command, ...parseHelp(help, `sp-${command.name}`) };
+      return { ...command, ...parseHelp(help, command.kind === 'flow' ? command.name : `sp-${command.name}`) };
     }),
   );
 }

@@ -4,7 +4,8 @@
 import { readdirSync, statSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
 import type { Diagnose, SessionRef } from './adapter.js';
-import { UserError, errorCode } from './diagnostics.js';
+import { errorCode } from './diagnostics.js';
+import { OpsError } from './ops/errors.js';
 import { toEpochSeconds } from './event.js';
 
 /**
@@ -57,8 +58,8 @@ export function cutPrompt(text: string, max = 120): string {
 
 /**
  * The session `id` names among `refs`: its native id, else the one native id it is a unique prefix
- * of (as the clients' own `--resume <prefix>` takes it). Several matches: a UserError listing a
- * few; none: a UserError saying `none` (where it looked, and how to list). `where` is the place
+ * of (as the clients' own `--resume <prefix>` takes it). Several matches: an OpsError (ambiguous) listing a
+ * few; none: an OpsError (not-found) saying `none` (where it looked, and how to list). `where` is the place
  * either error names.
  */
 export async function findByIdPrefix(
@@ -77,9 +78,9 @@ export async function findByIdPrefix(
   }
   if (matches.length === 1) return matches[0];
   if (matches.length > 1) {
-    throw new UserError(`"${id}" matches ${matches.length} sessions (${matches.slice(0, 3).map((m) => m.native_id).join(', ')}…); give more of the id`, options.where);
+    throw new OpsError('ambiguous', `"${id}" matches ${matches.length} sessions (${matches.slice(0, 3).map((m) => m.native_id).join(', ')}…); give more of the id`, options.where, matches.map((m) => m.native_id));
   }
-  throw new UserError(none);
+  throw new OpsError('not-found', none);
 }
 
 /**

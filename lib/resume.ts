@@ -8,6 +8,7 @@ import { readdirSync, statSync, type Dirent } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Adapter, LossEntry } from './adapter.js';
 import { UserError, warn } from './diagnostics.js';
+import { OpsError } from './ops/errors.js';
 import type { SpEvent } from './event.js';
 import { isObject, str } from './json.js';
 import { PathMapper, checkedMapping, mapPaths, type MappedCounts, type PathMapping } from './relay/map-paths.js';
@@ -36,9 +37,9 @@ export function matchStoredSessions(store: Store, ref: string): SessionSummary[]
 /** The one session a reference names; exit 2 naming the candidates when there are several. */
 export function pickStoredSession(matches: SessionSummary[], ref: string, storeDir: string): SessionSummary {
   if (matches.length === 1) return matches[0];
-  if (matches.length === 0) throw new UserError(`no stored session matches ${JSON.stringify(ref)}`, storeDir);
+  if (matches.length === 0) throw new OpsError('not-found', `no stored session matches ${JSON.stringify(ref)}`, storeDir);
   const shown = matches.slice(0, 8).map(describe).join('; ');
-  throw new UserError(`${matches.length} stored sessions match ${JSON.stringify(ref)}: ${shown}${matches.length > 8 ? ' …' : ''}; give more of the id`, storeDir);
+  throw new OpsError('ambiguous', `${matches.length} stored sessions match ${JSON.stringify(ref)}: ${shown}${matches.length > 8 ? ' …' : ''}; give more of the id`, storeDir, matches.map((m) => m.id));
 }
 
 /**

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 const root = new URL('../', import.meta.url).pathname;
 const dir = join(root, 'dist/bin');
 for (const name of readdirSync(dir)) if (name.endsWith('.js')) chmodSync(join(dir, name), 0o755);
+for (const name of readdirSync(join(root, 'dist/flows'))) if (name.endsWith('.js')) chmodSync(join(root, 'dist/flows', name), 0o755);
 
 // The web viewer's bundle (sp serve, sp export html).
 await import('./build-web.mjs');
@@ -16,7 +17,7 @@ await import('./build-web.mjs');
 const completion = await import(join(root, 'dist/lib/completion.js'));
 const { adapters } = await import(join(root, 'dist/adapters/index.js'));
 const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-const commands = completion.findCommands(dir, join(root, 'examples')).filter((c) => c.name !== 'sp');
+const commands = completion.findCommands(dir, [join(root, 'dist/flows'), join(root, 'examples')]).filter((c) => c.name !== 'sp');
 const specs = await completion.describeCommands(commands);
 const agents = Object.keys(adapters).sort();
 mkdirSync(join(root, 'dist/completion'), { recursive: true });

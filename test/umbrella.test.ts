@@ -33,6 +33,9 @@ describe('sp <command>', () => {
       if (text.startsWith('#!')) expect(r.stdout).toMatch(new RegExp(`^  ${name} `, 'm'));
       else expect(r.stdout).not.toMatch(new RegExp(`^  ${name} `, 'm'));
     }
+    // The TypeScript flows (dist/flows): listed with their summary; their helper modules (no shebang) are not.
+    expect(r.stdout).toContain(`  relay        ${summaryOf(join(root, 'dist/flows/relay.js'))}`);
+    expect(r.stdout).not.toMatch(/^ {2}demo\.js|^ {2}demo {2,}The bundled/m);
     expect(run([]).status).toBe(2);
   });
 

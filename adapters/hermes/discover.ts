@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 import type { DiscoverOptions, SessionRef } from '../../lib/adapter.js';
 import { promptTitle } from '../../lib/titles.js';
 import { UserError } from '../../lib/diagnostics.js';
+import { OpsError } from '../../lib/ops/errors.js';
 import { openExport, looksLikeJson } from './export.js';
 import { LineageReader, kindOf } from './lineage.js';
 import { dbOfHome, dbOfPath, defaultHome, expandTilde, formatLocator, parseLocator } from './paths.js';
@@ -218,9 +219,9 @@ export async function findSession(id: string, options: DiscoverOptions = {}): Pr
   const exact = refs.find((r) => r.native_id === wanted);
   const matches = exact ? [exact] : refs.filter((r) => r.native_id.startsWith(wanted));
   if (matches.length > 1) {
-    throw new UserError(`"${wanted}" matches ${matches.length} sessions (${matches.slice(0, 3).map((m) => m.native_id).join(', ')}…); give more of the id`, db);
+    throw new OpsError('ambiguous', `"${wanted}" matches ${matches.length} sessions (${matches.slice(0, 3).map((m) => m.native_id).join(', ')}…); give more of the id`, db, matches.map((m) => m.native_id));
   }
-  if (matches.length === 0) throw new UserError(`no Hermes session "${wanted}" in ${db} (sp-capture hermes --list shows the sessions)`);
+  if (matches.length === 0) throw new OpsError('not-found', `no Hermes session "${wanted}" in ${db} (sp-capture hermes --list shows the sessions)`);
   const ref = matches[0];
   if (tree) {
     ref.tree = true;

@@ -1,12 +1,10 @@
 // The sp pipeline in memory for the MCP tools: find a session in an agent's home, capture it as
 // chained events, redact it, and compile or relay it. The same library code the binaries
 // run, with buffers in place of stdin/stdout (a tool answers once, so nothing here streams).
-import { Writable } from 'node:stream';
 import type { Adapter, DiscoverOptions, SessionRef } from '../adapter.js';
-import { Chainer } from '../chain.js';
 import { UserError } from '../diagnostics.js';
-import { canonicalSessionId, type SpEvent } from '../event.js';
-import type { Input } from '../ndjson.js';
+import * as ops from '../ops/index.js';
+import type { SpEvent } from '../event.js';
 import type { RelayOptions, RelayOutcome } from '../relay/relay.js';
 
 export type Registry = Record<string, Adapter>;
@@ -23,22 +21,27 @@ export interface HomeArgs {
   defaultHomes?: Record<string, string>;
 }
 
+/** The adapter registered as `id` (lib/ops), an unknown agent a tool error. */
 export function adapterOf(registry: Registry, id: string): Adapter {
-  if (!Object.prototype.hasOwnProperty.call(registry, id)) {
-    throw new ToolInputError(`unknown agent "${id}"; known agents: ${Object.keys(registry).sort().join(', ')}`);
-  }
-  return registry[id];
+  return asToolError(() => ops.adapterOf(registry, id));
 }
 
-export function homeOf(adapter: Adapter, args: HomeArgs): string {
-  if (args.home !== undefined && args.agent === adapter.id) return args.home;
-  return args.homes?.[adapter.id] ?? args.defaultHomes?.[adapter.id] ?? adapter.defaultHome();
-}
+/** An agent's home: `home` with its `agent`, else `homes`, the start-up homes, then its default (lib/ops). */
+export const homeOf = (adapter: Adapter, args: HomeArgs): string => ops.homeOf(adapter, args);
 
 /** The agents a lookup covers: the one named, else every registered agent. */
 export function agentsFor(registry: Registry, args: HomeArgs): Adapter[] {
-  if (args.home !== undefined && args.agent === undefined) throw new ToolInputError('"home" needs "agent" (or pass "homes": {"<agent>": "<dir>"})');
-  return args.agent !== undefined ? [adapterOf(registry, args.agent)] : Object.keys(registry).sort().map((id) => registry[id]);
+  return asToolError(() => ops.agentsFor({ registry, ...args }));
+}
+
+/** An OpsError met by a synchronous lookup, as the tool error it is for a caller. */
+function asToolError<T>(run: () => T): T {
+  try {
+    return run();
+  } catch (err) {
+    if (err instanceof ops.OpsError) throw new ToolInputError(err.message);
+    throw err;
+  }
 }
 
 /** Sessions of the agents, each agent's newest first; an agent whose home is missing has none. */
@@ -67,49 +70,31 @@ export async function listSessions(
 }
 
 /**
- * A session by native id (or a unique prefix of one), or by canonical id (`sess_…`), in the agent
- * named or in every registered agent's home.
+ * The session a selector names (lib/ops resolveSessions: a native id or a unique prefix of one, a
+ * canonical sess_… id, a session file or `<db>#<id>` with "agent"), in the agent named or in every
+ * registered agent's home. `checkPath` confines a path before it is opened. Each kind of failure
+ * becomes a tool error that says what to do.
  */
-export async function findSession(registry: Registry, id: string, args: HomeArgs): Promise<{ adapter: Adapter; ref: SessionRef }> {
+export async function findSession(registry: Registry, id: string, args: HomeArgs & { checkPath?: (path: string) => string }): Promise<{ adapter: Adapter; ref: SessionRef }> {
   if (id.trim() === '') throw new ToolInputError('"session" is empty: pass a native session id, a unique prefix of one, or a canonical sess_… id');
-  const matches: Array<{ adapter: Adapter; ref: SessionRef }> = [];
-  // Why an agent had nothing to offer (an unreadable home …): reported when the agent was named.
-  const failures: string[] = [];
-  const failed = (err: unknown) => {
-    if (err instanceof UserError && /ambiguous|matches \d+ sessions/i.test(err.message)) throw new ToolInputError(err.message);
-    // Searching every agent, one agent's unreadable home or failing adapter must not hide the others.
-    if (args.agent !== undefined && !(err instanceof UserError)) throw err;
-    if (err instanceof UserError && !/^no .*session/i.test(err.message)) failures.push(err.where ? `${err.where}: ${err.message}` : err.message);
-  };
-  for (const adapter of agentsFor(registry, args)) {
-    const home = homeOf(adapter, args);
-    if (adapter.find && !id.startsWith('sess_')) {
-      try {
-        matches.push({ adapter, ref: await adapter.find(id, { home }) });
-      } catch (err) {
-        failed(err);
+  try {
+    const { adapter, ref } = await ops.resolveSession(id, { registry, ...args });
+    return { adapter, ref };
+  } catch (err) {
+    if (!(err instanceof ops.OpsError)) throw err;
+    switch (err.kind) {
+      case 'not-found': {
+        const where = agentsFor(registry, args).map((a) => `${a.id}: ${homeOf(a, args)}`).join('; ');
+        throw new ToolInputError(`no session "${id}" (looked in ${where}); list_sessions shows the sessions`);
       }
-      continue;
-    }
-    try {
-      for await (const ref of adapter.discover({ home })) {
-        if (ref.native_id === id || ref.native_id.startsWith(id) || canonicalSessionId(adapter.id, ref.native_id) === id) matches.push({ adapter, ref });
-      }
-    } catch (err) {
-      failed(err);
+      case 'ambiguous':
+        throw new ToolInputError(err.message);
+      case 'unreadable':
+        throw new ToolInputError(err.where ? `${err.where}: ${err.message}` : err.message);
+      case 'refused':
+        throw new ToolInputError(err.message);
     }
   }
-  if (matches.length === 0 && args.agent !== undefined && failures.length > 0) throw new ToolInputError(failures[0]);
-  const exact = matches.filter((m) => m.ref.native_id === id || canonicalSessionId(m.adapter.id, m.ref.native_id) === id);
-  const chosen = exact.length > 0 ? exact : matches;
-  if (chosen.length === 0) {
-    const where = agentsFor(registry, args).map((a) => `${a.id}: ${homeOf(a, args)}`).join('; ');
-    throw new ToolInputError(`no session "${id}" (looked in ${where}); list_sessions shows the sessions`);
-  }
-  if (chosen.length > 1) {
-    throw new ToolInputError(`"${id}" matches ${chosen.length} sessions (${chosen.slice(0, 5).map((m) => `${m.adapter.id} ${m.ref.native_id}`).join(', ')}): give more of the id, or "agent"`);
-  }
-  return chosen[0];
 }
 
 /** The session's canonical events, chained as sp-capture writes them. */
@@ -120,52 +105,12 @@ export async function captureEvents(
   /** Called before each event is kept (a limit check may throw to stop the capture). */
   onEvent?: () => void,
 ): Promise<SpEvent[]> {
-  const chainer = new Chainer();
-  const events: SpEvent[] = [];
-  for await (const event of adapter.capture(ref, { onDiagnostic })) {
-    onEvent?.();
-    events.push(chainer.chain(event));
-  }
-  return events;
+  return ops.collect(ops.capture([{ adapter, ref }], { redact: false, onDiagnostic, onEvent }));
 }
 
-/** NDJSON text as an Input the library's readers take. */
-export function textInput(name: string, text: string): Input {
-  return {
-    name,
-    open: async function* () {
-      yield Buffer.from(text);
-    },
-  };
-}
-
-/** A Writable that keeps what is written. */
-export class Collector extends Writable {
-  private readonly chunks: Buffer[] = [];
-  override _write(chunk: Buffer | string, _encoding: BufferEncoding, callback: () => void): void {
-    this.chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
-    callback();
-  }
-  text(): string {
-    return Buffer.concat(this.chunks).toString('utf8');
-  }
-}
-
-export const toNdjson = (events: readonly SpEvent[]) => events.map((e) => JSON.stringify(e)).join('\n') + (events.length ? '\n' : '');
-export const fromNdjson = (text: string) =>
-  text
-    .split('\n')
-    .filter((l) => l.trim() !== '')
-    .map((l) => JSON.parse(l) as SpEvent);
-
-/** sp-redact over the events (the machine's placeholder key; no vault): redacted and re-chained. */
+/** sp-redact over the events (the machine's rules and placeholder key; no vault): redacted and re-chained. */
 export async function redactEvents(events: readonly SpEvent[]): Promise<SpEvent[]> {
-  const { loadConfig } = await import('../redact/config.js');
-  const { Placeholders, loadRedactKey } = await import('../redact/keys.js');
-  const { runRedact } = await import('../redact/stream.js');
-  const out = new Collector();
-  await runRedact({ mode: 'redact', inputs: [textInput('session', toNdjson(events))], config: loadConfig(), placeholders: new Placeholders(await loadRedactKey()), out });
-  return fromNdjson(out.text());
+  return ops.collect(ops.redact(events));
 }
 
 export interface CompileArgs {
@@ -174,7 +119,17 @@ export interface CompileArgs {
   format?: string;
 }
 
-/** sp-compile --render over the events: the handoff text and what it cost. */
+/** A compile stage's UserError (a bad budget, an empty session) as the tool error it is for a caller. */
+async function asToolInput<T>(run: () => Promise<T>, withWhere = false): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    if (err instanceof UserError) throw new ToolInputError(withWhere && err.where ? `${err.where}: ${err.message}` : err.message);
+    throw err;
+  }
+}
+
+/** sp-compile --render over the (already redacted) events: the handoff text and what it cost. */
 export async function compileHandoff(events: readonly SpEvent[], args: CompileArgs): Promise<{ text: string; tokens: unknown; budget: unknown; dropped: unknown }> {
   const { compileTargets, targetOf, FORMATS } = await import('../compile/targets.js');
   if (!targetOf(args.target)) throw new ToolInputError(`unknown target "${args.target}"; targets: ${Object.keys(compileTargets()).join(', ')}`);
@@ -182,61 +137,27 @@ export async function compileHandoff(events: readonly SpEvent[], args: CompileAr
   if (!(FORMATS as readonly string[]).includes(format) || format === 'files') {
     throw new ToolInputError(`unknown format "${format}"; formats: ${FORMATS.filter((f) => f !== 'files').join(', ')}`);
   }
-  const { compile } = await import('../compile/compile.js');
-  const { releaseTokenizers } = await import('../compile/tokens.js');
-  try {
-    const result = await compile({
-      inputs: [textInput('session', toNdjson(events))],
-      target: args.target as never,
-      format: format as never,
-      budget: args.budget,
-      renderOnly: true,
-      out: new Collector(),
-    });
-    const payload = result.event.payload as Record<string, unknown>;
-    return { text: String(payload.text ?? ''), tokens: payload.tokens, budget: payload.budget, dropped: payload.dropped };
-  } catch (err) {
-    if (err instanceof UserError) throw new ToolInputError(err.message);
-    throw err;
-  } finally {
-    releaseTokenizers();
-  }
+  const result = await asToolInput(() => ops.compile(events, { target: args.target as never, format: format as never, budget: args.budget, redact: false }));
+  const payload = result.event.payload as Record<string, unknown>;
+  return { text: String(payload.text ?? ''), tokens: payload.tokens, budget: payload.budget, dropped: payload.dropped };
 }
 
-/** sp-compile over the events: the context.compiled event that puts the relay in context mode. */
+/** sp-compile over the (already redacted) events: the context.compiled event that puts the relay in context mode. */
 export async function compiledEvent(events: readonly SpEvent[], args: { target: string; budget?: number }): Promise<SpEvent> {
   const { compileTargets, targetOf, MARKDOWN_TARGET } = await import('../compile/targets.js');
   if (!targetOf(args.target)) {
     const agents = Object.keys(compileTargets()).filter((t) => t !== MARKDOWN_TARGET.name);
     throw new ToolInputError(`context mode compiles for ${agents.join(', ')}; "${args.target}" takes history mode`);
   }
-  const { compile } = await import('../compile/compile.js');
-  const { releaseTokenizers } = await import('../compile/tokens.js');
-  try {
-    const result = await compile({ inputs: [textInput('session', toNdjson(events))], target: args.target as never, budget: args.budget, renderOnly: true, out: new Collector() });
-    return result.event;
-  } catch (err) {
-    if (err instanceof UserError) throw new ToolInputError(err.message);
-    throw err;
-  } finally {
-    releaseTokenizers();
-  }
+  return (await asToolInput(() => ops.compile(events, { target: args.target as never, budget: args.budget, redact: false }))).event;
 }
 
 /**
- * The relay sp-materialize runs (lib/relay/relay.ts): tool vocabulary translated, context mode when
- * the events end with a context.compiled event, branches, and a ledger row per source event.
+ * The relay sp-materialize runs (lib/ops relay): tool vocabulary translated, context mode when the
+ * events end with a context.compiled event, branches, and a ledger row per source event. The
+ * events were redacted when they were read.
  */
 export async function relayEvents(adapter: Adapter, events: readonly SpEvent[], options: RelayOptions): Promise<RelayOutcome> {
   if (!adapter.materialize) throw new ToolInputError(`${adapter.displayName} sessions cannot be written`);
-  const { relay } = await import('../relay/relay.js');
-  async function* stream() {
-    yield* events;
-  }
-  try {
-    return await relay(adapter, stream(), options);
-  } catch (err) {
-    if (err instanceof UserError) throw new ToolInputError(err.where ? `${err.where}: ${err.message}` : err.message);
-    throw err;
-  }
+  return asToolInput(() => ops.relay(adapter, events, { ...options, redact: 'done' }), true);
 }

@@ -87,7 +87,7 @@ const homeArgs = {
   homes: z.record(z.string(), z.string()).optional().describe('homes per agent, e.g. {"claude": "/tmp/x/.claude", "codex": "/tmp/x/.codex"}'),
 };
 
-const sessionArg = z.string().describe('a native session id, a unique prefix of one, or a canonical sess_… id (list_sessions shows them)');
+const sessionArg = z.string().describe('a native session id, a unique prefix of one, a canonical sess_… id (list_sessions shows them), or with "agent" a session file (or <db>#<id>) under a readable root');
 
 type Json = Record<string, unknown>;
 
@@ -302,7 +302,12 @@ export function createSpServer(options: ServerOptions): McpServer {
   /** The session the caller names, looked up in confined homes; its file must resolve under a read root. */
   const confinedSession = async (args: { session: string; agent?: string; home?: string; homes?: Record<string, string> }) => {
     const c = await confined();
-    const found = await findSession(await adapters(), args.session, await confineHomes(args));
+    // A session named by its file is confined before the adapter opens it.
+    const checkPath = (path: string) => {
+      c.sessionFile(path, true);
+      return path;
+    };
+    const found = await findSession(await adapters(), args.session, { ...(await confineHomes(args)), checkPath });
     c.sessionFile(found.ref.path, true);
     return found;
   };

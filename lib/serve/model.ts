@@ -12,7 +12,11 @@ import { UserError } from '../diagnostics.js';
 import type { SpEvent } from '../event.js';
 import type { Line } from '../lines.js';
 import { Budget, Confinement, type AccessOptions, type Limits } from '../mcp/confine.js';
-import { ToolInputError, adapterOf, captureEvents, compiledEvent, compileHandoff, findSession, homeOf, listSessions, relayEvents, type Registry } from '../mcp/pipeline.js';
+import { ToolInputError, adapterOf, captureEvents, compiledEvent, compileHandoff, homeOf, listSessions, relayEvents, type Registry } from '../mcp/pipeline.js';
+import { OpsError, resolveSession, type OpsErrorKind } from '../ops/index.js';
+
+/** The HTTP status of each kind of failure to find a session. */
+const OPS_STATUS: Record<OpsErrorKind, number> = { 'not-found': 404, ambiguous: 409, unreadable: 404, refused: 403 };
 import type { Redactor } from '../redact/ensure.js';
 import type { GroupBy } from '../usage/usage.js';
 
@@ -287,9 +291,14 @@ export class SessionModel {
     if (!Object.prototype.hasOwnProperty.call(this.registry, key.agent)) throw new RequestError(`unknown agent "${key.agent}"`, 404);
     let found;
     try {
-      found = await findSession(this.registry, key.id, { agent: key.agent, defaultHomes: this.access.homes });
+      // An id in a URL names a session, never a file: a path is confined before it is opened.
+      const checkPath = (path: string) => {
+        this.confinement.sessionFile(path, true);
+        return path;
+      };
+      found = await resolveSession(key.id, { registry: this.registry, agent: key.agent, defaultHomes: this.access.homes, checkPath });
     } catch (err) {
-      if (err instanceof ToolInputError) throw new RequestError(err.message, 404);
+      if (err instanceof OpsError) throw new RequestError(err.where && err.kind === 'unreadable' ? `${err.where}: ${err.message}` : err.message, OPS_STATUS[err.kind]);
       throw err;
     }
     this.confinement.sessionFile(found.ref.path, true);

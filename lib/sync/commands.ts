@@ -68,36 +68,25 @@ async function loadRedactor(): Promise<Redactor> {
   return Redactor.load();
 }
 
-/** Redacts each event in place before the store sees it (the store re-chains what it appends). */
-async function* redacting(source: AsyncIterable<IngestItem>, redactor: Redactor, found: { secrets: number }): AsyncGenerator<IngestItem> {
-  for await (const item of source) {
-    found.secrets += redactor.redactEvent(item.event);
-    yield item;
-  }
-}
-
 export async function ingestCommand(args: CommonArgs & { files?: string[]; artifacts?: string; redact?: boolean }): Promise<number> {
-  // Redaction is on unless --no-redact: the store, and every remote it is pushed to, never holds a secret the rules find.
-  const redactor = args.redact === false ? undefined : await loadRedactor();
+  // Redaction is on unless --no-redact (lib/ops ingest): the store, and every remote it is pushed to,
+  // never holds a secret the rules find; an unredacted ingest is recorded in the manifest.
+  const { ingest } = await import('../ops/stages.js');
   const store = openWriter(args);
   const progress = createProgress({ unit: 'events', quiet: args.quiet });
   try {
     // Every good event is stored; a bad line (not JSON, or not an event) makes the exit status 2.
     const bad = { lines: 0 };
-    const found = { secrets: 0 };
     const read = args.artifacts !== undefined ? withArtifacts(items(args.files, bad), args.artifacts, store.dir) : items(args.files, bad);
-    const source = redactor ? redacting(read, redactor, found) : read;
-    const redaction: RedactionRecord = redactor
-      ? { state: 'redacted', ruleset: redactor.ruleset, key_id: redactor.keyId, profile: redactor.profile }
-      : { state: 'unredacted' };
-    const result = await store.ingest(source, { onBatch: (n, session) => progress.tick(n, session), redaction });
+    const redacted = args.redact !== false;
+    const { secrets: found, ...result } = await ingest(store, read, { redact: redacted, onBatch: (n, session) => progress.tick(n, session) });
     progress.done();
     if (args.json) process.stdout.write(JSON.stringify(result) + '\n');
     else if (!args.quiet) {
-      const secrets = found.secrets > 0 ? `; ${found.secrets} secret${found.secrets === 1 ? '' : 's'} redacted` : '';
+      const secrets = found > 0 ? `; ${found} secret${found === 1 ? '' : 's'} redacted` : '';
       warn(undefined, `${result.added} new event${result.added === 1 ? '' : 's'} stored, ${result.skipped} already stored, in ${result.sessions.length} session${result.sessions.length === 1 ? '' : 's'} (${store.dir})${secrets}`);
     }
-    if (!redactor && result.added > 0 && !args.quiet) {
+    if (!redacted && result.added > 0 && !args.quiet) {
       warn(undefined, 'stored unredacted (--no-redact): the manifest says so, and sp-sync push refuses these sessions without --allow-unredacted');
     }
     return result.rejected > 0 || bad.lines > 0 ? EXIT_USAGE : EXIT_OK;
