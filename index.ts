@@ -7,24 +7,24 @@
 // Streaming forms take and give AsyncIterable<SpEvent>; the simple forms (captureAll, redactAll,
 // listSessionsAll) collect into arrays. Errors are UserError (message, where) as the binaries
 // print them.
-import type { Diagnose, MaterializeResult, SessionRef } from './lib/adapter.js';
-import { UserError } from './lib/diagnostics.js';
-import type { SpEvent } from './lib/event.js';
-import { readObjects } from './lib/ndjson.js';
+import type { Diagnose, MaterializeResult, SessionRef } from './lib/adapter/interface.js';
+import { UserError } from './lib/cli/diagnostics.js';
+import type { SpEvent } from './lib/core/event.js';
+import { readObjects } from './lib/core/ndjson.js';
 import { Redactor } from './lib/redact/ensure.js';
 import * as ops from './lib/ops/index.js';
 import { collect, eventsInput, type Events, type RedactOptions, type SessionSelector } from './lib/ops/index.js';
-import { Verifier, type VerifyReport } from './lib/verify.js';
+import { Verifier, type VerifyReport } from './lib/core/verify.js';
 import { Store, resolveStoreDir, type OpenOptions } from './lib/store/index.js';
 import { adapters, getAdapter } from './adapters/index.js';
 
-export type { SpEvent, Actor, Origin, Level, ContentBlock, MessagePayload, ToolCallPayload, ToolResultPayload, SessionStartPayload } from './lib/event.js';
-export type { SessionRef, MaterializeResult, LossEntry, Diagnose } from './lib/adapter.js';
-export type { VerifyReport, SessionReport, Damage } from './lib/verify.js';
+export type { SpEvent, Actor, Origin, Level, ContentBlock, MessagePayload, ToolCallPayload, ToolResultPayload, SessionStartPayload } from './lib/core/event.js';
+export type { SessionRef, MaterializeResult, LossEntry, Diagnose } from './lib/adapter/interface.js';
+export type { VerifyReport, SessionReport, Damage } from './lib/core/verify.js';
 export type { SessionSelector, Selector, OpsErrorKind, CompiledHandoff, CompileOptions, RedactOptions, Events } from './lib/ops/index.js';
 export { OpsError, resolveSessions, collect } from './lib/ops/index.js';
 export type { FormatName, TargetName } from './lib/compile/targets.js';
-export { UserError } from './lib/diagnostics.js';
+export { UserError } from './lib/cli/diagnostics.js';
 export { Store } from './lib/store/index.js';
 
 /** Diagnostics (a bad native line, a session without events) go here; by default they are dropped. */
@@ -159,7 +159,7 @@ export interface VerifyOptions {
 
 /** The hash chain (and with `schema`, the schemas) of every session in the events (sp-verify). */
 export async function verify(events: Events, options: VerifyOptions = {}): Promise<VerifyReport> {
-  const validator = options.schema ? await (await import('./lib/schema.js')).createValidator() : undefined;
+  const validator = options.schema ? await (await import('./lib/core/schema.js')).createValidator() : undefined;
   const verifier = new Verifier({ validator, allowFragment: options.allowFragment });
   const input = eventsInput(events);
   for await (const { value, line, source } of readObjects([input], { onBadLine: (bad) => verifier.badLine(bad.source, bad.line, bad.reason) })) verifier.push(source, line, value);

@@ -1,6 +1,6 @@
 // The agents `sp hooks` can install into, each with its own extension point (adapters/<agent>/hooks.ts).
 import type { HookInstaller } from '../lib/hooks/install.js';
-import { UserError } from '../lib/diagnostics.js';
+import { UserError } from '../lib/cli/diagnostics.js';
 import { claudeHooks } from './claude/hooks.js';
 import { codexHooks } from './codex/hooks.js';
 import { copilotHooks } from './copilot/hooks.js';

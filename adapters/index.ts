@@ -1,9 +1,9 @@
 // The registry of adapters: the agent names the command line accepts. Adding an agent is one
 // folder under adapters/ and one line here.
-import type { Adapter } from '../lib/adapter.js';
-import { UserError } from '../lib/diagnostics.js';
-import { registerAdapters, withCapabilityChecks } from '../lib/registry.js';
-import { didYouMean } from '../lib/suggest.js';
+import type { Adapter } from '../lib/adapter/interface.js';
+import { UserError } from '../lib/cli/diagnostics.js';
+import { registerAdapters, withCapabilityChecks } from '../lib/adapter/registry.js';
+import { didYouMean } from '../lib/cli/suggest.js';
 import { aider } from './aider/index.js';
 import { atif } from './atif/index.js';
 import { claude } from './claude/index.js';
@@ -34,7 +34,7 @@ export const adapters: Record<string, Adapter> = Object.fromEntries(Object.entri
   qwen,
 }).map(([id, adapter]) => [id, withCapabilityChecks(adapter)]));
 
-// lib/ asks this registry about agents (lib/registry.ts): labels, capabilities, vocabularies.
+// lib/ asks this registry about agents (lib/adapter/registry.ts): labels, capabilities, vocabularies.
 registerAdapters(adapters);
 
 /** The adapter for an agent name; a UserError (exit 2) naming the known agents otherwise. */

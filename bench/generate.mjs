@@ -4,8 +4,8 @@
 // --mb stops once SIZE megabytes were written (so 1 GB streams need no event count guess).
 import { parseArgs } from 'node:util';
 import { once } from 'node:events';
-import { syntheticChained } from '../dist/lib/synthetic.js';
-import { canonicalize } from '../dist/lib/jcs.js';
+import { syntheticChained } from '../dist/lib/core/synthetic.js';
+import { canonicalize } from '../dist/lib/core/jcs.js';
 
 const { values } = parseArgs({
   options: {

@@ -14,8 +14,8 @@ export { syntheticFile } from './lib.mjs';
 export async function withSecrets(source) {
   const path = source.replace(/\.ndjson$/, '-secrets.ndjson');
   if (existsSync(path)) return path;
-  const { Chainer } = await import('../dist/lib/chain.js');
-  const { canonicalize } = await import('../dist/lib/jcs.js');
+  const { Chainer } = await import('../dist/lib/core/chain.js');
+  const { canonicalize } = await import('../dist/lib/core/jcs.js');
   const chainer = new Chainer();
   const out = createWriteStream(`${path}.tmp`);
   const token = (n) => 'ghp_' + (n.toString(36) + 'Zq9Xw2Lk7Pv4Mn8Bc3Df6Gh1Jt5Ry0').repeat(3).slice(0, 36);
@@ -44,9 +44,9 @@ export async function workFile(events) {
   mkdirSync(outDir, { recursive: true });
   const path = join(outDir, `work-${events}.ndjson`);
   if (existsSync(path)) return path;
-  const { workSessionEvents } = await import('../dist/lib/synthetic.js');
-  const { Chainer } = await import('../dist/lib/chain.js');
-  const { canonicalize } = await import('../dist/lib/jcs.js');
+  const { workSessionEvents } = await import('../dist/lib/core/synthetic.js');
+  const { Chainer } = await import('../dist/lib/core/chain.js');
+  const { canonicalize } = await import('../dist/lib/core/jcs.js');
   const chainer = new Chainer();
   const fd = openSync(`${path}.tmp`, 'w');
   let buffer = '';

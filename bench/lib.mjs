@@ -81,10 +81,10 @@ export function table(rows) {
   return rows.map((r) => r.map((c, i) => String(c).padEnd(widths[i])).join('  ')).join('\n');
 }
 
-/** Writes a generated working session (lib/synthetic.ts workSessionEvents), chained, as NDJSON at `path`. */
+/** Writes a generated working session (lib/core/synthetic.ts workSessionEvents), chained, as NDJSON at `path`. */
 export async function writeWorkSession(path, { events, seed }) {
-  const { workSessionEvents } = await import('../dist/lib/synthetic.js');
-  const { Chainer } = await import('../dist/lib/chain.js');
+  const { workSessionEvents } = await import('../dist/lib/core/synthetic.js');
+  const { Chainer } = await import('../dist/lib/core/chain.js');
   const stream = createWriteStream(path);
   const chainer = new Chainer();
   let buffer = '';

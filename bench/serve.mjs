@@ -32,7 +32,7 @@ for (let i = 1; i < sessions; i++) {
   writeFileSync(join(dir, `${id}.jsonl`), transcript.replaceAll(CLAUDE_ID, id));
 }
 // A stored session of `events` events, chained as sp-capture chains them.
-const { Chainer } = await import(join(root, 'dist/lib/chain.js'));
+const { Chainer } = await import(join(root, 'dist/lib/core/chain.js'));
 const chainer = new Chainer();
 const lines = [];
 for (let seq = 0; seq < events; seq++) {

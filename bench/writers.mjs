@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Peak RSS of every writer on one large generated session (issue #19: one stream held once; goal
 // < 200 MB flat for a 1 GB session). A row per writer: `sp-materialize <agent>` from a chained
-// working session (lib/synthetic.ts workSessionEvents, via bench/lib.mjs) into a fresh home.
+// working session (lib/core/synthetic.ts workSessionEvents, via bench/lib.mjs) into a fresh home.
 //   node bench/writers.mjs [--mb 100] [--only claude,codex,…] [--json]
 // The size is a flag: 1 GB (--mb 1024) is the goal size; a loaded machine runs 100 MB.
 import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';

@@ -2,9 +2,9 @@
 // sp-adapter: tools for external adapters (docs/external-adapters.md). `sp adapter test PROGRAM`
 // runs the contract checks against an adapter program and prints a pass/fail table.
 import { isAbsolute, resolve } from 'node:path';
-import { runCli } from '../lib/cli.js';
-import { EXIT_CHECK_FAILED, EXIT_OK, UserError } from '../lib/diagnostics.js';
-import { ADAPTER_NAME, PROGRAM_PREFIX, findAdapterProgram } from '../lib/external-adapter.js';
+import { runCli } from '../lib/cli/cli.js';
+import { EXIT_CHECK_FAILED, EXIT_OK, UserError } from '../lib/cli/diagnostics.js';
+import { ADAPTER_NAME, PROGRAM_PREFIX, findAdapterProgram } from '../lib/adapter/external.js';
 
 interface Args {
   action: string;
@@ -42,7 +42,7 @@ await runCli<Args>({
       .command('$0 <action> <program>', false) as never,
   run: async (args) => {
     const program = programOf(args.program);
-    const { contractCheck, formatRows } = await import('../lib/external-contract.js');
+    const { contractCheck, formatRows } = await import('../lib/adapter/external-contract.js');
     const rows = await contractCheck(program);
     process.stdout.write(args.json ? JSON.stringify(rows) + '\n' : formatRows(rows));
     return rows.some((r) => r.status === 'fail') ? EXIT_CHECK_FAILED : EXIT_OK;

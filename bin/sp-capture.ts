@@ -1,14 +1,14 @@
 #!/usr/bin/env node
 // sp-capture: an agent's own session store (read-only) → canonical, hash-chained NDJSON events.
-import { runCli } from '../lib/cli.js';
-import { Chainer } from '../lib/chain.js';
-import { EXIT_OK, EXIT_USAGE, UserError, warn } from '../lib/diagnostics.js';
-import { NdjsonWriter } from '../lib/ndjson.js';
-import { emptyCursor, readCursorFile, writeCursorFile, type CursorFile } from '../lib/cursor.js';
-import { follow, stopOnSignals } from '../lib/follow.js';
-import type { Adapter, Cursor, SessionRef } from '../lib/adapter.js';
+import { runCli } from '../lib/cli/cli.js';
+import { Chainer } from '../lib/core/chain.js';
+import { EXIT_OK, EXIT_USAGE, UserError, warn } from '../lib/cli/diagnostics.js';
+import { NdjsonWriter } from '../lib/core/ndjson.js';
+import { emptyCursor, readCursorFile, writeCursorFile, type CursorFile } from '../lib/capture/read-position.js';
+import { follow, stopOnSignals } from '../lib/capture/follow.js';
+import type { Adapter, Cursor, SessionRef } from '../lib/adapter/interface.js';
 import { adapters, getAdapter } from '../adapters/index.js';
-import { createProgress, type Progress } from '../lib/progress.js';
+import { createProgress, type Progress } from '../lib/cli/progress.js';
 import { resolveSessions } from '../lib/ops/resolve.js';
 
 interface Args {
@@ -160,9 +160,9 @@ await runCli<Args>({
       .option('redact', { type: 'boolean', default: true, describe: "--list shows titles and first prompts redacted with sp-redact's rules and key (--no-redact: as they are); the event stream is never redacted" })
       .command('$0 <agent>', false) as never,
   run: async (args) => {
-    const adapter = await (await import('../lib/external-adapter.js')).adapterOrExternal(args.agent, getAdapter); // else sp-adapter-<agent> on PATH
+    const adapter = await (await import('../lib/adapter/external.js')).adapterOrExternal(args.agent, getAdapter); // else sp-adapter-<agent> on PATH
     checkArgs(args);
-    const home = args.home ?? (await import('../lib/config.js')).configuredHome(adapter.id, adapter.homeEnv) ?? adapter.defaultHome();
+    const home = args.home ?? (await import('../lib/cli/config.js')).configuredHome(adapter.id, adapter.homeEnv) ?? adapter.defaultHome();
 
     const { wantsTable } = await import('../lib/term/listing.js');
     const table = wantsTable({ json: args.json });

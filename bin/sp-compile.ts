@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 // sp-compile: a token-budgeted handoff of a session for another agent (lib/compile).
 import { existsSync } from 'node:fs';
-// Loaded for lib/registry.ts: compile profiles and agent labels are the adapters'.
+// Loaded for lib/adapter/registry.ts: compile profiles and agent labels are the adapters'.
 import '../adapters/index.js';
-import { runCli } from '../lib/cli.js';
-import { EXIT_OK, UserError, warn } from '../lib/diagnostics.js';
-import { inputsFrom } from '../lib/ndjson.js';
+import { runCli } from '../lib/cli/cli.js';
+import { EXIT_OK, UserError, warn } from '../lib/cli/diagnostics.js';
+import { inputsFrom } from '../lib/core/ndjson.js';
 import type { FormatName, TargetName } from '../lib/compile/targets.js';
 import type { TokenizerName } from '../lib/compile/tokens.js';
 
@@ -60,7 +60,7 @@ async function summarizerFrom(args: Args) {
 /** `--expand ITEM`: the events an item of the last handoff stands for, from the input or the store. */
 async function expandItem(args: Args): Promise<number> {
   const { expand } = await import('../lib/compile/expand.js');
-  const { NdjsonWriter } = await import('../lib/ndjson.js');
+  const { NdjsonWriter } = await import('../lib/core/ndjson.js');
   let source: import('../lib/compile/expand.js').LineSource;
   let session = args.session;
   if (args.store !== undefined) {
@@ -74,7 +74,7 @@ async function expandItem(args: Args): Promise<number> {
       for (const line of store.rawLines(id)) yield { text: line.text, where: `${id}:seq ${line.seq}` };
     };
   } else {
-    const { splitLines } = await import('../lib/lines.js');
+    const { splitLines } = await import('../lib/core/lines.js');
     // Two passes over the input (find the handoff, then the events): what can be read only once is kept in memory.
     // What is shown is redacted like every other exit (--no-redact: as it is in the input).
     const inputs = args.redact ? await (await import('../lib/redact/ensure.js')).redactedInputs(inputsFrom(args.files)) : inputsFrom(args.files);
@@ -95,7 +95,7 @@ async function expandItem(args: Args): Promise<number> {
 }
 
 async function readAll(inputs: ReturnType<typeof inputsFrom>): Promise<string[]> {
-  const { splitLines } = await import('../lib/lines.js');
+  const { splitLines } = await import('../lib/core/lines.js');
   const lines: string[] = [];
   for (const input of inputs) for await (const line of splitLines(input.open())) lines.push(line.text);
   return lines;
@@ -165,7 +165,7 @@ await runCli<Args>({
     if (args.store !== undefined) throw new UserError('--store only applies with --expand', '--store');
     if (args['extract-decisions'] && args.render) throw new UserError('--extract-decisions adds events to the output stream; --render prints only the text', '--extract-decisions');
     if (args.json && args.render) throw new UserError('--json and --render cannot be combined: --render prints the text, --json the event stream');
-    const { pick } = await import('../lib/config.js');
+    const { pick } = await import('../lib/cli/config.js');
     // Defaults from sp config (env, .sp.toml, $SP_HOME/config.toml) where the flags say nothing.
     const target = pick('compile.target', args.for) as TargetName | undefined;
     if (target === undefined) throw new UserError('say which agent continues the work: --for claude, codex, pi, hermes or markdown (or sp config set compile.target …)');

@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // sp-config: sp's defaults from $SP_HOME/config.toml and a project's .sp.toml — get, set, unset, list (with where each value comes from).
-import { runCli } from '../lib/cli.js';
-import { EXIT_CHECK_FAILED, EXIT_OK, UserError } from '../lib/diagnostics.js';
-import { describeKey, envName, knownKeys, projectConfigPath, resolveConfig, setConfigValue, userConfigPath } from '../lib/config.js';
-import { didYouMean } from '../lib/suggest.js';
+import { runCli } from '../lib/cli/cli.js';
+import { EXIT_CHECK_FAILED, EXIT_OK, UserError } from '../lib/cli/diagnostics.js';
+import { describeKey, envName, knownKeys, projectConfigPath, resolveConfig, setConfigValue, userConfigPath } from '../lib/cli/config.js';
+import { didYouMean } from '../lib/cli/suggest.js';
 import { adapters } from '../adapters/index.js';
 
 interface Args {

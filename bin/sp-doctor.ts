@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // sp-doctor: checks this machine's sp state — permissions under $SP_HOME, keys, trusted signers, remotes, the store, stale locks and temp files, agent clients — and says how to fix each finding.
-import { runCli } from '../lib/cli.js';
-import { EXIT_CHECK_FAILED, EXIT_OK, warn } from '../lib/diagnostics.js';
-import { applySafeFixes, diagnose, findingJson, formatFinding } from '../lib/doctor.js';
-import { createValidator } from '../lib/schema.js';
+import { runCli } from '../lib/cli/cli.js';
+import { EXIT_CHECK_FAILED, EXIT_OK, warn } from '../lib/cli/diagnostics.js';
+import { applySafeFixes, diagnose, findingJson, formatFinding } from '../lib/ops/doctor.js';
+import { createValidator } from '../lib/core/schema.js';
 import { resolveStoreDir, spHome } from '../lib/store/paths.js';
 
 interface Args {

@@ -2,10 +2,10 @@
 // sp-export: canonical sessions in formats other tools read. `otel`: OTLP/JSON traces following the
 // OpenTelemetry GenAI semantic conventions (lib/otel), to a file or an OTLP/HTTP receiver. `html`: one
 // session as one self-contained web page, redacted, optionally encrypted (lib/serve).
-import { packageVersion, runCli, writeJsonLine } from '../lib/cli.js';
-import { EXIT_OK, UserError, note } from '../lib/diagnostics.js';
-import { isEventLike, type SpEvent } from '../lib/event.js';
-import { inputsFrom, readObjects } from '../lib/ndjson.js';
+import { packageVersion, runCli, writeJsonLine } from '../lib/cli/cli.js';
+import { EXIT_OK, UserError, note } from '../lib/cli/diagnostics.js';
+import { isEventLike, type SpEvent } from '../lib/core/event.js';
+import { inputsFrom, readObjects } from '../lib/core/ndjson.js';
 import type { Argv } from 'yargs';
 
 interface Args {
@@ -79,7 +79,7 @@ async function exportHtmlCommand(args: Args): Promise<number> {
   const { exportHtml } = await import('../lib/serve/export.js');
   const result = await exportHtml({ registry: adapters, session: args.session, events, agent: args.agent, homes, store: args.store, profile: args.public ? 'public' : 'default', passphrase });
   if (args.out !== undefined) {
-    const { createFileAtomic } = await import('../lib/atomic.js');
+    const { createFileAtomic } = await import('../lib/fs/atomic.js');
     createFileAtomic(args.out, [result.html]);
   } else if (!args.json) process.stdout.write(result.html);
   if (args.json) {

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // sp-hooks: registers sp in each agent's own extension point (hooks, notify), so that every session
 // is captured into the store, redacted, as turns end — and takes it out again, byte for byte.
-import { runCli } from '../lib/cli.js';
-import { EXIT_OK, EXIT_USAGE, UserError, warn } from '../lib/diagnostics.js';
+import { runCli } from '../lib/cli/cli.js';
+import { EXIT_OK, EXIT_USAGE, UserError, warn } from '../lib/cli/diagnostics.js';
 import { spHome } from '../lib/store/paths.js';
 import { install, installedFiles, status, uninstall, type Outcome } from '../lib/hooks/install.js';
 import { getHookInstaller, hookInstallers } from '../adapters/hooks.js';

@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 // sp-materialize: canonical events → a NEW native session of an agent, and how to resume it.
-import { runCli } from '../lib/cli.js';
-import { EXIT_OK, UserError, warn } from '../lib/diagnostics.js';
-import { inputsFrom } from '../lib/ndjson.js';
+import { runCli } from '../lib/cli/cli.js';
+import { EXIT_OK, UserError, warn } from '../lib/cli/diagnostics.js';
+import { inputsFrom } from '../lib/core/ndjson.js';
 import { adapters, getAdapter } from '../adapters/index.js';
-import type { LossEntry } from '../lib/adapter.js';
+import type { LossEntry } from '../lib/adapter/interface.js';
 import { totalsLine } from '../lib/relay/ledger.js';
 import type { RelayOptions, RelayResult } from '../lib/relay/relay.js';
 
@@ -134,13 +134,13 @@ await runCli<Args>({
       .option('redact', { type: 'boolean', default: true, describe: "redact secrets with sp-redact's rules and key before writing (--no-redact writes them as they are; the result line says \"redacted\": false)" })
       .command('$0 <agent> [file]', false) as never,
   run: async (args) => {
-    const adapter = await (await import('../lib/external-adapter.js')).adapterOrExternal(args.agent, getAdapter); // else sp-adapter-<agent> on PATH
+    const adapter = await (await import('../lib/adapter/external.js')).adapterOrExternal(args.agent, getAdapter); // else sp-adapter-<agent> on PATH
     if (!adapter.materialize) throw new UserError(`${adapter.displayName} sessions cannot be written (writers: ${writers().join(', ')})`);
     if (args.expect !== undefined && !args.handoff) throw new UserError('--expect goes with --handoff (a copy records nothing to expect)', '--expect');
     if (args.branches === 'all' && args.branch !== undefined) throw new UserError('--branches all writes one session per branch; --branch hands the tree to the writer: give one of them', '--branches');
     const preview: string[][] = [];
     const options: RelayOptions = {
-      home: args.home ?? (await import('../lib/config.js')).configuredHome(adapter.id, adapter.homeEnv),
+      home: args.home ?? (await import('../lib/cli/config.js')).configuredHome(adapter.id, adapter.homeEnv),
       cwd: args.cwd,
       sameId: args.sameId,
       dryRun: args.dryRun,

@@ -3,8 +3,8 @@
 // stdout is the protocol: diagnostics go to stderr. An MCP client starts it without arguments, and
 // that path skips the option parser (yargs costs a noticeable part of the start-up); the adapters and
 // everything heavy load at the first tool call that needs them, so the handshake is answered at once.
-import { packageVersion, runCli } from '../lib/cli.js';
-import { EXIT_OK, EXIT_USAGE, UserError, setProgramName } from '../lib/diagnostics.js';
+import { packageVersion, runCli } from '../lib/cli/cli.js';
+import { EXIT_OK, EXIT_USAGE, UserError, setProgramName } from '../lib/cli/diagnostics.js';
 import type { AccessFlags, AccessOptions } from '../lib/mcp/confine.js';
 
 interface Args extends AccessFlags {

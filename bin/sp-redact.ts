@@ -2,10 +2,10 @@
 // sp-redact: secrets out of canonical event streams, structure intact, chain re-made; reversible
 // for the owner with an encrypted vault.
 import { existsSync } from 'node:fs';
-import { replaceFileAtomic } from '../lib/atomic.js';
-import { runCli } from '../lib/cli.js';
-import { inputsFrom } from '../lib/ndjson.js';
-import { EXIT_CHECK_FAILED, EXIT_OK, UserError, warn } from '../lib/diagnostics.js';
+import { replaceFileAtomic } from '../lib/fs/atomic.js';
+import { runCli } from '../lib/cli/cli.js';
+import { inputsFrom } from '../lib/core/ndjson.js';
+import { EXIT_CHECK_FAILED, EXIT_OK, UserError, warn } from '../lib/cli/diagnostics.js';
 import { PROFILES, loadConfig, type Profile } from '../lib/redact/config.js';
 import { DEFAULT_REDACT_KEY, DEFAULT_VAULT_IDENTITY, Placeholders, loadRedactKey } from '../lib/redact/keys.js';
 import { runRedact, summarize, type FindingDetail, type KeptDetail, type Location, type Mode } from '../lib/redact/stream.js';
@@ -79,7 +79,7 @@ await runCli<Args>({
     if (args.profile !== undefined && !(PROFILES as readonly string[]).includes(args.profile)) throw new UserError(`--profile must be ${PROFILES.join(' or ')}, not "${args.profile}"`);
     if (args.public && args.profile === 'default') throw new UserError('--public and --profile default cannot be combined');
     // No flag: the profile of sp config (SP_REDACT_PROFILE, .sp.toml, $SP_HOME/config.toml), else default.
-    const configured = args.public || args.profile !== undefined ? undefined : (await import('../lib/config.js')).pick<string>('redact.profile', undefined);
+    const configured = args.public || args.profile !== undefined ? undefined : (await import('../lib/cli/config.js')).pick<string>('redact.profile', undefined);
     if (configured !== undefined && !(PROFILES as readonly string[]).includes(configured)) throw new UserError(`redact.profile must be ${PROFILES.join(' or ')}, not "${configured}"`, 'config');
     const profile: Profile = args.public ? 'public' : ((args.profile ?? configured) as Profile | undefined) ?? 'default';
     // Repeated --rules give an array (an array option would swallow the FILE arguments after it).

@@ -3,10 +3,10 @@
 // to this machine's checkout, and the command that resumes it (printed, or run with --exec).
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
-import { runCli } from '../lib/cli.js';
-import { EXIT_OK, EXIT_USAGE, UserError, note, warn } from '../lib/diagnostics.js';
+import { runCli } from '../lib/cli/cli.js';
+import { EXIT_OK, EXIT_USAGE, UserError, note, warn } from '../lib/cli/diagnostics.js';
 import { adapters, getAdapter } from '../adapters/index.js';
-import type { ResumeInvocation } from '../lib/writer.js';
+import type { ResumeInvocation } from '../lib/write/writer.js';
 
 interface Args {
   session: string;
@@ -84,7 +84,7 @@ await runCli<Args>({
     const mappings = (args.mapCwd ?? []).map(parseMapping); // checked before anything is read
     const { Store, resolveStoreDir, recordHandoffIfStored } = await import('../lib/store/index.js');
     const { listRemotes } = await import('../lib/sync/remote.js');
-    const resume = await import('../lib/resume.js');
+    const resume = await import('../lib/ops/resume.js');
     const dir = resolveStoreDir(args.store);
 
     let store = Store.open(dir, { readonly: true });

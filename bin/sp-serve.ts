@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // sp-serve: the sessions of every agent and of the store in a local web app (lib/serve).
 import { existsSync } from 'node:fs';
-import { runCli, writeJsonLine } from '../lib/cli.js';
-import { EXIT_OK, EXIT_USAGE, UserError, warn } from '../lib/diagnostics.js';
+import { runCli, writeJsonLine } from '../lib/cli/cli.js';
+import { EXIT_OK, EXIT_USAGE, UserError, warn } from '../lib/cli/diagnostics.js';
 import type { AccessFlags } from '../lib/mcp/confine.js';
 
 interface Args extends AccessFlags {
@@ -49,7 +49,7 @@ await runCli<Args>({
     if (args.host !== '127.0.0.1' && args.host !== 'localhost') throw new UserError(`--host ${args.host}: sp serve binds 127.0.0.1 only (sessions hold what you pasted into agents)`, undefined, EXIT_USAGE);
     if (args.port !== undefined && (!Number.isInteger(args.port) || args.port < 0 || args.port > 65535)) throw new UserError(`--port takes 0–65535, got ${args.port}`, undefined, EXIT_USAGE);
     // No --port: sp config's serve.port (SP_SERVE_PORT, .sp.toml, $SP_HOME/config.toml), else 7420.
-    const { pick } = await import('../lib/config.js');
+    const { pick } = await import('../lib/cli/config.js');
     const port = pick<number>('serve.port', args.port) ?? DEFAULT_PORT;
     const { accessFromFlags } = await import('../lib/mcp/confine.js');
     const { adapters } = await import('../adapters/index.js');

@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // sp-show: a session as a conversation on the terminal, from an agent's home, a file of canonical
 // events, stdin or the store. Redacted by default: what reaches a screen does not show secrets.
-import { runCli } from '../lib/cli.js';
-import { EXIT_OK, EXIT_USAGE, UserError, note, warn } from '../lib/diagnostics.js';
-import { describeBadLine, inputsFrom, readObjects } from '../lib/ndjson.js';
+import { runCli } from '../lib/cli/cli.js';
+import { EXIT_OK, EXIT_USAGE, UserError, note, warn } from '../lib/cli/diagnostics.js';
+import { describeBadLine, inputsFrom, readObjects } from '../lib/core/ndjson.js';
 import { adapters, getAdapter } from '../adapters/index.js';
 import { COLOR_MODES, palette, wantsColor, type ColorMode } from '../lib/term/color.js';
 import { stdoutIsTTY, terminalHeight, terminalWidth } from '../lib/term/terminal.js';
@@ -125,7 +125,7 @@ await runCli<Args>({
   run: async (args) => {
     // yargs reads a lone "-" positional as `true` (or "" when typed as a string): it means stdin.
     if ((args.source as unknown) === true || args.source === '') args.source = '-';
-    // --no-color arrives as false and a bare --color as '' (the shared flag of lib/cli.ts).
+    // --no-color arrives as false and a bare --color as '' (the shared flag of lib/cli/cli.ts).
     const color = (args.color as unknown) === false ? 'never' : args.color === '' ? 'always' : args.color;
     if (!COLOR_MODES.includes(color as ColorMode)) throw new UserError(`--color is auto, always or never (not "${color}")`, undefined, EXIT_USAGE);
     if (args.since !== undefined && (!Number.isSafeInteger(args.since) || args.since < 0)) throw new UserError('--since takes a seq (a whole number ≥ 0)', undefined, EXIT_USAGE);
@@ -140,7 +140,7 @@ await runCli<Args>({
     }
     if (args.json) {
       // The events as read and redacted, one per line: what a script wants instead of the rendering.
-      const { NdjsonWriter } = await import('../lib/ndjson.js');
+      const { NdjsonWriter } = await import('../lib/core/ndjson.js');
       const writer = new NdjsonWriter(process.stdout);
       for (const event of events) {
         const e = event as { seq?: number };
@@ -153,7 +153,7 @@ await runCli<Args>({
     const tty = stdoutIsTTY();
     let artifactHead: ((ref: string) => Buffer | undefined) | undefined;
     if (artifacts !== undefined) {
-      const { readArtifactForWriter } = await import('../lib/artifacts.js');
+      const { readArtifactForWriter } = await import('../lib/core/artifacts.js');
       artifactHead = (ref) => {
         const read = readArtifactForWriter(artifacts, ref);
         return read.ok ? read.bytes : undefined;

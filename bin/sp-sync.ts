@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // sp-sync: the local append-only store (ingest, ls, log, search, fork, rm), identity (keygen) and
 // sync with remotes (remote add, push, pull, clone, status) and the signers it trusts (trust).
-import { runCli } from '../lib/cli.js';
-import { UserError } from '../lib/diagnostics.js';
+import { runCli } from '../lib/cli/cli.js';
+import { UserError } from '../lib/cli/diagnostics.js';
 import type { Argv } from 'yargs';
 import * as cmd from '../lib/sync/commands.js';
 
@@ -54,7 +54,7 @@ if (argv[0] === 'ingest' && !argv.some((a) => a === '--help' || a === '-h')) {
 
 /** The remote named on the command line, else sp config's sync.remote (env, .sp.toml, config.toml), else none (origin). */
 async function defaultRemote(named: string | undefined): Promise<string | undefined> {
-  return (await import('../lib/config.js')).pick<string>('sync.remote', named);
+  return (await import('../lib/cli/config.js')).pick<string>('sync.remote', named);
 }
 
 await runCli<Args>({

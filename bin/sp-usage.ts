@@ -2,8 +2,8 @@
 // sp-usage: tokens and cost by day, week, agent, project or model, read from the agents' own
 // homes (read-only) or from the store, priced with the table that ships with sp (or --prices).
 import { existsSync } from 'node:fs';
-import { runCli } from '../lib/cli.js';
-import { EXIT_OK, EXIT_USAGE, UserError, note, warn } from '../lib/diagnostics.js';
+import { runCli } from '../lib/cli/cli.js';
+import { EXIT_OK, EXIT_USAGE, UserError, note, warn } from '../lib/cli/diagnostics.js';
 import { adapters, getAdapter } from '../adapters/index.js';
 import { GROUPS, loadPrices, storeEvents, usageReport, type GroupBy, type UsageRow } from '../lib/usage/usage.js';
 import { COLOR_MODES, type ColorMode } from '../lib/term/color.js';
@@ -93,7 +93,7 @@ await runCli<Args>({
       .command('$0 [agents..]', false) as never,
   run: async (args) => {
     if (!GROUPS.includes(args.by as GroupBy)) throw new UserError(`--by is one of ${GROUPS.join(', ')} (not "${args.by}")`, undefined, EXIT_USAGE);
-    // --no-color arrives as false and a bare --color as '' (the shared flag of lib/cli.ts).
+    // --no-color arrives as false and a bare --color as '' (the shared flag of lib/cli/cli.ts).
     const color = (args.color as unknown) === false ? 'never' : args.color === '' ? 'always' : args.color;
     if (!COLOR_MODES.includes(color as ColorMode)) throw new UserError(`--color is auto, always or never (not "${color}")`, undefined, EXIT_USAGE);
     const agents = args.agents ?? [];

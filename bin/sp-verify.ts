@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 // sp-verify: check canonical event streams — JSON per line, schema, seq and the hash chain.
-import { runCli } from '../lib/cli.js';
-import { inputsFrom, readObjects } from '../lib/ndjson.js';
-import { createValidator } from '../lib/schema.js';
-import { Verifier, formatReport } from '../lib/verify.js';
-import { EXIT_CHECK_FAILED, EXIT_OK } from '../lib/diagnostics.js';
+import { runCli } from '../lib/cli/cli.js';
+import { inputsFrom, readObjects } from '../lib/core/ndjson.js';
+import { createValidator } from '../lib/core/schema.js';
+import { Verifier, formatReport } from '../lib/core/verify.js';
+import { EXIT_CHECK_FAILED, EXIT_OK } from '../lib/cli/diagnostics.js';
 import type { StoredVerifyReport } from '../lib/store/index.js';
 
 interface Args {

@@ -3,9 +3,9 @@
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runCli, writeJsonLine } from '../lib/cli.js';
-import { EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE, UserError, note, warn } from '../lib/diagnostics.js';
-import { stopOnSignals } from '../lib/follow.js';
+import { runCli, writeJsonLine } from '../lib/cli/cli.js';
+import { EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE, UserError, note, warn } from '../lib/cli/diagnostics.js';
+import { stopOnSignals } from '../lib/capture/follow.js';
 import { resolveStoreDir, spHome } from '../lib/store/paths.js';
 import { Notes, scan, type ScanResult, type WatchTarget } from '../lib/watch/scan.js';
 import { loadState, saveState, statePath } from '../lib/watch/state.js';

@@ -8,10 +8,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { constants } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { findCommands, isCompiledFlow, type CommandInfo } from '../lib/completion.js';
-import { EXIT_USAGE, setProgramName, warn } from '../lib/diagnostics.js';
-import { packageRoot } from '../lib/paths.js';
-import { packageVersion } from '../lib/cli.js';
+import { findCommands, isCompiledFlow, type CommandInfo } from '../lib/cli/completion.js';
+import { EXIT_USAGE, setProgramName, warn } from '../lib/cli/diagnostics.js';
+import { packageRoot } from '../lib/fs/paths.js';
+import { packageVersion } from '../lib/cli/cli.js';
 
 setProgramName('sp');
 const binDir = fileURLToPath(new URL('./', import.meta.url));
@@ -68,7 +68,7 @@ async function completion(shell: string | undefined): Promise<number> {
     process.stdout.write(readFileSync(built));
     return 0;
   }
-  const { describeCommands, bashCompletion, zshCompletion, fishCompletion } = await import('../lib/completion.js');
+  const { describeCommands, bashCompletion, zshCompletion, fishCompletion } = await import('../lib/cli/completion.js');
   // The agent names come from the registry, so a new adapter completes without touching this.
   const { adapters } = await import('../adapters/index.js');
   const specs = await describeCommands(findCommands(binDir, flowDir).filter((c) => c.name !== 'sp'));
@@ -100,7 +100,7 @@ async function main(): Promise<number | undefined> {
 async function main2(command: string, args: string[], commands: CommandInfo[]): Promise<number | undefined> {
   const found = commands.find((c) => c.name === command || `sp-${c.name}` === command);
   if (!found) {
-    const { didYouMean } = await import('../lib/suggest.js');
+    const { didYouMean } = await import('../lib/cli/suggest.js');
     warn(undefined, `unknown command "${command}"${didYouMean(command, [...commands.map((c) => c.name), 'completion'])}; commands: ${commands.map((c) => c.name).join(', ')}, completion (sp --help)`);
     return EXIT_USAGE;
   }

@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { adapters } from '../adapters/index.js';
-import type { Adapter } from '../lib/adapter.js';
-import { UserError } from '../lib/diagnostics.js';
-import { packageRoot } from '../lib/paths.js';
+import type { Adapter } from '../lib/adapter/interface.js';
+import { UserError } from '../lib/cli/diagnostics.js';
+import { packageRoot } from '../lib/fs/paths.js';
 
 async function hasSessions(adapter: Adapter, home: string): Promise<boolean> {
   try {

@@ -8,14 +8,14 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { adapters } from '../adapters/index.js';
-import { runCli } from '../lib/cli.js';
-import { EXIT_CHECK_FAILED, EXIT_OK, UserError, warn } from '../lib/diagnostics.js';
-import type { SpEvent } from '../lib/event.js';
-import { readObjects } from '../lib/ndjson.js';
+import { runCli } from '../lib/cli/cli.js';
+import { EXIT_CHECK_FAILED, EXIT_OK, UserError, warn } from '../lib/cli/diagnostics.js';
+import type { SpEvent } from '../lib/core/event.js';
+import { readObjects } from '../lib/core/ndjson.js';
 import { adapterOf, capture, collect, compile, eventsInput, relay, resolveSessions, writeLedgerReport } from '../lib/ops/index.js';
 import { totalsLine } from '../lib/relay/ledger.js';
 import type { RelayResult } from '../lib/relay/relay.js';
-import { Verifier } from '../lib/verify.js';
+import { Verifier } from '../lib/core/verify.js';
 import { demoHomes } from './demo.js';
 
 interface Args {

@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** The folders whose sources cite sections, and the file kinds read. */
-export const SOURCE_DIRS = ['lib', 'adapters', 'bin', 'test', 'scripts', 'bench', 'examples', 'web'];
+export const SOURCE_DIRS = ['lib', 'adapters', 'bin', 'flows', 'test', 'scripts', 'bench', 'examples', 'web'];
 const SOURCE_EXT = /\.(ts|tsx|mts|mjs|js)$/;
 /** Files that show citations as examples (this script and its test): never scanned or rewritten. */
 const EXAMPLES = new Set(['scripts/cite-docs.mjs', 'scripts/cite-docs.d.mts', 'test/docs.test.ts']);

@@ -14,7 +14,7 @@ for (const name of readdirSync(join(root, 'dist/flows'))) if (name.endsWith('.js
 // The web viewer's bundle (sp serve, sp export html).
 await import('./build-web.mjs');
 
-const completion = await import(join(root, 'dist/lib/completion.js'));
+const completion = await import(join(root, 'dist/lib/cli/completion.js'));
 const { adapters } = await import(join(root, 'dist/adapters/index.js'));
 const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const commands = completion.findCommands(dir, [join(root, 'dist/flows'), join(root, 'examples')]).filter((c) => c.name !== 'sp');

@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { claude } from '../adapters/claude/index.js';
 import { summarize } from '../adapters/claude/discover.js';
-import { cutPrompt } from '../lib/discover.js';
-import { canonicalSessionId, type SpEvent } from '../lib/event.js';
-import type { Cursor } from '../lib/adapter.js';
-import { UserError } from '../lib/diagnostics.js';
+import { cutPrompt } from '../lib/capture/discover.js';
+import { canonicalSessionId, type SpEvent } from '../lib/core/event.js';
+import type { Cursor } from '../lib/adapter/interface.js';
+import { UserError } from '../lib/cli/diagnostics.js';
 import { bySession, captureAll, captureRef, testAdapter, type Captured } from './contract/testAdapter.js';
 
 const F = new URL('../fixtures/claude/', import.meta.url).pathname;

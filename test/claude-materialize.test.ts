@@ -13,9 +13,9 @@ import {
 } from '../adapters/claude/materialize.js';
 import { DEFAULT_MODEL } from '../adapters/claude/paths.js';
 import { javaStringHash, projectSlug } from '../adapters/claude/slug.js';
-import { UserError } from '../lib/diagnostics.js';
-import type { SpEvent } from '../lib/event.js';
-import { shellQuote } from '../lib/writer.js';
+import { UserError } from '../lib/cli/diagnostics.js';
+import type { SpEvent } from '../lib/core/event.js';
+import { shellQuote } from '../lib/write/writer.js';
 import { claude } from '../adapters/claude/index.js';
 import { captureAll } from './contract/testAdapter.js';
 import { SessionBuilder, from } from './support/canonical.js';

@@ -7,9 +7,9 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { rewriteUsageError } from '../lib/usage-errors.js';
-import { closest, editDistance } from '../lib/suggest.js';
-import { colorEnabled, setColor } from '../lib/color.js';
+import { rewriteUsageError } from '../lib/cli/usage-errors.js';
+import { closest, editDistance } from '../lib/cli/suggest.js';
+import { colorEnabled, setColor } from '../lib/cli/color.js';
 
 const root = new URL('..', import.meta.url).pathname;
 const work = mkdtempSync(join(tmpdir(), 'sp-cli-polish-'));

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { codex } from '../adapters/codex/index.js';
 import { parsePatch, parseShellOutput } from '../adapters/codex/derive.js';
 import { isContextText } from '../adapters/codex/rollout.js';
-import { canonicalSessionId, type SpEvent } from '../lib/event.js';
+import { canonicalSessionId, type SpEvent } from '../lib/core/event.js';
 import { captureAll, testAdapter, type Captured } from './contract/testAdapter.js';
 
 import { BRIDGE, CORPUS, CURRENT, DRAG_DROP, DRIFT, F, LARGE, PUBLIC, S1, S1_HOME, S1P, S2, S3, SMALL } from './support/codexFixtures.js';

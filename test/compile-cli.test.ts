@@ -4,9 +4,9 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { canonicalize } from '../lib/jcs.js';
-import { Chainer } from '../lib/chain.js';
-import type { SpEvent } from '../lib/event.js';
+import { canonicalize } from '../lib/core/jcs.js';
+import { Chainer } from '../lib/core/chain.js';
+import type { SpEvent } from '../lib/core/event.js';
 import { AGENTS_MD_BEGIN, AGENTS_MD_END } from '../lib/compile/render.js';
 import { SessionBuilder } from './support/canonical.js';
 import { CORPUS, captureFile, measureTokens, parseLines } from './support/compile.js';

@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CORPUS, captureFile, compileFile, eventStrings, parseLines } from './support/compile.js';
 import { runBin, tempDir } from './support/streams.js';
-import type { SpEvent } from '../lib/event.js';
+import type { SpEvent } from '../lib/core/event.js';
 
 interface Expect {
   first?: string;

@@ -7,8 +7,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CORPUS, captureFile, compileFile, parseLines } from './support/compile.js';
 import { runBin, tempDir } from './support/streams.js';
-import { computeChecksum } from '../lib/chain.js';
-import type { SpEvent } from '../lib/event.js';
+import { computeChecksum } from '../lib/core/chain.js';
+import type { SpEvent } from '../lib/core/event.js';
 
 type Json = Record<string, any>;
 const S2_DECISION = 'keep the in-memory store; switching to SQLite is out of scope';

@@ -3,8 +3,8 @@
 // events tie-broken by machine id, duplicates kept once, owner resolved by the last handoff in
 // merged order with the whole history kept, and forged cyclic marks still give an answer.
 import { describe, expect, it } from 'vitest';
-import { Chainer } from '../lib/chain.js';
-import type { SpEvent } from '../lib/event.js';
+import { Chainer } from '../lib/core/chain.js';
+import type { SpEvent } from '../lib/core/event.js';
 import { mergeChains, parseSeen, type MachineChain, type SeenMark } from '../lib/store/converge.js';
 
 const ID = 'sess_converge';

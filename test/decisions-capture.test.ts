@@ -10,8 +10,8 @@ import { basename, join } from 'node:path';
 import { claude } from '../adapters/claude/index.js';
 import { codex } from '../adapters/codex/index.js';
 import { hermes } from '../adapters/hermes/index.js';
-import type { SpEvent } from '../lib/event.js';
-import { createValidator } from '../lib/schema.js';
+import type { SpEvent } from '../lib/core/event.js';
+import { createValidator } from '../lib/core/schema.js';
 import { captureAll } from './contract/testAdapter.js';
 import { copyDb, Database, locator, S1 as HERMES_S1 } from './hermes/support.js';
 

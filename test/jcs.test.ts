@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalize, CanonicalizeError, sortKeysDeep } from '../lib/jcs.js';
+import { canonicalize, CanonicalizeError, sortKeysDeep } from '../lib/core/jcs.js';
 
 describe('JCS (RFC 8785)', () => {
   it('serializes numbers as ECMAScript does (RFC 8785 appendix B)', () => {

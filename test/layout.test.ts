@@ -1,10 +1,10 @@
 // The adapter is the whole driver (issue #19): lib/ names no agent and no adapter imports a sibling.
 //
 // The rule for lib/: code — identifiers and string literals — names no agent; what lib/ needs to know
-// about one it asks the registry (lib/registry.ts). Comments are prose and may name agents (they cite
+// about one it asks the registry (lib/adapter/registry.ts). Comments are prose and may name agents (they cite
 // docs/formats/<agent>.md and say which clients write a format). A word counts when it is exactly an
 // agent id: identifiers are split at camelCase and `_`, strings at every non-letter-or-digit.
-// `cursor` is also the incremental-capture cursor (lib/cursor.ts, `Cursor`), so only a string that
+// `cursor` is also the incremental-capture cursor (lib/capture/read-position.ts, `Cursor`), so only a string that
 // is exactly "cursor" counts for it; `otel` is the OpenTelemetry standard lib/otel exports, not checked.
 //
 // What remains is listed below, file by file with the number of words and why: a new file or one
@@ -13,7 +13,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { adapters } from '../adapters/index.js';
-import { emptyCursor } from '../lib/cursor.js';
+import { emptyCursor } from '../lib/capture/read-position.js';
 import { relay } from '../lib/relay/relay.js';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -23,7 +23,7 @@ const AGENT_WORDS = new Set(['claude', 'codex', 'pi', 'hermes', 'gemini', 'qwen'
 const REMAINING: Record<string, { words: number; why: string }> = {
   'lib/compile/targets.ts': { words: 1, why: 'the markdown target counts with the `claude-estimate` tokenizer' },
   'lib/compile/tokens.ts': { words: 7, why: 'the tokenizer `claude-estimate` (CLAUDE_FACTOR) is named after the model family it approximates' },
-  'lib/doctor.ts': { words: 9, why: 'the client commands sp-doctor looks for on PATH (qodercli …): not yet a field of the adapter' },
+  'lib/ops/doctor.ts': { words: 9, why: 'the client commands sp-doctor looks for on PATH (qodercli …): not yet a field of the adapter' },
   'lib/formats/content-turns.ts': { words: 1, why: 'the `gemini.part` content block (a Gemini API Part kept as it was) is a block type of the event schema' },
   'lib/hooks/sp-hook.ts': { words: 9, why: 'the hook runner accepts the agents that have hooks; it runs before any adapter loads' },
   'lib/hooks/worker.ts': { words: 1, why: 'a match on the capture cursor\'s own error text (the read position), not the Cursor agent' },
@@ -32,9 +32,9 @@ const REMAINING: Record<string, { words: number; why: string }> = {
   'lib/redact/rules.ts': { words: 1, why: 'a secret pattern named after the service whose keys it finds' },
   'lib/relay/relay.ts': { words: 1, why: 'a compiled handoff counted with the `claude-estimate` tokenizer' },
   'lib/relay/translate.ts': { words: 5, why: 'providerOf reads model names: claude-…, codex-…, gemini-…, qwen-… are model families' },
-  'lib/sqlite.ts': { words: 2, why: 'the busy-retry setting SP_HERMES_BUSY_MS (a documented environment variable)' },
-  'lib/synthetic.ts': { words: 7, why: 'the synthetic sessions of the benches and simulations are recorded as one agent\'s (its meta keys)' },
-  'lib/titles.ts': { words: 5, why: 'the instruction files clients inject into the first prompt (CLAUDE.md, GEMINI.md …)' },
+  'lib/capture/sqlite.ts': { words: 2, why: 'the busy-retry setting SP_HERMES_BUSY_MS (a documented environment variable)' },
+  'lib/core/synthetic.ts': { words: 7, why: 'the synthetic sessions of the benches and simulations are recorded as one agent\'s (its meta keys)' },
+  'lib/capture/titles.ts': { words: 5, why: 'the instruction files clients inject into the first prompt (CLAUDE.md, GEMINI.md …)' },
   'lib/usage/usage.ts': { words: 4, why: 'cumulative token totals one client reports (per-session state of the usage reader)' },
   'lib/watch/state.ts': { words: 1, why: 'the key of the capture cursor, not the agent' },
 };

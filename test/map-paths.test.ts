@@ -1,9 +1,9 @@
 // Path mapping (sp resume --map-cwd OLD=NEW): whole components only, Windows roots, trailing
 // slashes, roots with spaces and quotes (data, never a command), the ledger and the re-chained stream.
 import { describe, expect, it } from 'vitest';
-import type { LossEntry } from '../lib/adapter.js';
-import { Chainer, computeChecksum } from '../lib/chain.js';
-import type { SpEvent } from '../lib/event.js';
+import type { LossEntry } from '../lib/adapter/interface.js';
+import { Chainer, computeChecksum } from '../lib/core/chain.js';
+import type { SpEvent } from '../lib/core/event.js';
 import { PathMapper, checkedMapping, mapPaths, parseMapping, type MappedCounts } from '../lib/relay/map-paths.js';
 
 const mapper = (...specs: string[]) => new PathMapper(specs.map(parseMapping));

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { Readable, PassThrough } from 'node:stream';
-import { readObjects, NdjsonWriter, inputsFrom, type BadLine, type Input } from '../lib/ndjson.js';
-import { splitLines } from '../lib/lines.js';
-import { UserError } from '../lib/diagnostics.js';
+import { readObjects, NdjsonWriter, inputsFrom, type BadLine, type Input } from '../lib/core/ndjson.js';
+import { splitLines } from '../lib/core/lines.js';
+import { UserError } from '../lib/cli/diagnostics.js';
 import { writeLines, tempDir } from './support/streams.js';
 
 const fromText = (text: string | Buffer, name = 'stdin', chunk = 7): Input => ({

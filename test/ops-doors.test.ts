@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { canonicalSessionId } from '../lib/event.js';
+import { canonicalSessionId } from '../lib/core/event.js';
 import { toolCalls } from './support/mcpClient.js';
 import { runProcess } from './support/run.js';
 

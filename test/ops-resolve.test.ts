@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adapters } from '../adapters/index.js';
-import { UserError } from '../lib/diagnostics.js';
-import { canonicalSessionId } from '../lib/event.js';
+import { UserError } from '../lib/cli/diagnostics.js';
+import { canonicalSessionId } from '../lib/core/event.js';
 import { OpsError, resolveSession, resolveSessions, type OpsErrorKind, type ResolveOptions } from '../lib/ops/index.js';
 
 const S1 = 'e05d2652-6a94-447f-8b60-cded66e4199a';

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adapters } from '../adapters/index.js';
-import type { SpEvent } from '../lib/event.js';
+import type { SpEvent } from '../lib/core/event.js';
 import { capture, collect, compile, ingest, redact, relay, resolveSessions, type ResolvedSession } from '../lib/ops/index.js';
 import { Store } from '../lib/store/index.js';
 import { verify } from '../index.js';

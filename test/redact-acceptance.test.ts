@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { materializeClaude } from '../adapters/claude/materialize.js';
-import type { SpEvent } from '../lib/event.js';
+import type { SpEvent } from '../lib/core/event.js';
 import { from } from './support/canonical.js';
 import { runClaude } from './support/claudeClient.js';
 import { startMockAnthropic } from './support/mockAnthropic.js';

@@ -6,9 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Chainer } from '../lib/chain.js';
-import { canonicalize } from '../lib/jcs.js';
-import type { SpEvent } from '../lib/event.js';
+import { Chainer } from '../lib/core/chain.js';
+import { canonicalize } from '../lib/core/jcs.js';
+import type { SpEvent } from '../lib/core/event.js';
 import { BUILTIN_RULES, RULESET_VERSION } from '../lib/redact/rules.js';
 import { PUBLIC_RULES } from '../lib/redact/public.js';
 import { loadConfig } from '../lib/redact/config.js';

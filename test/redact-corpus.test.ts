@@ -8,9 +8,9 @@ import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'n
 import { basename, join, relative } from 'node:path';
 import { root, runBin, tempDir, withoutMarkers } from './support/streams.js';
 import { FAKE, STRUCTURAL, generator } from './support/fakeSecrets.js';
-import { Chainer } from '../lib/chain.js';
-import { canonicalize } from '../lib/jcs.js';
-import type { SpEvent } from '../lib/event.js';
+import { Chainer } from '../lib/core/chain.js';
+import { canonicalize } from '../lib/core/jcs.js';
+import type { SpEvent } from '../lib/core/event.js';
 
 const FIXTURES = join(root, 'fixtures');
 

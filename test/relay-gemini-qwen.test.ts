@@ -6,9 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import { gemini } from '../adapters/gemini/index.js';
 import { qwen } from '../adapters/qwen/index.js';
-import type { LossEntry } from '../lib/adapter.js';
-import type { SpEvent } from '../lib/event.js';
-import { isObject, type Json } from '../lib/json.js';
+import type { LossEntry } from '../lib/adapter/interface.js';
+import type { SpEvent } from '../lib/core/event.js';
+import { isObject, type Json } from '../lib/core/json.js';
 import { relayTransform } from '../lib/relay/translate.js';
 import { VOCABULARIES } from './support/vocabularies.js';
 import { PlanState } from '../lib/relay/vocabulary/types.js';

@@ -3,7 +3,7 @@
 // for linear targets (the active one; with --branches all one session per branch sharing the
 // prefix), and the ledger (exactly one row per source event). The pipeline through the binaries:
 // sp-capture | sp-compile | sp-materialize, and --report / the stderr totals agreeing with jq.
-// lib/ asks the adapter registry about agents (lib/registry.ts): loading it registers them.
+// lib/ asks the adapter registry about agents (lib/adapter/registry.ts): loading it registers them.
 import '../adapters/index.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,8 +12,8 @@ import { join } from 'node:path';
 import { claude } from '../adapters/claude/index.js';
 import { codex } from '../adapters/codex/index.js';
 import { pi } from '../adapters/pi/index.js';
-import type { SpEvent } from '../lib/event.js';
-import { canonicalize } from '../lib/jcs.js';
+import type { SpEvent } from '../lib/core/event.js';
+import { canonicalize } from '../lib/core/jcs.js';
 import { createCounter } from '../lib/compile/tokens.js';
 import { splitBranches } from '../lib/write/branches.js';
 import { compiledOf, contextSession, isCompaction, modelText } from '../lib/relay/context.js';

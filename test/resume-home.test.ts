@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { formatResume, homeAssignment, resumeCommand } from '../lib/writer.js';
+import { formatResume, homeAssignment, resumeCommand } from '../lib/write/writer.js';
 import { root, runBin, tempDir } from './support/streams.js';
 
 const OPENCODE_DB = join(root, 'fixtures/opencode/corpus/.local/share/opencode/opencode.db');

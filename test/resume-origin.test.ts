@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CORPUS, root } from './support/store.js';
 import { runBin, tempDir } from './support/streams.js';
-import { withoutCredentials } from '../lib/git-origin.js';
+import { withoutCredentials } from '../lib/capture/git-origin.js';
 
 const RECORDED = '/home/alice/acme-api';
 

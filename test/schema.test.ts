@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createValidator, schemaVersions, type EventValidator } from '../lib/schema.js';
+import { createValidator, schemaVersions, type EventValidator } from '../lib/core/schema.js';
 
 let validator: EventValidator;
 beforeAll(async () => {

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Chainer } from '../lib/chain.js';
+import { Chainer } from '../lib/core/chain.js';
 import { FAKE } from './support/fakeSecrets.js';
 import { CLAUDE_ID, ROOT, scratchHomes, send, startServe, type Served } from './support/serve.js';
 

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { appendFileSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { canonicalSessionId } from '../lib/event.js';
+import { canonicalSessionId } from '../lib/core/event.js';
 import { adapters } from '../adapters/index.js';
 import { root, runBin } from './support/streams.js';
 

@@ -7,7 +7,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { bin, sp, tempDir } from './support/store.js';
 import { Store, trustedKeys, verifyStore } from '../lib/store/index.js';
-import { syntheticChained, random } from '../lib/synthetic.js';
+import { syntheticChained, random } from '../lib/core/synthetic.js';
 
 const RUNS = 200;
 const BUDGET_MS = 60_000;
@@ -35,7 +35,7 @@ describe('ingest killed at random points', () => {
     const events = [...syntheticChained({ events: 1200, sessions: 3, seed: 11 })].map((e) =>
       e.seq === 0 ? e : { ...e, payload: { ...e.payload, content: [{ type: 'text', text: `${e.type} ${e.seq}: 测试 removeTodo` }] } },
     );
-    const { Chainer } = await import('../lib/chain.js');
+    const { Chainer } = await import('../lib/core/chain.js');
     const chainer = new Chainer();
     const lines = events.map((e) => JSON.stringify(chainer.chain(e)));
     const started = Date.now();

@@ -204,8 +204,8 @@ describe('remote integrity', () => {
     execFileSync('git', ['init', '-q', '--bare', remote]);
     const a = machine();
     const b = machine();
-    const { canonicalSessionId } = await import('../lib/event.js');
-    const { syntheticChained } = await import('../lib/synthetic.js');
+    const { canonicalSessionId } = await import('../lib/core/event.js');
+    const { syntheticChained } = await import('../lib/core/synthetic.js');
     const synthetic = [...syntheticChained({ events: 1500, sessions: 3, seed: 7 })].map((e) => JSON.stringify(e)).join('\n');
     void canonicalSessionId;
     await withStore(a, async (s) => {

@@ -1,15 +1,15 @@
 // Listing titles: the first thing the user asked, never a block the client injected. Unit cases
-// for lib/titles.ts, then the real recorded sessions of every agent through discovery (what
+// for lib/capture/titles.ts, then the real recorded sessions of every agent through discovery (what
 // `sp-capture --list` shows) and through the store's summary (what `sp-sync ls` and the audit show).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { promptTitle, userRequest } from '../lib/titles.js';
+import { promptTitle, userRequest } from '../lib/capture/titles.js';
 import { applyEvent, emptySummary } from '../lib/store/derive.js';
-import type { SpEvent } from '../lib/event.js';
+import type { SpEvent } from '../lib/core/event.js';
 import { adapters } from '../adapters/index.js';
-import { Chainer } from '../lib/chain.js';
+import { Chainer } from '../lib/core/chain.js';
 
 const root = new URL('..', import.meta.url).pathname;
 const INJECTED = /^<(environment_context|user_instructions|skills_instructions|system-reminder|command-name|image\b)|^# (AGENTS|CLAUDE)\.md/;

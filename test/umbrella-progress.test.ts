@@ -1,9 +1,9 @@
-// lib/progress.ts: when the progress line draws, and that one stage of a pipeline draws at a time.
+// lib/cli/progress.ts: when the progress line draws, and that one stage of a pipeline draws at a time.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { acquireDrawLock, createProgress, lockPath, releaseDrawLock, wantsProgress } from '../lib/progress.js';
+import { acquireDrawLock, createProgress, lockPath, releaseDrawLock, wantsProgress } from '../lib/cli/progress.js';
 
 const root = new URL('..', import.meta.url).pathname;
 

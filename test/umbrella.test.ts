@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { adapters } from '../adapters/index.js';
-import { flowOptions, parseHelp, summaryOf } from '../lib/completion.js';
+import { flowOptions, parseHelp, summaryOf } from '../lib/cli/completion.js';
 
 const root = new URL('..', import.meta.url).pathname;
 const sp = join(root, 'dist/bin/sp.js');

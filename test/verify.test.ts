@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { Readable } from 'node:stream';
-import { Verifier, type VerifyReport } from '../lib/verify.js';
-import { readObjects } from '../lib/ndjson.js';
-import { createValidator } from '../lib/schema.js';
-import { Chainer } from '../lib/chain.js';
-import { canonicalize } from '../lib/jcs.js';
+import { Verifier, type VerifyReport } from '../lib/core/verify.js';
+import { readObjects } from '../lib/core/ndjson.js';
+import { createValidator } from '../lib/core/schema.js';
+import { Chainer } from '../lib/core/chain.js';
+import { canonicalize } from '../lib/core/jcs.js';
 import { chainedLines, runBin, writeLines } from './support/streams.js';
 
 async function verifyText(text: string, options: { allowFragment?: boolean; schema?: boolean } = {}): Promise<VerifyReport> {

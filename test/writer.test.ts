@@ -1,8 +1,8 @@
-// lib/writer.ts: what every sp-materialize writer shares: which session of a stream is written, and
+// lib/write/writer.ts: what every sp-materialize writer shares: which session of a stream is written, and
 // when the --raw lines of a capture are the whole native file (byte-identical --same-id writes).
 import { describe, expect, it } from 'vitest';
-import type { SpEvent } from '../lib/event.js';
-import { RawLineCheck, SessionPicker, capturedRawLines, lineChunks, selectSession } from '../lib/writer.js';
+import type { SpEvent } from '../lib/core/event.js';
+import { RawLineCheck, SessionPicker, capturedRawLines, lineChunks, selectSession } from '../lib/write/writer.js';
 import { from } from './support/canonical.js';
 
 function event(session: string, seq: number, type: string, origin: Partial<NonNullable<SpEvent['origin']>> = {}, payload: Record<string, unknown> = {}): SpEvent {

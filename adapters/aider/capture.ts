@@ -13,12 +13,12 @@
 // always complete (no incremental cursor: a history file is re-read whole, as Aider's restore does).
 // `.aider.input.history` on its own gives one session of user messages.
 import { statSync } from 'node:fs';
-import type { CaptureOptions, SessionRef } from '../../lib/adapter.js';
-import { readError } from '../../lib/diagnostics.js';
-import { SessionEmitter } from '../../lib/emitter.js';
-import type { SpEvent } from '../../lib/event.js';
-import { sourceLines } from '../../lib/cursor.js';
-import type { Line } from '../../lib/lines.js';
+import type { CaptureOptions, SessionRef } from '../../lib/adapter/interface.js';
+import { readError } from '../../lib/cli/diagnostics.js';
+import { SessionEmitter } from '../../lib/core/emitter.js';
+import type { SpEvent } from '../../lib/core/event.js';
+import { sourceLines } from '../../lib/capture/read-position.js';
+import type { Line } from '../../lib/core/lines.js';
 import { InputTimes, readInputHistory } from './input.js';
 import { AGENT, fileId, inputHistoryBeside, isInputHistory, parseLocalStamp } from './paths.js';
 

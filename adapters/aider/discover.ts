@@ -4,11 +4,11 @@
 // session in it.
 import { statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import type { DiscoverOptions, SessionRef } from '../../lib/adapter.js';
-import { filesUnder } from '../../lib/discover.js';
-import { promptTitle } from '../../lib/titles.js';
-import { UserError } from '../../lib/diagnostics.js';
-import { statSessionFile } from '../../lib/cursor.js';
+import type { DiscoverOptions, SessionRef } from '../../lib/adapter/interface.js';
+import { filesUnder } from '../../lib/capture/discover.js';
+import { promptTitle } from '../../lib/capture/titles.js';
+import { UserError } from '../../lib/cli/diagnostics.js';
+import { statSessionFile } from '../../lib/capture/read-position.js';
 import { captureAider } from './capture.js';
 import { AGENT, CHAT_FILE, defaultHome, expandTilde, fileId, isInputHistory } from './paths.js';
 

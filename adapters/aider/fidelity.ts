@@ -1,7 +1,7 @@
 // What each canonical event type keeps through the Aider adapter (docs/design.md §3): 0 history,
 // 1 working context, 2 native. Aider's chat file is a Markdown transcript: no ids, no tool calls.
 // The writer is unverified (no Aider client here): it follows Aider's restore parser.
-import type { FidelityTable } from '../../lib/adapter.js';
+import type { FidelityTable } from '../../lib/adapter/interface.js';
 
 export const fidelity: FidelityTable = {
   'session.start': { level: 1, capture: '`# aider chat started at` header (local time read as UTC), `> Aider v…` version and `> Main model:` model from the banner', materialize: 'a new file <cwd>/.aider.sp-<id>.chat.history.md: header with the import time, one `> Imported by sp …` line' },

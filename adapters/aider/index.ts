@@ -1,7 +1,7 @@
 // The Aider adapter (formats/aider.md): read `.aider.chat.history.md` (every session in it) and
 // `.aider.input.history`. Discovery searches a directory tree for history files (see discover.ts).
-import type { Adapter } from '../../lib/adapter.js';
-import { lazyIterable, once } from '../../lib/lazy.js';
+import type { Adapter } from '../../lib/adapter/interface.js';
+import { lazyIterable, once } from '../../lib/adapter/lazy.js';
 import { fidelity } from './fidelity.js';
 import { HOME_ENV, defaultHome } from './paths.js';
 

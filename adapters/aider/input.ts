@@ -1,7 +1,7 @@
 // `.aider.input.history` (docs/formats/aider.md §4): prompt_toolkit entries `# <datetime>` then one
 // `+<line>` per input line. It gives user turns the per-prompt times the chat file lacks.
 import { existsSync } from 'node:fs';
-import { sourceLines } from '../../lib/cursor.js';
+import { sourceLines } from '../../lib/capture/read-position.js';
 import { statSync } from 'node:fs';
 import { parseLocalStamp } from './paths.js';
 

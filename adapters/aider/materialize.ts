@@ -6,12 +6,12 @@
 // fenced blocks; same-role neighbours are merged (Aider alternates user/assistant); thinking is dropped.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { MaterializeOptions } from '../../lib/adapter.js';
-import { createFileAtomic } from '../../lib/atomic.js';
-import { UserError } from '../../lib/diagnostics.js';
-import type { SpEvent } from '../../lib/event.js';
-import { isObject, str } from '../../lib/json.js';
-import { AlternatingTurns, LossLedger, ensureUnder, fenced, isDerived, nativeIdOf, payloadOf, projectFolder, resumeCommand, selectSession, type WriterResult } from '../../lib/writer.js';
+import type { MaterializeOptions } from '../../lib/adapter/interface.js';
+import { createFileAtomic } from '../../lib/fs/atomic.js';
+import { UserError } from '../../lib/cli/diagnostics.js';
+import type { SpEvent } from '../../lib/core/event.js';
+import { isObject, str } from '../../lib/core/json.js';
+import { AlternatingTurns, LossLedger, ensureUnder, fenced, isDerived, nativeIdOf, payloadOf, projectFolder, resumeCommand, selectSession, type WriterResult } from '../../lib/write/writer.js';
 import { AGENT } from './paths.js';
 
 /**

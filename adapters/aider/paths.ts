@@ -3,14 +3,14 @@
 // directory to search for history files (AIDER_HISTORY_ROOT, default: the current directory).
 import { createHash } from 'node:crypto';
 import { basename, dirname, join, resolve } from 'node:path';
-import { envPath } from '../../lib/paths.js';
+import { envPath } from '../../lib/fs/paths.js';
 
 export const AGENT = 'aider';
 export const HOME_ENV = 'AIDER_HISTORY_ROOT';
 export const CHAT_FILE = '.aider.chat.history.md';
 export const INPUT_FILE = '.aider.input.history';
 
-export { expandTilde } from '../../lib/paths.js';
+export { expandTilde } from '../../lib/fs/paths.js';
 
 export function defaultHome(): string {
   return envPath(HOME_ENV) ?? process.cwd();

@@ -15,11 +15,11 @@
 // file:line with the JSON pointer of each problem and kept as meta `atif.invalid-step`; a broken
 // root (no session_id, an unknown version …) is a user error. Image parts keep the path they name
 // (as an image url); capture never opens a path a trajectory names.
-import type { CaptureOptions, SessionRef } from '../../lib/adapter.js';
-import { UserError } from '../../lib/diagnostics.js';
-import { SessionEmitter } from '../../lib/emitter.js';
-import { canonicalSessionId, toEpochSeconds, type ContentBlock, type SpEvent } from '../../lib/event.js';
-import { isObject, type Json } from '../../lib/json.js';
+import type { CaptureOptions, SessionRef } from '../../lib/adapter/interface.js';
+import { UserError } from '../../lib/cli/diagnostics.js';
+import { SessionEmitter } from '../../lib/core/emitter.js';
+import { canonicalSessionId, toEpochSeconds, type ContentBlock, type SpEvent } from '../../lib/core/event.js';
+import { isObject, type Json } from '../../lib/core/json.js';
 import { AGENT, readTrajectory } from './paths.js';
 import { versionOf } from './schemas.js';
 import { checkTrajectory, lineIndex, lineOf, type AtifIssue } from './validate.js';

@@ -2,11 +2,11 @@
 // `<trial>/agent/trajectory.json`) whose `schema_version` says ATIF, newest first.
 import { statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { DiscoverOptions, SessionRef } from '../../lib/adapter.js';
-import { UserError } from '../../lib/diagnostics.js';
-import { filesUnder, findByIdPrefix } from '../../lib/discover.js';
-import { promptTitle } from '../../lib/titles.js';
-import { expandTilde } from '../../lib/paths.js';
+import type { DiscoverOptions, SessionRef } from '../../lib/adapter/interface.js';
+import { UserError } from '../../lib/cli/diagnostics.js';
+import { filesUnder, findByIdPrefix } from '../../lib/capture/discover.js';
+import { promptTitle } from '../../lib/capture/titles.js';
+import { expandTilde } from '../../lib/fs/paths.js';
 import { AGENT, defaultHome, readTrajectory } from './paths.js';
 import { versionOf } from './schemas.js';
 

@@ -1,7 +1,7 @@
 // What each canonical event type keeps through ATIF (docs/design.md §3). ATIF is a linear list of steps, so
 // it keeps the conversation, tool calls with their results, reasoning text and token metrics; it has
 // no place for branches, thinking signatures, derived events or an agent's own record types.
-import type { FidelityTable } from '../../lib/adapter.js';
+import type { FidelityTable } from '../../lib/adapter/interface.js';
 
 export const fidelity: FidelityTable = {
   'session.start': {

@@ -1,8 +1,8 @@
 // The ATIF adapter: Agent Trajectory Interchange Format files (Harbor RFC 0001, v1.0–v1.7), read
 // and written like an agent's sessions, so a trajectory from Harbor (Terminal-Bench, SFT/RL
 // pipelines) can be continued in any agent sp writes, and any session handed to those tools.
-import type { Adapter } from '../../lib/adapter.js';
-import { lazyIterable, once } from '../../lib/lazy.js';
+import type { Adapter } from '../../lib/adapter/interface.js';
+import { lazyIterable, once } from '../../lib/adapter/lazy.js';
 import { fidelity } from './fidelity.js';
 import { HOME_ENV, defaultHome } from './paths.js';
 

@@ -4,10 +4,10 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { UserError, readError } from '../../lib/diagnostics.js';
-import { statSessionFile } from '../../lib/cursor.js';
-import { isObject, type Json } from '../../lib/json.js';
-import { envPath } from '../../lib/paths.js';
+import { UserError, readError } from '../../lib/cli/diagnostics.js';
+import { statSessionFile } from '../../lib/capture/read-position.js';
+import { isObject, type Json } from '../../lib/core/json.js';
+import { envPath } from '../../lib/fs/paths.js';
 
 export const AGENT = 'atif';
 export const HOME_ENV = 'SP_ATIF_HOME';

@@ -4,7 +4,7 @@
 // (§II ObservationResultSchema). Every problem is named by JSON pointer; `lineOf` turns a pointer
 // into the line it starts on, for `file:line` diagnostics.
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { isObject } from '../../lib/json.js';
+import { isObject } from '../../lib/core/json.js';
 import { atifSchema, type AtifVersion } from './schemas.js';
 
 export interface AtifIssue {

@@ -2,8 +2,8 @@
 // command.run, todo.*, decision (an approved plan) and memory.write (adapters/claude/decisions.ts). Pure functions of (call, result, state): they only read what the native
 // records say and never invent line numbers or exit codes that are not there.
 import { relative, isAbsolute, sep } from 'node:path';
-import type { CommandRunPayload, FileEditPayload, FileReadPayload, TodoPayload } from '../../lib/event.js';
-import { isObject } from '../../lib/json.js';
+import type { CommandRunPayload, FileEditPayload, FileReadPayload, TodoPayload } from '../../lib/core/event.js';
+import { isObject } from '../../lib/core/json.js';
 import { memoryWrite, planDecision } from './decisions.js';
 
 export interface FinishedCall {

@@ -3,13 +3,13 @@
 // `claude -c` picks them. `--list` details come from one streaming pass over each file.
 import { existsSync, readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import type { DiscoverOptions, SessionRef } from '../../lib/adapter.js';
-import { findByIdPrefix, noteTime, sessionFilesByFolder } from '../../lib/discover.js';
-import { promptTitle } from '../../lib/titles.js';
-import { UserError } from '../../lib/diagnostics.js';
-import { toEpochSeconds } from '../../lib/event.js';
-import { sourceLines, statSessionFile } from '../../lib/cursor.js';
-import { isObject, jsonObject } from '../../lib/json.js';
+import type { DiscoverOptions, SessionRef } from '../../lib/adapter/interface.js';
+import { findByIdPrefix, noteTime, sessionFilesByFolder } from '../../lib/capture/discover.js';
+import { promptTitle } from '../../lib/capture/titles.js';
+import { UserError } from '../../lib/cli/diagnostics.js';
+import { toEpochSeconds } from '../../lib/core/event.js';
+import { sourceLines, statSessionFile } from '../../lib/capture/read-position.js';
+import { isObject, jsonObject } from '../../lib/core/json.js';
 import { HOME_ENV, defaultHome, layoutOf, projectsDir, subagentIdOf, subagentsDir } from './paths.js';
 import { projectSlug, resolveCwd, MAX_SLUG_LENGTH } from './slug.js';
 

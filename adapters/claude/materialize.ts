@@ -12,13 +12,13 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { LossEntry, MaterializeOptions } from '../../lib/adapter.js';
-import { UserError } from '../../lib/diagnostics.js';
-import { artifactNote, readArtifactForWriter } from '../../lib/artifacts.js';
-import type { SpEvent } from '../../lib/event.js';
-import { isObject, str, type Json } from '../../lib/json.js';
+import type { LossEntry, MaterializeOptions } from '../../lib/adapter/interface.js';
+import { UserError } from '../../lib/cli/diagnostics.js';
+import { artifactNote, readArtifactForWriter } from '../../lib/core/artifacts.js';
+import type { SpEvent } from '../../lib/core/event.js';
+import { isObject, str, type Json } from '../../lib/core/json.js';
 import { LOSS, ToolIds, pairCalls, reportOrphan, reportStub, type PlanReport, type SkippedResult, type ToolIdSpelling } from '../../lib/write/plan.js';
-import { LossLedger, capturedRawLines, ensureUnder, isDerived, payloadOf, resumeFields, sameNativeId, selectSession, writeLines, type NativeIdFormat, type WriterResult } from '../../lib/writer.js';
+import { LossLedger, capturedRawLines, ensureUnder, isDerived, payloadOf, resumeFields, sameNativeId, selectSession, writeLines, type NativeIdFormat, type WriterResult } from '../../lib/write/writer.js';
 import { DEFAULT_MODEL, HOME_ENV, NATIVE_ID, builtInHome, defaultHome } from './paths.js';
 import { projectSlug, resolveCwd } from './slug.js';
 
@@ -49,7 +49,7 @@ const CLAUDE_PASSTHROUGH_BLOCKS = new Set([
 const ZERO_USAGE = { input_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 };
 
 /**
- * The generic options (lib/adapter.ts): `session` may also be a native id; `model` is the model to
+ * The generic options (lib/adapter/interface.ts): `session` may also be a native id; `model` is the model to
  * continue with (put into the resume command) and the `message.model` of messages that name none.
  */
 export interface ClaudeMaterializeOptions extends MaterializeOptions {

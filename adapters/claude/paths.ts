@@ -3,8 +3,8 @@
 // `<sessionId>/subagents/agent-<agentId>.jsonl` (+ `.meta.json`), its tasks in `<home>/tasks/<sessionId>/`.
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
-import { envPath } from '../../lib/paths.js';
-import { UUID, type NativeIdFormat } from '../../lib/writer.js';
+import { envPath } from '../../lib/fs/paths.js';
+import { UUID, type NativeIdFormat } from '../../lib/write/writer.js';
 
 export const HOME_ENV = 'CLAUDE_CONFIG_DIR';
 

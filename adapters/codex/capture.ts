@@ -2,11 +2,11 @@
 // capture started. With a cursor (incremental mode) the read continues after the last consumed
 // line, a last line without its newline waits for the next run, and the mapper's state comes back
 // from the cursor, so seqs, open tool calls and plan ids continue exactly.
-import type { CaptureOptions, SessionRef } from '../../lib/adapter.js';
-import { readError } from '../../lib/diagnostics.js';
-import type { SpEvent } from '../../lib/event.js';
-import { captureLines, cursorFor, emitterFor, rawFinalNewline, sourceExtent, storeNextSeq, storePosition } from '../../lib/cursor.js';
-import type { Line } from '../../lib/lines.js';
+import type { CaptureOptions, SessionRef } from '../../lib/adapter/interface.js';
+import { readError } from '../../lib/cli/diagnostics.js';
+import type { SpEvent } from '../../lib/core/event.js';
+import { captureLines, cursorFor, emitterFor, rawFinalNewline, sourceExtent, storeNextSeq, storePosition } from '../../lib/capture/read-position.js';
+import type { Line } from '../../lib/core/lines.js';
 import { readTitles, scanHead } from './discover.js';
 import { AGENT, homeOfRollout } from './paths.js';
 import { RolloutMapper, newRolloutState, type HeadInfo, type RolloutState } from './rollout.js';

@@ -4,7 +4,7 @@
 // the rollout says (the output header, the client's own patch_apply_end / FileChange record) and
 // are never invented; a patch without the client's record keeps its hunks without line numbers.
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import { isObject, type Json } from '../../lib/json.js';
+import { isObject, type Json } from '../../lib/core/json.js';
 
 export interface Derived {
   type: string;

@@ -4,13 +4,13 @@
 // `--list` details come from one streaming pass over each file.
 import { readdirSync, statSync, type Dirent } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import type { DiscoverOptions, SessionRef } from '../../lib/adapter.js';
-import { findByIdPrefix, noteTime } from '../../lib/discover.js';
-import { promptTitle } from '../../lib/titles.js';
-import { UserError, errorCode } from '../../lib/diagnostics.js';
-import { toEpochSeconds } from '../../lib/event.js';
-import { sourceLines, statSessionFile } from '../../lib/cursor.js';
-import { isObject, jsonObject, type Json } from '../../lib/json.js';
+import type { DiscoverOptions, SessionRef } from '../../lib/adapter/interface.js';
+import { findByIdPrefix, noteTime } from '../../lib/capture/discover.js';
+import { promptTitle } from '../../lib/capture/titles.js';
+import { UserError, errorCode } from '../../lib/cli/diagnostics.js';
+import { toEpochSeconds } from '../../lib/core/event.js';
+import { sourceLines, statSessionFile } from '../../lib/capture/read-position.js';
+import { isObject, jsonObject, type Json } from '../../lib/core/json.js';
 import { AGENT, defaultHome, homeOfRollout, parseRolloutName, sessionIndexPath, sessionsDir } from './paths.js';
 import { isContextText, isImageWrapper, type HeadInfo } from './rollout.js';
 

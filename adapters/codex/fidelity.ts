@@ -1,8 +1,8 @@
 // What each canonical event type keeps through the Codex adapter (docs/design.md §3). `level` is the
 // lowest fidelity level at which the event carries over: 0 history (any agent), 1 working context
 // (a target agent can continue with it), 2 native (only Codex itself can use it).
-import type { Fidelity, FidelityTable } from '../../lib/adapter.js';
-import type { Level } from '../../lib/event.js';
+import type { Fidelity, FidelityTable } from '../../lib/adapter/interface.js';
+import type { Level } from '../../lib/core/event.js';
 
 export const fidelity: FidelityTable = {
   'session.start': {

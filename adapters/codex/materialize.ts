@@ -14,16 +14,16 @@
 import { closeSync, existsSync, openSync, readFileSync, readSync, readdirSync, unlinkSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import type { LossEntry, MaterializeOptions } from '../../lib/adapter.js';
-import { createFileAtomic } from '../../lib/atomic.js';
-import { artifactNote, readArtifactForWriter } from '../../lib/artifacts.js';
-import { UserError } from '../../lib/diagnostics.js';
-import { toIso, type SpEvent } from '../../lib/event.js';
-import { isObject, str, type Json } from '../../lib/json.js';
+import type { LossEntry, MaterializeOptions } from '../../lib/adapter/interface.js';
+import { createFileAtomic } from '../../lib/fs/atomic.js';
+import { artifactNote, readArtifactForWriter } from '../../lib/core/artifacts.js';
+import { UserError } from '../../lib/cli/diagnostics.js';
+import { toIso, type SpEvent } from '../../lib/core/event.js';
+import { isObject, str, type Json } from '../../lib/core/json.js';
 import { CallPairing, ToolIds, reportOrphan, reportStub, type Pairing, type PlanReport, type ToolIdSpelling } from '../../lib/write/plan.js';
 import { SessionSpool } from '../../lib/write/spool.js';
 import { activeBranch } from '../../lib/write/branches.js';
-import { LossLedger, RawLineCheck, ensureUnder, isDerived, nativeIdOf, payloadOf, resumeFields, sameNativeId, uuidv7, type WriterResult } from '../../lib/writer.js';
+import { LossLedger, RawLineCheck, ensureUnder, isDerived, nativeIdOf, payloadOf, resumeFields, sameNativeId, uuidv7, type WriterResult } from '../../lib/write/writer.js';
 import { AGENT, HOME_ENV, NATIVE_ID, builtInHome, defaultHome, parseRolloutName, rolloutRelPath, sessionsDir } from './paths.js';
 import { isImageWrapper } from './rollout.js';
 import { relayedFor } from '../../lib/relay/mark.js';
@@ -49,7 +49,7 @@ const ITEM_TYPES = new Set([
 /** UI echoes of the conversation that this writer makes anew from the messages. */
 const ECHOES = new Set(['user_message', 'agent_message', 'agent_reasoning', 'agent_reasoning_raw_content']);
 
-/** The generic options (lib/adapter.ts); `artifactsDir` also holds base instructions a capture stored. */
+/** The generic options (lib/adapter/interface.ts); `artifactsDir` also holds base instructions a capture stored. */
 export type CodexMaterializeOptions = MaterializeOptions;
 
 export type CodexLossEntry = LossEntry;

@@ -5,14 +5,14 @@
 // never counted as turns. The mapper is synchronous and keeps what it needs between lines in a
 // plain JSON `RolloutState`, so an incremental capture stores it in its cursor and continues.
 import { createHash } from 'node:crypto';
-import { canonicalize } from '../../lib/jcs.js';
-import { storeArtifact } from '../../lib/artifacts.js';
-import type { Diagnose } from '../../lib/adapter.js';
-import type { SessionEmitter } from '../../lib/emitter.js';
-import type { Line } from '../../lib/lines.js';
-import { toEpochSeconds, toIso, type Actor, type SpEvent } from '../../lib/event.js';
-import { isObject, jsonObject, rest, type Json } from '../../lib/json.js';
-import { nativeRawText, parseNativeLine } from '../../lib/native.js';
+import { canonicalize } from '../../lib/core/jcs.js';
+import { storeArtifact } from '../../lib/core/artifacts.js';
+import type { Diagnose } from '../../lib/adapter/interface.js';
+import type { SessionEmitter } from '../../lib/core/emitter.js';
+import type { Line } from '../../lib/core/lines.js';
+import { toEpochSeconds, toIso, type Actor, type SpEvent } from '../../lib/core/event.js';
+import { isObject, jsonObject, rest, type Json } from '../../lib/core/json.js';
+import { nativeRawText, parseNativeLine } from '../../lib/capture/native.js';
 import { deriveEvents, newPlanState, type OpenCall, type PlanState } from './derive.js';
 import { levelOf } from './fidelity.js';
 import { AGENT } from './paths.js';

@@ -7,8 +7,8 @@
 // row goes in with one transaction.
 import type Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
-import { createCopyWithModeOf } from '../../lib/atomic.js';
-import { UserError } from '../../lib/diagnostics.js';
+import { createCopyWithModeOf } from '../../lib/fs/atomic.js';
+import { UserError } from '../../lib/cli/diagnostics.js';
 import { stateDbs } from './paths.js';
 
 type Value = string | number | null;

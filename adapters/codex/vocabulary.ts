@@ -2,7 +2,7 @@
 // rollouts: `shell` {command: argv, workdir}), `apply_patch` as a custom tool whose input is the
 // patch text (a `custom_tool_call` item), and `update_plan` {explanation?, plan: [{step, status}]}.
 // Codex has no read tool: its model reads files with `cat`/`sed -n`, so those commands are reads.
-import { isObject, str } from '../../lib/json.js';
+import { isObject, str } from '../../lib/core/json.js';
 import { buildPatch, parsePatch } from '../../lib/relay/patch.js';
 import { planStatus, readCommand, readFromCommand, relativePath, searchCommand, shq, type Intent, type NativeCall, type Vocabulary, type VocabularyContext } from '../../lib/relay/vocabulary/types.js';
 

@@ -4,12 +4,12 @@
 // the last consumed line and a last line without its newline waits for the next run. The file is
 // opened read-only, always.
 import { statSync } from 'node:fs';
-import type { CaptureOptions, SessionRef } from '../../lib/adapter.js';
-import { readError } from '../../lib/diagnostics.js';
-import { toEpochSeconds, type SpEvent } from '../../lib/event.js';
-import { captureLines, cursorFor, emitterFor, sourceExtent, storeNextSeq, storePosition } from '../../lib/cursor.js';
-import type { Line } from '../../lib/lines.js';
-import { isObject, jsonObject, str, type Json } from '../../lib/json.js';
+import type { CaptureOptions, SessionRef } from '../../lib/adapter/interface.js';
+import { readError } from '../../lib/cli/diagnostics.js';
+import { toEpochSeconds, type SpEvent } from '../../lib/core/event.js';
+import { captureLines, cursorFor, emitterFor, sourceExtent, storeNextSeq, storePosition } from '../../lib/capture/read-position.js';
+import type { Line } from '../../lib/core/lines.js';
+import { isObject, jsonObject, str, type Json } from '../../lib/core/json.js';
 import { AGENT, CopilotMapper, newCopilotState, startPayload, type CopilotState } from './events.js';
 import { readWorkspace } from './paths.js';
 

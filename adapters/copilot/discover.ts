@@ -3,12 +3,12 @@
 // streaming pass per file.
 import { existsSync, readdirSync, statSync, type Dirent } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import type { DiscoverOptions, SessionRef } from '../../lib/adapter.js';
-import { findByIdPrefix, noteTime } from '../../lib/discover.js';
-import { promptTitle } from '../../lib/titles.js';
-import { UserError } from '../../lib/diagnostics.js';
-import { sourceLines, statSessionFile } from '../../lib/cursor.js';
-import { isObject, jsonObject, str } from '../../lib/json.js';
+import type { DiscoverOptions, SessionRef } from '../../lib/adapter/interface.js';
+import { findByIdPrefix, noteTime } from '../../lib/capture/discover.js';
+import { promptTitle } from '../../lib/capture/titles.js';
+import { UserError } from '../../lib/cli/diagnostics.js';
+import { sourceLines, statSessionFile } from '../../lib/capture/read-position.js';
+import { isObject, jsonObject, str } from '../../lib/core/json.js';
 import { sessionIdOfLine } from './capture.js';
 import { AGENT } from './events.js';
 import { EVENTS_FILE, defaultHome, expandTilde, idFromPath, readFirstLine, readWorkspace, sessionStateDir } from './paths.js';

@@ -3,13 +3,13 @@
 // assistant.message (text, toolRequests, reasoning) and tool.execution_complete, cut at the last
 // successful session.compaction_complete. Everything else (turn/usage/shutdown bookkeeping, system
 // prompts, hooks, types a later client adds) is `meta` {key: copilot.<type>, raw: the record}.
-import type { Actor, SpEvent } from '../../lib/event.js';
-import { toEpochSeconds } from '../../lib/event.js';
-import type { SessionEmitter } from '../../lib/emitter.js';
-import type { Diagnose } from '../../lib/adapter.js';
-import { isObject, rest, str, type Json } from '../../lib/json.js';
-import type { Line } from '../../lib/lines.js';
-import { nativeRawText, parseNativeLine } from '../../lib/native.js';
+import type { Actor, SpEvent } from '../../lib/core/event.js';
+import { toEpochSeconds } from '../../lib/core/event.js';
+import type { SessionEmitter } from '../../lib/core/emitter.js';
+import type { Diagnose } from '../../lib/adapter/interface.js';
+import { isObject, rest, str, type Json } from '../../lib/core/json.js';
+import type { Line } from '../../lib/core/lines.js';
+import { nativeRawText, parseNativeLine } from '../../lib/capture/native.js';
 
 export const AGENT = 'copilot';
 const ASSISTANT: Actor = 'agent:copilot';

@@ -1,7 +1,7 @@
 // What each canonical event type keeps through the Copilot CLI adapter (docs/design.md §3): 0 history,
 // 1 working context, 2 native. Every events.jsonl line is one or more events whose
 // `origin.native_seq` is its line number and `origin.native_uuid` its envelope id.
-import type { FidelityTable } from '../../lib/adapter.js';
+import type { FidelityTable } from '../../lib/adapter/interface.js';
 
 export const fidelity: FidelityTable = {
   'session.start': {

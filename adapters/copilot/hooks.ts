@@ -3,7 +3,7 @@
 // sp owns one file there, so install creates it and uninstall removes it; nothing of the user's is
 // edited. agentStop runs after every turn with {sessionId, transcriptPath, cwd, …} on stdin.
 import { join } from 'node:path';
-import { UserError } from '../../lib/diagnostics.js';
+import { UserError } from '../../lib/cli/diagnostics.js';
 import { isSpCommand, type HookInstaller } from '../../lib/hooks/install.js';
 
 function parse(text: string, file: string): unknown {

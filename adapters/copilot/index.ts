@@ -1,7 +1,7 @@
 // The GitHub Copilot CLI adapter (formats/copilot.md): discover, capture, materialize, fidelity.
 // A session is `$COPILOT_HOME/session-state/<uuid>/events.jsonl`.
-import type { Adapter } from '../../lib/adapter.js';
-import { lazyIterable, once } from '../../lib/lazy.js';
+import type { Adapter } from '../../lib/adapter/interface.js';
+import { lazyIterable, once } from '../../lib/adapter/lazy.js';
 import { fidelity } from './fidelity.js';
 import { DEFAULT_MODEL, HOME_ENV, defaultHome } from './paths.js';
 

@@ -15,15 +15,15 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { MaterializeOptions } from '../../lib/adapter.js';
-import { createFileAtomic, newTempPath } from '../../lib/atomic.js';
-import { removeOnInterrupt } from '../../lib/private.js';
-import { UserError } from '../../lib/diagnostics.js';
-import { toIso, type SpEvent } from '../../lib/event.js';
-import { isObject, str, type Json } from '../../lib/json.js';
+import type { MaterializeOptions } from '../../lib/adapter/interface.js';
+import { createFileAtomic, newTempPath } from '../../lib/fs/atomic.js';
+import { removeOnInterrupt } from '../../lib/fs/private.js';
+import { UserError } from '../../lib/cli/diagnostics.js';
+import { toIso, type SpEvent } from '../../lib/core/event.js';
+import { isObject, str, type Json } from '../../lib/core/json.js';
 import { PROVIDER_TOOL_ID, ToolIds } from '../../lib/write/plan.js';
-import { activeBranch, buildTurns, callsOf, type AssistantTurn, type Report } from '../../lib/turns.js';
-import { LossLedger, ensureUnder, lineChunks, payloadOf, resumeFields, sameNativeId, selectSession, type WriterResult } from '../../lib/writer.js';
+import { activeBranch, buildTurns, callsOf, type AssistantTurn, type Report } from '../../lib/write/turns.js';
+import { LossLedger, ensureUnder, lineChunks, payloadOf, resumeFields, sameNativeId, selectSession, type WriterResult } from '../../lib/write/writer.js';
 import { AGENT } from './events.js';
 import { builtInHome, defaultHome, EVENTS_FILE, HOME_ENV, expandTilde, NATIVE_ID, sessionStateDir, yamlScalar } from './paths.js';
 

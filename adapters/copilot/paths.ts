@@ -4,14 +4,14 @@
 import { closeSync, existsSync, openSync, readFileSync, readSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { envPath } from '../../lib/paths.js';
+import { envPath } from '../../lib/fs/paths.js';
 
 export const HOME_ENV = 'COPILOT_HOME';
 export const EVENTS_FILE = 'events.jsonl';
-export { UUID } from '../../lib/writer.js';
+export { UUID } from '../../lib/write/writer.js';
 
-export { expandTilde } from '../../lib/paths.js';
-import { UUID, type NativeIdFormat } from '../../lib/writer.js';
+export { expandTilde } from '../../lib/fs/paths.js';
+import { UUID, type NativeIdFormat } from '../../lib/write/writer.js';
 
 /** The home the client uses when COPILOT_HOME is unset. */
 export function builtInHome(): string {

@@ -1,7 +1,7 @@
 // GitHub Copilot CLI 1.0's tools (formats/copilot.md, the corpus): view {path, view_range?: [first,
 // last]}, create {path, file_text}, edit {path, old_str, new_str}, bash {command, description},
 // grep {pattern, path?, glob?}, glob {pattern, path?}. Paths are absolute. There is no plan tool.
-import { isObject, str } from '../../lib/json.js';
+import { isObject, str } from '../../lib/core/json.js';
 import { absolutePath, shq, type Intent, type NativeCall, type Vocabulary, type VocabularyContext } from '../../lib/relay/vocabulary/types.js';
 
 const TOOLS = new Set(['view', 'create', 'edit', 'bash', 'grep', 'glob', 'rg', 'task', 'sql', 'str_replace_editor', 'apply_patch', 'read_bash', 'write_bash', 'stop_bash', 'web_fetch', 'report_intent']);

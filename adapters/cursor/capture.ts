@@ -1,6 +1,6 @@
 // `capture` for Cursor: the ref's path says which store it is (paths.ts kindOf).
-import type { CaptureOptions, SessionRef } from '../../lib/adapter.js';
-import type { SpEvent } from '../../lib/event.js';
+import type { CaptureOptions, SessionRef } from '../../lib/adapter/interface.js';
+import type { SpEvent } from '../../lib/core/event.js';
 import { kindOf, splitLocator } from './paths.js';
 import { captureStore } from './store-db.js';
 import { captureTranscript } from './transcript.js';

@@ -4,9 +4,9 @@
 // have no store; plus one ref per composer of the IDE's global `state.vscdb` (CURSOR_IDE_DIR), when present.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import type { DiscoverOptions, SessionRef } from '../../lib/adapter.js';
-import { UserError } from '../../lib/diagnostics.js';
-import { str } from '../../lib/json.js';
+import type { DiscoverOptions, SessionRef } from '../../lib/adapter/interface.js';
+import { UserError } from '../../lib/cli/diagnostics.js';
+import { str } from '../../lib/core/json.js';
 import { AGENT, defaultHome, defaultIdeDir, expandTilde, kindOf, readMetaJson, splitLocator } from './paths.js';
 import { readStoreMeta, withStore } from './store-db.js';
 import { listComposers, readWorkspaceListings } from './vscdb.js';

@@ -1,7 +1,7 @@
 // What each canonical event type keeps through the Cursor adapter (docs/design.md §3): 0 history,
 // 1 working context, 2 native. Reads the CLI store.db, IDE state.vscdb and agent transcripts; writes
 // a CLI store.db only behind --experimental (unverified), in the one layout known to resume: text leaves.
-import type { FidelityTable } from '../../lib/adapter.js';
+import type { FidelityTable } from '../../lib/adapter/interface.js';
 
 export const fidelity: FidelityTable = {
   'session.start': { level: 1, capture: 'store.db meta: agentId, name, mode, lastUsedModel, createdAt (blobEncryptionKey never copied), meta.json cwd; IDE composerData: name, modelConfig, workspace folder, _v, the listing that named it; transcripts: file name', materialize: '--experimental: meta[\'0\'] {agentId (new UUID), latestRootBlobId, name (the title), mode default, createdAt, lastUsedModel}; meta.json {cwd}' },

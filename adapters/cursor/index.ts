@@ -1,8 +1,8 @@
 // The Cursor adapter (formats/cursor.md): reads the CLI `store.db` (root-linked blobs), the IDE
 // `state.vscdb` (composerData / bubbleId rows by key), and agent transcripts as a fallback; writes a
 // CLI `store.db` only behind --experimental (unverified: no Cursor client runs here).
-import type { Adapter } from '../../lib/adapter.js';
-import { lazyIterable, once } from '../../lib/lazy.js';
+import type { Adapter } from '../../lib/adapter/interface.js';
+import { lazyIterable, once } from '../../lib/adapter/lazy.js';
 import { fidelity } from './fidelity.js';
 import { HOME_ENV, UNVERIFIED, defaultHome } from './paths.js';
 

@@ -11,14 +11,14 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { MaterializeOptions } from '../../lib/adapter.js';
-import { newTempPath } from '../../lib/atomic.js';
-import { removeOnInterrupt } from '../../lib/private.js';
-import { UserError } from '../../lib/diagnostics.js';
-import type { SpEvent } from '../../lib/event.js';
-import { isObject, str } from '../../lib/json.js';
-import { openForWrite } from '../../lib/sqlite.js';
-import { AlternatingTurns, LossLedger, ensureUnder, fenced, isDerived, nativeIdOf, payloadOf, projectFolder, resumeFields, sameNativeId, selectSession, type WriterResult } from '../../lib/writer.js';
+import type { MaterializeOptions } from '../../lib/adapter/interface.js';
+import { newTempPath } from '../../lib/fs/atomic.js';
+import { removeOnInterrupt } from '../../lib/fs/private.js';
+import { UserError } from '../../lib/cli/diagnostics.js';
+import type { SpEvent } from '../../lib/core/event.js';
+import { isObject, str } from '../../lib/core/json.js';
+import { openForWrite } from '../../lib/capture/sqlite.js';
+import { AlternatingTurns, LossLedger, ensureUnder, fenced, isDerived, nativeIdOf, payloadOf, projectFolder, resumeFields, sameNativeId, selectSession, type WriterResult } from '../../lib/write/writer.js';
 import { AGENT, HOME_ENV, NATIVE_ID, UNVERIFIED, builtInHome, defaultHome, expandTilde } from './paths.js';
 import { pbNode } from './protobuf.js';
 

@@ -2,9 +2,9 @@
 // `{role, content: string | Block[]}` with text / reasoning / tool-call / tool-result / image blocks,
 // or the OpenAI shape (`tool_calls`, role `tool` + `tool_call_id`). `system` leaves and the first
 // `<user_info>` environment block are not conversation: kept as meta without their text.
-import type { SessionEmitter } from '../../lib/emitter.js';
-import type { SpEvent } from '../../lib/event.js';
-import { isObject, str, type Json } from '../../lib/json.js';
+import type { SessionEmitter } from '../../lib/core/emitter.js';
+import type { SpEvent } from '../../lib/core/event.js';
+import { isObject, str, type Json } from '../../lib/core/json.js';
 import { AGENT, unwrapQuery } from './paths.js';
 
 export interface LeafContext {

@@ -5,14 +5,14 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { envPath } from '../../lib/paths.js';
+import { envPath } from '../../lib/fs/paths.js';
 
 export const AGENT = 'cursor';
 export const HOME_ENV = 'CURSOR_HOME';
 export const IDE_ENV = 'CURSOR_IDE_DIR';
 
-export { expandTilde } from '../../lib/paths.js';
-import { UUID, type NativeIdFormat } from '../../lib/writer.js';
+export { expandTilde } from '../../lib/fs/paths.js';
+import { UUID, type NativeIdFormat } from '../../lib/write/writer.js';
 
 /** The home the client uses when CURSOR_HOME is unset. */
 export function builtInHome(): string {

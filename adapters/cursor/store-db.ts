@@ -3,12 +3,12 @@
 // (protobuf index nodes: field 1 = a message leaf, field 2 = a subtree, recursed in place). Only
 // what the head reaches is read, one blob at a time by id (abandoned branches are never mixed in).
 // `meta.blobEncryptionKey` is a secret: never copied into events.
-import type { CaptureOptions, SessionRef } from '../../lib/adapter.js';
-import { UserError } from '../../lib/diagnostics.js';
-import { SessionEmitter } from '../../lib/emitter.js';
-import { toEpochSeconds, type SpEvent } from '../../lib/event.js';
-import { isObject, str, type Json } from '../../lib/json.js';
-import { openForRead, type Db } from '../../lib/sqlite.js';
+import type { CaptureOptions, SessionRef } from '../../lib/adapter/interface.js';
+import { UserError } from '../../lib/cli/diagnostics.js';
+import { SessionEmitter } from '../../lib/core/emitter.js';
+import { toEpochSeconds, type SpEvent } from '../../lib/core/event.js';
+import { isObject, str, type Json } from '../../lib/core/json.js';
+import { openForRead, type Db } from '../../lib/capture/sqlite.js';
 import { leafEvents } from './messages.js';
 import { AGENT, readMetaJson } from './paths.js';
 import { pbFields } from './protobuf.js';

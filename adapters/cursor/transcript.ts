@@ -2,11 +2,11 @@
 // `{role, message:{content:[text | tool_use{name, input}]}}`, `{type:"turn_ended"}`, `{type:"error"}`.
 // No ids, times, models or results: tool calls get ids `<line>:<n>`, every event the file's mtime;
 // tool_result / tool-call / tool-result variants are read too. Other records pass as meta with raw.
-import type { CaptureOptions, SessionRef } from '../../lib/adapter.js';
-import { SessionEmitter } from '../../lib/emitter.js';
-import type { SpEvent } from '../../lib/event.js';
-import { captureLines, statSessionFile } from '../../lib/cursor.js';
-import { isObject, parseJsonObject, str, type Json } from '../../lib/json.js';
+import type { CaptureOptions, SessionRef } from '../../lib/adapter/interface.js';
+import { SessionEmitter } from '../../lib/core/emitter.js';
+import type { SpEvent } from '../../lib/core/event.js';
+import { captureLines, statSessionFile } from '../../lib/capture/read-position.js';
+import { isObject, parseJsonObject, str, type Json } from '../../lib/core/json.js';
 import { AGENT, unwrapQuery } from './paths.js';
 
 function textOf(value: unknown): string {

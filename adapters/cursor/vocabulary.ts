@@ -6,7 +6,7 @@
 // (StrReplace, search_replace …) have no documented argument shape: rendered as text. Nothing is
 // written in this vocabulary (render gives undefined): the experimental Cursor writer follows the
 // one layout known to resume, which carries calls as text.
-import { isObject, str } from '../../lib/json.js';
+import { isObject, str } from '../../lib/core/json.js';
 import type { Intent, NativeCall, Vocabulary, VocabularyContext } from '../../lib/relay/vocabulary/types.js';
 
 const TOOLS = new Set([

@@ -6,12 +6,12 @@
 // (3.0+), and before 3.0 each workspace DB's `composer.composerData.allComposers`.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { CaptureOptions } from '../../lib/adapter.js';
-import { UserError } from '../../lib/diagnostics.js';
-import { SessionEmitter } from '../../lib/emitter.js';
-import { toEpochSeconds, type SpEvent } from '../../lib/event.js';
-import { isObject, str, type Json } from '../../lib/json.js';
-import type { Db } from '../../lib/sqlite.js';
+import type { CaptureOptions } from '../../lib/adapter/interface.js';
+import { UserError } from '../../lib/cli/diagnostics.js';
+import { SessionEmitter } from '../../lib/core/emitter.js';
+import { toEpochSeconds, type SpEvent } from '../../lib/core/event.js';
+import { isObject, str, type Json } from '../../lib/core/json.js';
+import type { Db } from '../../lib/capture/sqlite.js';
 import { withStore } from './store-db.js';
 import { AGENT, unwrapQuery } from './paths.js';
 

@@ -4,12 +4,12 @@
 // from the cursor. A legacy `.json` session (one object, rewritten whole by the client) is read whole;
 // with a cursor it is mapped again from the stored state, which emits only what changed.
 import { readFileSync, statSync } from 'node:fs';
-import type { CaptureOptions, SessionRef } from '../../lib/adapter.js';
-import { UserError, readError } from '../../lib/diagnostics.js';
-import { toEpochSeconds, type SpEvent } from '../../lib/event.js';
-import { captureLines, cursorFor, emitterFor, rawFinalNewline, sha256Hex, sourceExtent, storeNextSeq, storePosition } from '../../lib/cursor.js';
-import { isObject, jsonObject, type Json } from '../../lib/json.js';
-import type { Line } from '../../lib/lines.js';
+import type { CaptureOptions, SessionRef } from '../../lib/adapter/interface.js';
+import { UserError, readError } from '../../lib/cli/diagnostics.js';
+import { toEpochSeconds, type SpEvent } from '../../lib/core/event.js';
+import { captureLines, cursorFor, emitterFor, rawFinalNewline, sha256Hex, sourceExtent, storeNextSeq, storePosition } from '../../lib/capture/read-position.js';
+import { isObject, jsonObject, type Json } from '../../lib/core/json.js';
+import type { Line } from '../../lib/core/lines.js';
 import { summarize } from './discover.js';
 import { AGENT, GeminiMapper, isMetadata, newGeminiState, type GeminiState } from './records.js';
 

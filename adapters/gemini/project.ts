@@ -9,7 +9,7 @@
 // projects.json is never rewritten.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import { isObject } from '../../lib/json.js';
+import { isObject } from '../../lib/core/json.js';
 import { projectRootOf, tmpDir } from './paths.js';
 
 export function readProjects(home: string): Record<string, string> {

@@ -9,12 +9,12 @@
 // state is plain JSON (`GeminiState`) for incremental capture. The legacy single-object `.json`
 // file goes through the same message mapping (`legacyMessage`).
 import { createHash } from 'node:crypto';
-import type { Diagnose } from '../../lib/adapter.js';
-import type { SessionEmitter } from '../../lib/emitter.js';
-import { toEpochSeconds, type Actor, type ContentBlock, type SpEvent } from '../../lib/event.js';
-import { isObject, rest, type Json } from '../../lib/json.js';
-import type { Line } from '../../lib/lines.js';
-import { nativeRawText, parseNativeLine } from '../../lib/native.js';
+import type { Diagnose } from '../../lib/adapter/interface.js';
+import type { SessionEmitter } from '../../lib/core/emitter.js';
+import { toEpochSeconds, type Actor, type ContentBlock, type SpEvent } from '../../lib/core/event.js';
+import { isObject, rest, type Json } from '../../lib/core/json.js';
+import type { Line } from '../../lib/core/lines.js';
+import { nativeRawText, parseNativeLine } from '../../lib/capture/native.js';
 import { levelOf } from './fidelity.js';
 import { classifyPart, partList, responseContent } from '../../lib/formats/content-parts.js';
 

@@ -6,7 +6,7 @@
 // list_directory {dir_path}, google_web_search {query}. Paths are absolute. A shell result is wrapped in
 // `<untrusted_context>Output: … Exit Code: N …</untrusted_context>` (and a failing command still
 // has status "success"): read back to its output, an error when the exit code is not 0.
-import { isObject, str } from '../../lib/json.js';
+import { isObject, str } from '../../lib/core/json.js';
 import { labelledShellOutput } from '../../lib/relay/shell-output.js';
 import { absolutePath, planStatus, shq, type Intent, type NativeCall, type Vocabulary, type VocabularyContext } from '../../lib/relay/vocabulary/types.js';
 

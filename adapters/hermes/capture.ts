@@ -13,19 +13,19 @@
 // updates when the marker moved. Each of these comes out exactly once.
 import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
-import type { CaptureOptions, Cursor, SessionRef, SourcePosition } from '../../lib/adapter.js';
-import { UserError } from '../../lib/diagnostics.js';
-import { SessionEmitter } from '../../lib/emitter.js';
-import { canonicalSessionId, type SpEvent } from '../../lib/event.js';
-import { emptyCursor } from '../../lib/cursor.js';
-import type { Json } from '../../lib/json.js';
+import type { CaptureOptions, Cursor, SessionRef, SourcePosition } from '../../lib/adapter/interface.js';
+import { UserError } from '../../lib/cli/diagnostics.js';
+import { SessionEmitter } from '../../lib/core/emitter.js';
+import { canonicalSessionId, type SpEvent } from '../../lib/core/event.js';
+import { emptyCursor } from '../../lib/capture/read-position.js';
+import type { Json } from '../../lib/core/json.js';
 import { TREE_SUFFIX, openSnapshot, type Snapshot } from './discover.js';
 import { captureExport } from './export.js';
 import { LineageReader, type Lineage } from './lineage.js';
 import { dbOfPath, formatLocator, parseLocator } from './paths.js';
 import { AGENT, newRowState, sessionMapper, plainRow, type Row, type RowState } from './rows.js';
 import type { Schema } from './schema.js';
-import { closeReadConnections, errorText, prepared, rowMaker, type Db } from '../../lib/sqlite.js';
+import { closeReadConnections, errorText, prepared, rowMaker, type Db } from '../../lib/capture/sqlite.js';
 
 
 interface SessionState {

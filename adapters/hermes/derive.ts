@@ -5,7 +5,7 @@
 // exit codes and diffs come from them and are never invented: a patch whose result has no diff
 // keeps the replaced text as a hunk without line numbers.
 import { isAbsolute, resolve } from 'node:path';
-import { isObject, type Json } from '../../lib/json.js';
+import { isObject, type Json } from '../../lib/core/json.js';
 
 export interface Derived {
   type: string;

@@ -5,16 +5,16 @@
 // child sessions; no message row is read beyond one per session.
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { DiscoverOptions, SessionRef } from '../../lib/adapter.js';
-import { promptTitle } from '../../lib/titles.js';
-import { UserError } from '../../lib/diagnostics.js';
+import type { DiscoverOptions, SessionRef } from '../../lib/adapter/interface.js';
+import { promptTitle } from '../../lib/capture/titles.js';
+import { UserError } from '../../lib/cli/diagnostics.js';
 import { OpsError } from '../../lib/ops/errors.js';
 import { openExport, looksLikeJson } from './export.js';
 import { LineageReader, kindOf } from './lineage.js';
 import { dbOfHome, dbOfPath, defaultHome, expandTilde, formatLocator, parseLocator } from './paths.js';
 import { checkReadable, introspect, type Schema } from './schema.js';
 import { decodeContent, textOf, AGENT } from './rows.js';
-import { closeReadConnections, prepared, errorText, openForRead, patience, retryBusy, type Db, type ReadHandle } from '../../lib/sqlite.js';
+import { closeReadConnections, prepared, errorText, openForRead, patience, retryBusy, type Db, type ReadHandle } from '../../lib/capture/sqlite.js';
 
 /** A lineage-tree selector: `<id>+` captures the session's whole lineage (root and every descendant). */
 export const TREE_SUFFIX = '+';

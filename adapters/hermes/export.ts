@@ -5,12 +5,12 @@
 // into the rows the database reader maps (rows.ts), so a session reads the same from either.
 import { isUtf8 } from 'node:buffer';
 import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
-import type { CaptureOptions, Cursor, SessionRef, SourcePosition } from '../../lib/adapter.js';
-import { UserError, warn } from '../../lib/diagnostics.js';
-import { emptyCursor } from '../../lib/cursor.js';
-import { SessionEmitter } from '../../lib/emitter.js';
-import { canonicalSessionId, toEpochSeconds, type SpEvent } from '../../lib/event.js';
-import { isObject, type Json } from '../../lib/json.js';
+import type { CaptureOptions, Cursor, SessionRef, SourcePosition } from '../../lib/adapter/interface.js';
+import { UserError, warn } from '../../lib/cli/diagnostics.js';
+import { emptyCursor } from '../../lib/capture/read-position.js';
+import { SessionEmitter } from '../../lib/core/emitter.js';
+import { canonicalSessionId, toEpochSeconds, type SpEvent } from '../../lib/core/event.js';
+import { isObject, type Json } from '../../lib/core/json.js';
 import { endPayload, sessionStart } from './capture.js';
 import { formatLocator } from './paths.js';
 import { AGENT, JSON_PREFIX, newRowState, sessionMapper, plainRow, type Row, type RowState } from './rows.js';

@@ -7,7 +7,7 @@
 // Archived rows (active = 0) are meta with `seen_by_model: false` (see rows.ts for why).
 // Exports (`hermes sessions export` JSONL, the JSON logs of older versions) are read into the same
 // rows (export.ts): the same events, without lineage forks (an export line does not hold them).
-import type { FidelityTable } from '../../lib/adapter.js';
+import type { FidelityTable } from '../../lib/adapter/interface.js';
 
 export const fidelity: FidelityTable = {
   'session.start': {

@@ -12,7 +12,7 @@
 // (the user's own hooks), is flow-style, or holds several documents is refused with nothing written,
 // and the message says what to add by hand.
 import { join } from 'node:path';
-import { UserError } from '../../lib/diagnostics.js';
+import { UserError } from '../../lib/cli/diagnostics.js';
 import { HOOK_SCRIPT, type HookCommand, type HookInstaller } from '../../lib/hooks/install.js';
 
 const MARK = '# sp hooks: capture each Hermes turn into the sp store (added by `sp hooks install hermes`, removed by `sp hooks uninstall hermes`)';

@@ -1,7 +1,7 @@
 // The Hermes Agent adapter (formats/hermes.md): discover, capture, materialize, fidelity. Sessions
 // live in one SQLite database, `$HERMES_HOME/state.db`; a session's path is `<db>#<id>`.
-import type { Adapter, SessionRef } from '../../lib/adapter.js';
-import { lazyIterable, once } from '../../lib/lazy.js';
+import type { Adapter, SessionRef } from '../../lib/adapter/interface.js';
+import { lazyIterable, once } from '../../lib/adapter/lazy.js';
 import { fidelity } from './fidelity.js';
 import { DEFAULT_MODEL, HOME_ENV, defaultHome, parseLocator } from './paths.js';
 

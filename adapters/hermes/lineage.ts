@@ -4,7 +4,7 @@
 // (`model_config._delegate_from`), /branch forks (`_branched_from`, or a parent that ended
 // `branched`), resets (`_reset_from`, v30) and tool sessions are separate conversations.
 // Everything here is point queries on indexed columns, so a large database costs nothing extra.
-import { prepared, type Db } from '../../lib/sqlite.js';
+import { prepared, type Db } from '../../lib/capture/sqlite.js';
 
 export type ChildKind = 'compression' | 'delegate' | 'branch' | 'reset' | 'tool' | 'child';
 

@@ -18,20 +18,20 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, linkSync, mkdirSync, openSync, rmSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { LossEntry, MaterializeOptions } from '../../lib/adapter.js';
-import { createCopyWithModeOf, newTempPath } from '../../lib/atomic.js';
-import { removeOnInterrupt } from '../../lib/private.js';
-import { UserError } from '../../lib/diagnostics.js';
-import type { SpEvent } from '../../lib/event.js';
-import { isObject, str, type Json } from '../../lib/json.js';
+import type { LossEntry, MaterializeOptions } from '../../lib/adapter/interface.js';
+import { createCopyWithModeOf, newTempPath } from '../../lib/fs/atomic.js';
+import { removeOnInterrupt } from '../../lib/fs/private.js';
+import { UserError } from '../../lib/cli/diagnostics.js';
+import type { SpEvent } from '../../lib/core/event.js';
+import { isObject, str, type Json } from '../../lib/core/json.js';
 import { activeBranch } from '../../lib/write/branches.js';
 import { CallPairing, ToolIds, reportOrphan, reportStub, type ToolIdSpelling } from '../../lib/write/plan.js';
-import { LossLedger, isDerived, payloadOf, resumeFields, sameNativeId, selectSession, type WriterResult } from '../../lib/writer.js';
+import { LossLedger, isDerived, payloadOf, resumeFields, sameNativeId, selectSession, type WriterResult } from '../../lib/write/writer.js';
 import { builtInHome, dbOfHome, DEFAULT_MODEL, defaultHome, HOME_ENV, expandTilde, NATIVE_ID } from './paths.js';
 import { pyJson } from './pyjson.js';
 import { JSON_PREFIX, AGENT } from './rows.js';
 import { FRESH_SCHEMA, checkWritable, introspect, type Schema } from './schema.js';
-import { errorText, openForRead, openForWrite, patience, retryBusy, type Db } from '../../lib/sqlite.js';
+import { errorText, openForRead, openForWrite, patience, retryBusy, type Db } from '../../lib/capture/sqlite.js';
 import { checkValidity, type RuleResult } from './validity.js';
 
 export const STUB_RESULT = 'No result was recorded for this tool call (the session ended or moved on before it finished).';

@@ -8,13 +8,13 @@
 import { existsSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { envPath, expandTilde } from '../../lib/paths.js';
+import { envPath, expandTilde } from '../../lib/fs/paths.js';
 
 export const HOME_ENV = 'HERMES_HOME';
 export const DB_NAME = 'state.db';
 
-export { expandTilde } from '../../lib/paths.js';
-import type { NativeIdFormat } from '../../lib/writer.js';
+export { expandTilde } from '../../lib/fs/paths.js';
+import type { NativeIdFormat } from '../../lib/write/writer.js';
 
 /** The home the client uses when HERMES_HOME is unset. */
 export function builtInHome(): string {

@@ -11,11 +11,11 @@
 // /undo) become meta `hermes.message.compacted` / `hermes.message.inactive` with the whole row and
 // `seen_by_model: false`: the compacted copies that replaced them carry the same texts and tool
 // ids again, so typed events would hand another agent every call twice.
-import type { Actor, SpEvent } from '../../lib/event.js';
-import type { SessionEmitter } from '../../lib/emitter.js';
-import { storeArtifact } from '../../lib/artifacts.js';
-import { excerpt } from '../../lib/diagnostics.js';
-import { isObject, type Json } from '../../lib/json.js';
+import type { Actor, SpEvent } from '../../lib/core/event.js';
+import type { SessionEmitter } from '../../lib/core/emitter.js';
+import { storeArtifact } from '../../lib/core/artifacts.js';
+import { excerpt } from '../../lib/cli/diagnostics.js';
+import { isObject, type Json } from '../../lib/core/json.js';
 import { deriveEvents, resultFailed, resultObject, type OpenCall, type TodoList } from './derive.js';
 import { pyJson } from './pyjson.js';
 

@@ -4,8 +4,8 @@
 // (tables, indexes, FTS5 indexes and their triggers, `schema_version` 25), so Hermes opens it and
 // upgrades it like one of its own. `test/hermes/schema.test.ts` compares this layout with the
 // recorded corpus database column by column.
-import { prepared, type Db } from '../../lib/sqlite.js';
-import { UserError } from '../../lib/diagnostics.js';
+import { prepared, type Db } from '../../lib/capture/sqlite.js';
+import { UserError } from '../../lib/cli/diagnostics.js';
 
 export const SCHEMA_VERSION = 25;
 

@@ -1,7 +1,7 @@
 // The rules a written Hermes session must keep (docs/formats/hermes.md §8.5, "What a writer must do"),
 // checked on rows: the writer runs them on what it is about to insert (and refuses to write a
 // session that breaks one), and the tests run them on what they read back from the database.
-import { isObject, type Json } from '../../lib/json.js';
+import { isObject, type Json } from '../../lib/core/json.js';
 
 export interface MessageRowLike {
   id?: number;

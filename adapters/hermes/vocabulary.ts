@@ -4,7 +4,7 @@
 // todo {todos: [{id, content, status}], merge?}, search_files {pattern, target, path?, file_glob?}.
 // Hermes returns JSON text ({"content": "1|…"}, {"output": …, "exit_code": …}, {"success", "diff"}),
 // read back to plain text for other agents.
-import { isObject, str } from '../../lib/json.js';
+import { isObject, str } from '../../lib/core/json.js';
 import { buildPatch, parsePatch } from '../../lib/relay/patch.js';
 import { planStatus, relativePath, type Intent, type NativeCall, type PlanItem, type Vocabulary, type VocabularyContext } from '../../lib/relay/vocabulary/types.js';
 

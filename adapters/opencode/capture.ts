@@ -13,12 +13,12 @@
 // (messages and parts) in this order from 1; `origin.native_uuid` is the record's own id (a user
 // message gathers its parts: their ids are in `payload.parts`).
 import { createHash } from 'node:crypto';
-import type { CaptureOptions, SessionRef } from '../../lib/adapter.js';
-import { cursorFor } from '../../lib/cursor.js';
-import { UserError } from '../../lib/diagnostics.js';
-import { canonicalSessionId, type Actor, type SpEvent } from '../../lib/event.js';
-import { SessionEmitter } from '../../lib/emitter.js';
-import { isObject, rest, str, type Json } from '../../lib/json.js';
+import type { CaptureOptions, SessionRef } from '../../lib/adapter/interface.js';
+import { cursorFor } from '../../lib/capture/read-position.js';
+import { UserError } from '../../lib/cli/diagnostics.js';
+import { canonicalSessionId, type Actor, type SpEvent } from '../../lib/core/event.js';
+import { SessionEmitter } from '../../lib/core/emitter.js';
+import { isObject, rest, str, type Json } from '../../lib/core/json.js';
 import { loadSession } from './discover.js';
 import type { StoredSession } from './store.js';
 

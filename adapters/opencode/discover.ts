@@ -3,11 +3,11 @@
 // first by time_updated. A session's path is `<store>#<id>`; an export JSON file is its own path.
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { DiscoverOptions, SessionRef } from '../../lib/adapter.js';
-import { findByIdPrefix } from '../../lib/discover.js';
-import { promptTitle } from '../../lib/titles.js';
-import { UserError } from '../../lib/diagnostics.js';
-import { isObject, str } from '../../lib/json.js';
+import type { DiscoverOptions, SessionRef } from '../../lib/adapter/interface.js';
+import { findByIdPrefix } from '../../lib/capture/discover.js';
+import { promptTitle } from '../../lib/capture/titles.js';
+import { UserError } from '../../lib/cli/diagnostics.js';
+import { isObject, str } from '../../lib/core/json.js';
 import { DB_NAME, defaultHome, expandTilde, formatLocator, parseLocator, storeOf } from './paths.js';
 import { listDbSessions, listStorageSessions, readDbSession, readExport, readStorageSession, withDb, type SessionRow, type StoredSession } from './store.js';
 

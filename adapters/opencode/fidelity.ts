@@ -4,7 +4,7 @@
 // msg_/prt_ id. The database, the ≤ 1.1 JSON store and export files give the same events.
 // Incremental capture re-reads the session and emits what follows the events the cursor consumed
 // (checked by a fingerprint): messages still being written wait, todo rows come with full captures.
-import type { FidelityTable } from '../../lib/adapter.js';
+import type { FidelityTable } from '../../lib/adapter/interface.js';
 
 export const fidelity: FidelityTable = {
   'session.start': {

@@ -7,9 +7,9 @@
 // sp owns that one file: install creates it, uninstall removes it.
 import { homedir } from 'node:os';
 import { join, resolve, sep } from 'node:path';
-import { UserError } from '../../lib/diagnostics.js';
+import { UserError } from '../../lib/cli/diagnostics.js';
 import { HOOK_SCRIPT, type HookCommand, type HookInstaller } from '../../lib/hooks/install.js';
-import { envPath } from '../../lib/paths.js';
+import { envPath } from '../../lib/fs/paths.js';
 
 const MARK = '// sp hooks: capture each OpenCode session into the sp store';
 const XDG_DATA = join('.local', 'share', 'opencode');

@@ -1,8 +1,8 @@
 // The OpenCode adapter (formats/opencode.md): discover, capture, materialize, fidelity. Sessions live
 // in `<data dir>/opencode.db` (1.2+), in the JSON store `storage/` (≤ 1.1) or in `opencode export`
 // files; a session inside a store is `<store>#<session id>`.
-import type { Adapter, SessionRef } from '../../lib/adapter.js';
-import { lazyIterable, once } from '../../lib/lazy.js';
+import type { Adapter, SessionRef } from '../../lib/adapter/interface.js';
+import { lazyIterable, once } from '../../lib/adapter/lazy.js';
 import { fidelity } from './fidelity.js';
 import { DEFAULT_MODEL, HOME_ENV, defaultHome, parseLocator } from './paths.js';
 

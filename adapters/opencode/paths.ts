@@ -6,13 +6,13 @@
 import { existsSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { envPath, expandTilde } from '../../lib/paths.js';
+import { envPath, expandTilde } from '../../lib/fs/paths.js';
 
 export const HOME_ENV = 'XDG_DATA_HOME';
 export const DB_NAME = 'opencode.db';
 
-export { expandTilde } from '../../lib/paths.js';
-import type { NativeIdFormat } from '../../lib/writer.js';
+export { expandTilde } from '../../lib/fs/paths.js';
+import type { NativeIdFormat } from '../../lib/write/writer.js';
 
 /** The data dir: `$XDG_DATA_HOME/opencode`, else `~/.local/share/opencode`. */
 export function defaultHome(): string {

@@ -2,7 +2,7 @@
 // content}, edit {filePath, oldString, newString, replaceAll?}, bash {command, timeout? in ms, workdir?,
 // description} (1.1 required the description), glob {pattern, path?}, grep {pattern, path?, include?},
 // todowrite {todos: [{content, status, priority}]}. File paths are absolute.
-import { isObject, str } from '../../lib/json.js';
+import { isObject, str } from '../../lib/core/json.js';
 import { absolutePath, planStatus, shq, type Intent, type NativeCall, type Vocabulary, type VocabularyContext } from '../../lib/relay/vocabulary/types.js';
 
 const TOOLS = new Set(['read', 'write', 'edit', 'bash', 'glob', 'grep', 'list', 'todowrite', 'todoread', 'webfetch', 'task', 'skill', 'patch', 'multiedit']);

@@ -15,12 +15,12 @@
 // request passes through as meta `otel.unknown`. Telemetry holds what the client chose to log:
 // prompts and replies only with their content logging on, tool output from Codex only.
 import { readFileSync } from 'node:fs';
-import type { CaptureOptions, SessionRef } from '../../lib/adapter.js';
-import { UserError, excerpt, readError } from '../../lib/diagnostics.js';
-import { SessionEmitter } from '../../lib/emitter.js';
-import type { SpEvent } from '../../lib/event.js';
-import { MAX_JSON_DEPTH, isObject, nestedDeeperThan, type Json } from '../../lib/json.js';
-import { statSessionFile } from '../../lib/cursor.js';
+import type { CaptureOptions, SessionRef } from '../../lib/adapter/interface.js';
+import { UserError, excerpt, readError } from '../../lib/cli/diagnostics.js';
+import { SessionEmitter } from '../../lib/core/emitter.js';
+import type { SpEvent } from '../../lib/core/event.js';
+import { MAX_JSON_DEPTH, isObject, nestedDeeperThan, type Json } from '../../lib/core/json.js';
+import { statSessionFile } from '../../lib/capture/read-position.js';
 import { AGENT, fileId } from './paths.js';
 import { recordsOf, type TelemetryEvent } from './records.js';
 

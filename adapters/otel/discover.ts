@@ -2,10 +2,10 @@
 // agent telemetry, newest first. `open` takes any such file.
 import { readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { DiscoverOptions, SessionRef } from '../../lib/adapter.js';
-import { UserError } from '../../lib/diagnostics.js';
-import { findByIdPrefix } from '../../lib/discover.js';
-import { expandTilde } from '../../lib/paths.js';
+import type { DiscoverOptions, SessionRef } from '../../lib/adapter/interface.js';
+import { UserError } from '../../lib/cli/diagnostics.js';
+import { findByIdPrefix } from '../../lib/capture/discover.js';
+import { expandTilde } from '../../lib/fs/paths.js';
 import { readExport } from './capture.js';
 import { AGENT, MAX_DISCOVERED_BYTES, defaultHome, fileId } from './paths.js';
 

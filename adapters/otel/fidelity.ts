@@ -1,6 +1,6 @@
 // What OpenTelemetry agent telemetry keeps (docs/design.md §3): it is read-only and holds only what the
 // client chose to log, so most types are history at best.
-import type { FidelityTable } from '../../lib/adapter.js';
+import type { FidelityTable } from '../../lib/adapter/interface.js';
 
 export const fidelity: FidelityTable = {
   'session.start': { level: 0, capture: 'session.id / conversation.id, client version, model', materialize: 'not written (read-only)' },

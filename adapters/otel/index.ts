@@ -1,7 +1,7 @@
 // The OpenTelemetry adapter (read-only): agent sessions from the telemetry Claude Code and Codex
 // export when it is enabled, as OTLP/JSON logs. Writing OTel is `sp-export otel` (lib/otel).
-import type { Adapter } from '../../lib/adapter.js';
-import { lazyIterable, once } from '../../lib/lazy.js';
+import type { Adapter } from '../../lib/adapter/interface.js';
+import { lazyIterable, once } from '../../lib/adapter/lazy.js';
 import { fidelity } from './fidelity.js';
 import { HOME_ENV, defaultHome } from './paths.js';
 

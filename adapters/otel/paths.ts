@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { envPath } from '../../lib/paths.js';
+import { envPath } from '../../lib/fs/paths.js';
 
 export const AGENT = 'otel';
 export const HOME_ENV = 'SP_OTEL_HOME';

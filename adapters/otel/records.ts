@@ -5,7 +5,7 @@
 //   Codex:       event.name `codex.<name>`, conversation.id, event.timestamp
 // (event names and attributes as the pinned clients, @anthropic-ai/claude-code 2.1.197 and
 // @openai/codex 0.171.0, emit them; see formats notes in the README's Interchange section).
-import { isObject, type Json } from '../../lib/json.js';
+import { isObject, type Json } from '../../lib/core/json.js';
 
 export interface TelemetryEvent {
   /** `claude_code.user_prompt`, `codex.tool_result` … */

@@ -4,12 +4,12 @@
 // newline waits for the next run, and the mapper's state comes back from the cursor so seqs, parent
 // links and pending tool calls continue exactly. The user's file is opened read-only, always.
 import { statSync } from 'node:fs';
-import type { CaptureOptions, SessionRef } from '../../lib/adapter.js';
-import { readError } from '../../lib/diagnostics.js';
-import { canonicalSessionId, type SpEvent } from '../../lib/event.js';
-import { captureLines, cursorFor, emitterFor, rawFinalNewline, sourceExtent, sourceLines, storeNextSeq, storePosition } from '../../lib/cursor.js';
-import type { Line } from '../../lib/lines.js';
-import { isObject, jsonObject, str, type Json } from '../../lib/json.js';
+import type { CaptureOptions, SessionRef } from '../../lib/adapter/interface.js';
+import { readError } from '../../lib/cli/diagnostics.js';
+import { canonicalSessionId, type SpEvent } from '../../lib/core/event.js';
+import { captureLines, cursorFor, emitterFor, rawFinalNewline, sourceExtent, sourceLines, storeNextSeq, storePosition } from '../../lib/capture/read-position.js';
+import type { Line } from '../../lib/core/lines.js';
+import { isObject, jsonObject, str, type Json } from '../../lib/core/json.js';
 import { AGENT, PiMapper, newPiState, sourceTime, type PiState } from './entries.js';
 import { isHeader, versionOf } from './format.js';
 import { idFromFileName } from './paths.js';

@@ -3,14 +3,14 @@
 // modification time as `pi -c` picks them. `--list` details come from one streaming pass per file.
 import { closeSync, openSync, readSync, readdirSync, statSync, type Dirent } from 'node:fs';
 import { basename, resolve } from 'node:path';
-import type { DiscoverOptions, SessionRef } from '../../lib/adapter.js';
-import { findByIdPrefix, noteTime, sessionFilesByFolder } from '../../lib/discover.js';
-import { promptTitle } from '../../lib/titles.js';
-import { UserError, errorCode } from '../../lib/diagnostics.js';
-import { toEpochSeconds } from '../../lib/event.js';
-import { sourceLines, statSessionFile } from '../../lib/cursor.js';
-import { readFirstLine } from '../../lib/lines.js';
-import { isObject, jsonObject, str, type Json } from '../../lib/json.js';
+import type { DiscoverOptions, SessionRef } from '../../lib/adapter/interface.js';
+import { findByIdPrefix, noteTime, sessionFilesByFolder } from '../../lib/capture/discover.js';
+import { promptTitle } from '../../lib/capture/titles.js';
+import { UserError, errorCode } from '../../lib/cli/diagnostics.js';
+import { toEpochSeconds } from '../../lib/core/event.js';
+import { sourceLines, statSessionFile } from '../../lib/capture/read-position.js';
+import { readFirstLine } from '../../lib/core/lines.js';
+import { isObject, jsonObject, str, type Json } from '../../lib/core/json.js';
 import { isHeader, textOf, versionOf } from './format.js';
 import { cwdFolder, defaultHome, homeOfSessionFile, idFromFileName, resolveCwd, sessionsDir } from './paths.js';
 

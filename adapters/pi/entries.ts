@@ -3,13 +3,13 @@
 // in its cursor and continues exactly. v1 and v2 files are migrated in memory only: v1 entries get
 // a linear parent chain and their compaction index is resolved, v2 `hookMessage` is read as role
 // `custom`. The user's file is never touched.
-import { storeArtifact } from '../../lib/artifacts.js';
-import type { Diagnose } from '../../lib/adapter.js';
-import type { SessionEmitter } from '../../lib/emitter.js';
-import type { Line } from '../../lib/lines.js';
-import { toEpochSeconds, toIso, type Actor, type SpEvent } from '../../lib/event.js';
-import { isObject, rest, str, type Json } from '../../lib/json.js';
-import { nativeRawText, nonBlockContent, parseNativeLine } from '../../lib/native.js';
+import { storeArtifact } from '../../lib/core/artifacts.js';
+import type { Diagnose } from '../../lib/adapter/interface.js';
+import type { SessionEmitter } from '../../lib/core/emitter.js';
+import type { Line } from '../../lib/core/lines.js';
+import { toEpochSeconds, toIso, type Actor, type SpEvent } from '../../lib/core/event.js';
+import { isObject, rest, str, type Json } from '../../lib/core/json.js';
+import { nativeRawText, nonBlockContent, parseNativeLine } from '../../lib/capture/native.js';
 import { fromPiDisplayDiff, wholeFileDiff } from './diff.js';
 import { levelOf } from './fidelity.js';
 import { BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX, bashExecutionText, isHeader, num, textOf, versionOf } from './format.js';

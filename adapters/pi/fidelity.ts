@@ -15,8 +15,8 @@
 // it was when capture started); an incremental capture that reads more lines later moves it to the
 // last entry read. The writer (materialize) takes the leaf as the unit of the last event that came
 // from an entry line, and writes the source's active branch last so Pi continues on it.
-import type { FidelityTable, Fidelity } from '../../lib/adapter.js';
-import type { Level } from '../../lib/event.js';
+import type { FidelityTable, Fidelity } from '../../lib/adapter/interface.js';
+import type { Level } from '../../lib/core/event.js';
 
 export const fidelity: FidelityTable = {
   'session.start': {

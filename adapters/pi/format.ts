@@ -1,6 +1,6 @@
 // Facts about Pi's session format shared by capture, discovery and the writer (formats/pi.md):
 // the texts the client sends for summaries and `!cmd` runs, the header check, the stop reasons.
-import { isObject, type Json } from '../../lib/json.js';
+import { isObject, type Json } from '../../lib/core/json.js';
 
 export const CURRENT_VERSION = 3;
 

@@ -3,7 +3,7 @@
 // and hands the session file (ctx.sessionManager.getSessionFile()) to sp's hook script in a detached
 // process, so Pi never waits for it. sp owns that one file: install creates it, uninstall removes it.
 import { join } from 'node:path';
-import { UserError } from '../../lib/diagnostics.js';
+import { UserError } from '../../lib/cli/diagnostics.js';
 import { HOOK_SCRIPT, type HookCommand, type HookInstaller } from '../../lib/hooks/install.js';
 
 const MARK = '// sp hooks: capture each Pi turn into the sp store';

@@ -1,6 +1,6 @@
 // The Pi coding agent adapter (formats/pi.md): discover, capture, materialize, fidelity.
-import type { Adapter } from '../../lib/adapter.js';
-import { lazyIterable, once } from '../../lib/lazy.js';
+import type { Adapter } from '../../lib/adapter/interface.js';
+import { lazyIterable, once } from '../../lib/adapter/lazy.js';
 import { fidelity } from './fidelity.js';
 import { DEFAULT_MODEL } from './models.js';
 import { HOME_ENV, defaultHome } from './paths.js';

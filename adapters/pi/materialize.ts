@@ -16,12 +16,12 @@
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import type { MaterializeOptions } from '../../lib/adapter.js';
-import { artifactNote, readArtifactForWriter } from '../../lib/artifacts.js';
-import { UserError, errorCode } from '../../lib/diagnostics.js';
-import { toIso, type SpEvent } from '../../lib/event.js';
-import { isObject, str, type Json } from '../../lib/json.js';
-import { LossLedger, capturedRawLines, ensureComponent, ensureUnder, payloadOf, resumeFields, sameNativeId, selectSession, uuidv7, writeLines, type SelectedSession, type WriterResult } from '../../lib/writer.js';
+import type { MaterializeOptions } from '../../lib/adapter/interface.js';
+import { artifactNote, readArtifactForWriter } from '../../lib/core/artifacts.js';
+import { UserError, errorCode } from '../../lib/cli/diagnostics.js';
+import { toIso, type SpEvent } from '../../lib/core/event.js';
+import { isObject, str, type Json } from '../../lib/core/json.js';
+import { LossLedger, capturedRawLines, ensureComponent, ensureUnder, payloadOf, resumeFields, sameNativeId, selectSession, uuidv7, writeLines, type SelectedSession, type WriterResult } from '../../lib/write/writer.js';
 import { STOP_REASONS } from './format.js';
 import { DEFAULT_MODEL, parseModel, piStopReason, piUsage, type ModelIdentity } from './models.js';
 import { HOME_ENV, NATIVE_ID, builtInHome, cwdFolder, defaultHome, resolveCwd, sessionFileName, sessionsDir } from './paths.js';

@@ -2,7 +2,7 @@
 // `api`, `provider`, `model` (the client restores the session's model from them and compares them
 // with the current model to decide whether thinking signatures and tool ids can be replayed as
 // they are), full `usage` with `cost`, and a Pi `stopReason`.
-import { isObject, type Json } from '../../lib/json.js';
+import { isObject, type Json } from '../../lib/core/json.js';
 import { num, STOP_REASONS } from './format.js';
 
 export interface ModelIdentity {

@@ -4,12 +4,12 @@
 import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
-import { envPath, expandTilde } from '../../lib/paths.js';
+import { envPath, expandTilde } from '../../lib/fs/paths.js';
 
 export const HOME_ENV = 'PI_CODING_AGENT_DIR';
 
-export { expandTilde } from '../../lib/paths.js';
-import { UUID, type NativeIdFormat } from '../../lib/writer.js';
+export { expandTilde } from '../../lib/fs/paths.js';
+import { UUID, type NativeIdFormat } from '../../lib/write/writer.js';
 
 /** The home the client uses when PI_CODING_AGENT_DIR is unset. */
 export function builtInHome(): string {

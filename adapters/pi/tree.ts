@@ -3,10 +3,10 @@
 // found from its first event's parent (parent_seq, else seq - 1, passing through events that write
 // nothing), tool results chained right after their call's message, stubs for unanswered calls, the
 // active leaf, and the file order that puts the active branch last.
-import type { LossEntry } from '../../lib/adapter.js';
-import type { SpEvent } from '../../lib/event.js';
-import { isObject, str, type Json } from '../../lib/json.js';
-import { isDerived, payloadOf } from '../../lib/writer.js';
+import type { LossEntry } from '../../lib/adapter/interface.js';
+import type { SpEvent } from '../../lib/core/event.js';
+import { isObject, str, type Json } from '../../lib/core/json.js';
+import { isDerived, payloadOf } from '../../lib/write/writer.js';
 import { reportOrphan, reportStub } from '../../lib/write/plan.js';
 
 export type PiLossEntry = LossEntry;

@@ -3,9 +3,9 @@
 // session ids (deterministic from ("qoder", native id)), and meta keys `qoder.<type>` (Qoder's own
 // runtime-config, workspace-directories and active-leaf records arrive there, whole). The cursor
 // passes through unchanged, so incremental capture works as it does for Claude Code.
-import type { CaptureOptions, SessionRef } from '../../lib/adapter.js';
-import { canonicalSessionId, type SpEvent } from '../../lib/event.js';
-import { isObject } from '../../lib/json.js';
+import type { CaptureOptions, SessionRef } from '../../lib/adapter/interface.js';
+import { canonicalSessionId, type SpEvent } from '../../lib/core/event.js';
+import { isObject } from '../../lib/core/json.js';
 import { captureClaude } from '../claude/capture.js';
 import { listSubagentFiles } from '../claude/discover.js';
 import { layoutOf, subagentNativeId } from '../claude/paths.js';

@@ -2,9 +2,9 @@
 // read by the Claude Code adapter's discovery, then named as Qoder's.
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { DiscoverOptions, SessionRef } from '../../lib/adapter.js';
-import { UserError } from '../../lib/diagnostics.js';
-import { findByIdPrefix } from '../../lib/discover.js';
+import type { DiscoverOptions, SessionRef } from '../../lib/adapter/interface.js';
+import { UserError } from '../../lib/cli/diagnostics.js';
+import { findByIdPrefix } from '../../lib/capture/discover.js';
 import { discoverSessions as discoverClaude, openTranscript, summarize as summarizeClaude } from '../claude/discover.js';
 import { defaultHome, projectsDir } from './paths.js';
 

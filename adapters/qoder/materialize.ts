@@ -8,10 +8,10 @@
 // reaches the model cannot be observed offline.
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { MaterializeOptions } from '../../lib/adapter.js';
-import type { SpEvent } from '../../lib/event.js';
-import { isObject, type Json } from '../../lib/json.js';
-import { resumeFields, writeLines, type WriterResult } from '../../lib/writer.js';
+import type { MaterializeOptions } from '../../lib/adapter/interface.js';
+import type { SpEvent } from '../../lib/core/event.js';
+import { isObject, type Json } from '../../lib/core/json.js';
+import { resumeFields, writeLines, type WriterResult } from '../../lib/write/writer.js';
 import { materializeClaude } from '../claude/materialize.js';
 import { AGENT } from './discover.js';
 import { DEFAULT_MODEL, HOME_ENV, NATIVE_ID, builtInHome, defaultHome } from './paths.js';

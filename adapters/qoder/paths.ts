@@ -2,8 +2,8 @@
 // the slug as Claude Code makes it; home = `$QODER_CONFIG_DIR` or `~/.qoder`.
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { envPath } from '../../lib/paths.js';
-import { UUID, type NativeIdFormat } from '../../lib/writer.js';
+import { envPath } from '../../lib/fs/paths.js';
+import { UUID, type NativeIdFormat } from '../../lib/write/writer.js';
 
 export const HOME_ENV = 'QODER_CONFIG_DIR';
 

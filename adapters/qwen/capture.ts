@@ -3,12 +3,12 @@
 // cursor, capture continues after the last consumed line, a last line without its newline waits,
 // and the mapper's state comes back from the cursor. The file is opened read-only.
 import { statSync } from 'node:fs';
-import type { CaptureOptions, SessionRef } from '../../lib/adapter.js';
-import { readError } from '../../lib/diagnostics.js';
-import type { SpEvent } from '../../lib/event.js';
-import { captureLines, cursorFor, emitterFor, rawFinalNewline, sourceExtent, storeNextSeq, storePosition } from '../../lib/cursor.js';
-import type { Json } from '../../lib/json.js';
-import type { Line } from '../../lib/lines.js';
+import type { CaptureOptions, SessionRef } from '../../lib/adapter/interface.js';
+import { readError } from '../../lib/cli/diagnostics.js';
+import type { SpEvent } from '../../lib/core/event.js';
+import { captureLines, cursorFor, emitterFor, rawFinalNewline, sourceExtent, storeNextSeq, storePosition } from '../../lib/capture/read-position.js';
+import type { Json } from '../../lib/core/json.js';
+import type { Line } from '../../lib/core/lines.js';
 import { readHead, summarize } from './discover.js';
 import { AGENT, QwenMapper, SESSION_KEYS, newQwenState, type QwenState } from './records.js';
 

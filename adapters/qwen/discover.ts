@@ -3,14 +3,14 @@
 // id is the file name; the cwd is the first record's (the client checks it on resume).
 import { readdirSync, statSync, type Dirent } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import type { DiscoverOptions, SessionRef } from '../../lib/adapter.js';
-import { findByIdPrefix, noteTime } from '../../lib/discover.js';
-import { promptTitle } from '../../lib/titles.js';
-import { UserError, errorCode } from '../../lib/diagnostics.js';
-import { sourceLines, statSessionFile } from '../../lib/cursor.js';
-import { toEpochSeconds } from '../../lib/event.js';
-import { isObject, jsonObject, type Json } from '../../lib/json.js';
-import { readFirstLine } from '../../lib/lines.js';
+import type { DiscoverOptions, SessionRef } from '../../lib/adapter/interface.js';
+import { findByIdPrefix, noteTime } from '../../lib/capture/discover.js';
+import { promptTitle } from '../../lib/capture/titles.js';
+import { UserError, errorCode } from '../../lib/cli/diagnostics.js';
+import { sourceLines, statSessionFile } from '../../lib/capture/read-position.js';
+import { toEpochSeconds } from '../../lib/core/event.js';
+import { isObject, jsonObject, type Json } from '../../lib/core/json.js';
+import { readFirstLine } from '../../lib/core/lines.js';
 import { classifyPart, partList } from '../../lib/formats/content-parts.js';
 import { SESSION_FILE, projectsDir, runtimeDir, runtimeOfFile } from './paths.js';
 

@@ -1,7 +1,7 @@
 // What each canonical event type keeps through the Qwen Code adapter (docs/design.md §3): `level` is the
 // lowest fidelity level at which the event carries over (0 history, 1 working context, 2 native).
-import type { Fidelity, FidelityTable } from '../../lib/adapter.js';
-import type { Level } from '../../lib/event.js';
+import type { Fidelity, FidelityTable } from '../../lib/adapter/interface.js';
+import type { Level } from '../../lib/core/event.js';
 
 export const fidelity: FidelityTable = {
   'session.start': {

@@ -9,12 +9,12 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { MaterializeOptions } from '../../lib/adapter.js';
-import { UserError } from '../../lib/diagnostics.js';
-import { toIso, type SpEvent } from '../../lib/event.js';
-import { str, type Json } from '../../lib/json.js';
-import { LossLedger, ensureUnder, payloadOf, resumeFields, sameNativeId, selectSession, writeLines, type WriterResult } from '../../lib/writer.js';
-import { realCwd as resolveCwd } from '../../lib/paths.js';
+import type { MaterializeOptions } from '../../lib/adapter/interface.js';
+import { UserError } from '../../lib/cli/diagnostics.js';
+import { toIso, type SpEvent } from '../../lib/core/event.js';
+import { str, type Json } from '../../lib/core/json.js';
+import { LossLedger, ensureUnder, payloadOf, resumeFields, sameNativeId, selectSession, writeLines, type WriterResult } from '../../lib/write/writer.js';
+import { realCwd as resolveCwd } from '../../lib/fs/paths.js';
 import { activePath, planTurns } from '../../lib/formats/content-turns.js';
 import { DEFAULT_MODEL, HOME_ENV, NATIVE_ID, builtInHome, defaultHome, projectFolder, projectsDir, runtimeDir } from './paths.js';
 import { AGENT } from './records.js';

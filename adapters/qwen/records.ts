@@ -4,12 +4,12 @@
 // after the root, a parent that names no record) show as `parent_seq`; records sharing a uuid are
 // fragments of one message and continue each other. System records (telemetry, compression,
 // titles …) and unknown types are kept whole as meta. State is plain JSON for incremental capture.
-import type { Diagnose } from '../../lib/adapter.js';
-import type { SessionEmitter } from '../../lib/emitter.js';
-import { toEpochSeconds, type Actor, type ContentBlock, type SpEvent } from '../../lib/event.js';
-import { isObject, rest, type Json } from '../../lib/json.js';
-import type { Line } from '../../lib/lines.js';
-import { nativeRawText, parseNativeLine } from '../../lib/native.js';
+import type { Diagnose } from '../../lib/adapter/interface.js';
+import type { SessionEmitter } from '../../lib/core/emitter.js';
+import { toEpochSeconds, type Actor, type ContentBlock, type SpEvent } from '../../lib/core/event.js';
+import { isObject, rest, type Json } from '../../lib/core/json.js';
+import type { Line } from '../../lib/core/lines.js';
+import { nativeRawText, parseNativeLine } from '../../lib/capture/native.js';
 import { classifyPart, partList, responseContent } from '../../lib/formats/content-parts.js';
 import { levelOf } from './fidelity.js';
 

@@ -4,7 +4,7 @@
 // {pattern, path?}, grep_search {pattern, path?, glob?}, todo_write {todos: [{id, content, status}]},
 // list_directory {path}, web_search {query}. Paths are absolute. A shell result reads `Command: … Directory: … Output: …
 // Exit Code: N …`: read back to its output.
-import { isObject, str } from '../../lib/json.js';
+import { isObject, str } from '../../lib/core/json.js';
 import { labelledShellOutput } from '../../lib/relay/shell-output.js';
 import { absolutePath, planStatus, shq, type Intent, type NativeCall, type Vocabulary, type VocabularyContext } from '../../lib/relay/vocabulary/types.js';
 

@@ -4,7 +4,7 @@
 // objects of its JSON schema, specification/json/a2a.json in the a2aproject/A2A repository);
 // schema/a2a-task.schema.json restates the parts of it we emit, and the tests validate against it.
 import { createHash } from 'node:crypto';
-import { toIso } from '../event.js';
+import { toIso } from '../core/event.js';
 
 export const A2A_PROTOCOL_VERSION = '0.3.0';
 

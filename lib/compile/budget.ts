@@ -5,7 +5,7 @@
 // estimate, and only items whose estimate puts them near or under the line are tokenized. The
 // result is measured with the target's tokenizer as a whole and trimmed until it fits, so the
 // output never exceeds the budget.
-import { UserError } from '../diagnostics.js';
+import { UserError } from '../cli/diagnostics.js';
 import { SECTIONS, type Item, type Section } from './items.js';
 import { digestLine, HEADINGS, type Rendered } from './render.js';
 import type { TokenCounter } from './tokens.js';

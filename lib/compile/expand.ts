@@ -3,8 +3,8 @@
 // `sp-compile --expand ITEM` finds the session's last context.compiled event, resolves ITEM (an
 // item id such as `goal:12`, `digest:commands`, a dropped group `kind@first`, or a range `a-b`) to
 // seqs, and prints the original events with those seqs, as they are in the log.
-import { UserError } from '../diagnostics.js';
-import { parseJsonObject } from '../json.js';
+import { UserError } from '../cli/diagnostics.js';
+import { parseJsonObject } from '../core/json.js';
 
 export type LineSource = () => AsyncIterable<{ text: string; where: string }>;
 

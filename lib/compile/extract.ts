@@ -3,7 +3,7 @@
 // per event only a byte (its kind) and an int (its tool call), plus the explicit parent links, to
 // tell the active branch at the end. Whether an event is on the active branch is only known once the stream has ended (a later
 // event may go back to an earlier point), so everything is kept with its seq and filtered then.
-import type { SpEvent } from '../event.js';
+import type { SpEvent } from '../core/event.js';
 import {
   contentText,
   cutText,

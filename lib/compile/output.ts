@@ -6,8 +6,8 @@
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
-import { createFileAtomic } from '../atomic.js';
-import { UserError } from '../diagnostics.js';
+import { createFileAtomic } from '../fs/atomic.js';
+import { UserError } from '../cli/diagnostics.js';
 import { AGENTS_MD_BEGIN, AGENTS_MD_END, type Rendered } from './render.js';
 import type { FormatName, Target } from './targets.js';
 

@@ -1,7 +1,7 @@
 // A line reader for the compiler's one pass over the input. Lines are handed to a callback
-// synchronously, chunk by chunk: an async generator per line (lib/lines.ts) costs a promise per
+// synchronously, chunk by chunk: an async generator per line (lib/core/lines.ts) costs a promise per
 // line, which on a 100k-event session is a good share of the whole compile. Same rules as
-// lib/lines.ts otherwise: CRLF accepted, a UTF-8 BOM at the start skipped, a last line without
+// lib/core/lines.ts otherwise: CRLF accepted, a UTF-8 BOM at the start skipped, a last line without
 // its newline still delivered (and marked).
 
 export interface RawLine {

@@ -2,7 +2,7 @@
 // header (`message`), a section for the agent's instructions file (`agents-md`: CLAUDE.md or
 // AGENTS.md), or the agent-work-mem files STATE.md, TASKS.md, DECISIONS.md and HANDOFF.md (`files`).
 // Rendering is a pure function of the items and the session facts, so output is byte-stable.
-import { toIso } from '../event.js';
+import { toIso } from '../core/event.js';
 import type { Extraction, Item, Loss, Section } from './items.js';
 import { provenance, SECTIONS } from './items.js';
 import { agentLabel, type FormatName, type Target } from './targets.js';

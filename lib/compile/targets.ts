@@ -1,8 +1,8 @@
 // The agents a handoff can be compiled for: each adapter's compileProfile (how it counts tokens, its
 // context window, what to reserve in it, the default handoff budget, the file it reads project
-// instructions from), asked of the registry (lib/registry.ts), plus `markdown` for pasting anywhere.
-import type { CompileProfile } from '../adapter.js';
-import { agentLabel, registeredAdapters } from '../registry.js';
+// instructions from), asked of the registry (lib/adapter/registry.ts), plus `markdown` for pasting anywhere.
+import type { CompileProfile } from '../adapter/interface.js';
+import { agentLabel, registeredAdapters } from '../adapter/registry.js';
 import type { TokenizerName } from './tokens.js';
 
 /** An agent id with a compileProfile, or `markdown`. */
@@ -38,7 +38,7 @@ export function targetOf(name: string): Target | undefined {
 }
 
 /** How a handoff names the agent a session came from. */
-export { agentLabel } from '../registry.js';
+export { agentLabel } from '../adapter/registry.js';
 
 export interface BudgetOptions {
   budget?: number;

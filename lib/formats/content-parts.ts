@@ -1,7 +1,7 @@
 // Gemini API `Content`/`Part` shapes ↔ canonical content. Gemini CLI and Qwen Code store message
 // content as Gemini Parts (docs/formats/gemini.md §1), so both adapters read and write them here.
-import type { ContentBlock } from '../event.js';
-import { isObject, type Json } from '../json.js';
+import type { ContentBlock } from '../core/event.js';
+import { isObject, type Json } from '../core/json.js';
 
 /** A PartListUnion (a string, one Part, or a list of strings and Parts) as a list of Part objects. */
 export function partList(content: unknown): Json[] {

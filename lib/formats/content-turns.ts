@@ -5,12 +5,12 @@
 // calls that come after a call start a new step. Resume safety (on unless `safety: false`):
 // an unanswered call gets a stub result, a result without its call is rendered as user text, and
 // every change goes to the loss ledger (docs/design.md §3).
-import { artifactNote, readArtifactForWriter } from '../artifacts.js';
+import { artifactNote, readArtifactForWriter } from '../core/artifacts.js';
 import { splitBranches } from '../write/branches.js';
 import { LOSS } from '../write/plan.js';
-import type { SpEvent } from '../event.js';
-import { isObject, str, type Json } from '../json.js';
-import { isDerived, payloadOf, type LossLedger } from '../writer.js';
+import type { SpEvent } from '../core/event.js';
+import { isObject, str, type Json } from '../core/json.js';
+import { isDerived, payloadOf, type LossLedger } from '../write/writer.js';
 import { imagePart, resultText } from './content-parts.js';
 
 export const STUB_RESULT = 'interrupted: no result was recorded';

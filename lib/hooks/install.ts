@@ -9,10 +9,10 @@ import { existsSync, lstatSync, readFileSync, readdirSync, rmSync, unlinkSync } 
 import { createHash } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { UserError } from '../diagnostics.js';
-import { createFileAtomic, replaceFileAtomic } from '../atomic.js';
-import { makePrivateDir, PRIVATE_FILE } from '../private.js';
-import { shellQuote } from '../writer.js';
+import { UserError } from '../cli/diagnostics.js';
+import { createFileAtomic, replaceFileAtomic } from '../fs/atomic.js';
+import { makePrivateDir, PRIVATE_FILE } from '../fs/private.js';
+import { shellQuote } from '../write/writer.js';
 
 /** Settings files bigger than this are not settings: refused rather than read into memory. */
 export const MAX_SETTINGS_BYTES = 1 << 20;

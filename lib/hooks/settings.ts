@@ -3,7 +3,7 @@
 //   (Claude Code, Qoder, Gemini CLI, Qwen Code): sp's group is appended to each event's array;
 // - a TOML config with a top-level `notify = [argv…]` (Codex): one line inserted before the first table.
 import { parse as parseToml } from 'smol-toml';
-import { UserError } from '../diagnostics.js';
+import { UserError } from '../cli/diagnostics.js';
 import { appendItem, insertMember, JsonSyntaxError, member, parseSpans, removeItems, valueOf, type JsonNode } from './json-edit.js';
 import { isSpCommand, type HookCommand, type HookInstaller } from './install.js';
 

@@ -13,7 +13,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { makePrivateDir, pidAlive } from '../private.js';
+import { makePrivateDir, pidAlive } from '../fs/private.js';
 import { logLine, parseHookArgs } from './sp-hook.js';
 
 const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin');

@@ -7,7 +7,7 @@
 import { constants, lstatSync, realpathSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
-import { expandTilde, realpathOfNearest, UnresolvablePath } from '../paths.js';
+import { expandTilde, realpathOfNearest, UnresolvablePath } from '../fs/paths.js';
 import { ToolInputError } from './pipeline.js';
 
 export interface Limits {

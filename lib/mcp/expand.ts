@@ -2,9 +2,9 @@
 // from a stored session or from an NDJSON file under the read roots, redacted, within the call's
 // limits. A file may be anything under a root (an SSH key, a config file), so a line that is not a
 // JSON event is reported by its number only, never quoted.
-import { splitLines } from '../lines.js';
-import { parseJsonObject } from '../json.js';
-import type { SpEvent } from '../event.js';
+import { splitLines } from '../core/lines.js';
+import { parseJsonObject } from '../core/json.js';
+import type { SpEvent } from '../core/event.js';
 import { expand, type LineSource } from '../compile/expand.js';
 import { LimitError, type Budget, type Confinement } from './confine.js';
 import { ToolInputError, redactEvents } from './pipeline.js';

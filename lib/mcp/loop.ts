@@ -6,8 +6,8 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { McpServer, CallToolResult } from '@modelcontextprotocol/server';
 import * as z from 'zod';
-import type { Adapter, SessionRef } from '../adapter.js';
-import { canonicalSessionId, type SpEvent } from '../event.js';
+import type { Adapter, SessionRef } from '../adapter/interface.js';
+import { canonicalSessionId, type SpEvent } from '../core/event.js';
 import type { Budget, Confinement, AccessOptions } from './confine.js';
 import { ToolInputError, adapterOf, homeOf, listSessions, type HomeArgs, type Registry } from './pipeline.js';
 
@@ -127,7 +127,7 @@ export function registerLoopTools(server: McpServer, ctx: LoopContext): void {
       const c = await confined();
       const dir = args.store !== undefined ? c.writable(args.store, 'store') : c.store;
       const { Store, recordHandoff } = await import('../store/index.js');
-      const { matchStoredSessions, pickStoredSession } = await import('../resume.js');
+      const { matchStoredSessions, pickStoredSession } = await import('../ops/resume.js');
       if (!existsSync(dir)) throw new ToolInputError(`no store at ${dir}`);
       const store = Store.open(dir);
       try {
@@ -186,7 +186,7 @@ export function registerLoopTools(server: McpServer, ctx: LoopContext): void {
         const home = args.target_home !== undefined ? place(args.target_home, 'target_home') : dryRun ? defaultHome : place(defaultHome, 'target_home');
 
         const { Store } = await import('../store/index.js');
-        const resume = await import('../resume.js');
+        const resume = await import('../ops/resume.js');
         const dir = args.store !== undefined ? c.readable(args.store, 'store') : c.store;
         if (!existsSync(dir)) throw new ToolInputError(`no store at ${dir}`);
         const store = Store.open(dir, { readonly: true });

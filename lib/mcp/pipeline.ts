@@ -1,10 +1,10 @@
 // The sp pipeline in memory for the MCP tools: find a session in an agent's home, capture it as
 // chained events, redact it, and compile or relay it. The same library code the binaries
 // run, with buffers in place of stdin/stdout (a tool answers once, so nothing here streams).
-import type { Adapter, DiscoverOptions, SessionRef } from '../adapter.js';
-import { UserError } from '../diagnostics.js';
+import type { Adapter, DiscoverOptions, SessionRef } from '../adapter/interface.js';
+import { UserError } from '../cli/diagnostics.js';
 import * as ops from '../ops/index.js';
-import type { SpEvent } from '../event.js';
+import type { SpEvent } from '../core/event.js';
 import type { RelayOptions, RelayOutcome } from '../relay/relay.js';
 
 export type Registry = Record<string, Adapter>;

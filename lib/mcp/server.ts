@@ -11,10 +11,10 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { McpServer, type CallToolResult } from '@modelcontextprotocol/server';
 import * as z from 'zod';
-import type { SessionRef } from '../adapter.js';
-import { UserError } from '../diagnostics.js';
-import type { SpEvent } from '../event.js';
-import type { Line } from '../lines.js';
+import type { SessionRef } from '../adapter/interface.js';
+import { UserError } from '../cli/diagnostics.js';
+import type { SpEvent } from '../core/event.js';
+import type { Line } from '../core/lines.js';
 import {
   ToolInputError,
   adapterOf,
@@ -378,7 +378,7 @@ export function createSpServer(options: ServerOptions): McpServer {
     },
     tool('compile_context', async (args: { session: string; agent?: string; home?: string; homes?: Record<string, string>; target: string; budget?: number; format?: string }, budget) => {
       const { ref, events } = await sessionEvents(args, budget);
-      await adapters(); // compile profiles and labels are the registry's (lib/registry.ts)
+      await adapters(); // compile profiles and labels are the registry's (lib/adapter/registry.ts)
       const compiled = await compileHandoff(events, { target: args.target, budget: args.budget, format: args.format });
       return {
         text: compiled.text,
@@ -548,8 +548,8 @@ export function createSpServer(options: ServerOptions): McpServer {
       async (args: { path?: string; session?: string; stored?: string; store?: string; allow_fragment?: boolean; agent?: string; home?: string; homes?: Record<string, string> }, budget) => {
         const given = (['path', 'session', 'stored'] as const).filter((k) => args[k] !== undefined);
         if (given.length !== 1) throw new ToolInputError(`give exactly one of "path", "session", "stored"${given.length ? ` (got ${given.join(', ')})` : ''}`);
-        const { Verifier } = await import('../verify.js');
-        const { createValidator } = await import('../schema.js');
+        const { Verifier } = await import('../core/verify.js');
+        const { createValidator } = await import('../core/schema.js');
         const validator = await createValidator();
         const c = await confined();
         if (args.path !== undefined) {

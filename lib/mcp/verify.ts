@@ -3,10 +3,10 @@
 // it holds: a line that is not a JSON object is reported by its number and byte range only, schema
 // issues without the property paths, and session ids and checksums only when they have the shape sp
 // writes. sp-verify on the command line, where the user reads their own files, keeps its excerpts.
-import { splitLines, type Line } from '../lines.js';
-import { parseJsonObject } from '../json.js';
-import type { EventValidator } from '../schema.js';
-import type { Damage, Verifier, VerifyReport } from '../verify.js';
+import { splitLines, type Line } from '../core/lines.js';
+import { parseJsonObject } from '../core/json.js';
+import type { EventValidator } from '../core/schema.js';
+import type { Damage, Verifier, VerifyReport } from '../core/verify.js';
 import type { Budget, Confinement } from './confine.js';
 
 const CANONICAL_SESSION = /^sess_[0-9a-f]{32}$/;

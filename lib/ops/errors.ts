@@ -1,7 +1,7 @@
 // The errors of the operations layer, typed by kind so that each front door (a binary, an MCP
 // tool, the web view, the library) decides what a failure means for it without reading the
 // message. An OpsError is a UserError: a binary prints it as its one diagnostic line (exit 2).
-import { EXIT_USAGE, UserError, errorCode } from '../diagnostics.js';
+import { EXIT_USAGE, UserError, errorCode } from '../cli/diagnostics.js';
 
 /**
  * not-found: nothing matches the selector; ambiguous: several do (the message names some);

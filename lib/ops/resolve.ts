@@ -10,9 +10,9 @@
 // or a structured SessionSelector (sp-capture's --session, --path, --latest, --all, --cwd), where
 // the flag says which kind the value is. lib/ does not import adapters/: the registry is passed in.
 import { existsSync, statSync } from 'node:fs';
-import type { Adapter, Diagnose, SessionRef } from '../adapter.js';
-import { findByIdPrefix } from '../discover.js';
-import { canonicalSessionId } from '../event.js';
+import type { Adapter, Diagnose, SessionRef } from '../adapter/interface.js';
+import { findByIdPrefix } from '../capture/discover.js';
+import { canonicalSessionId } from '../core/event.js';
 import { OpsError, asOpsError } from './errors.js';
 
 export type Registry = Record<string, Adapter>;

@@ -4,13 +4,13 @@
 // handoff, a written session, a stored one) is redacted unless the caller passes `redact: false`,
 // and that opt-out is recorded where the result is kept (the relay's results, the store's manifest).
 import { Writable } from 'node:stream';
-import type { Adapter, Diagnose, SessionRef } from '../adapter.js';
-import { Chainer } from '../chain.js';
-import { UserError } from '../diagnostics.js';
-import { canonicalSessionId, isEventLike, type SpEvent } from '../event.js';
-import { replaceFileAtomic } from '../atomic.js';
-import { canonicalize } from '../jcs.js';
-import { readObjects, type Input } from '../ndjson.js';
+import type { Adapter, Diagnose, SessionRef } from '../adapter/interface.js';
+import { Chainer } from '../core/chain.js';
+import { UserError } from '../cli/diagnostics.js';
+import { canonicalSessionId, isEventLike, type SpEvent } from '../core/event.js';
+import { replaceFileAtomic } from '../fs/atomic.js';
+import { canonicalize } from '../core/jcs.js';
+import { readObjects, type Input } from '../core/ndjson.js';
 import { isMarker, redactedInputs } from '../redact/ensure.js';
 import type { FormatName, TargetName } from '../compile/targets.js';
 import type { RelayOptions, RelayOutcome, RelayResult } from '../relay/relay.js';

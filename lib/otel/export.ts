@@ -1,8 +1,8 @@
 // `sp-export otel`: sessions → one OTLP/JSON trace request, written to a file (or stdout) or sent
 // to an OTLP/HTTP receiver (`POST <endpoint>/v1/traces`, application/json). Content goes out only
 // with `content`, and then always redacted with sp-redact's rules and keyed placeholders first.
-import type { SpEvent } from '../event.js';
-import { UserError, EXIT_CHECK_FAILED } from '../diagnostics.js';
+import type { SpEvent } from '../core/event.js';
+import { UserError, EXIT_CHECK_FAILED } from '../cli/diagnostics.js';
 import { tracesRequest, type OtlpTraceRequest, type TraceOptions } from './traces.js';
 
 /** Events grouped by session, each in seq order. */

@@ -10,8 +10,8 @@
 // the same trace. Message content (prompts, replies, tool arguments and results) goes out only
 // when asked (`content`), and the caller redacts it first (see export.ts).
 import { createHash } from 'node:crypto';
-import type { SpEvent } from '../event.js';
-import { isObject, str, type Json } from '../json.js';
+import type { SpEvent } from '../core/event.js';
+import { isObject, str, type Json } from '../core/json.js';
 
 /** The OTLP enum values this mapping uses. */
 const SPAN_KIND_INTERNAL = 1;

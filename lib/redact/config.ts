@@ -10,7 +10,7 @@
 //
 // A user rule with the id of a built-in one replaces it.
 import { readFileSync } from 'node:fs';
-import { UserError } from '../diagnostics.js';
+import { UserError } from '../cli/diagnostics.js';
 import { BUILTIN_RULES, RULE_ID, patternRule, type Rule } from './rules.js';
 import { entropy } from './values.js';
 import { profileRules, type Profile } from './public.js';

@@ -13,12 +13,12 @@
 // it where it is (sp-redact does not add a second one for the same key and rule set; sp-materialize
 // does not write it into the target agent's session).
 import { hash } from 'node:crypto';
-import { computeChecksum } from '../chain.js';
-import type { SpEvent } from '../event.js';
-import { canonicalize } from '../jcs.js';
-import { parseJsonObject } from '../json.js';
-import { splitLines } from '../lines.js';
-import type { Input } from '../ndjson.js';
+import { computeChecksum } from '../core/chain.js';
+import type { SpEvent } from '../core/event.js';
+import { canonicalize } from '../core/jcs.js';
+import { parseJsonObject } from '../core/json.js';
+import { splitLines } from '../core/lines.js';
+import type { Input } from '../core/ndjson.js';
 import { loadConfig, type RedactConfig } from './config.js';
 import { Detector } from './detector.js';
 import { Placeholders, loadRedactKey } from './keys.js';

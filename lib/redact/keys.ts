@@ -5,8 +5,8 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createFileAtomic } from '../atomic.js';
-import { UserError } from '../diagnostics.js';
+import { createFileAtomic } from '../fs/atomic.js';
+import { UserError } from '../cli/diagnostics.js';
 import { detach } from './values.js';
 
 export function spHome(): string {

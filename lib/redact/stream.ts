@@ -11,10 +11,10 @@
 // stays visible, because the new chain continues from the stored checksums, not recomputed ones.
 import { createHash, hash } from 'node:crypto';
 import type { Writable } from 'node:stream';
-import { canonicalize } from '../jcs.js';
-import { NdjsonWriter, readObjects, type Input } from '../ndjson.js';
-import type { SpEvent } from '../event.js';
-import { CHECKSUM_PREFIX } from '../chain.js';
+import { canonicalize } from '../core/jcs.js';
+import { NdjsonWriter, readObjects, type Input } from '../core/ndjson.js';
+import type { SpEvent } from '../core/event.js';
+import { CHECKSUM_PREFIX } from '../core/chain.js';
 import { Detector } from './detector.js';
 import type { RedactConfig } from './config.js';
 import type { Placeholders } from './keys.js';

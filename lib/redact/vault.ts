@@ -4,7 +4,7 @@
 import { existsSync, readFileSync, renameSync, writeFileSync, unlinkSync, openSync, fsyncSync, closeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
-import { UserError } from '../diagnostics.js';
+import { UserError } from '../cli/diagnostics.js';
 import { DEFAULT_VAULT_IDENTITY, readOrCreate } from './keys.js';
 import { detach } from './values.js';
 import type { VaultEntry } from './walker.js';

@@ -8,8 +8,8 @@
 //
 // The kept events are renumbered from 0 (session.start, handoff, turns) so writers see one ordered
 // stream; `sourceSeq` maps each new seq back to the source event for the ledger.
-import type { SpEvent } from '../event.js';
-import { isObject } from '../json.js';
+import type { SpEvent } from '../core/event.js';
+import { isObject } from '../core/json.js';
 
 export interface ContextSession {
   /** The events to write, renumbered. */

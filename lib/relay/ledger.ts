@@ -4,8 +4,8 @@
 // it was. An event with several entries (a call translated and its id repaired) is counted once,
 // under its most significant action (dropped only when no entry says it was written in some form);
 // all its entries stay in the row.
-import type { LossEntry } from '../adapter.js';
-import type { SpEvent } from '../event.js';
+import type { LossEntry } from '../adapter/interface.js';
+import type { SpEvent } from '../core/event.js';
 
 /**
  * The actions of a ledger row, most significant first (a row takes the first its entries have): a

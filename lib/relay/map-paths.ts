@@ -5,10 +5,10 @@
 // pass per string (a new root that contains the old one is not mapped again), and the values stay
 // data: a mapping is text replacement, never a command. Each event changed gets a ledger entry
 // (code `path-mapped`); the stream is re-chained as every transform that changes events is.
-import type { LossEntry } from '../adapter.js';
-import { Chainer } from '../chain.js';
-import { UserError } from '../diagnostics.js';
-import type { SpEvent } from '../event.js';
+import type { LossEntry } from '../adapter/interface.js';
+import { Chainer } from '../core/chain.js';
+import { UserError } from '../cli/diagnostics.js';
+import type { SpEvent } from '../core/event.js';
 
 export interface PathMapping {
   /** The old project root, without a trailing separator. */

@@ -1,7 +1,7 @@
 // The mark a relay (lib/relay/translate.ts) puts on events it wrote for another agent, and the test
 // writers use to honour its hints (e.g. Codex `tool_kind` on a translated apply_patch).
-import type { SpEvent } from '../event.js';
-import { isObject } from '../json.js';
+import type { SpEvent } from '../core/event.js';
+import { isObject } from '../core/json.js';
 
 /** `payload.relay` of an event a relay translated, rendered or added. */
 export interface RelayMark {

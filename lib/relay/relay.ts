@@ -3,11 +3,11 @@
 // linear target gets the active one, and with `--branches all` every other one as its own session)
 // → the relay transform (tool vocabulary, thinking, images, header) → the target's writer. Every
 // source event gets a ledger row (ledger.ts). The adapter is passed in: lib/ does not import adapters/.
-import type { Adapter, LossEntry, MaterializeOptions, MaterializeResult } from '../adapter.js';
-import { UserError } from '../diagnostics.js';
-import type { SpEvent } from '../event.js';
-import { isObject } from '../json.js';
-import { SessionPicker } from '../writer.js';
+import type { Adapter, LossEntry, MaterializeOptions, MaterializeResult } from '../adapter/interface.js';
+import { UserError } from '../cli/diagnostics.js';
+import type { SpEvent } from '../core/event.js';
+import { isObject } from '../core/json.js';
+import { SessionPicker } from '../write/writer.js';
 import { splitBranches, type Branch } from '../write/branches.js';
 import { compiledOf, contextSession, type ContextSession } from './context.js';
 import { RelayLedger } from './ledger.js';

@@ -16,12 +16,12 @@
 // pass 2 reads them back and translates. Only the results of calls rendered as text are held in
 // memory between the passes (the text of such a call carries its result).
 import { createHash } from 'node:crypto';
-import type { LossEntry } from '../adapter.js';
-import type { SpEvent } from '../event.js';
-import { toIso } from '../event.js';
-import { isObject, str, type Json } from '../json.js';
+import type { LossEntry } from '../adapter/interface.js';
+import type { SpEvent } from '../core/event.js';
+import { toIso } from '../core/event.js';
+import { isObject, str, type Json } from '../core/json.js';
 import { SessionSpool } from '../write/spool.js';
-import { adapterOf, agentLabel, Vocabularies } from '../registry.js';
+import { adapterOf, agentLabel, Vocabularies } from '../adapter/registry.js';
 import { relayedFor, type RelayMark } from './mark.js';
 import { PlanState, planText, type Intent, type NativeCall, type VocabularyContext } from './vocabulary/types.js';
 

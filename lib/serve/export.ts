@@ -4,9 +4,9 @@
 // homes and then in the store, or read from a file of canonical events.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { SessionRef } from '../adapter.js';
-import { UserError } from '../diagnostics.js';
-import type { SpEvent } from '../event.js';
+import type { SessionRef } from '../adapter/interface.js';
+import { UserError } from '../cli/diagnostics.js';
+import type { SpEvent } from '../core/event.js';
 import { ToolInputError, findSession, type Registry } from '../mcp/pipeline.js';
 import type { Redactor } from '../redact/ensure.js';
 import type { Profile } from '../redact/public.js';
@@ -85,7 +85,7 @@ export async function exportHtml(options: ExportHtmlOptions): Promise<{ html: st
     }
   }
   if (storeDir) {
-    const { readArtifactForWriter } = await import('../artifacts.js');
+    const { readArtifactForWriter } = await import('../core/artifacts.js');
     inlineArtifacts(view, storeDir, readArtifactForWriter);
   }
   // A file travels: the machine-local path of the transcript is not part of it.

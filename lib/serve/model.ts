@@ -6,11 +6,11 @@
 // and the store; writes only under --allow-write folders. Everything shown is redacted first.
 import { existsSync, lstatSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import type { Adapter, SessionRef } from '../adapter.js';
-import { agentLabel } from '../registry.js';
-import { UserError } from '../diagnostics.js';
-import type { SpEvent } from '../event.js';
-import type { Line } from '../lines.js';
+import type { Adapter, SessionRef } from '../adapter/interface.js';
+import { agentLabel } from '../adapter/registry.js';
+import { UserError } from '../cli/diagnostics.js';
+import type { SpEvent } from '../core/event.js';
+import type { Line } from '../core/lines.js';
 import { Budget, Confinement, type AccessOptions, type Limits } from '../mcp/confine.js';
 import { ToolInputError, adapterOf, captureEvents, compiledEvent, compileHandoff, homeOf, listSessions, relayEvents, type Registry } from '../mcp/pipeline.js';
 import { OpsError, resolveSession, type OpsErrorKind } from '../ops/index.js';
@@ -389,7 +389,7 @@ export class SessionModel {
   async artifact(ref: string): Promise<Buffer> {
     const m = ARTIFACT_PATTERN.exec(ref);
     if (!m) throw new RequestError('not an artifact reference (sha256:<64 hex>)');
-    const { readArtifactForWriter } = await import('../artifacts.js');
+    const { readArtifactForWriter } = await import('../core/artifacts.js');
     const read = readArtifactForWriter(join(this.confinement.store, 'artifacts'), ref);
     if (!read.ok) throw new RequestError(`artifact ${ref}: ${read.reason}`, 404);
     return read.bytes;
@@ -502,7 +502,7 @@ export async function sessionView(
   context: { key?: SessionKey; ref?: SessionRef; storedAgent?: string },
   note: (where: string, what: string) => void = () => {},
 ): Promise<Json> {
-  const { Verifier } = await import('../verify.js');
+  const { Verifier } = await import('../core/verify.js');
   const verifier = new Verifier();
   events.forEach((event, i) => verifier.push('session', lineOf(i + 1, event), event as never));
   const report = verifier.finish();

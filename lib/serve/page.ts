@@ -6,8 +6,8 @@
 // WebCrypto once the reader types the passphrase.
 import { createCipheriv, createHash, pbkdf2Sync, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { UserError } from '../diagnostics.js';
-import { packageRoot } from '../paths.js';
+import { UserError } from '../cli/diagnostics.js';
+import { packageRoot } from '../fs/paths.js';
 
 const assets = new Map<string, Buffer>();
 

@@ -2,8 +2,8 @@
 // context.compiled event stored by ingest or pull), so the signed manifest says which handoffs
 // were made, for whom, at what size, and the hash of the exact text — without reading the log.
 import { createHash } from 'node:crypto';
-import type { SpEvent } from '../event.js';
-import { isObject } from '../json.js';
+import type { SpEvent } from '../core/event.js';
+import { isObject } from '../core/json.js';
 
 export interface CompiledContextEntry {
   /** The stored seq of the context.compiled event. */

@@ -2,9 +2,9 @@
 // function of the set of per-machine chains a store holds for it (its own chain and the verified
 // origin mirrors), so every machine that holds the same chains computes the same events, head,
 // owner and owner history, whatever order it pulled them in.
-import { Chainer } from '../chain.js';
-import type { SpEvent } from '../event.js';
-import { isObject, parseJsonObject } from '../json.js';
+import { Chainer } from '../core/chain.js';
+import type { SpEvent } from '../core/event.js';
+import { isObject, parseJsonObject } from '../core/json.js';
 import { applyEvent, emptySummary, eventKey } from './derive.js';
 import { mirrorDir, mirroredEvents, mirroredOrigins } from './origins.js';
 import { existsSync, readFileSync } from 'node:fs';

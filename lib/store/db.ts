@@ -4,7 +4,7 @@
 // token). better-sqlite3 is loaded only when a store is opened.
 import { createRequire } from 'node:module';
 import type BetterSqlite3 from 'better-sqlite3';
-import type { SpEvent } from '../event.js';
+import type { SpEvent } from '../core/event.js';
 import { emptySummary, searchText, type SessionSummary } from './derive.js';
 
 export type Db = BetterSqlite3.Database;

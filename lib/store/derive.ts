@@ -1,11 +1,11 @@
 // What the index and the manifest know about a session, derived from its events alone, so a
 // rebuilt index equals the incremental one and a pulled session gets the same summary as on the
 // machine that wrote it.
-import { userRequest } from '../titles.js';
+import { userRequest } from '../capture/titles.js';
 import { createHash } from 'node:crypto';
-import { canonicalize } from '../jcs.js';
-import type { SpEvent } from '../event.js';
-import { isObject, str } from '../json.js';
+import { canonicalize } from '../core/jcs.js';
+import type { SpEvent } from '../core/event.js';
+import { isObject, str } from '../core/json.js';
 
 export interface SessionSummary {
   id: string;

@@ -2,9 +2,9 @@
 // and for the receiving side, and the manifest's current_owner moved to the receiving agent.
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { createFileAtomic } from '../atomic.js';
-import { makePrivateDir, PRIVATE_FILE } from '../private.js';
-import { UserError } from '../diagnostics.js';
+import { createFileAtomic } from '../fs/atomic.js';
+import { makePrivateDir, PRIVATE_FILE } from '../fs/private.js';
+import { UserError } from '../cli/diagnostics.js';
 import { signDocument } from './identity.js';
 import type { Store } from './store.js';
 import { RECEIPT_TYPE } from './verify.js';

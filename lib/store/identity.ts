@@ -6,10 +6,10 @@
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { canonicalize } from '../jcs.js';
-import { createFileAtomic } from '../atomic.js';
-import { makePrivateDir, PRIVATE_FILE } from '../private.js';
-import { UserError } from '../diagnostics.js';
+import { canonicalize } from '../core/jcs.js';
+import { createFileAtomic } from '../fs/atomic.js';
+import { makePrivateDir, PRIVATE_FILE } from '../fs/private.js';
+import { UserError } from '../cli/diagnostics.js';
 import { spHome } from './paths.js';
 
 export interface Signature {

@@ -6,7 +6,7 @@
 // covers were not written by this store's writer and are never adopted.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseJsonObject } from '../json.js';
+import { parseJsonObject } from '../core/json.js';
 import { checkSignature, signDocument, type KeyPair } from './identity.js';
 import { appendDurably } from './log.js';
 import { SESSION_ID_PATTERN } from './paths.js';

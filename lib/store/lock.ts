@@ -3,8 +3,8 @@
 import { closeSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { UserError } from '../diagnostics.js';
-import { PRIVATE_FILE, pidAlive as alive, removeOnInterrupt } from '../private.js';
+import { UserError } from '../cli/diagnostics.js';
+import { PRIVATE_FILE, pidAlive as alive, removeOnInterrupt } from '../fs/private.js';
 
 /** Who holds a store's lock: its pid and host, and whether it is stale (a dead pid on this host). */
 export function lockHolder(dir: string): { pid: number; host: string; stale: boolean } | undefined {

@@ -3,9 +3,9 @@
 // checksum, so a reader or verifier can start in the middle), and manifest.json.
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { computeChecksum } from '../chain.js';
-import type { SpEvent } from '../event.js';
-import { parseJsonObject } from '../json.js';
+import { computeChecksum } from '../core/chain.js';
+import type { SpEvent } from '../core/event.js';
+import { parseJsonObject } from '../core/json.js';
 
 export const LOG_FILE = 'events.jsonl';
 export const ANCHOR_FILE = 'events.jsonl.ckpt';

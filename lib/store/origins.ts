@@ -14,10 +14,10 @@
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { replaceFileAtomic } from '../atomic.js';
-import { computeChecksum } from '../chain.js';
-import type { SpEvent } from '../event.js';
-import { parseJsonObject } from '../json.js';
+import { replaceFileAtomic } from '../fs/atomic.js';
+import { computeChecksum } from '../core/chain.js';
+import type { SpEvent } from '../core/event.js';
+import { parseJsonObject } from '../core/json.js';
 import { checkSignature, type Signature } from './identity.js';
 import { SESSION_ID_PATTERN } from './paths.js';
 

@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { createFileAtomic } from '../atomic.js';
-import { makePrivateDir, PRIVATE_FILE } from '../private.js';
+import { createFileAtomic } from '../fs/atomic.js';
+import { makePrivateDir, PRIVATE_FILE } from '../fs/private.js';
 
 export function spHome(): string {
   return resolve(process.env.SP_HOME || join(homedir(), '.sp'));

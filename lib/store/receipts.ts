@@ -5,9 +5,9 @@
 // against a strict pattern before it becomes a file name.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createFileAtomic } from '../atomic.js';
-import { isObject, parseJsonObject } from '../json.js';
-import { makePrivateDir, PRIVATE_FILE } from '../private.js';
+import { createFileAtomic } from '../fs/atomic.js';
+import { isObject, parseJsonObject } from '../core/json.js';
+import { makePrivateDir, PRIVATE_FILE } from '../fs/private.js';
 import { checkSignature } from './identity.js';
 import { RECEIPT_TYPE } from './verify.js';
 

@@ -21,14 +21,14 @@ import { closeSync, existsSync, ftruncateSync, openSync, readFileSync, readSync,
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { basename, join } from 'node:path';
-import { Chainer } from '../chain.js';
-import type { SpEvent } from '../event.js';
-import { fileLines } from '../lines.js';
-import { isObject, parseJsonObject } from '../json.js';
-import { replaceFileAtomic } from '../atomic.js';
-import { UserError, warn } from '../diagnostics.js';
-import { makePrivateDir, PRIVATE_FILE, removeStaleTemps } from '../private.js';
-import type { EventValidator } from '../schema.js';
+import { Chainer } from '../core/chain.js';
+import type { SpEvent } from '../core/event.js';
+import { fileLines } from '../core/lines.js';
+import { isObject, parseJsonObject } from '../core/json.js';
+import { replaceFileAtomic } from '../fs/atomic.js';
+import { UserError, warn } from '../cli/diagnostics.js';
+import { makePrivateDir, PRIVATE_FILE, removeStaleTemps } from '../fs/private.js';
+import type { EventValidator } from '../core/schema.js';
 import { IndexWriter, openDb, rowToSummary, type Db } from './db.js';
 import { applyEvent, emptySummary, eventKey, TOMBSTONE_KEY, type SessionSummary } from './derive.js';
 import { ensureKeys, keysDir, signDocument, type KeyPair, type Signature } from './identity.js';
@@ -421,7 +421,7 @@ export class Store {
   /** The schema validator (ajv, loaded on first use); every writer path checks events with it before they are stored. */
   async schema(): Promise<EventValidator> {
     if (!this.validator) {
-      const { createValidator } = await import('../schema.js');
+      const { createValidator } = await import('../core/schema.js');
       this.validator = await createValidator();
     }
     return this.validator;

@@ -6,9 +6,9 @@
 import { createPublicKey } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { createFileAtomic } from '../atomic.js';
-import { UserError } from '../diagnostics.js';
-import { parseJsonObject } from '../json.js';
+import { createFileAtomic } from '../fs/atomic.js';
+import { UserError } from '../cli/diagnostics.js';
+import { parseJsonObject } from '../core/json.js';
 import { keyIdOf, keysDir, loadKeys } from './identity.js';
 
 export interface TrustedSigner {

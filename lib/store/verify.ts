@@ -2,18 +2,18 @@
 // signed manifest, its artifact blobs against their names, and handoff receipts against their signatures and the log they point into.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { Verifier, type SessionReport } from '../verify.js';
-import type { EventValidator } from '../schema.js';
-import { fileLines } from '../lines.js';
-import { parseJsonObject, isObject } from '../json.js';
+import { Verifier, type SessionReport } from '../core/verify.js';
+import type { EventValidator } from '../core/schema.js';
+import { fileLines } from '../core/lines.js';
+import { parseJsonObject, isObject } from '../core/json.js';
 import { checkSignature, type SignatureCheck } from './identity.js';
 import { LOG_FILE, MANIFEST_FILE, readAnchors } from './log.js';
 import { SESSION_ID_PATTERN } from './paths.js';
 import { pendingAppend, readJournal, type JournalEntry } from './journal.js';
-import { blobMatches, listArtifacts } from '../artifacts.js';
+import { blobMatches, listArtifacts } from '../core/artifacts.js';
 import { eventKey } from './derive.js';
 import { inRanges, MACHINE_PATTERN, mirrorDir, mirroredEvents, mirroredOrigins, readSignedFolder, type OriginRecord } from './origins.js';
-import type { SpEvent } from '../event.js';
+import type { SpEvent } from '../core/event.js';
 
 export interface StoredSessionReport {
   session: string;

@@ -1,10 +1,10 @@
 // The sp-sync subcommands over the store (bin/sp-sync.ts parses arguments and calls these).
-import { describeBadLine, inputsFrom, readObjects, NdjsonWriter, type BadLine } from '../ndjson.js';
-import { EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE, UserError, warn } from '../diagnostics.js';
-import { createProgress } from '../progress.js';
+import { describeBadLine, inputsFrom, readObjects, NdjsonWriter, type BadLine } from '../core/ndjson.js';
+import { EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE, UserError, warn } from '../cli/diagnostics.js';
+import { createProgress } from '../cli/progress.js';
 import { Store, resolveStoreDir, spHome, machineId, generateKeys, keysDir, redactionState, type IngestItem, type RedactionRecord } from '../store/index.js';
 import type { Redactor } from '../redact/ensure.js';
-import { toIso } from '../event.js';
+import { toIso } from '../core/event.js';
 import { join } from 'node:path';
 import { existsSync } from 'node:fs';
 import type { SyncReport } from './remote.js';
@@ -46,7 +46,7 @@ async function* items(files: string[] | undefined, bad: { lines: number }): Asyn
  * the store's artifacts/ (hash checked); a blob missing from `from` is a warning, not a failure.
  */
 async function* withArtifacts(source: AsyncIterable<IngestItem>, from: string, storeDir: string): AsyncGenerator<IngestItem> {
-  const { artifactRefsIn, copyArtifact } = await import('../artifacts.js');
+  const { artifactRefsIn, copyArtifact } = await import('../core/artifacts.js');
   const to = join(storeDir, 'artifacts');
   const done = new Set<string>();
   for await (const item of source) {
@@ -412,7 +412,7 @@ export async function ackCommand(args: CommonArgs & { receipt: string; note?: st
   const { existsSync, readFileSync } = await import('node:fs');
   const { RECEIPT_ID_PATTERN } = await import('../store/receipts.js');
   const { recordAck } = await import('../store/handoff.js');
-  const { parseJsonObject } = await import('../json.js');
+  const { parseJsonObject } = await import('../core/json.js');
   const store = openWriter(args);
   try {
     const path = RECEIPT_ID_PATTERN.test(args.receipt) ? join(store.dir, 'receipts', `${args.receipt}.json`) : args.receipt;

@@ -1,8 +1,8 @@
 // `sp-sync log --compiled SESSION`: the handoffs compiled from a stored session, as its signed
 // manifest records them (lib/store/compiled.ts): NDJSON, or a table on a terminal.
-import { EXIT_OK } from '../diagnostics.js';
-import { toIso } from '../event.js';
-import { NdjsonWriter } from '../ndjson.js';
+import { EXIT_OK } from '../cli/diagnostics.js';
+import { toIso } from '../core/event.js';
+import { NdjsonWriter } from '../core/ndjson.js';
 import { Store, resolveStoreDir } from '../store/index.js';
 import type { CompiledContextEntry } from '../store/compiled.js';
 

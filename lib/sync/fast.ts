@@ -1,6 +1,6 @@
 // Runs a command without the yargs layer (for hot pipeline stages), with runCli's error handling.
-import { reportError } from '../cli.js';
-import { setProgramName } from '../diagnostics.js';
+import { reportError } from '../cli/cli.js';
+import { setProgramName } from '../cli/diagnostics.js';
 
 export async function runFast(name: string, body: () => Promise<number> | number): Promise<never> {
   setProgramName(name);

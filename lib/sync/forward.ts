@@ -21,8 +21,8 @@
 // machines forward it.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { makePrivateDir, PRIVATE_FILE } from '../private.js';
-import { parseJsonObject } from '../json.js';
+import { makePrivateDir, PRIVATE_FILE } from '../fs/private.js';
+import { parseJsonObject } from '../core/json.js';
 import { trustedKeys, type Store } from '../store/index.js';
 import { firstIrregular, mirrorDir, mirroredOrigins, notPlainDir, readSignedFolder, SEGMENT, segmentName } from '../store/origins.js';
 import type { RemoteTree } from './sealed.js';

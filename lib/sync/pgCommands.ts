@@ -1,8 +1,8 @@
 // sp-sync's PostgreSQL team-remote commands: `remote init NAME`, `remote grant NAME ROLE PROJECT`
 // and `search --remote NAME TEXT` (push, pull and clone go through remote.ts like any remote).
-import { EXIT_CHECK_FAILED, EXIT_OK, UserError, warn } from '../diagnostics.js';
+import { EXIT_CHECK_FAILED, EXIT_OK, UserError, warn } from '../cli/diagnostics.js';
 import { Store, resolveStoreDir } from '../store/index.js';
-import { toIso } from '../event.js';
+import { toIso } from '../core/event.js';
 import type { CommonArgs } from './commands.js';
 import { getRemote, type RemoteConfig } from './remote.js';
 import { connect, grantProject, maskUrl, searchTeam } from './pg.js';

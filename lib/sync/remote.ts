@@ -45,12 +45,12 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { closeSync, existsSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
-import { replaceFileAtomic } from '../atomic.js';
-import { makePrivateDir, PRIVATE_FILE } from '../private.js';
-import { UserError, warn } from '../diagnostics.js';
-import { copyArtifact, listArtifacts } from '../artifacts.js';
-import { parseJsonObject } from '../json.js';
-import type { SpEvent } from '../event.js';
+import { replaceFileAtomic } from '../fs/atomic.js';
+import { makePrivateDir, PRIVATE_FILE } from '../fs/private.js';
+import { UserError, warn } from '../cli/diagnostics.js';
+import { copyArtifact, listArtifacts } from '../core/artifacts.js';
+import { parseJsonObject } from '../core/json.js';
+import type { SpEvent } from '../core/event.js';
 import { Store, eventKey, trustedKeys, checkSignature, type SessionSummary, type Signature, type RedactionRecord } from '../store/index.js';
 import { signDocument } from '../store/identity.js';
 import { SESSION_ID_PATTERN } from '../store/paths.js';
@@ -73,7 +73,7 @@ import {
   type OriginRecord,
 } from '../store/origins.js';
 import { addTrusted, listTrusted, type TrustedSigner } from '../store/trust.js';
-import type { Json } from '../json.js';
+import type { Json } from '../core/json.js';
 import { openSealedTree, type RemoteTree, type TreeSegment } from './sealed.js';
 import { ownChain, type SeenMark } from '../store/converge.js';
 import { importReceipts, receiptsIssuedBy, sameReceipts } from '../store/receipts.js';

@@ -29,11 +29,11 @@
 import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { createFileAtomic, replaceFileAtomic } from '../atomic.js';
-import { UserError, warn } from '../diagnostics.js';
-import { listArtifacts, storeArtifact } from '../artifacts.js';
-import { parseJsonObject, type Json } from '../json.js';
-import { makePrivateDir, PRIVATE_FILE } from '../private.js';
+import { createFileAtomic, replaceFileAtomic } from '../fs/atomic.js';
+import { UserError, warn } from '../cli/diagnostics.js';
+import { listArtifacts, storeArtifact } from '../core/artifacts.js';
+import { parseJsonObject, type Json } from '../core/json.js';
+import { makePrivateDir, PRIVATE_FILE } from '../fs/private.js';
 import { readOrCreate } from '../redact/keys.js';
 import type { Store } from '../store/index.js';
 import { nodeKind, notPlainDir, notPlainFile, plainFolderEntries, SEGMENT, segmentName, verifySignedFolder, type FolderRead, type ReadFolderOptions } from '../store/origins.js';

@@ -4,7 +4,7 @@
 // The rows come from one function so a table view can print the same data.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseJsonObject } from '../json.js';
+import { parseJsonObject } from '../core/json.js';
 import { mergeChains, convergedView, parseSeen, type MachineChain } from '../store/converge.js';
 import { MACHINE_PATTERN, mirrorDir, nodeKind } from '../store/origins.js';
 import { SESSION_ID_PATTERN } from '../store/paths.js';

@@ -3,8 +3,8 @@
 // whose last event is a session.fork naming the original, signed in its manifest like any fork),
 // and the original stays on this machine, hidden from ls and search and never pushed.
 import { createHash } from 'node:crypto';
-import { UserError } from '../diagnostics.js';
-import type { SpEvent } from '../event.js';
+import { UserError } from '../cli/diagnostics.js';
+import type { SpEvent } from '../core/event.js';
 import type { Redactor } from '../redact/ensure.js';
 import type { Store } from '../store/index.js';
 

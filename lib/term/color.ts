@@ -1,7 +1,7 @@
 // Whether to colour, and the few styles the terminal views use. The decision, in order: an explicit
 // --color=always|never; NO_COLOR (any non-empty value, no-color.org) turns it off; FORCE_COLOR
 // (anything but "0"/"false") turns it on; otherwise colour only when the stream is a terminal.
-import { colorEnabled } from '../color.js';
+import { colorEnabled } from '../cli/color.js';
 export type ColorMode = 'auto' | 'always' | 'never';
 
 export const COLOR_MODES: readonly ColorMode[] = ['auto', 'always', 'never'];
@@ -9,7 +9,7 @@ export const COLOR_MODES: readonly ColorMode[] = ['auto', 'always', 'never'];
 export function wantsColor(options: { mode?: ColorMode | string; isTTY: boolean | undefined; env?: NodeJS.ProcessEnv }): boolean {
   if (options.mode === 'always') return true;
   if (options.mode === 'never') return false;
-  // auto: the run's --color/--no-color (lib/cli.ts), else NO_COLOR, FORCE_COLOR, else a terminal.
+  // auto: the run's --color/--no-color (lib/cli/cli.ts), else NO_COLOR, FORCE_COLOR, else a terminal.
   return colorEnabled({ isTTY: options.isTTY }, options.env ?? process.env);
 }
 

@@ -1,5 +1,5 @@
 // The tables the listings print on a terminal (sp-capture --list, sp-sync ls, search and status).
-import type { SessionRef } from '../adapter.js';
+import type { SessionRef } from '../adapter/interface.js';
 import { printTable } from './listing.js';
 import { relativeTime } from './time.js';
 import { formatCount } from './table.js';

@@ -9,7 +9,7 @@
 // again with the same message id and request id (a resumed or forked transcript repeats its
 // history) is counted once across all sessions. Codex: the growth of its running total.
 import { readFileSync } from 'node:fs';
-import { UserError } from '../diagnostics.js';
+import { UserError } from '../cli/diagnostics.js';
 
 export interface Tokens {
   input: number;

@@ -2,7 +2,7 @@
 // sync cursors in the store's index make a push after an outage send everything missing). What is
 // stored unredacted (`--no-redact`, or from before redaction was the default) is never pushed by
 // the watch: it is named once, and `sp-sync push --allow-unredacted` is the explicit way.
-import { UserError } from '../diagnostics.js';
+import { UserError } from '../cli/diagnostics.js';
 import { Store, redactionState } from '../store/index.js';
 import { listRemotes, push } from '../sync/remote.js';
 

@@ -11,10 +11,10 @@
 // broken file does not print a line every interval) and the scan goes on with the other sessions.
 import { closeSync, lstatSync, openSync, readdirSync, readSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
-import type { Adapter, Cursor, SessionRef } from '../adapter.js';
-import { emptyCursor, sha256Hex } from '../cursor.js';
-import { UserError, errorCode } from '../diagnostics.js';
-import type { SpEvent } from '../event.js';
+import type { Adapter, Cursor, SessionRef } from '../adapter/interface.js';
+import { emptyCursor, sha256Hex } from '../capture/read-position.js';
+import { UserError, errorCode } from '../cli/diagnostics.js';
+import type { SpEvent } from '../core/event.js';
 import type { Redactor } from '../redact/ensure.js';
 import { Store, type IngestItem, type RedactionRecord } from '../store/index.js';
 import { HEAD_BYTES, cursorOf, dropSession, sessionKey, setSession, type DiscoveryState, type SessionState, type WatchState } from './state.js';

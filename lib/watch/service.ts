@@ -4,8 +4,8 @@
 // Nothing here runs systemctl or launchctl: the enable command is printed for the user to run.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createFileAtomic, replaceFileAtomic } from '../atomic.js';
-import { UserError } from '../diagnostics.js';
+import { createFileAtomic, replaceFileAtomic } from '../fs/atomic.js';
+import { UserError } from '../cli/diagnostics.js';
 
 export type ServiceKind = 'systemd' | 'launchd';
 

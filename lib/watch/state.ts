@@ -8,11 +8,11 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Cursor, SessionRef } from '../adapter.js';
-import { replaceFileAtomic } from '../atomic.js';
-import { UserError, errorCode } from '../diagnostics.js';
-import { isObject } from '../json.js';
-import { makePrivateDir } from '../private.js';
+import type { Cursor, SessionRef } from '../adapter/interface.js';
+import { replaceFileAtomic } from '../fs/atomic.js';
+import { UserError, errorCode } from '../cli/diagnostics.js';
+import { isObject } from '../core/json.js';
+import { makePrivateDir } from '../fs/private.js';
 
 export interface SessionState {
   agent: string;

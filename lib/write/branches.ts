@@ -9,8 +9,8 @@
 // so parallel calls and their results never look like branches. A step's parent is its parent_seq
 // where capture set one, else the step before it; a new root (parent_seq null, e.g. after a
 // compaction) continues from the step before too, so a compacted session stays one branch.
-import type { SpEvent } from '../event.js';
-import { isObject } from '../json.js';
+import type { SpEvent } from '../core/event.js';
+import { isObject } from '../core/json.js';
 import { LOSS, type PlanReport } from './plan.js';
 
 const STEPS = new Set(['message.user', 'message.assistant', 'message.thinking', 'tool.call']);

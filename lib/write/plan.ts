@@ -26,10 +26,10 @@
 // `stream` order (Claude, Codex, Pi) a result answers only a call before it — what the clients
 // themselves accept; in `anywhere` order (the linear-chat writers: Copilot, OpenCode, Hermes) a
 // result is moved to its call wherever it stands, since those targets store the pair together.
-import type { LossEntry } from '../adapter.js';
-import type { SpEvent } from '../event.js';
+import type { LossEntry } from '../adapter/interface.js';
+import type { SpEvent } from '../core/event.js';
 import { randomBytes } from 'node:crypto';
-import { isObject } from '../json.js';
+import { isObject } from '../core/json.js';
 
 /** The resume-safety pass's loss codes (see the header). */
 export const LOSS = {

@@ -3,9 +3,9 @@
 // first session.start. SessionPicker decides event by event (a streaming writer keeps no events);
 // selectSession reads a whole stream for the writers that plan in memory; a SessionSpool
 // (spool.ts) carries a picker too, so a spooled stream is selected the same way without a second read.
-import { UserError } from '../diagnostics.js';
-import type { SpEvent } from '../event.js';
-import { isObject, str } from '../json.js';
+import { UserError } from '../cli/diagnostics.js';
+import type { SpEvent } from '../core/event.js';
+import { isObject, str } from '../core/json.js';
 
 /** The native session id a session.start names. */
 export function nativeIdOf(start: SpEvent | undefined): string | undefined {

@@ -3,13 +3,13 @@
 // the file 0600: a session may hold what the redactor missed), and read back as often as a pass
 // needs, all of them or one session's. The picker (select.ts) sees every event on the way in, so
 // the session to write is chosen without another read. The folder goes when `remove()` is called,
-// when the process exits, or on SIGINT/SIGTERM/SIGHUP (lib/private.ts removeOnInterrupt).
+// when the process exits, or on SIGINT/SIGTERM/SIGHUP (lib/fs/private.ts removeOnInterrupt).
 import { closeSync, createReadStream, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { SpEvent } from '../event.js';
-import { splitLines } from '../lines.js';
-import { removeOnInterrupt } from '../private.js';
+import type { SpEvent } from '../core/event.js';
+import { splitLines } from '../core/lines.js';
+import { removeOnInterrupt } from '../fs/private.js';
 import { SessionPicker } from './select.js';
 
 const FLUSH_AT = 1 << 20;

@@ -3,7 +3,7 @@
 // does (lib/relay), and resumed by the pinned `codex` (@openai/codex 0.171.0) against our own mock
 // Responses API. The client must accept the session and send the trajectory's user message, the
 // agent's replies and every tool call with its output (as text: a trajectory's tools are not Codex's).
-// lib/ asks the adapter registry about agents (lib/registry.ts): loading it registers them.
+// lib/ asks the adapter registry about agents (lib/adapter/registry.ts): loading it registers them.
 import '../../adapters/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -11,8 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { atif } from '../../adapters/atif/index.js';
 import { codex } from '../../adapters/codex/index.js';
-import type { SpEvent } from '../../lib/event.js';
-import { canonicalize } from '../../lib/jcs.js';
+import type { SpEvent } from '../../lib/core/event.js';
+import { canonicalize } from '../../lib/core/jcs.js';
 import { relay } from '../../lib/relay/relay.js';
 import { captureAll } from '../contract/testAdapter.js';
 import { runCodexExec, writeCodexConfig } from '../support/codexClient.js';

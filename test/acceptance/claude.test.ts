@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { claude } from '../../adapters/claude/index.js';
 import { materializeClaude, type ClaudeLossEntry, type ClaudeMaterializeResult } from '../../adapters/claude/materialize.js';
 import { projectSlug } from '../../adapters/claude/slug.js';
-import type { SpEvent } from '../../lib/event.js';
+import type { SpEvent } from '../../lib/core/event.js';
 import { captureAll } from '../contract/testAdapter.js';
 import { SessionBuilder, from } from '../support/canonical.js';
 import { runClaude, type ClientRun } from '../support/claudeClient.js';

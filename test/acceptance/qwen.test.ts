@@ -21,9 +21,9 @@ const probe = (() => {
 })();
 const unsupported = clientNeedsNewerNode('@qwen-code/qwen-code', probe);
 if (unsupported) process.stderr.write(`qwen acceptance skipped: ${unsupported}\n`);
-import type { LossEntry, MaterializeResult } from '../../lib/adapter.js';
-import type { SpEvent } from '../../lib/event.js';
-import { canonicalize } from '../../lib/jcs.js';
+import type { LossEntry, MaterializeResult } from '../../lib/adapter/interface.js';
+import type { SpEvent } from '../../lib/core/event.js';
+import { canonicalize } from '../../lib/core/jcs.js';
 import { captureAll } from '../contract/testAdapter.js';
 import { SOURCES } from '../support/matrix.js';
 import { agentHome, clientBin, preparePlace, resumeWith, runLimit } from '../support/geminiClients.js';

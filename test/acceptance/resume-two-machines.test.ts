@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { MaterializeResult } from '../../lib/adapter.js';
+import type { MaterializeResult } from '../../lib/adapter/interface.js';
 import { ALICE_ROOT, aliceRecording } from '../support/resume.js';
 import { TARGETS } from '../support/matrixTargets.js';
 import { runBin, tempDir } from '../support/streams.js';

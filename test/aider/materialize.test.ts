@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { aider } from '../../adapters/aider/index.js';
-import type { LossEntry } from '../../lib/adapter.js';
-import type { SpEvent } from '../../lib/event.js';
+import type { LossEntry } from '../../lib/adapter/interface.js';
+import type { SpEvent } from '../../lib/core/event.js';
 import { captureAll } from '../contract/testAdapter.js';
 
 /** Aider's restore, by its four documented rules: `# ` skipped, `> ` tool (discarded), `#### ` user, else assistant. */

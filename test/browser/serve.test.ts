@@ -11,8 +11,8 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Chainer } from '../../lib/chain.js';
-import type { SpEvent } from '../../lib/event.js';
+import { Chainer } from '../../lib/core/chain.js';
+import type { SpEvent } from '../../lib/core/event.js';
 import { FAKE } from '../support/fakeSecrets.js';
 import { CLAUDE_ID, ROOT, scratchHomes, startServe, type Served } from '../support/serve.js';
 

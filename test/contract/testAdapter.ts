@@ -11,11 +11,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import type { Adapter, CaptureOptions, Cursor, MaterializeOptions, SessionRef } from '../../lib/adapter.js';
-import { Chainer, computeChecksum } from '../../lib/chain.js';
-import { UserError } from '../../lib/diagnostics.js';
-import type { SpEvent } from '../../lib/event.js';
-import { createValidator, type EventValidator } from '../../lib/schema.js';
+import type { Adapter, CaptureOptions, Cursor, MaterializeOptions, SessionRef } from '../../lib/adapter/interface.js';
+import { Chainer, computeChecksum } from '../../lib/core/chain.js';
+import { UserError } from '../../lib/cli/diagnostics.js';
+import type { SpEvent } from '../../lib/core/event.js';
+import { createValidator, type EventValidator } from '../../lib/core/schema.js';
 
 export interface Diagnostic {
   where: string;

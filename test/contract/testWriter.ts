@@ -4,8 +4,8 @@
 // pass with the one list of loss codes (lib/write/plan.ts), and what it wrote reads back through
 // the same adapter's capture with every call answered and no result without its call.
 import { expect, it } from 'vitest';
-import type { Adapter, LossEntry, MaterializeOptions } from '../../lib/adapter.js';
-import type { SpEvent } from '../../lib/event.js';
+import type { Adapter, LossEntry, MaterializeOptions } from '../../lib/adapter/interface.js';
+import type { SpEvent } from '../../lib/core/event.js';
 import { LOSS } from '../../lib/write/plan.js';
 import { captureAll } from './testAdapter.js';
 import { SessionBuilder, from } from '../support/canonical.js';

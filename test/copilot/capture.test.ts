@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { copilot } from '../../adapters/copilot/index.js';
-import type { SpEvent } from '../../lib/event.js';
+import type { SpEvent } from '../../lib/core/event.js';
 import { captureAll } from '../contract/testAdapter.js';
 import { ANTHROPIC, HOME, OPENAI, PUBLIC_SMALL } from './support.js';
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cursor } from '../../adapters/cursor/index.js';
-import type { SpEvent } from '../../lib/event.js';
+import type { SpEvent } from '../../lib/core/event.js';
 import { captureAll } from '../contract/testAdapter.js';
 import { SECRET, buildIde, buildStore, type IdeEra } from './support.js';
 

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gemini } from '../../adapters/gemini/index.js';
-import type { SpEvent } from '../../lib/event.js';
+import type { SpEvent } from '../../lib/core/event.js';
 import { captureAll, captureRef, conversationView } from '../contract/testAdapter.js';
 import { ALL, FAILING, FEATURE, INTERACTIVE, PUBLIC_V040 } from './support.js';
 

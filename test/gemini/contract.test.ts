@@ -1,7 +1,7 @@
 // The shared adapter contract suite (test/contract/testAdapter.ts) on every Gemini CLI fixture.
 import { join } from 'node:path';
 import { gemini } from '../../adapters/gemini/index.js';
-import type { SpEvent } from '../../lib/event.js';
+import type { SpEvent } from '../../lib/core/event.js';
 import { incrementalView, testAdapter } from '../contract/testAdapter.js';
 import { ALL, HOME } from './support.js';
 

@@ -8,7 +8,7 @@ import { basename, join } from 'node:path';
 import { gemini } from '../../adapters/gemini/index.js';
 import { baseSlug, projectSlugFor } from '../../adapters/gemini/project.js';
 import type { GeminiMaterializeResult } from '../../adapters/gemini/materialize.js';
-import type { LossEntry } from '../../lib/adapter.js';
+import type { LossEntry } from '../../lib/adapter/interface.js';
 import { SessionBuilder, from } from '../support/canonical.js';
 import { HOME } from './support.js';
 

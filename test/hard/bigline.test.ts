@@ -5,8 +5,8 @@ import { createWriteStream, readFileSync, rmSync } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
-import { Chainer } from '../../lib/chain.js';
-import { canonicalSessionId, type SpEvent } from '../../lib/event.js';
+import { Chainer } from '../../lib/core/chain.js';
+import { canonicalSessionId, type SpEvent } from '../../lib/core/event.js';
 import { expectWellBehaved, filesUnder, outcomeOf, record, removeTempDirs, runBin, tempDir } from './support/harness.js';
 import { nativeSeeds } from './support/seeds.js';
 

@@ -39,7 +39,7 @@ const bins: StreamBin[] = [
   })),
 ];
 
-/** Temp files an atomic writer names `.<name>.<pid>.<hex>.tmp` (lib/atomic.ts), and other leftovers. */
+/** Temp files an atomic writer names `.<name>.<pid>.<hex>.tmp` (lib/fs/atomic.ts), and other leftovers. */
 const TEMP = /(^|\/)\.[^/]*\.tmp$|\.tmp-|\.partial$/;
 
 async function runCase(b: StreamBin, caseName: string, prepare: (input: string) => void, report: boolean, pathCase = false) {

@@ -6,11 +6,11 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { dirname, join, relative } from 'node:path';
 import { hermes } from '../../adapters/hermes/index.js';
-import { Chainer } from '../../lib/chain.js';
-import { UserError } from '../../lib/diagnostics.js';
-import { canonicalSessionId, type SpEvent } from '../../lib/event.js';
-import { canonicalize } from '../../lib/jcs.js';
-import { createValidator } from '../../lib/schema.js';
+import { Chainer } from '../../lib/core/chain.js';
+import { UserError } from '../../lib/cli/diagnostics.js';
+import { canonicalSessionId, type SpEvent } from '../../lib/core/event.js';
+import { canonicalize } from '../../lib/core/jcs.js';
+import { createValidator } from '../../lib/core/schema.js';
 import { bySession, captureAll, chainProblem } from '../contract/testAdapter.js';
 import { CORPUS_DB, Database, HERMES, ROOT, openFixture, S1, S2, S3_CHILD, S3_IN_PLACE, S3_PARENT, SESSIONS, WAL_ONLY, copyDb, locator, makeWalTrio, tempDir } from './support.js';
 

@@ -5,9 +5,9 @@
 import { describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { hermes } from '../../adapters/hermes/index.js';
-import type { Cursor } from '../../lib/adapter.js';
-import { UserError } from '../../lib/diagnostics.js';
-import type { SpEvent } from '../../lib/event.js';
+import type { Cursor } from '../../lib/adapter/interface.js';
+import { UserError } from '../../lib/cli/diagnostics.js';
+import type { SpEvent } from '../../lib/core/event.js';
 import { captureAll, captureRef, incrementalView } from '../contract/testAdapter.js';
 import { Database, ROOT, S1, copyDb, locator } from './support.js';
 import { join } from 'node:path';

@@ -92,7 +92,7 @@ describe('the open mode, in a process whose environment does not ask for URI fil
     const h = new Database(rollback);
     h.pragma('journal_mode = DELETE');
     h.close();
-    const script = `const { openForRead } = await import(${JSON.stringify(join(ROOT, 'dist', 'lib', 'sqlite.js'))});
+    const script = `const { openForRead } = await import(${JSON.stringify(join(ROOT, 'dist', 'lib', 'capture', 'sqlite.js'))});
       for (const path of process.argv.slice(1)) { const h = await openForRead(path); console.log(h.mode); h.close(); }`;
     const env = { ...process.env };
     delete env.SQLITE_USE_URI;

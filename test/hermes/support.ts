@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 
-// URI filenames (immutable=1, readonly_shm=1) need this before the addon loads (lib/sqlite.ts).
+// URI filenames (immutable=1, readonly_shm=1) need this before the addon loads (lib/capture/sqlite.ts).
 process.env.SQLITE_USE_URI = '1';
 export const Database = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
 

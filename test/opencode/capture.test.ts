@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { opencode } from '../../adapters/opencode/index.js';
-import { closeReadConnections } from '../../lib/sqlite.js';
-import type { SpEvent } from '../../lib/event.js';
+import { closeReadConnections } from '../../lib/capture/sqlite.js';
+import type { SpEvent } from '../../lib/core/event.js';
 import { captureAll, conversationView } from '../contract/testAdapter.js';
 import { ATTACHMENT, DATA, DB, FAILING, FEATURE, LEGACY, LEGACY_EXPORT, LEGACY_SESSION, PUBLIC_STORAGE, SESSIONS, copyDb, exportOf, locator } from './support.js';
 

@@ -6,10 +6,10 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, statSync,
 import { join } from 'node:path';
 import { pi } from '../../adapters/pi/index.js';
 import { BRANCH_SUMMARY_PREFIX } from '../../adapters/pi/format.js';
-import { UserError } from '../../lib/diagnostics.js';
-import { createValidator } from '../../lib/schema.js';
-import { canonicalSessionId, type SpEvent } from '../../lib/event.js';
-import type { SessionRef } from '../../lib/adapter.js';
+import { UserError } from '../../lib/cli/diagnostics.js';
+import { createValidator } from '../../lib/core/schema.js';
+import { canonicalSessionId, type SpEvent } from '../../lib/core/event.js';
+import type { SessionRef } from '../../lib/adapter/interface.js';
 import { captureAll } from '../contract/testAdapter.js';
 import { tempDir } from '../support/streams.js';
 import { ALL, BEFORE_COMPACTION, LARGE_SESSION, OPENCLAW, PI, S1, S2, S3, STAGE0_PI, goldenText, name, readEntries, short } from './support.js';

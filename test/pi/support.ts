@@ -1,9 +1,9 @@
 // The Pi fixtures (fixtures/pi/) and helpers shared by the Pi tests.
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
-import type { SpEvent } from '../../lib/event.js';
-import { Chainer } from '../../lib/chain.js';
-import { canonicalize } from '../../lib/jcs.js';
+import type { SpEvent } from '../../lib/core/event.js';
+import { Chainer } from '../../lib/core/chain.js';
+import { canonicalize } from '../../lib/core/jcs.js';
 
 export const ROOT = new URL('../../', import.meta.url).pathname;
 export const PI = `${ROOT}fixtures/pi/`;

@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { qoder } from '../../adapters/qoder/index.js';
-import { canonicalSessionId, type SpEvent } from '../../lib/event.js';
+import { canonicalSessionId, type SpEvent } from '../../lib/core/event.js';
 import { captureAll } from '../contract/testAdapter.js';
 import { SessionBuilder, from } from '../support/canonical.js';
 import { ASSEMBLED, BROKEN_CHAIN, MINIMAL } from './support.js';

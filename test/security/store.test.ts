@@ -7,12 +7,12 @@ import { describe, expect, it, beforeAll, vi } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash, generateKeyPairSync, createPrivateKey, createPublicKey } from 'node:crypto';
 import { appendFileSync, chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { applySafeFixes, diagnose } from '../../lib/doctor.js';
+import { applySafeFixes, diagnose } from '../../lib/ops/doctor.js';
 import { join } from 'node:path';
 import { hostname } from 'node:os';
 import { CORPUS, bin, capture, parseLines, sp, tempDir } from '../support/store.js';
-import { Chainer } from '../../lib/chain.js';
-import type { SpEvent } from '../../lib/event.js';
+import { Chainer } from '../../lib/core/chain.js';
+import type { SpEvent } from '../../lib/core/event.js';
 import { loadKeys, keyIdOf, type KeyPair } from '../../lib/store/index.js';
 import { journalAppend } from '../../lib/store/journal.js';
 

@@ -10,9 +10,9 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync, appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sp, tempDir } from '../support/store.js';
-import { computeChecksum } from '../../lib/chain.js';
-import { canonicalize } from '../../lib/jcs.js';
-import type { SpEvent } from '../../lib/event.js';
+import { computeChecksum } from '../../lib/core/chain.js';
+import { canonicalize } from '../../lib/core/jcs.js';
+import type { SpEvent } from '../../lib/core/event.js';
 import { checkSignature, signDocument, generateKeys, loadKeys, type KeyPair } from '../../lib/store/identity.js';
 import { readSignedFolder } from '../../lib/store/origins.js';
 

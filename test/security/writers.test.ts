@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { resumeCommand, shellQuote, type NativeIdFormat } from '../../lib/writer.js';
+import { resumeCommand, shellQuote, type NativeIdFormat } from '../../lib/write/writer.js';
 import { NATIVE_ID as CLAUDE_ID } from '../../adapters/claude/paths.js';
 import { NATIVE_ID as CODEX_ID } from '../../adapters/codex/paths.js';
 import { NATIVE_ID as COPILOT_ID } from '../../adapters/copilot/paths.js';
@@ -390,8 +390,8 @@ describe('artifact references', () => {
 function startTempWriter(folder: string): Promise<{ child: ReturnType<typeof spawn>; temp: string }> {
   const script = `
     import { closeSync, openSync, writeSync } from 'node:fs';
-    import { newTempPath } from ${JSON.stringify(join(root, 'dist/lib/atomic.js'))};
-    import { removeOnInterrupt } from ${JSON.stringify(join(root, 'dist/lib/private.js'))};
+    import { newTempPath } from ${JSON.stringify(join(root, 'dist/lib/fs/atomic.js'))};
+    import { removeOnInterrupt } from ${JSON.stringify(join(root, 'dist/lib/fs/private.js'))};
     const temp = newTempPath(${JSON.stringify(folder)}, '11111111-2222-4333-8444-555555555555.jsonl');
     const fd = openSync(temp, 'wx', 0o600);
     removeOnInterrupt(temp);

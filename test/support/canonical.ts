@@ -1,6 +1,6 @@
 // Hand-built canonical sessions for writer tests: the shapes the capture side emits, without
 // depending on a capture (session.start, messages, tool calls and results, thinking, meta).
-import type { SpEvent } from '../../lib/event.js';
+import type { SpEvent } from '../../lib/core/event.js';
 
 export class SessionBuilder {
   readonly events: SpEvent[] = [];

@@ -1,6 +1,6 @@
 // Helpers for the sp-compile tests: the recorded corpus captured once per test file (sp-capture on
 // the fixtures), the compiler run in-process, and an independent token count (tiktoken directly).
-// lib/ asks the adapter registry about agents (lib/registry.ts): loading it registers them.
+// lib/ asks the adapter registry about agents (lib/adapter/registry.ts): loading it registers them.
 import '../../adapters/index.js';
 import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { compile, type CompileOptions } from '../../lib/compile/compile.js';
 import { CLAUDE_FACTOR, type TokenizerName } from '../../lib/compile/tokens.js';
-import type { SpEvent } from '../../lib/event.js';
-import { inputsFrom } from '../../lib/ndjson.js';
+import type { SpEvent } from '../../lib/core/event.js';
+import { inputsFrom } from '../../lib/core/ndjson.js';
 import { root, runBin, tempDir } from './streams.js';
 
 export interface CorpusSession {

@@ -5,7 +5,7 @@
 import { mkdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TargetName } from '../../lib/compile/targets.js';
-import type { MaterializeResult } from '../../lib/adapter.js';
+import type { MaterializeResult } from '../../lib/adapter/interface.js';
 import type { RelayOptions } from '../../lib/relay/relay.js';
 import { checkValidity, parseCalls } from '../../adapters/hermes/validity.js';
 import { runClaude } from './claudeClient.js';

@@ -3,8 +3,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { canonicalize } from '../../lib/jcs.js';
-import { syntheticChained } from '../../lib/synthetic.js';
+import { canonicalize } from '../../lib/core/jcs.js';
+import { syntheticChained } from '../../lib/core/synthetic.js';
 
 export const root = new URL('../..', import.meta.url).pathname;
 

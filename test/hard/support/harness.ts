@@ -180,9 +180,9 @@ export function record(row: { bin: string; target?: string; case: string; outcom
 
 /** A stream a binary printed with exit 0 must be whole: every line an event, schema-valid, seq and chain intact. */
 export async function verifyStream(bytes: Buffer): Promise<{ ok: boolean; events: number; damage: string }> {
-  const { Verifier, formatReport } = await import('../../../lib/verify.js');
-  const { createValidator } = await import('../../../lib/schema.js');
-  const { readObjects } = await import('../../../lib/ndjson.js');
+  const { Verifier, formatReport } = await import('../../../lib/core/verify.js');
+  const { createValidator } = await import('../../../lib/core/schema.js');
+  const { readObjects } = await import('../../../lib/core/ndjson.js');
   const verifier = new Verifier({ validator: await createValidator() });
   const input = { name: 'stdout', open: async function* () { yield bytes; } };
   for await (const { value, line, source } of readObjects([input], { onBadLine: (bad) => verifier.badLine(bad.source, bad.line, bad.reason) })) {

@@ -2,11 +2,11 @@
 // `origin.raw` (with --raw), then blank, unparseable or a record. One definition for all adapters,
 // so a bad line is kept the same way everywhere: as `meta` {key: "unparseable", text, reason,
 // unterminated?} with one diagnostic, never dropped (docs/design.md §2, lossless first) and never a crash.
-import type { Diagnose } from './adapter.js';
-import { rawLineText } from './cursor.js';
-import { parseJsonObject, type Json } from './json.js';
-import type { Line } from './lines.js';
-import { describeBadLine } from './ndjson.js';
+import type { Diagnose } from '../adapter/interface.js';
+import { rawLineText } from './read-position.js';
+import { parseJsonObject, type Json } from '../core/json.js';
+import type { Line } from '../core/lines.js';
+import { describeBadLine } from '../core/ndjson.js';
 
 /** What the step needs of a mapper's options: the file (diagnostics name it), --raw, the reporter. */
 export interface NativeSource {

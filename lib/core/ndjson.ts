@@ -4,7 +4,7 @@ import { createReadStream, statSync } from 'node:fs';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { READ_CHUNK, splitLines, type Line } from './lines.js';
-import { UserError, excerpt, readError, warn } from './diagnostics.js';
+import { UserError, excerpt, readError, warn } from '../cli/diagnostics.js';
 import { canonicalize } from './jcs.js';
 import { parseJsonObject } from './json.js';
 

@@ -3,10 +3,10 @@
 // SessionRef has (first and last time, the first prompt), so every agent lists alike.
 import { readdirSync, statSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
-import type { Diagnose, SessionRef } from './adapter.js';
-import { errorCode } from './diagnostics.js';
-import { OpsError } from './ops/errors.js';
-import { toEpochSeconds } from './event.js';
+import type { Diagnose, SessionRef } from '../adapter/interface.js';
+import { errorCode } from '../cli/diagnostics.js';
+import { OpsError } from '../ops/errors.js';
+import { toEpochSeconds } from '../core/event.js';
 
 /**
  * The `.jsonl` files in the project folders of `root`, with their mtime (epoch seconds), folder by

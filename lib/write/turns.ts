@@ -5,10 +5,10 @@
 // without a result get a stub (the provider APIs refuse an unanswered call), results that answer no
 // call are dropped; both reported. What a
 // turn cannot hold (meta, checkpoints, derived events) goes to the writer's `other` callback.
-import type { SpEvent, ImageBlock } from './event.js';
-import { isObject, str, type Json } from './json.js';
+import type { SpEvent, ImageBlock } from '../core/event.js';
+import { isObject, str, type Json } from '../core/json.js';
 import { isDerived, payloadOf } from './writer.js';
-import { pairCalls, reportOrphan, reportStub } from './write/plan.js';
+import { pairCalls, reportOrphan, reportStub } from './plan.js';
 
 export const STUB_RESULT = 'No result was recorded for this tool call (the session ended or moved on before it finished).';
 
@@ -80,7 +80,7 @@ export function contentText(content: unknown, event: SpEvent, report: Report, im
 }
 
 /** `--branch active`: one implementation for every writer (lib/write/branches.ts). */
-export { activeBranch } from './write/branches.js';
+export { activeBranch } from './branches.js';
 
 /** The turns of a session's events (see the header). */
 export function buildTurns(events: SpEvent[], report: Report, options: { safety?: boolean } = {}): Turn[] {

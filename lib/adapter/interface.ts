@@ -1,9 +1,9 @@
 // The adapter interface: what every `adapters/<agent>/` folder exports (its index.ts), and the
 // cursor that makes capture incremental. The registry of adapters lives in `adapters/index.ts`
 // so that imports flow one way: bin/ → adapters/ → lib/.
-import type { TokenizerName } from './compile/tokens.js';
-import type { Level, SpEvent } from './event.js';
-import type { Vocabulary } from './relay/vocabulary/types.js';
+import type { TokenizerName } from '../compile/tokens.js';
+import type { Level, SpEvent } from '../core/event.js';
+import type { Vocabulary } from '../relay/vocabulary/types.js';
 
 /** One native session an adapter found. */
 export interface SessionRef {

@@ -1,6 +1,6 @@
 // Builds the events of one canonical session in order: seq numbering, the session id, origin.
 import { canonicalSessionId, type Actor, type Level, type Origin, type SpEvent } from './event.js';
-import { gitOriginOf } from './git-origin.js';
+import { gitOriginOf } from '../capture/git-origin.js';
 
 export interface EmitExtras {
   actor?: Actor;
@@ -50,7 +50,7 @@ export class SessionEmitter {
 }
 
 /**
- * A session.start payload with the origin URL of its cwd's checkout (lib/git-origin.ts) when the
+ * A session.start payload with the origin URL of its cwd's checkout (lib/capture/git-origin.ts) when the
  * client recorded none and the cwd is a checkout on this machine: what lets `sp resume` find the
  * same repository elsewhere, for every agent.
  */

@@ -5,12 +5,12 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { relative, resolve, sep, isAbsolute } from 'node:path';
-import type { LossEntry, MaterializeOptions, MaterializeResult } from './adapter.js';
-import { createFileAtomic } from './atomic.js';
-import { UserError } from './diagnostics.js';
-import type { SpEvent } from './event.js';
-import { isObject, str, type Json } from './json.js';
-import { expandTilde, realpathOfNearest, UnresolvablePath } from './paths.js';
+import type { LossEntry, MaterializeOptions, MaterializeResult } from '../adapter/interface.js';
+import { createFileAtomic } from '../fs/atomic.js';
+import { UserError } from '../cli/diagnostics.js';
+import type { SpEvent } from '../core/event.js';
+import { isObject, str, type Json } from '../core/json.js';
+import { expandTilde, realpathOfNearest, UnresolvablePath } from '../fs/paths.js';
 
 /** An event's payload as an object (`{}` when it is not one). */
 export function payloadOf(event: SpEvent): Json {
@@ -204,7 +204,7 @@ export class LossLedger {
 
 // ---- the session to write: lib/write/select.ts (re-exported for the writers that import it here) --
 
-export { SessionPicker, nativeIdOf, selectSession, type SelectedSession } from './write/select.js';
+export { SessionPicker, nativeIdOf, selectSession, type SelectedSession } from './select.js';
 
 // ---- the native lines of a --raw capture ---------------------------------------------------------
 

@@ -2,9 +2,9 @@
 // compile profile) it asks the adapter registry. Imports flow bin/ → adapters/ → lib/, so lib/
 // cannot import the registry: adapters/index.ts hands it over here when it is loaded, and every
 // program that reads or writes sessions loads it (bin/*, the MCP server, the tests).
-import type { Adapter } from './adapter.js';
-import { UserError } from './diagnostics.js';
-import type { Vocabulary } from './relay/vocabulary/types.js';
+import type { Adapter } from './interface.js';
+import { UserError } from '../cli/diagnostics.js';
+import type { Vocabulary } from '../relay/vocabulary/types.js';
 
 let registry: Readonly<Record<string, Adapter>> | undefined;
 

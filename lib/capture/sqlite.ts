@@ -32,7 +32,7 @@ import type Database from 'better-sqlite3';
 import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { UserError } from './diagnostics.js';
+import { UserError } from '../cli/diagnostics.js';
 
 export type Db = Database.Database;
 type Ctor = typeof Database;

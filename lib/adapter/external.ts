@@ -8,13 +8,13 @@
 import { spawn } from 'node:child_process';
 import { accessSync, constants, existsSync, lstatSync, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
-import type { Adapter, DiscoverOptions, FidelityTable, MaterializeOptions, MaterializeResult, SessionRef } from './adapter.js';
-import { UserError } from './diagnostics.js';
-import { canonicalSessionId, type SpEvent } from './event.js';
-import { isObject } from './json.js';
-import { envPath, expandTilde } from './paths.js';
-import { createValidator, type EventValidator } from './schema.js';
-import { ensureUnder, resumeFields } from './writer.js';
+import type { Adapter, DiscoverOptions, FidelityTable, MaterializeOptions, MaterializeResult, SessionRef } from './interface.js';
+import { UserError } from '../cli/diagnostics.js';
+import { canonicalSessionId, type SpEvent } from '../core/event.js';
+import { isObject } from '../core/json.js';
+import { envPath, expandTilde } from '../fs/paths.js';
+import { createValidator, type EventValidator } from '../core/schema.js';
+import { ensureUnder, resumeFields } from '../write/writer.js';
 
 /** The protocol version this sp speaks (`sp_adapter` in a request, `protocol` in describe). */
 export const PROTOCOL = 1;

@@ -3,8 +3,8 @@
 import { createHash } from 'node:crypto';
 import { closeSync, constants, existsSync, fstatSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createFileAtomic } from './atomic.js';
-import { makePrivateDir, PRIVATE_FILE } from './private.js';
+import { createFileAtomic } from '../fs/atomic.js';
+import { makePrivateDir, PRIVATE_FILE } from '../fs/private.js';
 
 export function artifactRef(bytes: Buffer): string {
   return 'sha256:' + createHash('sha256').update(bytes).digest('hex');

@@ -6,11 +6,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Adapter } from './adapter.js';
-import { Chainer, computeChecksum } from './chain.js';
-import { UserError } from './diagnostics.js';
-import { canonicalSessionId, type SpEvent } from './event.js';
-import { externalLimits, loadExternalAdapter, type Description } from './external-adapter.js';
+import type { Adapter } from './interface.js';
+import { Chainer, computeChecksum } from '../core/chain.js';
+import { UserError } from '../cli/diagnostics.js';
+import { canonicalSessionId, type SpEvent } from '../core/event.js';
+import { externalLimits, loadExternalAdapter, type Description } from './external.js';
 
 export interface CheckRow {
   check: string;

@@ -9,7 +9,7 @@
 import { chmodSync, closeSync, fsyncSync, linkSync, mkdirSync, openSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { UserError } from './diagnostics.js';
+import { UserError } from '../cli/diagnostics.js';
 import { removeOnInterrupt, removeStaleTemps, settleInterrupt } from './private.js';
 
 const swept = new Set<string>();

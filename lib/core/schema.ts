@@ -3,7 +3,7 @@
 // unknown types pass: the namespace is open (docs/design.md §2).
 import { readFileSync } from 'node:fs';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { packageRoot } from './paths.js';
+import { packageRoot } from '../fs/paths.js';
 
 
 export interface SchemaIssue {

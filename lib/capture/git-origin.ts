@@ -1,6 +1,6 @@
 // The origin URL of the git checkout a session ran in, recorded at capture (session.start
 // `git_origin`) so that `sp resume` can find the same repository on another machine by its remote
-// (lib/resume.ts). Only when the session's cwd exists here as a folder: a session captured on a
+// (lib/ops/resume.ts). Only when the session's cwd exists here as a folder: a session captured on a
 // machine that does not have its folder records nothing. git runs read-only with the repository's
 // program-running settings off, bounded in time; the answer is cached per cwd (every session of a
 // project asks once). Credentials in the URL (`https://user:token@host/…`) are dropped.

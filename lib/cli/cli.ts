@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import type { Argv } from 'yargs';
 import { EXIT_USAGE, UserError, setProgramName, setQuiet, warn } from './diagnostics.js';
-import { packageRoot } from './paths.js';
+import { packageRoot } from '../fs/paths.js';
 import { setColor } from './color.js';
 import { rewriteUsageError } from './usage-errors.js';
 

@@ -9,10 +9,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parse, stringify } from 'smol-toml';
-import { replaceFileAtomic } from './atomic.js';
+import { replaceFileAtomic } from '../fs/atomic.js';
 import { UserError, warn } from './diagnostics.js';
-import { makePrivateDir } from './private.js';
-import { spHome } from './store/paths.js';
+import { makePrivateDir } from '../fs/private.js';
+import { spHome } from '../store/paths.js';
 import { didYouMean } from './suggest.js';
 
 export type ConfigValue = string | number;

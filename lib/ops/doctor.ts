@@ -8,13 +8,13 @@ import { spawn } from 'node:child_process';
 import { createPublicKey } from 'node:crypto';
 import { accessSync, chmodSync, closeSync, constants, existsSync, fchmodSync, fstatSync, lstatSync, openSync, readdirSync, readFileSync, realpathSync, statSync, unlinkSync, type Stats } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
-import { parseJsonObject } from './json.js';
-import { pidAlive, tempOwner } from './private.js';
-import type { EventValidator } from './schema.js';
-import { keysDir, loadKeys, PRIVATE_KEY_FILE, PUBLIC_KEY_FILE, keyIdOf, trustedKeys } from './store/identity.js';
-import { lockHolder } from './store/lock.js';
-import { LOG_FILE, MANIFEST_FILE } from './store/log.js';
-import { verifyArtifacts, verifyStore } from './store/verify.js';
+import { parseJsonObject } from '../core/json.js';
+import { pidAlive, tempOwner } from '../fs/private.js';
+import type { EventValidator } from '../core/schema.js';
+import { keysDir, loadKeys, PRIVATE_KEY_FILE, PUBLIC_KEY_FILE, keyIdOf, trustedKeys } from '../store/identity.js';
+import { lockHolder } from '../store/lock.js';
+import { LOG_FILE, MANIFEST_FILE } from '../store/log.js';
+import { verifyArtifacts, verifyStore } from '../store/verify.js';
 
 export type FindingStatus = 'ok' | 'info' | 'problem' | 'fixed';
 

@@ -2,17 +2,17 @@
 // source position is a byte offset plus the SHA-256 of the last consumed line: if the bytes under
 // that line changed, or the file got shorter, the file was truncated or rewritten and continuing
 // would mis-read it, so it is reported (exit 2) instead. The cursor file is replaced atomically
-// (lib/atomic.ts: temp file + rename), so a crash leaves either the old or the new cursor, never
+// (lib/fs/atomic.ts: temp file + rename), so a crash leaves either the old or the new cursor, never
 // half of one. Every adapter's capture reads its files through the helpers below, so all of them
 // check cursors, stop before a half-written last line and report unreadable files the same way.
 import { createHash } from 'node:crypto';
 import { closeSync, createReadStream, openSync, readFileSync, readSync, statSync, type Stats } from 'node:fs';
-import type { Cursor, SourcePosition } from './adapter.js';
-import { replaceFileAtomic } from './atomic.js';
-import { UserError, errorCode, readError, warn } from './diagnostics.js';
-import { SessionEmitter } from './emitter.js';
-import { canonicalSessionId } from './event.js';
-import { READ_CHUNK, splitLines, type Line } from './lines.js';
+import type { Cursor, SourcePosition } from '../adapter/interface.js';
+import { replaceFileAtomic } from '../fs/atomic.js';
+import { UserError, errorCode, readError, warn } from '../cli/diagnostics.js';
+import { SessionEmitter } from '../core/emitter.js';
+import { canonicalSessionId } from '../core/event.js';
+import { READ_CHUNK, splitLines, type Line } from '../core/lines.js';
 
 /** What `--cursor FILE` holds: one cursor per native session of one agent. */
 export interface CursorFile {

@@ -63,7 +63,7 @@ export function pidAlive(pid: number): boolean {
   }
 }
 
-/** Temp files and staging folders sp writes next to their target (lib/atomic.ts) and locks moved aside (lib/store/lock.ts). */
+/** Temp files and staging folders sp writes next to their target (lib/fs/atomic.ts) and locks moved aside (lib/store/lock.ts). */
 const TEMP_NAME = /^\..+\.(\d+)\.[0-9a-f]{8}\.tmp$/;
 const STALE_LOCK_NAME = /^lock\.stale\.(\d+)$/;
 

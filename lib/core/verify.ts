@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { chainBody, CHECKSUM_PREFIX } from './chain.js';
 import type { SpEvent } from './event.js';
 import type { SchemaIssue, EventValidator } from './schema.js';
-import { excerpt } from './diagnostics.js';
+import { excerpt } from '../cli/diagnostics.js';
 import type { Line } from './lines.js';
 
 export type DamageKind =

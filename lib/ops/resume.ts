@@ -6,14 +6,14 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, statSync, type Dirent } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { Adapter, LossEntry } from './adapter.js';
-import { UserError, warn } from './diagnostics.js';
-import { OpsError } from './ops/errors.js';
-import type { SpEvent } from './event.js';
-import { isObject, str } from './json.js';
-import { PathMapper, checkedMapping, mapPaths, type MappedCounts, type PathMapping } from './relay/map-paths.js';
-import type { RelayOptions, RelayOutcome } from './relay/relay.js';
-import type { SessionSummary, Store } from './store/index.js';
+import type { Adapter, LossEntry } from '../adapter/interface.js';
+import { UserError, warn } from '../cli/diagnostics.js';
+import { OpsError } from './errors.js';
+import type { SpEvent } from '../core/event.js';
+import { isObject, str } from '../core/json.js';
+import { PathMapper, checkedMapping, mapPaths, type MappedCounts, type PathMapping } from '../relay/map-paths.js';
+import type { RelayOptions, RelayOutcome } from '../relay/relay.js';
+import type { SessionSummary, Store } from '../store/index.js';
 
 // ---- finding the session ---------------------------------------------------------------------------
 
@@ -47,8 +47,8 @@ export function pickStoredSession(matches: SessionSummary[], ref: string, storeD
  * against the schema, classified by the redaction rules). Returns how many events came in.
  */
 export async function pullAll(store: Store, onRemote: (name: string) => void): Promise<number> {
-  const r = await import('./sync/remote.js');
-  const { Redactor } = await import('./redact/ensure.js');
+  const r = await import('../sync/remote.js');
+  const { Redactor } = await import('../redact/ensure.js');
   const redactor = await Redactor.load();
   await store.schema();
   let events = 0;
@@ -185,8 +185,8 @@ export async function storedEvents(store: Store, id: string): Promise<SpEvent[]>
  * sp-materialize (tool vocabulary, resume-safety, the writer: new files only).
  */
 export async function resumeInto(adapter: Adapter, events: readonly SpEvent[], options: ResumeOptions): Promise<ResumeOutcome> {
-  const { relay } = await import('./relay/relay.js');
-  const redactor = options.redact ? await (await import('./redact/ensure.js')).Redactor.load() : undefined;
+  const { relay } = await import('../relay/relay.js');
+  const redactor = options.redact ? await (await import('../redact/ensure.js')).Redactor.load() : undefined;
   let secrets = 0;
   async function* source(): AsyncGenerator<SpEvent> {
     for (const event of events) {

@@ -8,7 +8,7 @@ let root: URL | undefined;
 
 export function packageRoot(): URL {
   if (root) return root;
-  for (const up of ['../', '../../']) {
+  for (const up of ['../', '../../', '../../../']) {
     const candidate = new URL(up, import.meta.url);
     if (existsSync(new URL('package.json', candidate))) return (root = candidate);
   }
