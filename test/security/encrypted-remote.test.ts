@@ -268,11 +268,12 @@ describe.each([
       (x) => x.machine === machineId(b),
     );
     expect(cursor?.seq).toBe(4); // B's own events: the four it wrote
-    // What A adopted from B is mirrored as plaintext under B's signed manifest, and verifies.
+    // What A adopted from B is mirrored as plaintext under B's signed manifest, and verifies; the
+    // sealed-source mark keeps a later push from forwarding it to a remote that is not encrypted.
     const mirror = join(a, 'store', 'origins', machineId(b), 'sessions', session);
-    expect(readdirSync(mirror).sort()).toEqual(['000000000000.jsonl', 'manifest.json']);
+    expect(readdirSync(mirror).sort()).toEqual(['000000000000.jsonl', 'manifest.json', 'sealed-source']);
     expect(readFileSync(join(mirror, '000000000000.jsonl'), 'utf8')).toContain('bob adds #3');
-    expect(statSync(join(mirror, 'manifest.json')).mode & 0o777).toBe(0o600);
+    for (const file of ['manifest.json', 'sealed-source']) expect(statSync(join(mirror, file)).mode & 0o777).toBe(0o600);
     ok(sp('sp-verify', ['--store', join(a, 'store')], { home: a }));
   });
 
