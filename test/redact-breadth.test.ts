@@ -219,7 +219,7 @@ describe('the public profile', () => {
   });
 
   it('rejects an unknown profile and contradictory options: exit 2, one line, nothing written', () => {
-    for (const args of [['--profile', 'everything'], ['--public', '--profile', 'default'], ['--json']]) {
+    for (const args of [['--profile', 'everything'], ['--public', '--profile', 'default'], ['--review', '--dry-run']]) {
       const dir = tempDir('sp-redact-profile-');
       const r = runBin('sp-redact', args, { input: stream(ev('message.user', { text: 'hi' })), env: { SP_HOME: join(dir, 'home') } });
       expect(r.code, args.join(' ')).toBe(2);
