@@ -72,7 +72,7 @@ describe('sp-capture: usage', () => {
   it('names the known agents for an unknown one (exit 2, one line, no stack)', () => {
     const r = runBin('sp-capture', ['windsurf', '--latest']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe(`sp-capture: unknown agent "windsurf"; known agents: ${Object.keys(adapters).sort().join(', ')}\n`);
+    expect(r.stderr).toBe(`sp-capture: unknown agent "windsurf"; known agents: ${Object.keys(adapters).sort().join(', ')}; nor is sp-adapter-windsurf on PATH (docs/external-adapters.md)\n`);
     expect(Object.keys(adapters)).toContain('claude');
     expect(r.stdout).toBe('');
   });
