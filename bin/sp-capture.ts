@@ -50,7 +50,8 @@ function checkArgs(args: Args): void {
 
 /** The session refs the arguments name (lib/ops: the same resolver as sp-mcp, sp serve and the library). */
 const select = async (adapter: Adapter, args: Args, home: string): Promise<SessionRef[]> =>
-  (await resolveSessions(args, { registry: adapters, agent: adapter.id, home, onDiagnostic: warn })).map((found) => found.ref);
+  // An external adapter (sp-adapter-<agent> on PATH) is not in the built-in registry: the resolver gets it beside them.
+  (await resolveSessions(args, { registry: Object.hasOwn(adapters, adapter.id) ? adapters : { ...adapters, [adapter.id]: adapter }, agent: adapter.id, home, onDiagnostic: warn })).map((found) => found.ref);
 
 /** Captures sessions into one chained stream; keeps each session's cursor between runs and steps. */
 class Capturer {
