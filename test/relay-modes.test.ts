@@ -188,21 +188,24 @@ describe('the ledger', () => {
   });
 });
 
-describe('examples/relay.mjs', () => {
+describe('the relay flow (flows/relay.ts)', () => {
+  const flow = new URL('../dist/flows/relay.js', import.meta.url).pathname;
   it('--demo --compile: capture | redact | compile | materialize | read back and verify, then the resume command alone on stdout', () => {
     const report = join(dir(), 'ledger.ndjson');
-    const r = spawnSync(process.execPath, [new URL('../examples/relay.mjs', import.meta.url).pathname, '--demo', '--compile', '--budget', '5000', '--report', report], { encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [flow, '--demo', '--compile', '--budget', '5000', '--report', report], { encoding: 'utf8' });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout.trim().split('\n')).toHaveLength(1);
     expect(r.stdout).toMatch(/^cd \S+ && CODEX_HOME=\S+ codex resume [0-9a-f-]{36}\n$/); // a temporary home, named on the line
-    expect(r.stderr).toMatch(/sp-compile --for codex --budget 5000/);
+    expect(r.stderr).toMatch(/redacted, compiled for codex/);
     expect(r.stderr).toMatch(/ledger: \d+ carried, \d+ translated, \d+ rendered.* \(\d+ summarized\)/);
-    expect(r.stderr).toMatch(/the written session reads back and verifies; so does the ledger/);
+    expect(r.stderr).toMatch(/the written session reads back and verifies/);
+    const ledger = spawnSync(process.execPath, [new URL('../dist/bin/sp-verify.js', import.meta.url).pathname, report], { encoding: 'utf8' });
+    expect(ledger.status, ledger.stdout + ledger.stderr).toBe(0); // the ledger is a chained stream too
     const rows = lines(readFileSync(report, 'utf8')).filter((e) => e.payload.key === 'sp.materialize.ledger');
     expect(rows.at(-1).payload.value).toMatchObject({ type: 'context.compiled', action: 'rendered' });
     // Usage errors: exit 2, one line naming the fix.
-    const bad = spawnSync(process.execPath, [new URL('../examples/relay.mjs', import.meta.url).pathname, '--from', 'claude', '--to', 'codex'], { encoding: 'utf8' });
+    const bad = spawnSync(process.execPath, [flow, '--from', 'claude', '--to', 'codex'], { encoding: 'utf8' });
     expect(bad.status).toBe(2);
-    expect(bad.stderr).toBe('relay: say which session: --session ID or --latest (see --help)\n');
+    expect(bad.stderr).toBe('relay: say which session: --session ID (or the third positional) or --latest\n');
   }, 240_000);
 });
