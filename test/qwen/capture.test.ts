@@ -115,6 +115,6 @@ describe('qwen writer', () => {
     const text = readFileSync(result.path, 'utf8');
     expect(text).toContain('Continue from the rewound branch.');
     expect(text).not.toContain('Discarded branch answer.');
-    expect(losses.find((l) => l.code === 'branch')).toBeDefined();
+    expect(losses.find((l) => l.code === 'other-branch')).toBeDefined();
   });
 });
