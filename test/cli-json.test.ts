@@ -2,7 +2,7 @@
 // `--color/--no-color` accepted everywhere, and the default output of each binary left as it was.
 // One case per binary, each on a real run over a recorded Claude Code session (fixtures/claude/corpus).
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -216,7 +216,8 @@ describe('--json on every binary (every stdout line parses)', () => {
     const unit = jsonLines(ok(run('sp-watch', ['--store', store, '--install-service', '--service', 'systemd', '--json', '-q'])).stdout);
     expect(unit).toHaveLength(1);
     expect(unit[0]).toMatchObject({ service: 'systemd', written: false, text: expect.stringContaining('[Service]') });
-    expect(readdirSync(env.HOME)).not.toContain('.config');
+    // Printed only (no --yes): no unit file under the home (other binaries' clients may have made ~/.config itself).
+    expect(existsSync(join(env.HOME, '.config', 'systemd'))).toBe(false);
   });
 });
 
