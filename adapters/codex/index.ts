@@ -31,6 +31,7 @@ export const codex: Adapter = {
   // GPT-5-class models: 400k total, of which 128k output, so 272k input.
   compileProfile: { tokenizer: 'o200k_base', window: 272_000, reserve: 40_000, budget: 24_000, instructionsFile: 'AGENTS.md' },
   fidelity,
+  client: { package: '@openai/codex', bin: 'codex', pinned: '0.171.0' },
 };
 
 export default codex;

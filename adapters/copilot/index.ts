@@ -32,6 +32,7 @@ export const copilot: Adapter = {
   // Claude and GPT models behind a 128k prompt limit; counted like Claude (the larger count).
   compileProfile: { tokenizer: 'claude-estimate', window: 128_000, reserve: 30_000, budget: 24_000, instructionsFile: 'AGENTS.md' },
   fidelity,
+  client: { package: '@github/copilot', bin: 'copilot', pinned: '1.0.102' },
 };
 
 export default copilot;

@@ -31,6 +31,7 @@ export const gemini: Adapter = {
   // Gemini 2.5: a 1M window; no local Gemini tokenizer, so counted like Claude (more tokens, safer).
   compileProfile: { tokenizer: 'claude-estimate', window: 1_000_000, reserve: 40_000, budget: 24_000, instructionsFile: 'GEMINI.md' },
   fidelity,
+  client: { package: '@google/gemini-cli', bin: 'gemini', pinned: '0.61.0' },
 };
 
 export default gemini;

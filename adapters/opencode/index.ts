@@ -40,6 +40,7 @@ export const opencode: Adapter = {
   // Many providers, like Pi: counted like Claude, with Claude's window.
   compileProfile: { tokenizer: 'claude-estimate', window: 200_000, reserve: 30_000, budget: 24_000, instructionsFile: 'AGENTS.md' },
   fidelity,
+  client: { package: 'opencode-ai', bin: 'opencode', pinned: '1.18.33' },
 };
 
 export default opencode;

@@ -32,6 +32,7 @@ export const pi: Adapter = {
   // Many providers: counted like Claude (the larger count), with Claude's window.
   compileProfile: { tokenizer: 'claude-estimate', window: 200_000, reserve: 30_000, budget: 24_000, instructionsFile: 'AGENTS.md' },
   fidelity,
+  client: { package: '@mariozechner/pi-coding-agent', bin: 'pi', pinned: '0.73.1' },
 };
 
 export default pi;

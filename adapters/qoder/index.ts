@@ -32,6 +32,7 @@ export const qoder: Adapter = {
   // Claude Code's format and Claude-class models behind tier aliases.
   compileProfile: { tokenizer: 'claude-estimate', window: 200_000, reserve: 52_000, budget: 24_000, instructionsFile: 'AGENTS.md' },
   fidelity,
+  client: { package: '@qoder-ai/qodercli', bin: 'qodercli', pinned: '1.1.52' },
 };
 
 export default qoder;

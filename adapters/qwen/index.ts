@@ -31,6 +31,7 @@ export const qwen: Adapter = {
   // Qwen3-Coder: 256k native window; counted like Claude.
   compileProfile: { tokenizer: 'claude-estimate', window: 256_000, reserve: 40_000, budget: 24_000, instructionsFile: 'QWEN.md' },
   fidelity,
+  client: { package: '@qwen-code/qwen-code', bin: 'qwen', pinned: '0.24.4' },
 };
 
 export default qwen;

@@ -182,6 +182,18 @@ export interface Adapter {
   /** How a handoff is compiled for it (`sp-compile <agent>`); absent: not a compile target. */
   compileProfile?: CompileProfile;
   fidelity: FidelityTable;
+  /** The real client the tests run (its pinned devDependency); the drift watch checks its newest release. */
+  client?: RealClient;
+}
+
+/** An agent's real client as published on the npm registry. */
+export interface RealClient {
+  /** The npm package, e.g. `@openai/codex`. */
+  package: string;
+  /** The binary it installs (node_modules/.bin/<bin>). */
+  bin: string;
+  /** The exact version package.json pins and the suite runs. */
+  pinned: string;
 }
 
 /** Everything sp decides per agent, declared by the agent's adapter (adapters/<agent>/index.ts). */
