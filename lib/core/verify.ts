@@ -3,6 +3,7 @@
 // strings per session, so memory stays flat however long the stream.
 import { createHash } from 'node:crypto';
 import { chainBody, CHECKSUM_PREFIX } from './chain.js';
+import { canonicalLine } from './canonical-line.js';
 import type { SpEvent } from './event.js';
 import type { SchemaIssue, EventValidator } from './schema.js';
 import { excerpt } from '../cli/diagnostics.js';
@@ -47,6 +48,11 @@ export interface VerifyReport {
   sessions: SessionReport[];
   /** Damage that no session can be named for (e.g. a malformed line without a session id). */
   stream_damage: Damage[];
+  /**
+   * Chained lines not in canonical (JCS) form (e.g. rewritten by jq): hashed after canonicalizing
+   * the parsed event, where canonical lines are hashed as they are. Not damage in itself.
+   */
+  non_canonical_lines?: number;
 }
 
 export interface VerifyOptions {
@@ -83,6 +89,7 @@ export class Verifier {
   private readonly streamDamage: Damage[] = [];
   private lines = 0;
   private events = 0;
+  private nonCanonical = 0;
   /** The session of the last event seen: a torn last line most likely belongs to it. */
   private lastSession?: string;
 
@@ -136,7 +143,12 @@ export class Verifier {
       st.expect = Math.max(st.expect, event.seq + 1);
       return;
     }
-    const body = chainBody(event);
+    // A line sp wrote is canonical: its chain body is its own text without the checksum member.
+    let body = canonicalLine(line.text)?.body;
+    if (body === undefined) {
+      this.nonCanonical += 1;
+      body = chainBody(event);
+    }
     const s = event.seq;
 
     if (st.pending && this.resolve(st, event, stored, body)) return;
@@ -237,6 +249,7 @@ export class Verifier {
       events: this.events,
       sessions,
       stream_damage: this.streamDamage,
+      non_canonical_lines: this.nonCanonical,
     };
   }
 
@@ -289,7 +302,8 @@ export function formatReport(report: VerifyReport): string {
   const failed = report.sessions.filter((s) => !s.ok).length;
   out.push(
     `${report.sessions.length} session${report.sessions.length === 1 ? '' : 's'}, ${report.events} events: ` +
-      (report.events === 0 && report.ok ? 'nothing to verify' : report.ok ? 'verified' : `${failed} failed${report.stream_damage.length ? `, ${report.stream_damage.length} damaged line(s) outside any session` : ''}`),
+      (report.events === 0 && report.ok ? 'nothing to verify' : report.ok ? 'verified' : `${failed} failed${report.stream_damage.length ? `, ${report.stream_damage.length} damaged line(s) outside any session` : ''}`) +
+      (report.non_canonical_lines ? `; ${report.non_canonical_lines} line${report.non_canonical_lines === 1 ? '' : 's'} not in canonical form (hashed after canonicalizing)` : ''),
   );
   return out.join('\n') + '\n';
 }
