@@ -18,9 +18,10 @@
 // The table goes to stdout, bench/out/results.json, and after a full run to bench/RESULTS.md.
 import { parseArgs } from 'node:util';
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
+import { goalRows, goalsMarkdown, goalsText } from './goals.mjs';
 import { lineCount, outDir, root, sizeMb, table } from './lib.mjs';
 import { syntheticFile, withSecrets, workFile } from './inputs.mjs';
 import { nativeFile } from './native.mjs';
@@ -204,6 +205,25 @@ function baselinePasses(file, mb) {
   return passes;
 }
 
+// ccusage (a dev dependency, pinned): the Claude pipeline's outside baseline, on a Claude home that
+// holds the same native file (its CLAUDE_CONFIG_DIR: projects/<project>/<session>.jsonl).
+const ccusageBin = join(root, 'node_modules', '.bin', 'ccusage');
+const ccusageVersion = existsSync(ccusageBin) ? JSON.parse(readFileSync(join(root, 'node_modules', 'ccusage', 'package.json'), 'utf8')).version : undefined;
+
+function claudeHomeWith(path, size) {
+  const home = join(outDir, 'ccusage-home', size);
+  const target = join(home, 'projects', '-home-bench-project', basename(path));
+  if (!existsSync(target)) {
+    mkdirSync(join(home, 'projects', '-home-bench-project'), { recursive: true });
+    try {
+      linkSync(path, target);
+    } catch {
+      copyFileSync(path, target);
+    }
+  }
+  return home;
+}
+
 const sizeLabel = (size) => (typeof size === 'number' ? `${size} MB` : `${(Number(size.replace(/lines$/, '')) / 1000).toFixed(0)}k lines`);
 const runsFor = (mb) => (mb > 500 ? 1 : runs);
 
@@ -220,6 +240,10 @@ async function captureAndPipeline(big = false) {
       const passes = [...baselinePasses(path, mb), { key: 'capture', stages: [[node, bin('capture'), agent, '--path', path]], options: { count: true } }];
       if (want('pipeline') && (mb < 500 || values['big-pipeline'])) {
         passes.push({ key: 'pipeline', stages: [[node, bin('capture'), agent, '--path', path], [node, bin('redact'), '-q'], [node, bin('verify'), '-q']] });
+        // ccusage holds what it reads in memory (783 MB at 78 MB of input): not run on the 1 GB inputs.
+        if (agent === 'claude' && ccusageVersion && mb < 500) {
+          passes.push({ key: 'ccusage', stages: [[ccusageBin, 'daily', '--offline', '--json']], options: { env: { CLAUDE_CONFIG_DIR: claudeHomeWith(path, size) } } });
+        }
       }
       const best = await withRuns(runsFor(mb), () => interleaved(passes));
       const bare = best.get('bare');
@@ -237,6 +261,10 @@ async function captureAndPipeline(big = false) {
         const met = ratio >= 0.6 && rate >= 150_000;
         addRow({ section: 'pipeline', pass: 'capture|redact|verify', input: label, events, mb, r: pipe, bare, jqr, goal: '≥0.6× bare, ≥150k ev/s', met });
         goal(`full pipeline ${label}: ≥ 0.6× bare and ≥ 150k events/s`, met, `${ratio.toFixed(2)}×, ${Math.round(rate).toLocaleString('en-US')} events/s`);
+      }
+      const cc = best.get('ccusage');
+      if (cc && pipe) {
+        addRow({ section: 'pipeline', pass: `ccusage ${ccusageVersion} daily --offline --json`, input: label, mb, r: cc, bare, note: `the sp pipeline is ${(cc.seconds / pipe.seconds).toFixed(2)}× as fast as this (ccusage s / pipeline s)` });
       }
     }
   }
@@ -571,7 +599,7 @@ async function packageSection() {
 // ---------------------------------------------------------------------------------------------
 
 /** The table so far, with the goals: printed at the end, written after every section. */
-function report(final) {
+async function report(final) {
   const rssGoals = [];
   // Peak RSS as the input grows, per binary (goal < 150 MB at every size, flat).
   for (const [name, points] of Object.entries(rss)) {
@@ -586,6 +614,8 @@ function report(final) {
   const goalLines = allGoals.map((g) => `${g.met ? 'met    ' : 'NOT met'}  ${g.goal}: ${g.detail}`);
   const title = `sp benchmarks (${machine.mode}, best of ${runs}; 1 GB inputs: 1 run)${final ? '' : ' — PARTIAL'} — nproc ${machine.nproc}, load at start ${machine.load_at_start}, node ${machine.node}`;
   writeFileSync(join(outDir, 'results.json'), JSON.stringify({ machine, final, done, rss, rows, goals: allGoals }, null, 2) + '\n');
+  // The issues' goal tables (bench/goals/*.mjs), measured on this run's rows.
+  const issueGoals = await goalRows({ machine, final, done, rss, rows, goals: allGoals });
   if (!quick && !only) {
     const cells = printable();
     const md = cells.map((r) => `| ${r.map((c) => String(c).replace(/\|/g, '\\|')).join(' | ')} |`);
@@ -600,10 +630,12 @@ function report(final) {
         notes.map((n) => `- ${n}`).join('\n') +
         '\n\n## Goals\n\n' +
         allGoals.map((g) => `- ${g.met ? '**met**' : '**not met**'} — ${g.goal}: ${g.detail}`).join('\n') +
+        '\n\n## Goals of the open issues (bench/goals/)\n\n' +
+        goalsMarkdown(issueGoals) +
         '\n',
     );
   }
-  if (final) process.stdout.write(`${title}\n\n${printed}\n\n${notes.join('\n')}\n\nGoals:\n${goalLines.join('\n')}\n`);
+  if (final) process.stdout.write(`${title}\n\n${printed}\n\n${notes.join('\n')}\n\nGoals:\n${goalLines.join('\n')}\n\nGoals of the open issues (bench/goals/):\n${goalsText(issueGoals)}\n`);
 }
 
 const notes = [
@@ -643,9 +675,9 @@ for (const [name, run] of sections) {
   if ((name === 'startup' && !want('startup')) || done.includes(name)) continue;
   await run();
   done.push(name);
-  report(false);
+  await report(false);
   log(`${name} done`);
 }
-report(true);
+await report(true);
 rmSync(scratch, { recursive: true, force: true });
 rmSync(spHome, { recursive: true, force: true });

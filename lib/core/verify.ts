@@ -50,7 +50,8 @@ export interface VerifyReport {
   stream_damage: Damage[];
   /**
    * Chained lines not in canonical (JCS) form (e.g. rewritten by jq): hashed after canonicalizing
-   * the parsed event, where canonical lines are hashed as they are. Not damage in itself.
+   * the parsed event, where canonical lines are hashed as they are. Not damage in itself. Absent
+   * when every line was canonical.
    */
   non_canonical_lines?: number;
 }
@@ -249,7 +250,8 @@ export class Verifier {
       events: this.events,
       sessions,
       stream_damage: this.streamDamage,
-      non_canonical_lines: this.nonCanonical,
+      // Only when there are some: the report of a stream sp wrote stays as it was.
+      ...(this.nonCanonical > 0 ? { non_canonical_lines: this.nonCanonical } : {}),
     };
   }
 
