@@ -42,3 +42,4 @@ export function drift(options: {
   checkedAt?: string;
   log?: (line: string) => void;
 }): Promise<DriftRow[]>;
+export function renderPins(report: { checked_at: string; rows: DriftRow[] }): string;

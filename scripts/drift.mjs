@@ -9,6 +9,7 @@
 // regression: a read or resume that fails on the newest client and passes on the pinned one.
 //
 //   node scripts/drift.mjs [--only claude,codex] [--json] [--markdown FILE] [--force] [--budget SECONDS]
+//   node scripts/drift.mjs --pins-from drift.json     (the README's pinned/newest table from a --json run)
 //
 // --force checks a client whose newest version is the pinned one too (by default that row says
 // "same"; the suite's acceptance tests check the pinned clients). Exit 0 ok, 1 regression, 2 usage
@@ -161,6 +162,25 @@ export function renderMarkdown(rows) {
   return lines.join('\n') + '\n';
 }
 
+/**
+ * The README's "pinned and newest" table from a saved `--json` report: per agent its client, the
+ * pinned version, and the newest version the run checked with the run's date and outcome.
+ */
+export function renderPins(report) {
+  const day = String(report.checked_at ?? '').slice(0, 10);
+  const lines = ['| agent | client (npm) | pinned | newest checked | outcome |', '|---|---|---|---|---|'];
+  for (const row of report.rows) {
+    const outcome =
+      row.status === 'error' ? `not looked up: ${row.notes[0] ?? ''}` :
+      row.status === 'same' ? 'the pinned version is the newest' :
+      row.regressions.length ? `regression: ${row.regressions.join('; ')}` :
+      `read ${row.read_ok ? 'ok' : 'failed'}; write+resume ${row.write_resume_ok ? 'ok' : 'failed'} (${row.targets.filter((t) => t.ok).length}/${row.targets.length} targets)` +
+        (row.new_types.length ? `; new record types: ${row.new_types.join(', ')}` : '');
+    lines.push(`| ${row.agent} | \`${row.package}\` | ${row.pinned} | ${row.newest ?? '?'} (${day}) | ${outcome.replace(/\|/g, '\\|')} |`);
+  }
+  return lines.join('\n') + '\n';
+}
+
 // ---- the run ------------------------------------------------------------------------------------
 
 /** `npm view <pkg> version`, bounded. */
@@ -228,6 +248,7 @@ function parseArgs(argv) {
     else if (a === '--force') args.force = true;
     else if (a === '--budget') args.budget = Number(value());
     else if (a === '--scratch') args.scratch = value();
+    else if (a === '--pins-from') args.pinsFrom = value();
     else if (a === '--help' || a === '-h') args.help = true;
     else throw new Error(`unknown argument ${a}`);
   }
@@ -294,8 +315,17 @@ async function main() {
     return 2;
   }
   if (args.help) {
-    process.stdout.write(readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1, 17).map((l) => l.replace(/^\/\/ ?/, '')).join('\n') + '\n');
+    process.stdout.write(readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1, 18).map((l) => l.replace(/^\/\/ ?/, '')).join('\n') + '\n');
     return 0;
+  }
+  if (args.pinsFrom) {
+    try {
+      process.stdout.write(renderPins(JSON.parse(readFileSync(args.pinsFrom, 'utf8'))));
+      return 0;
+    } catch (err) {
+      process.stderr.write(`drift: ${args.pinsFrom}: ${err.code ?? err.message}\n`);
+      return 2;
+    }
   }
   const registry = join(root, 'dist', 'adapters', 'index.js');
   if (!existsSync(registry)) {

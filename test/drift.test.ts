@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adapters } from '../adapters/index.js';
-import { drift, exitCodeOf, jsonlFiles, newShapes, renderMarkdown, renderTable, shapesOfFiles, shapesOfText, type CheckResult } from '../scripts/drift.mjs';
+import { drift, exitCodeOf, renderPins, jsonlFiles, newShapes, renderMarkdown, renderTable, shapesOfFiles, shapesOfText, type CheckResult } from '../scripts/drift.mjs';
 
 const CLAUDE_S2 = resolve('fixtures/claude/corpus/S2-debug/.claude/projects/-home-alice-acme-api/9a1dc580-54f5-46ea-bece-7461fb46da3a.jsonl');
 let dir: string;
@@ -115,8 +115,20 @@ describe('drift: the run, the table and the exit code', () => {
     await expect(drift({ adapters, only: ['nosuch'], install: () => '', check: async () => pass('x'), fixturesOf: () => [], freshOf: () => [] })).rejects.toThrow(/no adapter with a real client named nosuch/);
   });
 
+  it('the README pins table is written from a saved run: pinned, newest with the date, the outcome', async () => {
+    const { rows } = await run({ newest: pass('claude') });
+    const pins = renderPins({ checked_at: '2026-12-02T06:00:00.000Z', rows }).split('\n');
+    expect(pins[2]).toBe(`| claude | \`@anthropic-ai/claude-code\` | ${adapters.claude!.client!.pinned} | 9.9.9 (2026-12-02) | read ok; write+resume ok (3/3 targets); new record types: worktree-snapshot |`);
+    expect(pins[3]).toMatch(/^\| codex \| `@openai\/codex` \| (\S+) \| \1 \(2026-12-02\) \| the pinned version is the newest \|$/);
+    const saved = join(dir, 'drift.json');
+    writeFileSync(saved, JSON.stringify({ checked_at: '2026-12-02T06:00:00.000Z', rows }));
+    const r = spawnSync(process.execPath, ['scripts/drift.mjs', '--pins-from', saved], { encoding: 'utf8' });
+    expect(r.status).toBe(0);
+    expect(r.stdout.split('\n')[2]).toBe(pins[2]);
+  });
+
   it('the script refuses bad arguments with one line and exit 2', () => {
-    for (const args of [['--only'], ['--budget', '0'], ['--frobnicate']]) {
+    for (const args of [['--only'], ['--budget', '0'], ['--frobnicate'], ['--pins-from', '/nonexistent/drift.json']]) {
       const r = spawnSync(process.execPath, ['scripts/drift.mjs', ...args], { encoding: 'utf8' });
       expect(r.status).toBe(2);
       expect(r.stderr).toMatch(/^drift: .+\n$/);
