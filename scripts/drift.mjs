@@ -11,8 +11,8 @@
 //   node scripts/drift.mjs [--only claude,codex] [--json] [--markdown FILE] [--force] [--budget SECONDS]
 //   node scripts/drift.mjs --pins-from drift.json     (the README's pinned/newest table from a --json run)
 //
-// --force checks a client whose newest version is the pinned one too (by default that row says
-// "same"; the suite's acceptance tests check the pinned clients). Exit 0 ok, 1 regression, 2 usage
+// --force checks a client whose newest version is the pinned one too, with the pinned binary (by
+// default that row says "same": the suite's acceptance tests check the pinned clients). Exit 0 ok, 1 regression, 2 usage
 // or nothing could be looked up.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -274,10 +274,12 @@ export async function drift({ adapters, only, force = false, view = npmView, ins
     const plan = { agent: adapter.id, pkg: adapter.client.package, pinned: adapter.client.pinned, checkedAt };
     try {
       plan.newest = view(adapter.client.package);
-      if (plan.newest !== plan.pinned || force) {
+      if (plan.newest !== plan.pinned) {
         log(`${adapter.id}: installing ${adapter.client.package}@${plan.newest}`);
         bins[adapter.id] = await install(adapter.client, plan.newest);
         plan.run = true;
+      } else if (force) {
+        plan.run = true; // the newest is the pinned one: node_modules has it, nothing to install
       }
     } catch (err) {
       plan.error = String(err.message ?? err);
