@@ -30,11 +30,14 @@ export function cellsOf(row: DriftRow): string[];
 export function renderTable(rows: DriftRow[]): string;
 export function renderMarkdown(rows: DriftRow[]): string;
 export function npmView(pkg: string): string;
+export function installedVersion(pkg: string): string | undefined;
 export function drift(options: {
   adapters: Record<string, ClientLike>;
   only?: string[];
   force?: boolean;
   view?: (pkg: string) => string;
+  /** The version node_modules holds (default: read from it). */
+  installed?: (pkg: string) => string | undefined;
   install: (client: { package: string; bin: string; pinned: string }, version: string) => string | Promise<string>;
   check: (agent: string, bins: Record<string, string>, which: 'newest' | 'pinned') => Promise<CheckResult>;
   fixturesOf: (agent: string) => string[];

@@ -191,6 +191,15 @@ export function npmView(pkg) {
   return version;
 }
 
+/** The version of a package in this checkout's node_modules (what the tests run), or undefined. */
+export function installedVersion(pkg) {
+  try {
+    return JSON.parse(readFileSync(join(root, 'node_modules', pkg, 'package.json'), 'utf8')).version;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Installs pkg@version into its own scratch prefix; returns the path of its binary. */
 export function installClient(scratch, client, version) {
   const prefix = join(scratch, `${client.package.replace(/[^\w.-]+/g, '_')}-${version}`);
@@ -260,7 +269,7 @@ function parseArgs(argv) {
  * The whole run over `adapters` with its effects passed in (the test gives a fake registry answer
  * and a recorded check). Returns the rows; prints nothing.
  */
-export async function drift({ adapters, only, force = false, view = npmView, install, check, fixturesOf, freshOf, checkedAt = new Date().toISOString().slice(0, 10), log = () => {} }) {
+export async function drift({ adapters, only, force = false, view = npmView, installed = installedVersion, install, check, fixturesOf, freshOf, checkedAt = new Date().toISOString().slice(0, 10), log = () => {} }) {
   const clients = Object.values(adapters).filter((a) => a.client).sort((a, b) => a.id.localeCompare(b.id));
   if (only) {
     const unknown = only.filter((id) => !clients.some((a) => a.id === id));
@@ -274,12 +283,13 @@ export async function drift({ adapters, only, force = false, view = npmView, ins
     const plan = { agent: adapter.id, pkg: adapter.client.package, pinned: adapter.client.pinned, checkedAt };
     try {
       plan.newest = view(adapter.client.package);
-      if (plan.newest !== plan.pinned) {
+      // node_modules may still hold an older pin (package.json bumped, not yet reinstalled): then the scratch copy.
+      if (plan.newest !== plan.pinned || (force && installed(adapter.client.package) !== plan.newest)) {
         log(`${adapter.id}: installing ${adapter.client.package}@${plan.newest}`);
         bins[adapter.id] = await install(adapter.client, plan.newest);
         plan.run = true;
       } else if (force) {
-        plan.run = true; // the newest is the pinned one: node_modules has it, nothing to install
+        plan.run = true; // the newest is the pinned one and node_modules has it: nothing to install
       }
     } catch (err) {
       plan.error = String(err.message ?? err);

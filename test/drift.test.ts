@@ -108,6 +108,31 @@ describe('drift: the run, the table and the exit code', () => {
     expect(rows[0]).toMatchObject({ write_resume_ok: true, regressions: [] });
   });
 
+  it('--force checks clients at their pin: with node_modules when it holds the pin, else a scratch copy', async () => {
+    const calls: string[] = [];
+    const pinnedOf = (pkg: string) => Object.values(adapters).find((a) => a.client?.package === pkg)!.client!.pinned;
+    const rows = await drift({
+      adapters,
+      only: ['claude', 'codex'],
+      force: true,
+      view: pinnedOf,
+      // node_modules still holds an older Claude Code (the pin was bumped, not yet reinstalled).
+      installed: (pkg) => (pkg === '@anthropic-ai/claude-code' ? '0.0.1' : pinnedOf(pkg)),
+      install: (client, version) => {
+        calls.push(`install ${client.package}@${version}`);
+        return `/scratch/${client.bin}`;
+      },
+      check: async (agent, bins) => {
+        calls.push(`check ${agent} ${bins[agent] ?? 'node_modules'}`);
+        return pass(agent);
+      },
+      fixturesOf: () => [],
+      freshOf: () => [],
+    });
+    expect(calls).toEqual([`install @anthropic-ai/claude-code@${adapters.claude!.client!.pinned}`, 'check claude /scratch/claude', 'check codex node_modules']);
+    expect(rows.map((r) => r.status)).toEqual(['checked', 'checked']);
+  });
+
   it('a registry that does not answer: an error row per client, exit 2; an unknown --only name is refused', async () => {
     const rows = await drift({ adapters, only: ['claude'], view: () => { throw new Error('npm view: ETIMEDOUT'); }, install: () => '', check: async () => pass('claude'), fixturesOf: () => [], freshOf: () => [] });
     expect(rows[0]).toMatchObject({ status: 'error', notes: ['npm view: ETIMEDOUT'] });
