@@ -31,7 +31,7 @@ interface CheckResult {
   agent: string;
   read_ok: boolean;
   read_reason: string;
-  /** Native files the client wrote or changed, copied under <work>/fresh/ (relative names). */
+  /** Native JSON(L) files the client wrote or changed, copied under <work>/fresh/ (relative names). */
   fresh_files: string[];
   targets: TargetResult[];
   ms: number;
@@ -86,7 +86,8 @@ it(`drift check: ${agent}`, async () => {
       result.targets.push({ target: agent, ok: false, reason: observed.why ?? 'not accepted', ms: Date.now() - started });
       return;
     }
-    const changed = [...snapshot(dir)].filter(([path, stamp]) => before.get(path) !== stamp).map(([path]) => path);
+    // Session records only (JSON lines and JSON documents): a client also unpacks skills, locks and databases.
+    const changed = [...snapshot(dir)].filter(([path, stamp]) => before.get(path) !== stamp && /\.jsonl?$/.test(path)).map(([path]) => path);
     const freshDir = join(work, 'fresh');
     for (const path of changed) {
       const name = relative(dir, path);
