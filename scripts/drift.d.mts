@@ -1,14 +1,14 @@
 // Types for scripts/drift.mjs (imported by test/drift.test.ts).
 export interface Shapes { types: Set<string>; fields: Set<string> }
 export interface TargetResult { target: string; ok: boolean; reason: string; ms: number }
-export interface CheckResult { agent: string; read_ok: boolean; read_reason: string; fresh_files: string[]; targets: TargetResult[]; ms: number }
+export interface CheckResult { agent: string; no_recorder?: boolean; read_ok: boolean; read_reason: string; fresh_files: string[]; targets: TargetResult[]; ms: number }
 export interface DriftRow {
   agent: string;
   package: string;
   pinned: string;
   newest: string | null;
   checked_at: string;
-  status: 'checked' | 'same' | 'error';
+  status: 'checked' | 'same' | 'no recorder' | 'error';
   read_ok: boolean | null;
   new_types: string[];
   new_fields: string[];

@@ -111,6 +111,8 @@ export function rowOf({ agent, pkg, pinned, newest, checkedAt, error, check, pin
   const row = { agent, package: pkg, pinned, newest: newest ?? null, checked_at: checkedAt, status: 'checked', read_ok: null, new_types: [], new_fields: [], targets: [], write_resume_ok: null, regressions: [], notes: [] };
   if (error) return { ...row, status: 'error', notes: [error] };
   if (!check) return { ...row, status: 'same' };
+  // No recorder for this agent yet (no relay target to record with): said, never a regression.
+  if (check.no_recorder) return { ...row, status: 'no recorder', notes: [check.read_reason] };
   row.read_ok = check.read_ok;
   if (!check.read_ok) row.notes.push(check.read_reason);
   if (fresh && known) Object.assign(row, (({ types, fields }) => ({ new_types: types, new_fields: fields }))(newShapes(fresh, known)));
@@ -143,7 +145,7 @@ function newCell(row) {
 
 export const COLUMNS = ['agent', 'pinned', 'newest', 'read ok', 'new record types / fields', 'write+resume ok'];
 export function cellsOf(row) {
-  const newest = row.status === 'error' ? `? (${row.notes[0]})` : row.status === 'same' ? `${row.newest} (= pinned)` : row.newest;
+  const newest = row.status === 'error' ? `? (${row.notes[0]})` : row.status === 'same' || (row.status !== 'checked' && row.newest === row.pinned) ? `${row.newest} (= pinned)` : row.newest;
   return [row.agent, row.pinned, newest, yesNo(row.read_ok), newCell(row), resumeCell(row) + (row.regressions.length ? ' REGRESSION' : '')];
 }
 
@@ -173,6 +175,7 @@ export function renderPins(report) {
     const outcome =
       row.status === 'error' ? `not looked up: ${row.notes[0] ?? ''}` :
       row.status === 'same' ? 'the pinned version is the newest' :
+      row.status === 'no recorder' ? `not recorded: ${row.notes[0] ?? ''}` :
       row.regressions.length ? `regression: ${row.regressions.join('; ')}` :
       `read ${row.read_ok ? 'ok' : 'failed'}; write+resume ${row.write_resume_ok ? 'ok' : 'failed'} (${row.targets.filter((t) => t.ok).length}/${row.targets.length} targets)` +
         (row.new_types.length ? `; new record types: ${row.new_types.join(', ')}` : '');
@@ -304,7 +307,8 @@ export async function drift({ adapters, only, force = false, view = npmView, ins
     }
     log(`${plan.agent}: checking ${plan.newest}`);
     const result = await check(plan.agent, bins, 'newest');
-    let pinnedCheck;
+    // At the pin, the newest is the pinned client: a failure there is a known gap, not drift.
+    let pinnedCheck = plan.newest === plan.pinned ? result : undefined;
     if (!passed(result) && plan.newest !== plan.pinned) {
       // Compare before calling it drift: the same check with the pinned client (node_modules).
       log(`${plan.agent}: the newest failed; checking the pinned ${plan.pinned} to compare`);

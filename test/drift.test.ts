@@ -133,6 +133,27 @@ describe('drift: the run, the table and the exit code', () => {
     expect(rows.map((r) => r.status)).toEqual(['checked', 'checked']);
   });
 
+  it('at the pin a failure is a known gap, and an agent without a recorder is said so: neither is a regression', async () => {
+    const pinnedOf = (pkg: string) => Object.values(adapters).find((a) => a.client?.package === pkg)!.client!.pinned;
+    const rows = await drift({
+      adapters,
+      only: ['codex', 'qoder'],
+      force: true,
+      view: pinnedOf,
+      installed: pinnedOf,
+      install: () => '',
+      check: async (agent) =>
+        agent === 'qoder'
+          ? { agent, no_recorder: true, read_ok: false, read_reason: 'no recorder: qoder is not a relay target', fresh_files: [], targets: [], ms: 0 }
+          : { ...failOn(pass(agent), 'pi', 'exit 1'), read_ok: false, read_reason: 'the probe turn is not among the 0 events read' },
+      fixturesOf: () => [],
+      freshOf: () => [],
+    });
+    expect(rows.map((r) => [r.agent, r.status, r.regressions])).toEqual([['codex', 'checked', []], ['qoder', 'no recorder', []]]);
+    expect(renderTable(rows)).toMatch(/qoder\s+\S+\s+\S+ \(= pinned\)\s+-\s+-\s+-/);
+    expect(exitCodeOf(rows)).toBe(0);
+  });
+
   it('a registry that does not answer: an error row per client, exit 2; an unknown --only name is refused', async () => {
     const rows = await drift({ adapters, only: ['claude'], view: () => { throw new Error('npm view: ETIMEDOUT'); }, install: () => '', check: async () => pass('claude'), fixturesOf: () => [], freshOf: () => [] });
     expect(rows[0]).toMatchObject({ status: 'error', notes: ['npm view: ETIMEDOUT'] });

@@ -29,6 +29,8 @@ const budgetMs = Number(process.env.SP_DRIFT_BUDGET_MS ?? 120_000);
 interface TargetResult { target: string; ok: boolean; reason: string; ms: number }
 interface CheckResult {
   agent: string;
+  /** No way to record with this client yet (not a relay target with a corpus source). */
+  no_recorder?: boolean;
   read_ok: boolean;
   read_reason: string;
   /** Native JSON(L) files the client wrote or changed, copied under <work>/fresh/ (relative names). */
@@ -70,7 +72,8 @@ it(`drift check: ${agent}`, async () => {
     const self = TARGETS.find((t) => t.id === agent);
     const source = SOURCES.find((s) => s.agent === agent);
     if (!self || !source) {
-      result.read_reason = `no recorder: ${agent} is not a target with a corpus source in test/support/matrix.ts`;
+      result.no_recorder = true;
+      result.read_reason = `no recorder: ${agent} is not a relay target with a corpus source in test/support/matrix.ts`;
       return;
     }
     // 1. The client records its own turn onto a session of its own format.
