@@ -17,7 +17,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { basename, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -43,7 +43,9 @@ function recordFields(record, type, into) {
 }
 
 /** Record types and fields of JSON-lines text (lines that are not JSON are skipped: the capture reports them). */
-export function shapesOfText(text, shapes = { types: new Set(), fields: new Set() }) {
+export function shapesOfText(text, shapes = { types: new Set(), fields: new Set() }, file = '') {
+  // A record with no type is named by its file (ids and numbers left out): usage_record.jsonl, not one uuid.
+  const untyped = `(untyped${file ? `, ${basename(file).replace(/[0-9a-f]{8}-[0-9a-f-]{27,}|\d+/gi, '*')}` : ''})`;
   for (const line of text.split('\n')) {
     if (!line.trim()) continue;
     let record;
@@ -52,7 +54,8 @@ export function shapesOfText(text, shapes = { types: new Set(), fields: new Set(
     } catch {
       continue;
     }
-    const type = recordType(record);
+    const found = recordType(record);
+    const type = found === '(untyped)' ? untyped : found;
     shapes.types.add(type);
     if (record && typeof record === 'object' && !Array.isArray(record)) recordFields(record, type, shapes.fields);
   }
@@ -72,7 +75,7 @@ export function jsonlFiles(dir, into = []) {
 
 export function shapesOfFiles(files) {
   const shapes = { types: new Set(), fields: new Set() };
-  for (const file of files) shapesOfText(readFileSync(file, 'utf8'), shapes);
+  for (const file of files) shapesOfText(readFileSync(file, 'utf8'), shapes, file);
   return shapes;
 }
 
@@ -115,7 +118,8 @@ export function rowOf({ agent, pkg, pinned, newest, checkedAt, error, check, pin
   if (check.no_recorder) return { ...row, status: 'no recorder', notes: [check.read_reason] };
   row.read_ok = check.read_ok;
   if (!check.read_ok) row.notes.push(check.read_reason);
-  if (fresh && known) Object.assign(row, (({ types, fields }) => ({ new_types: types, new_fields: fields }))(newShapes(fresh, known)));
+  if (fresh && known && fresh.types.size > 0) Object.assign(row, (({ types, fields }) => ({ new_types: types, new_fields: fields }))(newShapes(fresh, known)));
+  else row.notes.push('record shapes not scanned: the client wrote no JSON lines (a database)');
   row.targets = check.targets;
   const reached = check.targets.filter((t) => !/^not checked/.test(t.reason));
   row.write_resume_ok = check.read_ok ? reached.length > 0 && reached.every((t) => t.ok) : false;
@@ -140,7 +144,9 @@ function resumeCell(row) {
 }
 function newCell(row) {
   const parts = [...row.new_types.map((t) => `type ${t}`), ...row.new_fields];
-  return parts.length ? parts.join(', ') : row.status === 'checked' ? 'none' : '-';
+  if (parts.length) return parts.join(', ');
+  if (row.status !== 'checked') return '-';
+  return row.notes.some((n) => n.startsWith('record shapes not scanned')) ? 'not scanned (database)' : 'none';
 }
 
 export const COLUMNS = ['agent', 'pinned', 'newest', 'read ok', 'new record types / fields', 'write+resume ok'];

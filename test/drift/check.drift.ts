@@ -53,9 +53,12 @@ function snapshot(dir: string, into = new Map<string, string>()): Map<string, st
   return into;
 }
 
+/** What every target's probe holds (OpenCode's is one word: `SP-MATRIX-PROBE-reply-OK`). */
+const PROBE_MARK = PROBE.slice(0, PROBE.indexOf(':'));
+
 /** The probe turn came back: a user message holding the probe, an assistant message after it. */
 function readReason(events: SpEvent[]): string {
-  const at = events.findIndex((e) => e.type === 'message.user' && JSON.stringify(e.payload).includes(PROBE));
+  const at = events.findIndex((e) => e.type === 'message.user' && JSON.stringify(e.payload).includes(PROBE_MARK));
   if (at < 0) return `the probe turn is not among the ${events.length} events read (0 turns read is the drift this watches for)`;
   if (!events.slice(at + 1).some((e) => e.type === 'message.assistant')) return 'no assistant message after the probe turn';
   return '';
