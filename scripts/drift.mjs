@@ -12,12 +12,13 @@
 //   node scripts/drift.mjs --pins-from drift.json     (the README's pinned/newest table from a --json run)
 //
 // --force checks a client whose newest version is the pinned one too, with the pinned binary (by
-// default that row says "same": the suite's acceptance tests check the pinned clients). Exit 0 ok, 1 regression, 2 usage
-// or nothing could be looked up.
+// default that row says "same": the suite's acceptance tests check the pinned clients). --scratch DIR
+// keeps the installed clients and recordings there (else a temp folder, removed at the end).
+// Exit 0 ok, 1 regression, 2 usage or nothing could be looked up.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join, relative } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -265,7 +266,7 @@ function parseArgs(argv) {
     else if (a === '--markdown') args.markdown = value();
     else if (a === '--force') args.force = true;
     else if (a === '--budget') args.budget = Number(value());
-    else if (a === '--scratch') args.scratch = value();
+    else if (a === '--scratch') args.scratch = value(); // keep the installed clients and recordings there (reused by the next run)
     else if (a === '--pins-from') args.pinsFrom = value();
     else if (a === '--help' || a === '-h') args.help = true;
     else throw new Error(`unknown argument ${a}`);
@@ -337,7 +338,9 @@ async function main() {
     return 2;
   }
   if (args.help) {
-    process.stdout.write(readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1, 18).map((l) => l.replace(/^\/\/ ?/, '')).join('\n') + '\n');
+    // The comment at the top of this file, up to the first import.
+    const lines = readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n');
+    process.stdout.write(lines.slice(1, lines.findIndex((l) => l.startsWith('import '))).map((l) => l.replace(/^\/\/ ?/, '')).join('\n'));
     return 0;
   }
   if (args.pinsFrom) {
@@ -378,8 +381,11 @@ async function main() {
   } catch (err) {
     process.stderr.write(`drift: ${err.message}\n`);
     return 2;
+  } finally {
+    // A scratch folder of our own (the installed clients, the recordings) goes; one named with --scratch stays.
+    if (args.scratch === undefined) rmSync(scratch, { recursive: true, force: true });
   }
-  const report = { checked_at: new Date().toISOString(), node: process.version, scratch: relative(process.cwd(), scratch) || scratch, rows };
+  const report = { checked_at: new Date().toISOString(), node: process.version, rows };
   if (args.markdown) writeFileSync(args.markdown, renderMarkdown(rows));
   process.stdout.write(args.json ? JSON.stringify(report, null, 2) + '\n' : renderTable(rows));
   for (const row of rows) for (const r of row.regressions) process.stderr.write(`drift: ${row.agent} ${row.newest}: regression: ${r}\n`);
