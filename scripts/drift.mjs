@@ -340,7 +340,7 @@ async function main() {
   if (args.help) {
     // The comment at the top of this file, up to the first import.
     const lines = readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n');
-    process.stdout.write(lines.slice(1, lines.findIndex((l) => l.startsWith('import '))).map((l) => l.replace(/^\/\/ ?/, '')).join('\n'));
+    process.stdout.write(lines.slice(1, lines.findIndex((l) => l.startsWith('import '))).map((l) => l.replace(/^\/\/ ?/, '')).join('\n') + '\n');
     return 0;
   }
   if (args.pinsFrom) {
