@@ -12,7 +12,8 @@ import { createProgress, type Progress } from '../lib/cli/progress.js';
 import { resolveSessions } from '../lib/ops/resolve.js';
 
 interface Args {
-  agent: string;
+  agent?: string;
+  allAgents: boolean;
   list: boolean;
   session?: string;
   path?: string;
@@ -112,6 +113,29 @@ class Capturer {
   }
 }
 
+/** --all-agents --list: every registered agent's sessions (lib/ops/list-all.ts), each from its own home. */
+async function listAllAgents(args: Args): Promise<number> {
+  if (args.agent !== undefined) throw new UserError(`--all-agents lists every agent: drop "${args.agent}" (or drop --all-agents)`);
+  if (!args.list) throw new UserError('--all-agents works with --list only (capture one agent at a time: sp-capture <agent> …)');
+  for (const flag of ['session', 'path', 'latest', 'all', 'home', 'cursor', 'follow', 'raw', 'artifacts'] as const) {
+    if (args[flag] !== undefined && args[flag] !== false) throw new UserError(`--${flag} has no effect with --all-agents (set an agent's home with its variable or \`sp-config\`)`);
+  }
+  const { configuredHome } = await import('../lib/cli/config.js');
+  const { listAllSessions, printListedSessions } = await import('../lib/ops/list-all.js');
+  const redactor = args.redact ? await (await import('../lib/redact/ensure.js')).Redactor.load() : undefined;
+  const result = await listAllSessions({
+    registry: adapters,
+    cwd: args.cwd,
+    homeOf: (a) => configuredHome(a.id, a.homeEnv) ?? a.defaultHome(),
+    redactText: redactor ? (text) => redactor.redactText(text) : undefined,
+    onDiagnostic: warn,
+  });
+  const { wantsTable } = await import('../lib/term/listing.js');
+  await printListedSessions(result.sessions, wantsTable({ json: args.json }) ? 'table' : args.json ? 'json' : 'lines');
+  // Nothing on this machine is not an error; homes that exist and all failed is.
+  return result.read.length === 0 && result.failed.length > 0 ? EXIT_USAGE : EXIT_OK;
+}
+
 await runCli<Args>({
   name: 'sp-capture',
   summary:
@@ -119,10 +143,11 @@ await runCli<Args>({
     'hash-chained per session: a session.start, then every native record as a typed event (messages, thinking, tool ' +
     'calls and results; derived file.edit / command.run / todo.* events that point at their call) or as a meta event ' +
     `that keeps the raw record. Agents: ${Object.keys(adapters).sort().join(', ')}.`,
-  usage: '<agent> (--list | --session ID | --path FILE | --latest | --all) [options]',
+  usage: '<agent> (--list | --session ID | --path FILE | --latest | --all) [options] | --all-agents --list',
   examples: [
     ['sp-capture claude --list', "every Claude Code session, newest first: id, path, cwd, first prompt, title, counts"],
     ['sp-capture claude --list --cwd ~/src/acme-api', "one project's sessions"],
+    ['sp-capture --all-agents --list', 'every session of every agent on this machine, newest first: when, agent, id, project, title'],
     ['sp-capture claude --latest --cwd . | sp-verify', "capture this project's newest session and verify the chain"],
     ['sp-capture claude --session e05d2652 > s.ndjson', 'one session by id (a unique prefix is enough)'],
     ['sp-capture claude --path ./e05d2652-6a94-447f-8b60-cded66e4199a.jsonl --raw', 'a transcript file anywhere; keep each native line verbatim'],
@@ -141,10 +166,15 @@ await runCli<Args>({
     '--cursor FILE keeps, per session, the byte offset and SHA-256 of the last line read, the next seq and the chain tail: ' +
     'the next run continues the chain, and a file truncated or rewritten since is reported (exit 2). A last line without ' +
     'its newline waits for the next run. --follow does the same on every change, within about 100 ms.\n\n' +
-    '--list counts messages as user prompts plus assistant API messages, and tool calls as tool_use blocks.',
+    '--list counts messages as user prompts plus assistant API messages, and tool calls as tool_use blocks.\n\n' +
+    '--all-agents --list asks every agent\'s home (its variable, the config file, else its default): an agent whose home is ' +
+    'missing is skipped, one that cannot be read is reported on one line and the others still list. It prints a table on a ' +
+    'terminal, tab-separated lines (last activity, agent, id, project, title) otherwise, NDJSON rows with --json; exit 2 only ' +
+    'when homes exist and none could be read.',
   options: (y) =>
     y
       .positional('agent', { type: 'string', describe: `the agent whose sessions to read (${Object.keys(adapters).sort().join(', ')})` })
+      .option('all-agents', { type: 'boolean', default: false, describe: 'with --list: the sessions of every agent found on this machine, newest first' })
       .option('list', { type: 'boolean', default: false, describe: 'print one JSON line per session instead of capturing' })
       .option('session', { type: 'string', describe: 'capture the session with this native id (or a unique prefix), or its canonical sess_… id' })
       .option('path', { type: 'string', describe: 'capture the session in this native file, wherever it lies' })
@@ -159,8 +189,10 @@ await runCli<Args>({
       .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'no progress line on stderr (it is drawn only on a terminal anyway)' })
       .option('json', { type: 'boolean', default: false, describe: 'NDJSON even on a terminal (--list prints a table there; a capture prints only a note)' })
       .option('redact', { type: 'boolean', default: true, describe: "--list shows titles and first prompts redacted with sp-redact's rules and key (--no-redact: as they are); the event stream is never redacted" })
-      .command('$0 <agent>', false) as never,
+      .command('$0 [agent]', false) as never,
   run: async (args) => {
+    if (args.allAgents) return listAllAgents(args);
+    if (args.agent === undefined) throw new UserError('missing argument: usage: sp-capture <agent> (--list | --session ID | --path FILE | --latest | --all) [options] | --all-agents --list');
     const adapter = await (await import('../lib/adapter/external.js')).adapterOrExternal(args.agent, getAdapter); // else sp-adapter-<agent> on PATH
     checkArgs(args);
     const home = args.home ?? (await import('../lib/cli/config.js')).configuredHome(adapter.id, adapter.homeEnv) ?? adapter.defaultHome();

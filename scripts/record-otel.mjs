@@ -20,7 +20,7 @@ import { gunzipSync, inflateSync } from 'node:zlib';
 import { codexConfig } from '../examples/mock-responses.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
-export const VERSIONS = { claude: '2.1.197', codex: '0.171.0' };
+export const VERSIONS = { claude: '2.1.332', codex: '0.171.0' };
 export const PROMPT = 'Read notes.txt and tell me what it says.';
 export const NOTE = 'sp otel recording: the answer is 42\n';
 export const REPLY = 'notes.txt says: the answer is 42.';

@@ -219,7 +219,7 @@ describe('sp-materialize claude: layout', () => {
     const { result, lines } = await write(b.events);
     ok(lines, result);
     expect(lines[0].message.content).toBe('# Handoff\nContinue the DELETE endpoint.');
-    expect(lines[0].version).toBe('2.1.197'); // a foreign session's version is not a Claude version
+    expect(lines[0].version).toBe('2.1.332'); // a foreign session's version is not a Claude version
   });
 });
 

@@ -7,7 +7,7 @@ import { jsonHooks } from '../../lib/hooks/settings.js';
 export const claudeHooks = jsonHooks({
   agent: 'claude',
   displayName: 'Claude Code',
-  verifiedWith: '2.1.197',
+  verifiedWith: '2.1.332',
   mechanism: 'settings.json hooks: Stop, SessionEnd (stdin names transcript_path)',
   file: (home) => join(home, 'settings.json'),
   events: ['Stop', 'SessionEnd'],

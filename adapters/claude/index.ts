@@ -33,7 +33,7 @@ export const claude: Adapter = {
   // 200k window; its system prompt and tools take ~20k, replies up to 32k.
   compileProfile: { tokenizer: 'claude-estimate', window: 200_000, reserve: 52_000, budget: 24_000, instructionsFile: 'CLAUDE.md' },
   fidelity,
-  client: { package: '@anthropic-ai/claude-code', bin: 'claude', pinned: '2.1.197' },
+  client: { package: '@anthropic-ai/claude-code', bin: 'claude', pinned: '2.1.332' },
 };
 
 export default claude;

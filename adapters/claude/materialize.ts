@@ -23,7 +23,7 @@ import { DEFAULT_MODEL, HOME_ENV, NATIVE_ID, builtInHome, defaultHome } from './
 import { projectSlug, resolveCwd } from './slug.js';
 
 /** The client version this writer was verified against (written as `version` for foreign sessions). */
-export const CLIENT_VERSION = '2.1.197';
+export const CLIENT_VERSION = '2.1.332';
 /** The tool_result written for a tool_use that never got one. */
 export const STUB_RESULT = 'interrupted: no result was recorded';
 

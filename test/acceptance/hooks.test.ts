@@ -135,7 +135,7 @@ async function scenario(agent: string, base: string, client: Client): Promise<vo
 }
 
 describe.concurrent('sp hooks with the real clients', () => {
-  it('Claude Code 2.1.197: Stop/SessionEnd hooks capture each turn, redacted and verifying; a resumed turn adds only its events', async () => {
+  it('Claude Code 2.1.332: Stop/SessionEnd hooks capture each turn, redacted and verifying; a resumed turn adds only its events', async () => {
     const base = join(work, 'claude');
     const home = join(base, 'home');
     const cwd = join(base, 'project');

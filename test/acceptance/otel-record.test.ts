@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../atif/support.js';
 // @ts-expect-error: a plain ES module without declarations.
-import { PROMPT, REPLY, claudeBin, recordClaude } from '../../scripts/record-otel.mjs';
+import { PROMPT, REPLY, VERSIONS, claudeBin, recordClaude } from '../../scripts/record-otel.mjs';
 
 type Ev = { type: string; ts: number; payload: Record<string, unknown> };
 
@@ -52,7 +52,7 @@ describe('otel acceptance: a fresh Claude Code session recorded with telemetry o
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).toBe('');
     const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Ev);
-    expect(events[0]).toMatchObject({ type: 'session.start', payload: { client: 'claude', version: '2.1.197' } });
+    expect(events[0]).toMatchObject({ type: 'session.start', payload: { client: 'claude', version: VERSIONS.claude } });
     expect(events.filter((e) => e.type === 'message.user').map((e) => e.payload.content)).toEqual([[{ type: 'text', text: PROMPT }]]);
     const call = events.find((e) => e.type === 'tool.call');
     expect(call?.payload).toMatchObject({ call_id: 'toolu_01SpOtelRead', name: 'Read', input: { file_path: join(recorded.ws.proj, 'notes.txt') } });

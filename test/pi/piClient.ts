@@ -5,7 +5,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runClient, type ClientRun } from '../support/run.js';
 
-export const PI_BIN = new URL('../../node_modules/.bin/pi', import.meta.url).pathname;
+export const PI_BIN = process.env.SP_CLIENT_BIN_PI || new URL('../../node_modules/.bin/pi', import.meta.url).pathname; // SP_CLIENT_BIN_PI: scripts/drift.mjs
 
 export type PiRun = ClientRun;
 

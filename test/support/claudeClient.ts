@@ -14,7 +14,9 @@ const root = new URL('../..', import.meta.url).pathname;
  * binary there, else the platform package's binary (npm 11 may skip the postinstall, leaving a stub).
  */
 export function claudeBin(): string {
-  if (process.env.CLAUDE_BIN) return process.env.CLAUDE_BIN;
+  // SP_CLIENT_BIN_<AGENT>: the drift watch (scripts/drift.mjs) points the runners at the newest release.
+  const override = process.env.SP_CLIENT_BIN_CLAUDE || process.env.CLAUDE_BIN;
+  if (override) return override;
   const linked = join(root, 'node_modules', '.bin', 'claude');
   if (existsSync(linked) && statSync(linked).size > 1 << 20) return linked;
   const require = createRequire(join(root, 'package.json'));

@@ -11,7 +11,8 @@ import { codexConfig } from '../../examples/mock-responses.mjs';
 const root = new URL('../..', import.meta.url).pathname;
 
 export function codexBin(): string {
-  if (process.env.CODEX_BIN) return process.env.CODEX_BIN;
+  const override = process.env.SP_CLIENT_BIN_CODEX || process.env.CODEX_BIN; // SP_CLIENT_BIN_<AGENT>: scripts/drift.mjs
+  if (override) return override;
   const bin = join(root, 'node_modules', '.bin', 'codex');
   if (!existsSync(bin)) throw new Error('the Codex client is not installed: run npm install (devDependency @openai/codex), or set CODEX_BIN');
   return bin;

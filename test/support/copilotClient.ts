@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { MockModel } from '../pi/mockModel.js';
 import { runClient, type ClientRun } from './run.js';
 
-export const COPILOT_BIN = process.env.COPILOT_BIN ?? new URL('../../node_modules/.bin/copilot', import.meta.url).pathname;
+export const COPILOT_BIN = process.env.SP_CLIENT_BIN_COPILOT || process.env.COPILOT_BIN || new URL('../../node_modules/.bin/copilot', import.meta.url).pathname;
 export const COPILOT_CACHE = process.env.SP_COPILOT_CACHE ?? join(tmpdir(), 'sp-copilot-cache');
 
 export function copilotEnv(home: string, mock: MockModel, provider: 'openai' | 'anthropic' = 'openai'): NodeJS.ProcessEnv {

@@ -127,7 +127,7 @@ export const STRUCTURAL = {
   piId: g.chars(8, HEX),
   hermesSession: '20261130_051619_bb4de5',
   opencodeSession: 'ses_dd50d7ac9ffeopDbUmApW0BTAX',
-  semver: '2.1.197',
+  semver: '2.1.332',
   isoTime: '2026-11-30T05:06:52.123Z',
   path: '/home/alice/acme-api/src/routes/todos.js',
   gitRemote: 'git@github.com:acme/acme-api.git',

@@ -10,7 +10,8 @@ import { runClient, type ClientRun } from './run.js';
 const root = new URL('../..', import.meta.url).pathname;
 
 export function clientBin(name: 'gemini' | 'qwen' | 'qodercli'): string {
-  const override = { gemini: process.env.GEMINI_BIN, qwen: process.env.QWEN_BIN, qodercli: process.env.QODER_BIN }[name];
+  // SP_CLIENT_BIN_<AGENT> first: the drift watch (scripts/drift.mjs) points the runners at the newest release.
+  const override = { gemini: process.env.SP_CLIENT_BIN_GEMINI || process.env.GEMINI_BIN, qwen: process.env.SP_CLIENT_BIN_QWEN || process.env.QWEN_BIN, qodercli: process.env.SP_CLIENT_BIN_QODER || process.env.QODER_BIN }[name];
   if (override) return override;
   const bin = join(root, 'node_modules', '.bin', name);
   if (!existsSync(bin)) throw new Error(`the ${name} client is not installed: run npm install (devDependencies), or set ${name.toUpperCase()}_BIN`);

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { MockModel } from '../pi/mockModel.js';
 import { runClient, type ClientRun } from './run.js';
 
-export const OPENCODE_BIN = process.env.OPENCODE_BIN ?? new URL('../../node_modules/.bin/opencode', import.meta.url).pathname;
+export const OPENCODE_BIN = process.env.SP_CLIENT_BIN_OPENCODE || process.env.OPENCODE_BIN || new URL('../../node_modules/.bin/opencode', import.meta.url).pathname;
 
 export interface OpenCodeHome {
   home: string;
