@@ -1,0 +1,9 @@
+// The shared adapter contract suite (test/contract/testAdapter.ts) on the Droid corpus session.
+import { droid } from '../../adapters/droid/index.js';
+import { testAdapter } from '../contract/testAdapter.js';
+import { ALL, HOME } from './support.js';
+
+testAdapter(droid, {
+  fixtures: ALL,
+  home: HOME,
+});

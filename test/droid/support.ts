@@ -1,0 +1,5 @@
+// The Droid fixtures (fixtures/droid/README.md): one session recorded by the real client.
+export const HOME = 'fixtures/droid/corpus/.factory';
+export const SESSION_ID = 'f9c0b65d-7aee-4309-8a6f-504c42f38b9a';
+export const SESSION = `${HOME}/sessions/-home-judy-acme-api/${SESSION_ID}.jsonl`;
+export const ALL = [SESSION];
