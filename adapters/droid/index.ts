@@ -7,6 +7,7 @@ import { DEFAULT_MODEL, HOME_ENV, defaultHome } from './paths.js';
 
 const discovery = once(() => import('./discover.js'));
 const capturing = once(() => import('./capture.js'));
+const writing = once(() => import('./materialize.js'));
 const vocabulary = once(async () => (await import('./vocabulary.js')).droidVocabulary);
 
 export const droid: Adapter = {
@@ -18,6 +19,7 @@ export const droid: Adapter = {
   open: async (path) => (await discovery()).openSession(path),
   find: async (id, options) => (await discovery()).findSession(id, options),
   capture: (ref, options) => lazyIterable(capturing, (m) => m.captureDroid(ref, options)),
+  materialize: async (events, options) => (await writing()).materializeDroid(events, options),
   defaultModel: DEFAULT_MODEL,
   vocabulary,
   capabilities: {
@@ -25,7 +27,7 @@ export const droid: Adapter = {
     images: { userMessage: false, toolResult: false },
     thinking: 'own',
     incremental: true,
-    sameId: { whyNot: 'the writer always makes a new session (a fresh UUID)' },
+    sameId: true,
   },
   // Anthropic, OpenAI and other models; counted like Claude (the larger count), the smaller common window.
   compileProfile: { tokenizer: 'claude-estimate', window: 200_000, reserve: 40_000, budget: 24_000, instructionsFile: 'AGENTS.md' },
