@@ -186,6 +186,8 @@ export class DroidMapper {
         const p: Json = { text: typeof block.thinking === 'string' ? block.thinking : '', visibility: block.type === 'redacted_thinking' ? 'redacted' : 'visible', provider: 'anthropic' };
         if (str(block.signature)) p.signature = block.signature;
         if (str(block.data)) p.opaque = block.data;
+        const extra = rest(block, ['type', 'thinking', 'signature', 'data']);
+        if (extra) p.extra = extra;
         thinking.push({ type: 'message.thinking', payload: p, actor: ASSISTANT });
       } else if (block.type === 'tool_use' && str(block.id) && str(block.name)) {
         this.state.names[block.id as string] = block.name as string;
@@ -205,7 +207,9 @@ export class DroidMapper {
     out.push(...calls);
     if (unknown.length > 0) out.push({ type: 'meta', payload: { key: 'droid.unknown-blocks', raw: unknown }, actor: ASSISTANT });
     const extra = rest(message, ['role', 'content', 'modelId']);
-    if (extra && out.length > 0) out[0].payload.extra = extra;
+    // The message's own fields (reasoningEffort …) go with the first event; a thinking event keeps
+    // its block's fields in `extra`, so the message's are `message_extra` there.
+    if (extra && out.length > 0) out[0].payload[out[0].type === 'message.assistant' ? 'extra' : 'message_extra'] = extra;
     if (model && out.length > 0 && out[0].type !== 'message.assistant') out[0].payload.model = model;
     return out;
   }

@@ -22,8 +22,8 @@ export const fidelity: FidelityTable = {
   },
   'message.thinking': {
     level: 1,
-    capture: 'thinking / redacted_thinking blocks with their signatures (Anthropic wire)',
-    materialize: 'not written (a signature verifies only with the model that made it); reported',
+    capture: 'thinking / redacted_thinking blocks with their signatures; signatureProvider and durationMs in extra',
+    materialize: 'Droid sources: the signed thinking block as it was (the client sends it back); other agents\' reasoning dropped and reported (a signature verifies only with the model that made it)',
   },
   'tool.call': { level: 0, capture: 'tool_use blocks: id, name, input', materialize: 'tool_use blocks {id, name, input}; ids made unique and [A-Za-z0-9_-]' },
   'tool.result': {

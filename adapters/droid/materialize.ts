@@ -100,7 +100,10 @@ export async function materializeDroid(events: AsyncIterable<SpEvent>, options: 
       for (const part of turn.parts) {
         if (part.kind === 'text') content.push({ type: 'text', text: part.text });
         else if (part.kind === 'thinking') {
-          if (sameAgent && part.event.agent === AGENT && part.signature) content.push({ type: 'thinking', thinking: part.text, signature: part.signature });
+          if (sameAgent && part.event.agent === AGENT && part.signature) {
+            const extra = payloadOf(part.event).extra;
+            content.push({ type: 'thinking', ...(isObject(extra) ? extra : {}), thinking: part.text, signature: part.signature });
+          }
           else report('dropped', 'thinking', 'reasoning not written: a signature verifies only with the model that made it, and unsigned reasoning cannot be sent back', part.event);
         }
       }

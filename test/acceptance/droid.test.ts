@@ -15,7 +15,7 @@ import { captureAll } from '../contract/testAdapter.js';
 import { startMockModel, type MockModel } from '../pi/mockModel.js';
 import { configureDroid, runDroid } from '../support/droidClient.js';
 import { SOURCES } from '../support/matrix.js';
-import { SESSION } from '../droid/support.js';
+import { SESSION, THINKING } from '../droid/support.js';
 
 const PROBE = 'SP-DROID-ACCEPTANCE-PROBE reply OK';
 type Json = Record<string, any>;
@@ -81,6 +81,15 @@ describe('droid acceptance: the real client resumes what sp wrote', () => {
     expect(r.after.length).toBeGreaterThan(r.written.length);
     expect(strings(r.after.slice(r.written.length)).some((s) => s.includes(PROBE))).toBe(true);
     expect(r.request!.messages.filter((m: Json) => m.role === 'assistant').length).toBe(r.written.filter((w) => w.type === 'message' && w.message.role === 'assistant').length);
+  }, TIMEOUT);
+
+  it('the Droid session with signed thinking: the thinking block goes back to the model with its signature', async () => {
+    const { events } = await captureAll(droid, THINKING);
+    const r = await resume('droid-thinking', events);
+    expect(r.code, r.out).toBe(0);
+    checkHistory(r.written, r.request);
+    const sentThinking = (r.request!.messages as Json[]).flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((b: Json) => b.type === 'thinking');
+    expect(sentThinking.map((b: Json) => [b.thinking, b.signature])).toEqual([['The typo is in the string literal; one edit fixes it.', 'mock-signature-0']]);
   }, TIMEOUT);
 
   for (const name of ['claude/S1', 'codex/S1']) {

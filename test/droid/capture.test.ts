@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { droid } from '../../adapters/droid/index.js';
 import type { SpEvent } from '../../lib/core/event.js';
 import { captureAll } from '../contract/testAdapter.js';
-import { HOME, SESSION, SESSION_ID } from './support.js';
+import { HOME, SESSION, SESSION_ID, THINKING, THINKING_ID } from './support.js';
 
 type Json = Record<string, any>;
 const records = (path: string): Json[] => readFileSync(path, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as Json);
@@ -41,11 +41,26 @@ describe('droid capture: corpus session', () => {
     expect(ofType(events, 'message.assistant').at(-1)!.payload).toMatchObject({ content: [{ type: 'text', text: 'It appears once, in src/hello.js.' }] });
   });
 
+  it('the signed thinking block: text, signature and the client\'s own fields kept; the Edit with its diff result', async () => {
+    const { events, diagnostics } = await captureAll(droid, THINKING);
+    expect(diagnostics).toEqual([]);
+    const thinking = ofType(events, 'message.thinking');
+    expect(thinking).toHaveLength(1);
+    expect(p(thinking[0])).toEqual({ text: 'The typo is in the string literal; one edit fixes it.', visibility: 'visible', provider: 'anthropic', signature: 'mock-signature-0', extra: { signatureProvider: 'anthropic', durationMs: 0 }, message_extra: { reasoningEffort: 'none' }, model: 'custom:Mock-0' });
+    // Thinking comes first, then the text, then the call, as in the record.
+    const line = thinking[0].origin?.native_seq;
+    expect(events.filter((e) => e.origin?.native_seq === line).map((e) => e.type)).toEqual(['message.thinking', 'message.assistant', 'tool.call']);
+    const edit = ofType(events, 'tool.call').find((e) => p(e).name === 'Edit')!;
+    expect(p(edit).input).toEqual({ file_path: '/home/judy/acme-api/src/hello.js', old_str: 'helo', new_str: 'hello' });
+    const result = ofType(events, 'tool.result').find((e) => p(e).call_id === p(edit).call_id)!;
+    expect(JSON.parse(p(result).content as string)).toMatchObject({ success: true, file_path: '/home/judy/acme-api/src/hello.js' });
+  });
+
   it('discover lists the session with cwd, title and counts', async () => {
     const refs = [];
     for await (const ref of droid.discover({ home: HOME, details: true })) refs.push(ref);
-    expect(refs).toHaveLength(1);
-    expect(refs[0]).toMatchObject({ native_id: SESSION_ID, cwd: '/home/judy/acme-api', messages: 9, tool_calls: 6, model: 'custom:Mock-0' });
+    expect(refs.map((r) => r.native_id).sort()).toEqual([THINKING_ID, SESSION_ID]);
+    expect(refs.find((r) => r.native_id === SESSION_ID)).toMatchObject({ native_id: SESSION_ID, cwd: '/home/judy/acme-api', messages: 9, tool_calls: 6, model: 'custom:Mock-0' });
     expect((await droid.find!('f9c0', { home: HOME })).path).toMatch(new RegExp(`${SESSION_ID}\\.jsonl$`));
   });
 
