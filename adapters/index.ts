@@ -10,6 +10,7 @@ import { claude } from './claude/index.js';
 import { codex } from './codex/index.js';
 import { copilot } from './copilot/index.js';
 import { cursor } from './cursor/index.js';
+import { droid } from './droid/index.js';
 import { gemini } from './gemini/index.js';
 import { hermes } from './hermes/index.js';
 import { opencode } from './opencode/index.js';
@@ -25,6 +26,7 @@ export const adapters: Record<string, Adapter> = Object.fromEntries(Object.entri
   codex,
   copilot,
   cursor,
+  droid,
   gemini,
   hermes,
   opencode,

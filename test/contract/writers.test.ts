@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { claude } from '../../adapters/claude/index.js';
 import { codex } from '../../adapters/codex/index.js';
 import { copilot } from '../../adapters/copilot/index.js';
+import { droid } from '../../adapters/droid/index.js';
 import { hermes } from '../../adapters/hermes/index.js';
 import { pi } from '../../adapters/pi/index.js';
 import { testWriter } from './testWriter.js';
@@ -20,6 +21,7 @@ describe('writer contract', () => {
   testWriter(claude, scratch, { options: (home, cwd) => ({ home, cwd }) });
   testWriter(codex, scratch, { options: (home, cwd) => ({ home, cwd }), repairsIds: false });
   testWriter(copilot, scratch, { options: (home, cwd) => ({ home, cwd }) });
+  testWriter(droid, scratch, { options: (home, cwd) => ({ home, cwd }) });
   testWriter(hermes, scratch, { options: (home, cwd) => ({ home, cwd }) });
   testWriter(pi, scratch, { options: (home, cwd) => ({ home, cwd }), idlessCallStubbed: true });
 });

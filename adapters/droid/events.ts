@@ -1,0 +1,222 @@
+// One Droid session line → canonical events (docs/formats/droid.md §2). Records are typed
+// `{type, …}`; what the model sees is the `message` records (Anthropic-style content blocks), cut
+// at the last `compaction_state`. `message` records the client marks `visibility: "llm_only"` are
+// the environment context it prepends (system reminders), kept as meta. Everything else
+// (`agent_turn_outcome`, title or usage records, types a later client adds) is `meta`
+// {key: droid.<type>, raw: the record}.
+import type { Actor, SpEvent } from '../../lib/core/event.js';
+import { toEpochSeconds } from '../../lib/core/event.js';
+import type { SessionEmitter } from '../../lib/core/emitter.js';
+import type { Diagnose } from '../../lib/adapter/interface.js';
+import { isObject, rest, str, type Json } from '../../lib/core/json.js';
+import type { Line } from '../../lib/core/lines.js';
+import { nativeRawText, parseNativeLine } from '../../lib/capture/native.js';
+
+export const AGENT = 'droid';
+const ASSISTANT: Actor = 'agent:droid';
+const MESSAGE_ENVELOPE = ['type', 'id', 'parentId', 'timestamp', 'message'];
+
+/** What the mapper carries from line to line (and, in a cursor, from run to run). */
+export interface DroidState {
+  started: boolean;
+  last_ts?: number;
+  /** Tool name by call id: results name their tool. */
+  names: Record<string, string>;
+}
+
+export function newDroidState(): DroidState {
+  return { started: false, names: {} };
+}
+
+interface Pending {
+  type: string;
+  payload: Json;
+  actor: Actor;
+}
+
+export interface MapperOptions {
+  emitter: SessionEmitter;
+  path: string;
+  state: DroidState;
+  raw?: boolean;
+  onDiagnostic?: Diagnose;
+}
+
+/** The session.start payload a `session_start` record gives (docs/formats/droid.md §2). */
+export function startPayload(nativeId: string, record: Json | undefined): Json {
+  const payload: Json = { native_id: nativeId };
+  if (!record) return payload;
+  if (str(record.cwd)) payload.cwd = record.cwd;
+  if (str(record.title)) payload.title = record.title;
+  if (typeof record.version === 'number') payload.format_version = record.version;
+  if (str(record.id) && record.id !== nativeId) payload.recorded_session_id = record.id;
+  const extra = rest(record, ['type', 'id', 'cwd', 'title', 'version']);
+  if (extra) payload.extra = extra;
+  return payload;
+}
+
+/** An Anthropic-style image block as a canonical image, or undefined. */
+function imageOf(block: Json): Json | undefined {
+  const source = isObject(block.source) ? block.source : undefined;
+  if (!source) return undefined;
+  const media = str(source.media_type) ?? 'application/octet-stream';
+  if (source.type === 'base64' && typeof source.data === 'string') return { type: 'image', media_type: media, data: source.data };
+  if (source.type === 'url' && typeof source.url === 'string') return { type: 'image', media_type: media, url: source.url };
+  return undefined;
+}
+
+export class DroidMapper {
+  constructor(private readonly options: MapperOptions) {}
+
+  private get state(): DroidState {
+    return this.options.state;
+  }
+
+  /** session.start: from the file's first line when it is one, else made up (header: false). */
+  start(payload: Json, ts: number, line?: Line): SpEvent {
+    this.state.started = true;
+    this.state.last_ts = ts;
+    const origin: Json = {};
+    if (line) {
+      origin.native_seq = line.number;
+      const raw = nativeRawText(this.options, line);
+      if (raw !== undefined) origin.raw = [raw];
+    }
+    return this.options.emitter.emit('session.start', payload, ts, { actor: 'system', level: 1, origin });
+  }
+
+  /** Events of one line; never throws on bad input (a bad line becomes meta). */
+  line(line: Line): SpEvent[] {
+    const rawText = nativeRawText(this.options, line);
+    const parsed = parseNativeLine(this.options, line);
+    if (parsed.kind === 'blank') return this.finish(line, undefined, [{ type: 'meta', payload: { key: 'droid.blank-line' }, actor: 'system' }], rawText);
+    if (parsed.kind === 'unparseable') return this.finish(line, undefined, [{ type: 'meta', payload: parsed.meta, actor: 'system' }], rawText);
+    return this.finish(line, parsed.record, this.dispatch(parsed.record), rawText);
+  }
+
+  private finish(line: Line, record: Json | undefined, pending: Pending[], rawText: string | undefined): SpEvent[] {
+    const ts = record ? toEpochSeconds(record.timestamp) : undefined;
+    if (ts !== undefined) this.state.last_ts = ts;
+    const at = ts ?? this.state.last_ts ?? Date.now() / 1000;
+    return pending.map((p, i) => {
+      const origin: Json = { native_seq: line.number };
+      if (record && str(record.id)) origin.native_uuid = record.id;
+      if (record && str(record.parentId)) origin.native_parent_uuid = record.parentId;
+      if (i === 0 && rawText !== undefined) origin.raw = [rawText];
+      return this.options.emitter.emit(p.type, p.payload, at, { actor: p.actor, level: levelOf(p.type), origin });
+    });
+  }
+
+  private dispatch(record: Json): Pending[] {
+    const type = str(record.type);
+    let out: Pending[] | undefined;
+    if (type === 'message' && isObject(record.message) && record.message.visibility !== 'llm_only') {
+      const message = record.message;
+      if (message.role === 'user') out = this.user(message);
+      else if (message.role === 'assistant') out = this.assistant(message);
+      const envelope = rest(record, MESSAGE_ENVELOPE);
+      if (out && out.length > 0 && envelope) out[0].payload.envelope_extra = envelope;
+    } else if (type === 'message' && isObject(record.message)) {
+      return [{ type: 'meta', payload: { key: 'droid.context', raw: record }, actor: 'system' }];
+    } else if (type === 'compaction_state' && typeof record.summaryText === 'string') {
+      const extra = rest(record, ['type', 'id', 'timestamp', 'summaryText']);
+      out = [{ type: 'checkpoint', payload: { kind: 'compaction', summary: record.summaryText, ...(extra ? { extra } : {}) }, actor: 'system' }];
+    }
+    if (!out || out.length === 0) return [{ type: 'meta', payload: { key: `droid.${type ?? 'untyped'}`, raw: record }, actor: 'system' }];
+    return out;
+  }
+
+  private user(message: Json): Pending[] {
+    const blocks = Array.isArray(message.content) ? message.content : typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : [];
+    const content: Json[] = [];
+    const results: Pending[] = [];
+    const unknown: unknown[] = [];
+    for (const block of blocks) {
+      if (!isObject(block)) {
+        unknown.push(block);
+        continue;
+      }
+      if (block.type === 'text' && typeof block.text === 'string') content.push({ type: 'text', text: block.text });
+      else if (block.type === 'image' && imageOf(block)) content.push(imageOf(block)!);
+      else if (block.type === 'tool_result') results.push(this.result(block));
+      else unknown.push(block);
+    }
+    const out: Pending[] = [];
+    if (content.length > 0 || results.length === 0) {
+      const payload: Json = { content };
+      if (typeof message.content === 'string') payload.string_content = true;
+      if (unknown.length > 0) payload.native_blocks = unknown;
+      const extra = rest(message, ['role', 'content']);
+      if (extra) payload.extra = extra;
+      out.push({ type: 'message.user', payload, actor: 'user' });
+    } else if (unknown.length > 0) out.push({ type: 'meta', payload: { key: 'droid.unknown-blocks', raw: unknown }, actor: 'user' });
+    return [...out, ...results];
+  }
+
+  private result(block: Json): Pending {
+    const callId = str(block.tool_use_id) ?? '';
+    if (!callId) return { type: 'meta', payload: { key: 'droid.tool-result-without-call', raw: block }, actor: 'tool' };
+    let content: unknown = '';
+    if (typeof block.content === 'string') content = block.content;
+    else if (Array.isArray(block.content)) {
+      content = block.content.filter(isObject).map((b) => (b.type === 'text' && typeof b.text === 'string' ? { type: 'text', text: b.text } : b.type === 'image' && imageOf(b) ? imageOf(b) : { type: 'text', text: JSON.stringify(b) }));
+    }
+    const payload: Json = { call_id: callId, content, is_error: block.is_error === true };
+    const name = this.state.names[callId];
+    if (name) payload.name = name;
+    const extra = rest(block, ['type', 'tool_use_id', 'content', 'is_error']);
+    if (extra) payload.extra = extra;
+    return { type: 'tool.result', payload, actor: 'tool' };
+  }
+
+  private assistant(message: Json): Pending[] {
+    const blocks = Array.isArray(message.content) ? message.content : typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : [];
+    const model = str(message.modelId);
+    const texts: Json[] = [];
+    const thinking: Pending[] = [];
+    const calls: Pending[] = [];
+    const unknown: unknown[] = [];
+    for (const block of blocks) {
+      if (!isObject(block)) {
+        unknown.push(block);
+        continue;
+      }
+      if (block.type === 'text' && typeof block.text === 'string') texts.push({ type: 'text', text: block.text });
+      else if (block.type === 'thinking' || block.type === 'redacted_thinking') {
+        const p: Json = { text: typeof block.thinking === 'string' ? block.thinking : '', visibility: block.type === 'redacted_thinking' ? 'redacted' : 'visible', provider: 'anthropic' };
+        if (str(block.signature)) p.signature = block.signature;
+        if (str(block.data)) p.opaque = block.data;
+        const extra = rest(block, ['type', 'thinking', 'signature', 'data']);
+        if (extra) p.extra = extra;
+        thinking.push({ type: 'message.thinking', payload: p, actor: ASSISTANT });
+      } else if (block.type === 'tool_use' && str(block.id) && str(block.name)) {
+        this.state.names[block.id as string] = block.name as string;
+        const p: Json = { call_id: block.id, name: block.name, input: block.input ?? {} };
+        const extra = rest(block, ['type', 'id', 'name', 'input']);
+        if (extra) p.extra = extra;
+        calls.push({ type: 'tool.call', payload: p, actor: ASSISTANT });
+      } else unknown.push(block);
+    }
+    const out: Pending[] = [...thinking];
+    if (texts.length > 0 || calls.length === 0) {
+      const p: Json = { content: texts };
+      if (model) p.model = model;
+      if (typeof message.content === 'string') p.string_content = true;
+      out.push({ type: 'message.assistant', payload: p, actor: ASSISTANT });
+    }
+    out.push(...calls);
+    if (unknown.length > 0) out.push({ type: 'meta', payload: { key: 'droid.unknown-blocks', raw: unknown }, actor: ASSISTANT });
+    const extra = rest(message, ['role', 'content', 'modelId']);
+    // The message's own fields (reasoningEffort …) go with the first event; a thinking event keeps
+    // its block's fields in `extra`, so the message's are `message_extra` there.
+    if (extra && out.length > 0) out[0].payload[out[0].type === 'message.assistant' ? 'extra' : 'message_extra'] = extra;
+    if (model && out.length > 0 && out[0].type !== 'message.assistant') out[0].payload.model = model;
+    return out;
+  }
+}
+
+export function levelOf(type: string): 0 | 1 | 2 {
+  if (type === 'meta') return 2;
+  if (type === 'session.start' || type === 'message.thinking' || type === 'checkpoint') return 1;
+  return 0;
+}
