@@ -1,12 +1,16 @@
-// Runs the pinned real Factory Droid (`@factory/cli`, node_modules/.bin/droid) offline
+// Runs the pinned real Factory Droid (`@factory/cli`, fetched by `node scripts/clients.mjs prepare`) offline
 // (docs/formats/droid.md §6): a custom Anthropic-wire model in `<home>/.factory/settings.json` whose
 // base URL is the mock model, and FACTORY_API_BASE_URL at the same mock, whose 404 for
 // `GET /api/sessions/<id>` tells `droid exec -s` the session is local. A fresh HOME per run.
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { droid } from '../../adapters/droid/index.js';
 import { runClient, type ClientRun } from './run.js';
 
-export const DROID_BIN = process.env.DROID_BIN ?? new URL('../../node_modules/.bin/droid', import.meta.url).pathname;
+// Not a devDependency (scripts/clients.mjs says why): `npm test` fetches it into this cache first.
+const fetched = join(process.env.SP_CLIENTS_CACHE ?? join(homedir(), '.cache', 'sp-clients'), `${droid.client!.package.replace('/', '+')}@${droid.client!.pinned}`);
+export const DROID_BIN = process.env.DROID_BIN ?? join(fetched, 'node_modules', '.bin', 'droid');
 /** The id the client gives the one custom model configured below (`custom:<displayName>-<index>`). */
 export const DROID_MODEL = 'custom:Mock-0';
 
