@@ -4,6 +4,7 @@
 // (1-based) is `origin.native_seq`, and a broken message is `file:N` plus a meta event. With a cursor,
 // capture continues after the messages it consumed, and refuses (exit 2) a file whose consumed
 // messages changed or went away. The file is only ever read.
+import { isUtf8 } from 'node:buffer';
 import { readFileSync, statSync } from 'node:fs';
 import type { CaptureOptions, Diagnose, SessionRef } from '../../lib/adapter/interface.js';
 import { UserError, readError } from '../../lib/cli/diagnostics.js';
@@ -28,14 +29,33 @@ interface ClineState {
   last_ts?: number;
 }
 
-/** The messages file parsed; a file that is not one JSON object is unreadable input (exit 2). */
-export function readMessagesFile(path: string): { text: string; document: Json; messages: unknown[] } {
-  let text: string;
+/** The 1-based line of a buffer's first bytes that are not UTF-8, or undefined when all are. */
+function firstInvalidUtf8Line(bytes: Buffer): number | undefined {
+  if (isUtf8(bytes)) return undefined;
+  let line = 1;
+  for (let from = 0; from < bytes.length; line += 1) {
+    const at = bytes.indexOf(0x0a, from);
+    const end = at === -1 ? bytes.length : at;
+    if (!isUtf8(bytes.subarray(from, end))) return line;
+    from = end + 1;
+  }
+  return line;
+}
+
+/**
+ * The messages file parsed; a file that is not one JSON object is unreadable input (exit 2). Bytes
+ * that are not UTF-8 are read as U+FFFD and reported (`file:line`), never passed silently.
+ */
+export function readMessagesFile(path: string, onDiagnostic?: Diagnose): { text: string; document: Json; messages: unknown[] } {
+  let bytes: Buffer;
   try {
-    text = readFileSync(path, 'utf8');
+    bytes = readFileSync(path);
   } catch (err) {
     throw readError(err, path);
   }
+  const bad = firstInvalidUtf8Line(bytes);
+  if (bad !== undefined) onDiagnostic?.(`${path}:${bad}`, 'not valid UTF-8: the bad bytes are read as U+FFFD');
+  const text = bytes.toString('utf8');
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -268,7 +288,7 @@ export function levelOf(type: string): 0 | 1 | 2 {
 export async function* captureCline(ref: SessionRef, options: CaptureOptions = {}): AsyncGenerator<SpEvent> {
   const cursor = cursorFor(AGENT, ref, options.cursor);
   const path = ref.path;
-  const { document, messages } = readMessagesFile(path);
+  const { document, messages } = readMessagesFile(path, options.onDiagnostic);
   const state: ClineState = (cursor.state as ClineState | undefined) ?? { started: false, count: 0, digest: digestOf([]) };
   cursor.state = state;
   if (messages.length < state.count) throw new UserError(`the file holds ${messages.length} message(s), fewer than the ${state.count} an earlier capture read: it was truncated; capture it again without --cursor`, path);

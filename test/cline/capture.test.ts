@@ -1,7 +1,7 @@
 // Golden tests of the Cline CLI capture on the recorded sessions: counts checked against the native
 // file read independently here, and the fields a resume needs.
 import { describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cline } from '../../adapters/cline/index.js';
@@ -73,6 +73,14 @@ describe('cline capture: recorded sessions', () => {
       const metas = ofType(events, 'meta').map((e) => p(e));
       expect(metas.map((m) => m.key)).toEqual(['cline.block.future_block', 'cline.block.tool_use']);
       expect(metas[0].raw).toEqual({ type: 'future_block', value: 42 });
+      // Bytes that are not UTF-8 inside a text: read as U+FFFD, reported with file:line.
+      const text = readFileSync(READ);
+      const at = text.indexOf('hello from notes');
+      writeFileSync(path, Buffer.concat([text.subarray(0, at), Buffer.from([0xc3, 0x28]), text.subarray(at)]));
+      const line = text.subarray(0, at).toString('utf8').split('\n').length;
+      const damaged = await captureAll(cline, path);
+      expect(damaged.diagnostics).toEqual([{ where: `${path}:${line}`, what: expect.stringContaining('not valid UTF-8') }]);
+      expect(JSON.stringify(damaged.events)).toContain('\ufffd(hello from notes');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
