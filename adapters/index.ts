@@ -7,6 +7,7 @@ import { didYouMean } from '../lib/cli/suggest.js';
 import { aider } from './aider/index.js';
 import { atif } from './atif/index.js';
 import { claude } from './claude/index.js';
+import { cline } from './cline/index.js';
 import { codex } from './codex/index.js';
 import { copilot } from './copilot/index.js';
 import { cursor } from './cursor/index.js';
@@ -23,6 +24,7 @@ export const adapters: Record<string, Adapter> = Object.fromEntries(Object.entri
   aider,
   atif,
   claude,
+  cline,
   codex,
   copilot,
   cursor,

@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { claude } from '../../adapters/claude/index.js';
+import { cline } from '../../adapters/cline/index.js';
 import { codex } from '../../adapters/codex/index.js';
 import { copilot } from '../../adapters/copilot/index.js';
 import { droid } from '../../adapters/droid/index.js';
@@ -19,6 +20,7 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe('writer contract', () => {
   testWriter(claude, scratch, { options: (home, cwd) => ({ home, cwd }) });
+  testWriter(cline, scratch, { options: (home, cwd) => ({ home, cwd }) });
   testWriter(codex, scratch, { options: (home, cwd) => ({ home, cwd }), repairsIds: false });
   testWriter(copilot, scratch, { options: (home, cwd) => ({ home, cwd }) });
   testWriter(droid, scratch, { options: (home, cwd) => ({ home, cwd }) });

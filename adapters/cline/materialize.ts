@@ -1,0 +1,207 @@
+// `sp-materialize cline`: canonical events → a NEW Cline CLI session,
+// `$CLINE_DIR/data/sessions/<id>/` (docs/formats/cline.md §5). What the client needs to resume it
+// (`cline --id <id>` in its terminal UI, or `session/load` over `cline --acp`), and what this writer does:
+//   * `<id>.messages.json`: {version 1, updated_at, agent "lead", sessionId, origin, messages}, the
+//     messages in the Anthropic Messages shape the client stores: a user text wrapped in
+//     `<user_input mode="act">`, an assistant message with text / thinking / tool_use blocks, then one
+//     user message per tool_result (the client merges them when it sends the history);
+//   * `<id>.json`: the manifest (cwd, provider, model, title, status completed) the client adopts the
+//     session from when its sessions.db does not know it (the database is never touched);
+//   * every call answered (a stub for a call without a result), orphans dropped, ids [A-Za-z0-9_-]
+//     (lib/write/plan.ts); a signature only back to Cline (it verifies only with the model that made it);
+//   * the folder is built under a temporary name and renamed into place: it appears whole or not at all,
+//     and an existing session is never touched.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { MaterializeOptions } from '../../lib/adapter/interface.js';
+import { createFileAtomic, newTempPath } from '../../lib/fs/atomic.js';
+import { removeOnInterrupt } from '../../lib/fs/private.js';
+import { UserError } from '../../lib/cli/diagnostics.js';
+import { toIso, type SpEvent } from '../../lib/core/event.js';
+import { isObject, str, type Json } from '../../lib/core/json.js';
+import { PROVIDER_TOOL_ID, ToolIds } from '../../lib/write/plan.js';
+import { activeBranch, buildTurns, callsOf, type AssistantTurn, type Report } from '../../lib/write/turns.js';
+import { LossLedger, ensureUnder, payloadOf, resumeFields, sameNativeId, selectSession, type WriterResult } from '../../lib/write/writer.js';
+import { AGENT, CLINE_VERSION, DEFAULT_MODEL, HOME_ENV, MESSAGES_SUFFIX, NATIVE_ID, builtInHome, defaultHome, expandTilde, newSessionId, sessionsDir } from './paths.js';
+
+export interface ClineMaterializeResult extends WriterResult {
+  title?: string;
+}
+
+function messageId(): string {
+  return `msg_${randomBytes(6).toString('base64url')}`;
+}
+
+/** The user's words as the client stores them (the wrapper says which mode they were typed in). */
+function wrapUserInput(text: string, mode = 'act'): string {
+  return `<user_input mode="${/^[a-z]+$/.test(mode) ? mode : 'act'}">${text}</user_input>`;
+}
+
+export async function materializeCline(events: AsyncIterable<SpEvent>, options: MaterializeOptions = {}): Promise<ClineMaterializeResult> {
+  const selected = await selectSession(events, options.session);
+  const start = selected.start;
+  const sp = start ? payloadOf(start) : {};
+  const ledger = new LossLedger(options.onLoss);
+  const report: Report = (action, code, reason, event) => ledger.report(action, code, reason, event);
+  for (const [id, other] of selected.others) report('dropped', 'child-session', `session ${id}${other.nativeId ? ` (native ${other.nativeId})` : ''}, ${other.count} event(s), is a separate session: not written`);
+  const sameAgent = start?.agent === AGENT;
+  const safety = options.safety !== false;
+
+  const home = resolve(expandTilde(options.home ?? defaultHome()));
+  let cwd = str(options.cwd) ?? str(sp.cwd);
+  if (!cwd) {
+    cwd = process.cwd();
+    report('transformed', 'cwd', `the session names no cwd: ${cwd} is recorded (pass --cwd)`);
+  }
+  cwd = resolve(expandTilde(cwd));
+
+  let sessionId: string;
+  if (options.sameId) {
+    if (!sameAgent) throw new UserError(`--same-id keeps a Cline session's own id; this session comes from ${start?.agent ?? 'an unknown agent'} (drop --same-id)`);
+    sessionId = sameNativeId(NATIVE_ID, sp.native_id);
+  } else sessionId = newSessionId();
+  const root = sessionsDir(home);
+  const dir = ensureUnder(home, join(root, sessionId), 'the home');
+  if (existsSync(dir)) throw new UserError('a session with this id exists already; nothing was written (never overwritten)', dir);
+
+  const chosen = options.branch === 'active' ? activeBranch(selected.events, report) : selected.events;
+  const turns = buildTurns(chosen, report, { safety });
+  if (!turns.some((t) => t.role === 'user')) throw new UserError('nothing to write: the session has no user message');
+
+  const lastModel = [...turns].reverse().find((t): t is AssistantTurn => t.role === 'assistant' && t.model !== undefined)?.model;
+  const model = options.model ?? (sameAgent ? str(sp.model) ?? lastModel : undefined) ?? DEFAULT_MODEL;
+  const provider = sameAgent && str(sp.provider) ? (sp.provider as string) : 'anthropic';
+  const now = Date.now();
+  let clock = typeof start?.ts === 'number' ? Math.round(start.ts * 1000) : now;
+  // Times never go backwards and never lie in the future (events without a source time take the previous one).
+  const at = (ts: number | undefined): number => {
+    if (typeof ts === 'number' && Number.isFinite(ts) && ts * 1000 > clock) clock = Math.round(ts * 1000);
+    return Math.min(clock, now);
+  };
+  const toolIds = new ToolIds(PROVIDER_TOOL_ID, report, safety);
+  const messages: Json[] = [];
+  let title = str(sp.title);
+  let prompt: string | undefined;
+
+  for (const turn of turns) {
+    if (turn.role === 'user') {
+      const p = payloadOf(turn.event);
+      const mode = turn.event.agent === AGENT && str(p.user_input_mode) ? (p.user_input_mode as string) : 'act';
+      const content: Json[] = [];
+      if (turn.text !== '') content.push({ type: 'text', text: wrapUserInput(turn.text, mode) });
+      for (const image of turn.images) {
+        if (typeof image.data === 'string') content.push({ type: 'image', source: { type: 'base64', media_type: image.media_type ?? 'image/png', data: image.data } });
+        else {
+          content.push({ type: 'text', text: `[image: ${image.media_type ?? 'image'} (not carried over)]` });
+          report('rendered', 'image', 'an image stored by reference (no inline data) written as a text marker', turn.event);
+        }
+      }
+      for (const file of turn.files) {
+        content.push({ type: 'text', text: `[file: ${String(file.filename ?? file.url ?? 'attachment')}]` });
+        report('rendered', 'file', 'a file attachment written as a text marker', turn.event);
+      }
+      if (content.length === 0) continue;
+      prompt ??= turn.text;
+      title ??= turn.text.split('\n')[0].slice(0, 80);
+      messages.push({ id: randomUUID(), role: 'user', content, ts: at(turn.event.ts) });
+    } else if (turn.role === 'assistant') {
+      const content: Json[] = [];
+      const calls = callsOf(turn);
+      const ids = new Map(calls.map((c) => [c, toolIds.id(c.call_id, c.event)]));
+      for (const part of turn.parts) {
+        if (part.kind === 'text') {
+          if (part.text.trim() !== '') content.push({ type: 'text', text: part.text });
+        } else if (part.kind === 'thinking') {
+          if (sameAgent && part.event.agent === AGENT && part.signature) content.push({ type: 'thinking', thinking: part.text, signature: part.signature });
+          else if (sameAgent && part.event.agent === AGENT && part.opaque) content.push({ type: 'redacted_thinking', data: part.opaque });
+          else report('dropped', 'reasoning', 'reasoning without a signature the provider verifies: not written (the API refuses an unsigned thinking block)', part.event);
+        } else {
+          const c = part.call;
+          if (!isObject(c.input)) report('transformed', 'tool-input', `tool call ${c.call_id} input is not an object: written as {input: …}`, c.event);
+          content.push({ type: 'tool_use', id: ids.get(c)!, name: c.name, input: isObject(c.input) ? c.input : { input: c.input } });
+        }
+      }
+      if (content.length === 0) continue;
+      const message: Json = { id: messageId(), role: 'assistant', content, ts: at(turn.ts) };
+      message.modelInfo = { id: turn.model ?? model, provider };
+      messages.push(message);
+      for (const c of calls) {
+        const result: Json = { type: 'tool_result', tool_use_id: ids.get(c)!, name: c.name, content: c.content };
+        if (c.is_error) result.is_error = true;
+        messages.push({ id: messageId(), role: 'user', content: [result], ts: at(c.result?.ts ?? c.event.ts) });
+      }
+    } else {
+      const event = turn.event;
+      const p = payloadOf(event);
+      if (event.type === 'meta') report('dropped', 'meta', `meta ${String(p.key ?? '')} from ${event.agent}: no Cline message carries it`, event);
+      else report('dropped', event.type, `${event.type} from ${event.agent}: no Cline message carries it`, event);
+    }
+  }
+
+  const updated = toIso(now / 1000);
+  const origin = { source: 'cli', mode: 'user', sessionId, version: CLINE_VERSION };
+  const document: Json = { version: 1, updated_at: updated, agent: 'lead', sessionId, origin, messages };
+  // A Cline source's system prompt goes back with it; for other sources the client builds its own.
+  if (sameAgent && typeof sp.system_prompt === 'string') document.system_prompt = sp.system_prompt;
+  const file = join(dir, `${sessionId}${MESSAGES_SUFFIX}`);
+  const started = toIso((typeof start?.ts === 'number' ? Math.min(start.ts * 1000, now) : now) / 1000);
+  const manifest: Json = {
+    version: 1,
+    session_id: sessionId,
+    source: 'cli',
+    pid: 0,
+    started_at: started,
+    ended_at: updated,
+    exit_code: 0,
+    status: 'completed',
+    interactive: false,
+    provider,
+    model,
+    cwd,
+    workspace_root: cwd,
+    enable_tools: true,
+    enable_spawn: true,
+    enable_teams: true,
+    ...(prompt !== undefined ? { prompt: wrapUserInput(prompt) } : {}),
+    metadata: { sessionHistoryOrigin: { mode: 'user', version: CLINE_VERSION }, ...(title ? { title: title.replace(/\s+/g, ' ').trim() } : {}) },
+    messages_path: file,
+  };
+
+  const text = JSON.stringify(document, null, 2);
+  if (options.onLine) options.onLine(text);
+  if (!options.dryRun) {
+    mkdirSync(root, { recursive: true, mode: 0o700 });
+    const staging = newTempPath(root, `sp-${sessionId}`);
+    const release = removeOnInterrupt(staging);
+    try {
+      mkdirSync(staging, { mode: 0o700 });
+      createFileAtomic(join(staging, `${sessionId}${MESSAGES_SUFFIX}`), [text], 0o600);
+      createFileAtomic(join(staging, `${sessionId}.json`), [JSON.stringify(manifest, null, 2)], 0o600);
+      if (existsSync(dir)) throw new UserError('a session with this id appeared meanwhile; nothing was written', dir);
+      renameSync(staging, dir);
+    } catch (err) {
+      rmSync(staging, { recursive: true, force: true });
+      if (err instanceof UserError) throw err;
+      throw new UserError(`cannot write the session: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, dir);
+    } finally {
+      release();
+    }
+  }
+
+  const result: ClineMaterializeResult = {
+    agent: AGENT,
+    session_id: sessionId,
+    path: file,
+    cwd,
+    ...resumeFields(cwd, ['cline', '--id', sessionId], { variable: HOME_ENV, value: home, builtIn: builtInHome() }),
+    records: messages.length,
+    source_session: selected.session,
+    changes: ledger.counts,
+    written_as: 'rebuilt',
+    model,
+  };
+  if (title) result.title = title;
+  if (options.dryRun) result.dry_run = true;
+  return result;
+}
