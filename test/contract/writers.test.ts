@@ -9,6 +9,9 @@ import { codex } from '../../adapters/codex/index.js';
 import { copilot } from '../../adapters/copilot/index.js';
 import { hermes } from '../../adapters/hermes/index.js';
 import { pi } from '../../adapters/pi/index.js';
+import { gemini } from '../../adapters/gemini/index.js';
+import { qoder } from '../../adapters/qoder/index.js';
+import { qwen } from '../../adapters/qwen/index.js';
 import { testWriter } from './testWriter.js';
 
 const root = mkdtempSync(join(tmpdir(), 'sp-writer-contract-'));
@@ -22,4 +25,7 @@ describe('writer contract', () => {
   testWriter(copilot, scratch, { options: (home, cwd) => ({ home, cwd }) });
   testWriter(hermes, scratch, { options: (home, cwd) => ({ home, cwd }) });
   testWriter(pi, scratch, { options: (home, cwd) => ({ home, cwd }), idlessCallStubbed: true });
+  testWriter(gemini, scratch, { options: (home, cwd) => ({ home: join(home, '.gemini'), cwd }), orphanAction: 'rendered' });
+  testWriter(qwen, scratch, { options: (home, cwd) => ({ home, cwd }), orphanAction: 'rendered' });
+  testWriter(qoder, scratch, { options: (home, cwd) => ({ home, cwd }) });
 });
