@@ -9,6 +9,7 @@ import { codex } from '../../adapters/codex/index.js';
 import { copilot } from '../../adapters/copilot/index.js';
 import { hermes } from '../../adapters/hermes/index.js';
 import { pi } from '../../adapters/pi/index.js';
+import { atif } from '../../adapters/atif/index.js';
 import { gemini } from '../../adapters/gemini/index.js';
 import { qoder } from '../../adapters/qoder/index.js';
 import { qwen } from '../../adapters/qwen/index.js';
@@ -27,5 +28,6 @@ describe('writer contract', () => {
   testWriter(pi, scratch, { options: (home, cwd) => ({ home, cwd }), idlessCallStubbed: true });
   testWriter(gemini, scratch, { options: (home, cwd) => ({ home: join(home, '.gemini'), cwd }), orphanAction: 'rendered' });
   testWriter(qwen, scratch, { options: (home, cwd) => ({ home, cwd }), orphanAction: 'rendered' });
+  testWriter(atif, scratch, { options: (home, cwd) => ({ home, cwd }), orphanAction: 'transformed', repairsIds: false });
   testWriter(qoder, scratch, { options: (home, cwd) => ({ home, cwd }) });
 });
