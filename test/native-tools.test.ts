@@ -1,8 +1,10 @@
-// One parser per native tool: Codex's apply_patch text (also Hermes's patch mode) and update_plan
+// One parser per native tool: Claude's TodoWrite/TaskUpdate, Codex's apply_patch text (also Hermes's patch mode) and update_plan
 // are read by capture-time derivation (adapters/codex/derive.ts) and by the relay vocabularies
 // through the same code, so both paths agree on what a native input is — including when it is
 // malformed (then capture derives nothing and the relay keeps the call as it is).
 import { describe, expect, it } from 'vitest';
+import { deriveEvents as deriveClaude, newTodoState } from '../adapters/claude/derive.js';
+import { claudeVocabulary } from '../adapters/claude/vocabulary.js';
 import { deriveEvents, newPlanState, type OpenCall } from '../adapters/codex/derive.js';
 import { codexVocabulary } from '../adapters/codex/vocabulary.js';
 import { hermesVocabulary } from '../adapters/hermes/vocabulary.js';
@@ -91,5 +93,33 @@ describe('update_plan: capture and relay read a plan the same way', () => {
       expect(deriveEvents({ seq: 1, name: 'update_plan', kind: 'function_call', input }, '', newPlanState())).toEqual([]);
       expect(codexVocabulary.parse('update_plan', input, context())).toBeUndefined();
     }
+  });
+});
+
+describe('TodoWrite and TaskUpdate: capture and relay read the list the same way', () => {
+  const lists: Record<string, unknown> = {
+    'a list': [{ content: 'read', status: 'completed', activeForm: 'Reading' }, { content: 'fix', status: 'in_progress' }],
+    'items without text among them': [{ content: 'kept', status: 'pending' }, { status: 'pending' }, { content: 3 }, 'loose', null],
+  };
+  for (const [name, todos] of Object.entries(lists)) {
+    it(`${name}: the same items in the same order`, () => {
+      const derived = deriveClaude({ name: 'TodoWrite', input: { todos }, content: 'ok', isError: false, structured: undefined }, newTodoState());
+      const intent = claudeVocabulary.parse('TodoWrite', { todos }, context());
+      expect(intent?.kind === 'plan' ? intent.items.map((i) => i.text) : undefined).toEqual(derived.map((d) => d.payload.content));
+    });
+  }
+  it('a list that is no list: capture derives nothing, the relay takes no plan', () => {
+    for (const todos of [undefined, 'a', { content: 'x' }]) {
+      expect(deriveClaude({ name: 'TodoWrite', input: { todos }, content: 'ok', isError: false, structured: undefined }, newTodoState())).toEqual([]);
+      expect(claudeVocabulary.parse('TodoWrite', { todos }, context())).toBeUndefined();
+    }
+  });
+  it('a numeric task id names the same task on both paths', () => {
+    const derived = deriveClaude({ name: 'TaskUpdate', input: { taskId: 1, status: 'completed' }, content: 'ok', isError: false, structured: undefined }, newTodoState());
+    expect(derived.map((d) => d.payload.id)).toEqual(['1']);
+    const ctx = context();
+    claudeVocabulary.parse('TaskCreate', { subject: 'first' }, ctx);
+    const intent = claudeVocabulary.parse('TaskUpdate', { taskId: 1, status: 'completed' }, ctx);
+    expect(intent?.kind === 'plan' ? intent.items : undefined).toEqual([{ id: '1', text: 'first', status: 'completed' }]);
   });
 });

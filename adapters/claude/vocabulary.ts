@@ -5,6 +5,7 @@
 // resumed client could not have made).
 import { isObject, str } from '../../lib/core/json.js';
 import { absolutePath, planStatus, shq, type Intent, type NativeCall, type PlanItem, type Vocabulary, type VocabularyContext } from '../../lib/relay/vocabulary/types.js';
+import { todoItems, updatedTaskId } from './derive.js';
 
 const TOOLS = new Set([
   'Read', 'Write', 'Edit', 'MultiEdit', 'Bash', 'Glob', 'Grep', 'TodoWrite', 'TaskCreate', 'TaskUpdate', 'TaskGet', 'TaskList',
@@ -39,8 +40,10 @@ function parse(name: string, input: unknown, context: VocabularyContext): Intent
     case 'Grep':
       return typeof input.pattern === 'string' ? { kind: 'search', mode: 'content', pattern: input.pattern, path: str(input.path), glob: str(input.glob) } : undefined;
     case 'TodoWrite': {
-      if (!Array.isArray(input.todos)) return undefined;
-      const items: PlanItem[] = input.todos.filter(isObject).map((t) => ({ text: String(t.content ?? ''), status: planStatus(t.status) ?? 'pending' }));
+      // The list read as capture reads it (derive.ts): items without a text are no items.
+      const todos = todoItems(input.todos);
+      if (!todos) return undefined;
+      const items: PlanItem[] = todos.map((t) => ({ text: t.content, status: planStatus(t.status) ?? 'pending' }));
       context.plan.set(items);
       return { kind: 'plan', items: context.plan.snapshot() };
     }
@@ -51,7 +54,7 @@ function parse(name: string, input: unknown, context: VocabularyContext): Intent
       return { kind: 'plan', items: context.plan.snapshot() };
     }
     case 'TaskUpdate': {
-      const id = str(input.taskId);
+      const id = updatedTaskId(input);
       const status = input.status === 'deleted' ? 'deleted' : planStatus(input.status);
       if (!id || !context.plan.update(id, { status, text: str(input.subject) })) return undefined;
       return { kind: 'plan', items: context.plan.snapshot() };
