@@ -5,6 +5,7 @@
 // resumed client could not have made).
 import { isObject, str } from '../../lib/core/json.js';
 import { absolutePath, planStatus, shq, type Intent, type NativeCall, type PlanItem, type Vocabulary, type VocabularyContext } from '../../lib/relay/vocabulary/types.js';
+import { patchAsCalls } from '../../lib/relay/vocabulary/patch-calls.js';
 import { todoItems, updatedTaskId } from './derive.js';
 
 const TOOLS = new Set([
@@ -85,16 +86,14 @@ function render(intent: Intent, context: VocabularyContext): NativeCall[] | unde
     case 'edit':
       return intent.edits.map((e) => ({ name: 'Edit', input: { file_path: abs(intent.path), old_string: e.old, new_string: e.new, replace_all: e.all === true } }));
     case 'patch': {
-      const calls: NativeCall[] = [];
-      for (const file of intent.files) {
-        if (file.op === 'add') calls.push({ name: 'Write', input: { file_path: abs(file.path), content: file.content } });
-        else if (file.op === 'delete') calls.push({ name: 'Bash', input: { command: `rm ${shq(abs(file.path))}`, description: `Delete ${file.path}` } });
-        else {
-          if (file.moveTo) return undefined; // a move has no Edit form
-          for (const hunk of file.hunks) calls.push({ name: 'Edit', input: { file_path: abs(file.path), old_string: hunk.old, new_string: hunk.new, replace_all: false } });
-        }
-      }
-      return calls.length > 0 ? calls : undefined;
+      // A move has no Edit form: patchAsCalls refuses it.
+      const calls = patchAsCalls(intent.files, {
+        path: abs,
+        write: (path, content) => ({ name: 'Write', input: { file_path: abs(path), content } }),
+        shell: (command, description) => ({ name: 'Bash', input: { command, description } }),
+        edit: (path, hunks) => hunks.map((hunk) => ({ name: 'Edit', input: { file_path: abs(path), old_string: hunk.old, new_string: hunk.new, replace_all: false } })),
+      });
+      return calls && calls.length > 0 ? calls : undefined;
     }
     case 'shell': {
       const command = intent.cwd && context.cwd && intent.cwd !== context.cwd ? `cd ${shq(intent.cwd)} && ${intent.command}` : intent.command;
