@@ -7,7 +7,8 @@ import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { codex } from '../adapters/codex/index.js';
-import { parsePatch, parseShellOutput } from '../adapters/codex/derive.js';
+import { parseShellOutput } from '../adapters/codex/derive.js';
+import { parsePatchSections } from '../lib/relay/patch.js';
 import { isContextText } from '../adapters/codex/rollout.js';
 import { canonicalSessionId, type SpEvent } from '../lib/core/event.js';
 import { captureAll, testAdapter, type Captured } from './contract/testAdapter.js';
@@ -366,10 +367,10 @@ describe('codex discover', () => {
     expect(parseShellOutput('Exit code: 0\nWall time: 0 seconds\nOutput:\nok\n')).toMatchObject({ exit_code: 0, body: 'ok\n' });
     expect(parseShellOutput('{"output":"hi\\n","metadata":{"exit_code":1,"duration_seconds":0.5}}')).toMatchObject({ exit_code: 1, body: 'hi\n', wall_time: 0.5 });
     expect(parseShellOutput('Chunk ID: 1\nProcess running with session ID 17414\nOutput:\n')).toMatchObject({ running: 17414 });
-    expect(parsePatch('*** Begin Patch\n*** Add File: a.txt\n+x\n*** Update File: b.txt\n*** Move to: c.txt\n@@\n-y\n+z\n*** Delete File: d.txt\n*** End Patch\n')).toEqual([
-      { op: 'add', path: 'a.txt', lines: ['+x'] },
-      { op: 'update', path: 'b.txt', moveTo: 'c.txt', lines: ['@@', '-y', '+z'] },
-      { op: 'delete', path: 'd.txt', lines: [] },
+    expect(parsePatchSections('*** Begin Patch\n*** Add File: a.txt\n+x\n*** Update File: b.txt\n*** Move to: c.txt\n@@\n-y\n+z\n*** Delete File: d.txt\n*** End Patch\n')).toEqual([
+      { file: { op: 'add', path: 'a.txt', content: 'x\n' }, lines: [] },
+      { file: { op: 'update', path: 'b.txt', moveTo: 'c.txt', hunks: [{ old: 'y', new: 'z' }] }, lines: ['@@', '-y', '+z'] },
+      { file: { op: 'delete', path: 'd.txt' }, lines: [] },
     ]);
     expect(isContextText('<environment_context>\n<cwd>/x</cwd>')).toBe(true);
     expect(isContextText('fix <environment_context> please')).toBe(false);

@@ -24,6 +24,7 @@ export const aider: Adapter = {
     thinking: 'provider',
     incremental: { whyNot: 'a history file is captured whole' },
     sameId: { whyNot: 'an Aider history has no session id to keep (the writer always makes a new history file)' },
+    textOnlyToolCalls: 'Aider has no tool calls: its writer carries each call and result as a fenced block in the reply',
   },
   fidelity,
 };

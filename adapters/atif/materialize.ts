@@ -16,6 +16,8 @@ import { toIso, type SpEvent } from '../../lib/core/event.js';
 import { isObject, str, type Json } from '../../lib/core/json.js';
 import { expandTilde } from '../../lib/fs/paths.js';
 import { LossLedger, isDerived, payloadOf, selectSession, shellQuote, type WriterResult } from '../../lib/write/writer.js';
+import { activeBranch } from '../../lib/write/branches.js';
+import { ToolIds, pairCalls, reportOrphan, reportStub, type PlanReport, type ToolIdSpelling } from '../../lib/write/plan.js';
 import { AGENT, defaultHome, safeFileStem } from './paths.js';
 import { ATIF_VERSIONS, LATEST_ATIF_VERSION, atLeast, type AtifVersion } from './schemas.js';
 import { checkTrajectory } from './validate.js';
@@ -58,6 +60,15 @@ function metricsOf(usage: unknown): Json | undefined {
   if (reasoning !== undefined) extra.reasoning_tokens = reasoning;
   if (Object.keys(extra).length > 0) out.extra = extra;
   return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/** What a stub result says: the call was made, its result never recorded. */
+export const STUB_RESULT = 'interrupted: no result was recorded';
+
+/** ATIF's call ids: any non-empty string (§II ToolCallSchema), unique in the trajectory; a new one is `call_<n>`. */
+function atifToolIds(): ToolIdSpelling {
+  let minted = 0;
+  return { valid: /^[^]+$/, mint: () => `call_${++minted}`, accepts: 'only non-empty ids, unique in the trajectory' };
 }
 
 interface Step extends Json {
@@ -162,9 +173,17 @@ export async function materializeAtif(events: AsyncIterable<SpEvent>, options: M
   if (isObject(keptAgent.extra)) agent.extra = keptAgent.extra;
   if (Array.isArray(keptAgent.tool_definitions)) agent.tool_definitions = keptAgent.tool_definitions;
 
+  const report: PlanReport = ledger.report.bind(ledger);
+  const safety = options.safety !== false;
+  const chosen = options.branch === 'active' ? activeBranch(selected.events, report) : selected.events;
+  // The writer core's pass (lib/write/plan.ts): results pair with the calls before them; ids are
+  // made non-empty and unique; an unanswered call gets a stub result, an orphan keeps no call id.
+  const { callOf, skipped: skippedResults } = pairCalls(chosen);
+  const ids = new ToolIds(atifToolIds(), report, safety);
   const steps: Step[] = [];
   let open: OpenStep | undefined;
-  const stepOfCall = new Map<string, Step>();
+  /** Each written call by its position in `chosen`: its step and the id written. */
+  const written = new Map<number, { step: Step; id: string; event: SpEvent; answered: boolean }>();
   const newStep = (source: Step['source'], event: SpEvent, messageId?: string): OpenStep => {
     const step: Step = { step_id: steps.length + 1, source, message: '' };
     if (typeof event.ts === 'number' && Number.isFinite(event.ts) && event.ts > 0) step.timestamp = toIso(event.ts);
@@ -187,7 +206,7 @@ export async function materializeAtif(events: AsyncIterable<SpEvent>, options: M
   };
   const lastAgentStep = (): Step | undefined => [...steps].reverse().find((s) => s.source === 'agent');
 
-  for (const event of selected.events) {
+  for (const [index, event] of chosen.entries()) {
     const p = payloadOf(event);
     if (isDerived(event)) continue; // its tool.call carries it
     switch (event.type) {
@@ -240,7 +259,7 @@ export async function materializeAtif(events: AsyncIterable<SpEvent>, options: M
       }
       case 'tool.call': {
         const { step } = agentStep(event, str(p.message_id), false);
-        const callId = str(p.call_id) ?? `call_${event.seq}`;
+        const callId = ids.id(str(p.call_id) ?? '', event);
         let args: unknown = p.input;
         if (!isObject(args)) {
           args = args === undefined ? {} : { input: args };
@@ -249,17 +268,21 @@ export async function materializeAtif(events: AsyncIterable<SpEvent>, options: M
         const call: Json = { tool_call_id: callId, function_name: str(p.name) ?? 'unknown', arguments: args };
         if (isObject(p.atif) && isObject(p.atif.extra)) call.extra = p.atif.extra;
         ((step.tool_calls as Json[] | undefined) ?? (step.tool_calls = [])).push(call);
-        stepOfCall.set(callId, step);
+        written.set(index, { step, id: callId, event, answered: false });
         break;
       }
       case 'tool.result': {
-        const callId = str(p.call_id);
-        let step = callId !== undefined ? stepOfCall.get(callId) : undefined;
+        const at = callOf.get(index);
+        const call = at === undefined ? undefined : written.get(at);
+        let step: Step;
         const result: Json = {};
-        if (step) result.source_call_id = callId;
-        else {
+        if (call) {
+          step = call.step;
+          result.source_call_id = call.id;
+          call.answered = true;
+        } else {
           step = lastAgentStep() ?? newStep('agent', event).step;
-          ledger.report('transformed', 'orphan-result', `a result whose call ${callId ?? '(no id)'} is not in the session: written without source_call_id`, event);
+          reportOrphan((_action, code, reason, e) => report('transformed', code, reason, e), event, skippedResults.get(index) ?? 'orphan', 'written without source_call_id');
         }
         const atif = isObject(p.atif) ? p.atif : {};
         if (atif.content_absent !== true) result.content = textOf(p.content);
@@ -289,6 +312,14 @@ export async function materializeAtif(events: AsyncIterable<SpEvent>, options: M
       }
       default:
         ledger.report('dropped', 'event-type', `${event.type}: ATIF has no place for it`, event);
+    }
+  }
+  if (safety) {
+    for (const call of written.values()) {
+      if (call.answered) continue;
+      reportStub(report, call.event, `a stub result "${STUB_RESULT}" is written in its step's observation`, { id: call.id });
+      const observation = (isObject(call.step.observation) ? call.step.observation : (call.step.observation = { results: [] })) as { results: Json[] };
+      observation.results.push({ source_call_id: call.id, content: STUB_RESULT, extra: { is_error: true } });
     }
   }
   if (selected.others.size > 0) {

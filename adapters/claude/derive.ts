@@ -216,9 +216,14 @@ function commandRun(call: FinishedCall): Derived | undefined {
   return { type: 'command.run', payload };
 }
 
-type TodoItem = { content: string; status?: string; activeForm?: string; id?: string };
+export type TodoItem = { content: string; status?: string; activeForm?: string; id?: string };
 
-function todoItems(value: unknown): TodoItem[] | undefined {
+/**
+ * The items of a TodoWrite list (its input's `todos`, or the result's old/new lists): those with a
+ * text, statuses as written. The one reader of the tool's list: capture derives todo.* events from
+ * it and the relay vocabulary (vocabulary.ts) a plan.
+ */
+export function todoItems(value: unknown): TodoItem[] | undefined {
   if (!Array.isArray(value)) return undefined;
   return value.filter((t) => isObject(t) && typeof t.content === 'string').map((t) => {
     const o = t as Record<string, unknown>;
@@ -292,12 +297,19 @@ function taskCreate(call: FinishedCall): Derived[] {
   return [{ type: 'todo.add', payload }];
 }
 
+/** The task a TaskUpdate names (a number or a string id), read the same way by capture and the relay. */
+export function updatedTaskId(input: unknown): string | undefined {
+  if (!isObject(input)) return undefined;
+  const id = input.taskId;
+  return typeof id === 'string' || typeof id === 'number' ? String(id) : undefined;
+}
+
 function taskUpdate(call: FinishedCall): Derived[] {
   if (call.isError) return [];
   const input = isObject(call.input) ? call.input : {};
   const result = isObject(call.structured) ? call.structured : undefined;
   if (result?.success === false) return [];
-  const id = input.taskId !== undefined ? String(input.taskId) : result?.taskId !== undefined ? String(result.taskId) : undefined;
+  const id = updatedTaskId(input) ?? updatedTaskId({ taskId: result?.taskId });
   if (id === undefined) return [];
   const change = isObject(result?.statusChange) ? result!.statusChange : undefined;
   const status = str(input.status) ?? str(change?.to);

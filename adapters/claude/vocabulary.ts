@@ -5,6 +5,8 @@
 // resumed client could not have made).
 import { isObject, str } from '../../lib/core/json.js';
 import { absolutePath, planStatus, shq, type Intent, type NativeCall, type PlanItem, type Vocabulary, type VocabularyContext } from '../../lib/relay/vocabulary/types.js';
+import { patchAsCalls } from '../../lib/relay/vocabulary/patch-calls.js';
+import { todoItems, updatedTaskId } from './derive.js';
 
 const TOOLS = new Set([
   'Read', 'Write', 'Edit', 'MultiEdit', 'Bash', 'Glob', 'Grep', 'TodoWrite', 'TaskCreate', 'TaskUpdate', 'TaskGet', 'TaskList',
@@ -39,8 +41,10 @@ function parse(name: string, input: unknown, context: VocabularyContext): Intent
     case 'Grep':
       return typeof input.pattern === 'string' ? { kind: 'search', mode: 'content', pattern: input.pattern, path: str(input.path), glob: str(input.glob) } : undefined;
     case 'TodoWrite': {
-      if (!Array.isArray(input.todos)) return undefined;
-      const items: PlanItem[] = input.todos.filter(isObject).map((t) => ({ text: String(t.content ?? ''), status: planStatus(t.status) ?? 'pending' }));
+      // The list read as capture reads it (derive.ts): items without a text are no items.
+      const todos = todoItems(input.todos);
+      if (!todos) return undefined;
+      const items: PlanItem[] = todos.map((t) => ({ text: t.content, status: planStatus(t.status) ?? 'pending' }));
       context.plan.set(items);
       return { kind: 'plan', items: context.plan.snapshot() };
     }
@@ -51,7 +55,7 @@ function parse(name: string, input: unknown, context: VocabularyContext): Intent
       return { kind: 'plan', items: context.plan.snapshot() };
     }
     case 'TaskUpdate': {
-      const id = str(input.taskId);
+      const id = updatedTaskId(input);
       const status = input.status === 'deleted' ? 'deleted' : planStatus(input.status);
       if (!id || !context.plan.update(id, { status, text: str(input.subject) })) return undefined;
       return { kind: 'plan', items: context.plan.snapshot() };
@@ -82,16 +86,14 @@ function render(intent: Intent, context: VocabularyContext): NativeCall[] | unde
     case 'edit':
       return intent.edits.map((e) => ({ name: 'Edit', input: { file_path: abs(intent.path), old_string: e.old, new_string: e.new, replace_all: e.all === true } }));
     case 'patch': {
-      const calls: NativeCall[] = [];
-      for (const file of intent.files) {
-        if (file.op === 'add') calls.push({ name: 'Write', input: { file_path: abs(file.path), content: file.content } });
-        else if (file.op === 'delete') calls.push({ name: 'Bash', input: { command: `rm ${shq(abs(file.path))}`, description: `Delete ${file.path}` } });
-        else {
-          if (file.moveTo) return undefined; // a move has no Edit form
-          for (const hunk of file.hunks) calls.push({ name: 'Edit', input: { file_path: abs(file.path), old_string: hunk.old, new_string: hunk.new, replace_all: false } });
-        }
-      }
-      return calls.length > 0 ? calls : undefined;
+      // A move has no Edit form: patchAsCalls refuses it.
+      const calls = patchAsCalls(intent.files, {
+        path: abs,
+        write: (path, content) => ({ name: 'Write', input: { file_path: abs(path), content } }),
+        shell: (command, description) => ({ name: 'Bash', input: { command, description } }),
+        edit: (path, hunks) => hunks.map((hunk) => ({ name: 'Edit', input: { file_path: abs(path), old_string: hunk.old, new_string: hunk.new, replace_all: false } })),
+      });
+      return calls && calls.length > 0 ? calls : undefined;
     }
     case 'shell': {
       const command = intent.cwd && context.cwd && intent.cwd !== context.cwd ? `cd ${shq(intent.cwd)} && ${intent.command}` : intent.command;

@@ -5,6 +5,7 @@
 // are never invented; a patch without the client's record keeps its hunks without line numbers.
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { isObject, type Json } from '../../lib/core/json.js';
+import { parsePatchSections } from '../../lib/relay/patch.js';
 
 export interface Derived {
   type: string;
@@ -137,36 +138,6 @@ function commandRun(call: OpenCall, output: string): Derived | undefined {
 
 // ---- apply_patch ----------------------------------------------------------------------------
 
-interface PatchFile {
-  op: 'add' | 'update' | 'delete';
-  path: string;
-  moveTo?: string;
-  lines: string[];
-}
-
-/** The files of an apply_patch body (`*** Begin Patch` … `*** End Patch`). */
-export function parsePatch(text: string): PatchFile[] {
-  const files: PatchFile[] = [];
-  let current: PatchFile | undefined;
-  for (const line of text.split('\n')) {
-    const header = /^\*\*\* (Add|Update|Delete) File: (.+)$/.exec(line);
-    if (header) {
-      current = { op: header[1].toLowerCase() as PatchFile['op'], path: header[2].trim(), lines: [] };
-      files.push(current);
-      continue;
-    }
-    if (line.startsWith('*** Begin Patch') || line.startsWith('*** End Patch') || line === '*** End of File') continue;
-    const move = /^\*\*\* Move to: (.+)$/.exec(line);
-    if (move && current) {
-      current.moveTo = move[1].trim();
-      continue;
-    }
-    if (current) current.lines.push(line);
-  }
-  for (const f of files) while (f.lines.length > 0 && f.lines[f.lines.length - 1] === '') f.lines.pop();
-  return files;
-}
-
 function diffName(path: string, cwd: string | undefined, side: 'a' | 'b'): string {
   if (cwd && isAbsolute(path)) {
     const rel = relative(cwd, path);
@@ -229,20 +200,24 @@ function editsFromChanges(changes: Json, cwd: string | undefined): Derived[] {
   return out;
 }
 
-/** file.edit events from the patch text alone: hunks keep the patch's `@@` lines (no line numbers are known). */
+/**
+ * file.edit events from the patch text alone: hunks keep the patch's `@@` lines (no line numbers
+ * are known). The patch is read by the one parser of the format (lib/relay/patch.ts, which the
+ * relay uses too): a text it does not take as a patch gives no edits.
+ */
 function editsFromPatch(patch: string, cwd: string | undefined): Derived[] {
-  return parsePatch(patch).map((f) => {
+  return (parsePatchSections(patch) ?? []).map(({ file: f, lines: hunkLines }) => {
     const path = cwd && !isAbsolute(f.path) ? resolve(cwd, f.path) : f.path;
     if (f.op === 'add') {
-      const lines = f.lines.map((l) => (l.startsWith('+') ? l.slice(1) : l));
+      const lines = contentLines(f.content);
       const body = lines.length > 0 ? `@@ -0,0 +1,${lines.length} @@\n${lines.map((l) => `+${l}`).join('\n')}\n` : '';
       return edit(path, 'create', body, cwd);
     }
     if (f.op === 'delete') return edit(path, 'delete', '', cwd);
     const extra: Json = { line_numbers: false };
     if (f.moveTo) extra.moved_to = cwd && !isAbsolute(f.moveTo) ? resolve(cwd, f.moveTo) : f.moveTo;
-    const body = f.lines.length > 0 ? `${f.lines.join('\n')}\n` : '';
-    return edit(path, 'modify', f.lines[0]?.startsWith('@@') || body === '' ? body : `@@\n${body}`, cwd, extra);
+    const body = hunkLines.length > 0 ? `${hunkLines.join('\n')}\n` : '';
+    return edit(path, 'modify', hunkLines[0]?.startsWith('@@') || body === '' ? body : `@@\n${body}`, cwd, extra);
   });
 }
 
@@ -254,7 +229,7 @@ function patchSucceeded(call: OpenCall, output: string): boolean {
 }
 
 /** The patch text of an apply_patch call: freeform input, `{input}` JSON, or the old `shell ["apply_patch", patch]`. */
-export function patchText(call: { name: string; kind: string; input: unknown }): string | undefined {
+export function patchText(call: { name: string; input: unknown }): string | undefined {
   if (call.name === 'apply_patch') {
     if (typeof call.input === 'string') return call.input;
     if (isObject(call.input)) return str(call.input.input) ?? str(call.input.patch);
@@ -276,16 +251,25 @@ function fileEdits(call: OpenCall, output: string): Derived[] {
 
 // ---- update_plan ----------------------------------------------------------------------------
 
+/**
+ * The plan an update_plan call sets: its steps (those with a step text) and their statuses as
+ * written; undefined when the input holds no plan. The one reader of the tool's input: capture
+ * derives todo.* events from it, the relay vocabulary a plan intent.
+ */
+export function readUpdatePlan(input: unknown): { steps: Array<{ step: string; status?: string }>; explanation?: string } | undefined {
+  if (!isObject(input) || !Array.isArray(input.plan)) return undefined;
+  const steps = input.plan.filter((raw): raw is Json => isObject(raw) && typeof raw.step === 'string').map((raw) => ({ step: raw.step as string, status: str(raw.status) }));
+  return { steps, explanation: str(input.explanation) };
+}
+
 function planEvents(call: OpenCall, state: PlanState): Derived[] {
-  const input = isObject(call.input) ? call.input : {};
-  if (!Array.isArray(input.plan)) return [];
+  const plan = readUpdatePlan(call.input);
+  if (!plan) return [];
+  const input = { explanation: plan.explanation };
   const out: Derived[] = [];
   const next: PlanState['list'] = [];
   const before = new Map(state.list.map((item) => [item.id, item]));
-  for (const raw of input.plan) {
-    if (!isObject(raw) || typeof raw.step !== 'string') continue;
-    const step = raw.step;
-    const status = str(raw.status);
+  for (const { step, status } of plan.steps) {
     let id = state.ids[step];
     const known = id !== undefined && before.has(id);
     if (id === undefined) {

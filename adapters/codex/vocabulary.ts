@@ -4,6 +4,7 @@
 // Codex has no read tool: its model reads files with `cat`/`sed -n`, so those commands are reads.
 import { isObject, str } from '../../lib/core/json.js';
 import { buildPatch, parsePatch } from '../../lib/relay/patch.js';
+import { patchText, readUpdatePlan } from './derive.js';
 import { planStatus, readCommand, readFromCommand, relativePath, searchCommand, shq, type Intent, type NativeCall, type Vocabulary, type VocabularyContext } from '../../lib/relay/vocabulary/types.js';
 
 const TOOLS = new Set(['exec_command', 'write_stdin', 'shell', 'apply_patch', 'update_plan', 'view_image', 'web_search', 'local_shell']);
@@ -28,7 +29,8 @@ function parse(name: string, input: unknown, _context: VocabularyContext): Inten
       return shellIntent(command, str(input.workdir) ?? str(input.working_directory));
     }
     case 'apply_patch': {
-      const text = typeof input === 'string' ? input : isObject(input) && typeof input.input === 'string' ? input.input : undefined;
+      // The patch text and the patch read as capture reads them (derive.ts, lib/relay/patch.ts).
+      const text = patchText({ name, input });
       const files = text !== undefined ? parsePatch(text) : undefined;
       if (!files) return undefined;
       if (files.length === 1) {
@@ -39,9 +41,10 @@ function parse(name: string, input: unknown, _context: VocabularyContext): Inten
       return { kind: 'patch', files };
     }
     case 'update_plan': {
-      if (!isObject(input) || !Array.isArray(input.plan)) return undefined;
-      const items = input.plan.filter(isObject).map((p) => ({ text: String(p.step ?? ''), status: planStatus(p.status) ?? 'pending' }));
-      return { kind: 'plan', items, explanation: str(input.explanation) };
+      const plan = readUpdatePlan(input);
+      if (!plan) return undefined;
+      const items = plan.steps.map((p) => ({ text: p.step, status: planStatus(p.status) ?? 'pending' }));
+      return { kind: 'plan', items, explanation: plan.explanation };
     }
     default:
       return undefined;

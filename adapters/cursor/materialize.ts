@@ -18,6 +18,8 @@ import { UserError } from '../../lib/cli/diagnostics.js';
 import type { SpEvent } from '../../lib/core/event.js';
 import { isObject, str } from '../../lib/core/json.js';
 import { openForWrite } from '../../lib/capture/sqlite.js';
+import { activeBranch } from '../../lib/write/branches.js';
+import { TEXT_STUB_RESULT, planTextCalls } from '../../lib/write/text-calls.js';
 import { AlternatingTurns, LossLedger, ensureUnder, fenced, isDerived, nativeIdOf, payloadOf, projectFolder, resumeFields, sameNativeId, selectSession, type WriterResult } from '../../lib/write/writer.js';
 import { AGENT, HOME_ENV, NATIVE_ID, UNVERIFIED, builtInHome, defaultHome, expandTilde } from './paths.js';
 import { pbNode } from './protobuf.js';
@@ -55,7 +57,10 @@ export async function materializeCursor(events: AsyncIterable<SpEvent>, options:
   const add = history.add.bind(history);
   const leaves = history.turns;
   let model = options.model;
-  for (const event of selected.events) {
+  const report = ledger.report.bind(ledger);
+  const chosen = options.branch === 'active' ? activeBranch(selected.events, report) : selected.events;
+  const calls = planTextCalls(chosen, report, { safety: options.safety, wrote: 'a fenced stub result is written after it' });
+  for (const [index, event] of chosen.entries()) {
     if (isDerived(event)) continue;
     const payload = payloadOf(event);
     if (event.type === 'message.user' || event.type === 'message.assistant') {
@@ -72,7 +77,9 @@ export async function materializeCursor(events: AsyncIterable<SpEvent>, options:
     } else if (event.type === 'tool.call') {
       add('assistant', fenced(`tool-call ${str(payload.name) ?? 'tool'}`, JSON.stringify(payload.input ?? {}, null, 2)));
       ledger.report('rendered', 'tool-call', 'written as a fenced block in the assistant text (native tool-call leaves are unproven)', event);
+      if (calls.stubbed.has(index)) add('assistant', fenced('tool-result (error)', TEXT_STUB_RESULT));
     } else if (event.type === 'tool.result') {
+      if (calls.skipped.has(index)) continue;
       const text = typeof payload.content === 'string' ? payload.content : JSON.stringify(payload.content ?? '');
       add('assistant', fenced(`tool-result${payload.is_error === true ? ' (error)' : ''}`, text));
       ledger.report('rendered', 'tool-result', 'written as a fenced block in the assistant text', event);

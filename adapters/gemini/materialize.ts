@@ -27,6 +27,7 @@ import { DEFAULT_MODEL, HOME_ENV, NATIVE_ID, defaultHome, isSessionFileName, ses
 import { projectSlugFor } from './project.js';
 import { AGENT } from './records.js';
 import { activePath, planTurns, type ModelStep } from '../../lib/formats/content-turns.js';
+import { PROVIDER_TOOL_ID } from '../../lib/write/plan.js';
 
 /** The client version this writer was verified against. */
 export const CLIENT_VERSION = '0.61.0';
@@ -54,14 +55,16 @@ function modelLine(step: ModelStep, model: string): Json {
     record.toolCalls = step.calls.map((call) => {
       // The client keeps `<tool>__<raw id>` and sends the raw id (§2.3).
       const id = call.callId.startsWith(`${call.name}__`) ? call.callId : `${call.name}__${call.callId}`;
-      const response = call.result!.isError ? { error: call.result!.text } : { output: call.result!.text };
+      // Unanswered only with --no-safety: written as the client leaves a call it cancelled.
+      if (!call.result) return { id, name: call.name, args: call.args, status: 'cancelled', timestamp: toIso(call.event.ts) };
+      const response = call.result.isError ? { error: call.result.text } : { output: call.result.text };
       return {
         id,
         name: call.name,
         args: call.args,
         result: [{ functionResponse: { id, name: call.name, response } }],
-        status: call.result!.isError ? 'error' : 'success',
-        timestamp: toIso(call.result!.ts),
+        status: call.result.isError ? 'error' : 'success',
+        timestamp: toIso(call.result.ts),
       };
     });
   }
@@ -115,7 +118,7 @@ export async function materializeGemini(events: AsyncIterable<SpEvent>, options:
 
   const fromGemini = selected.start?.agent === AGENT;
   const sourceModel = fromGemini ? str(sp.model) : undefined;
-  const turns = planTurns(activePath(selected.events, ledger), { ledger, target: AGENT, artifactsDir: options.artifactsDir, safety: options.safety !== false });
+  const turns = planTurns(activePath(selected.events, ledger), { ledger, target: AGENT, toolIds: PROVIDER_TOOL_ID, artifactsDir: options.artifactsDir, safety: options.safety !== false });
   const now = Date.now();
   const lines: string[] = [
     JSON.stringify({ sessionId, projectHash: createHash('sha256').update(cwd).digest('hex'), startTime: toIso(now / 1000), lastUpdated: toIso(now / 1000), kind: 'main' }),

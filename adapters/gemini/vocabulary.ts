@@ -9,6 +9,7 @@
 import { isObject, str } from '../../lib/core/json.js';
 import { labelledShellOutput } from '../../lib/relay/shell-output.js';
 import { absolutePath, planStatus, shq, type Intent, type NativeCall, type Vocabulary, type VocabularyContext } from '../../lib/relay/vocabulary/types.js';
+import { patchAsCalls } from '../../lib/relay/vocabulary/patch-calls.js';
 
 const TOOLS = new Set([
   'read_file', 'read_many_files', 'write_file', 'replace', 'run_shell_command', 'glob', 'grep_search', 'list_directory',
@@ -71,16 +72,12 @@ function render(intent: Intent, context: VocabularyContext): NativeCall[] | unde
         input: { file_path: abs(intent.path), instruction: `Replace text in ${intent.path}`, old_string: e.old, new_string: e.new, ...(e.all ? { allow_multiple: true } : {}) },
       }));
     case 'patch': {
-      const calls: NativeCall[] = [];
-      for (const file of intent.files) {
-        if (file.op === 'add') calls.push({ name: 'write_file', input: { file_path: abs(file.path), content: file.content } });
-        else if (file.op === 'delete') calls.push({ name: 'run_shell_command', input: { command: `rm ${shq(abs(file.path))}`, description: `Delete ${file.path}` } });
-        else {
-          if (file.moveTo) return undefined;
-          for (const h of file.hunks) calls.push({ name: 'replace', input: { file_path: abs(file.path), instruction: `Replace text in ${file.path}`, old_string: h.old, new_string: h.new } });
-        }
-      }
-      return calls;
+      return patchAsCalls(intent.files, {
+        path: abs,
+        write: (path, content) => ({ name: 'write_file', input: { file_path: abs(path), content } }),
+        shell: (command, description) => ({ name: 'run_shell_command', input: { command, description } }),
+        edit: (path, hunks) => hunks.map((h) => ({ name: 'replace', input: { file_path: abs(path), instruction: `Replace text in ${path}`, old_string: h.old, new_string: h.new } })),
+      });
     }
     case 'shell': {
       const input: Record<string, unknown> = { command: intent.command };

@@ -4,6 +4,7 @@
 // todowrite {todos: [{content, status, priority}]}. File paths are absolute.
 import { isObject, str } from '../../lib/core/json.js';
 import { absolutePath, planStatus, shq, type Intent, type NativeCall, type Vocabulary, type VocabularyContext } from '../../lib/relay/vocabulary/types.js';
+import { patchAsCalls } from '../../lib/relay/vocabulary/patch-calls.js';
 
 const TOOLS = new Set(['read', 'write', 'edit', 'bash', 'glob', 'grep', 'list', 'todowrite', 'todoread', 'webfetch', 'task', 'skill', 'patch', 'multiedit']);
 
@@ -54,16 +55,12 @@ function render(intent: Intent, context: VocabularyContext): NativeCall[] | unde
     case 'edit':
       return intent.edits.map((e) => ({ name: 'edit', input: { filePath: abs(intent.path), oldString: e.old, newString: e.new, ...(e.all ? { replaceAll: true } : {}) } }));
     case 'patch': {
-      const calls: NativeCall[] = [];
-      for (const file of intent.files) {
-        if (file.op === 'add') calls.push({ name: 'write', input: { filePath: abs(file.path), content: file.content } });
-        else if (file.op === 'delete') calls.push({ name: 'bash', input: { command: `rm ${shq(abs(file.path))}`, description: `Delete ${file.path}` } });
-        else {
-          if (file.moveTo) return undefined;
-          for (const h of file.hunks) calls.push({ name: 'edit', input: { filePath: abs(file.path), oldString: h.old, newString: h.new } });
-        }
-      }
-      return calls;
+      return patchAsCalls(intent.files, {
+        path: abs,
+        write: (path, content) => ({ name: 'write', input: { filePath: abs(path), content } }),
+        shell: (command, description) => ({ name: 'bash', input: { command, description } }),
+        edit: (path, hunks) => hunks.map((h) => ({ name: 'edit', input: { filePath: abs(path), oldString: h.old, newString: h.new } })),
+      });
     }
     case 'shell': {
       const input: Record<string, unknown> = { command: intent.command, description: intent.description ?? intent.command.split('\n')[0].slice(0, 60) };

@@ -4,6 +4,7 @@
 // among the defaults: a search becomes the `rg` command it would run through bash.
 import { isObject, str } from '../../lib/core/json.js';
 import { relativePath, searchCommand, shq, type Intent, type NativeCall, type Vocabulary, type VocabularyContext } from '../../lib/relay/vocabulary/types.js';
+import { patchAsCalls } from '../../lib/relay/vocabulary/patch-calls.js';
 
 const TOOLS = new Set(['read', 'write', 'edit', 'bash', 'grep', 'find', 'ls']);
 
@@ -58,16 +59,12 @@ function render(intent: Intent, context: VocabularyContext): NativeCall[] | unde
     case 'edit':
       return [{ name: 'edit', input: { path: rel(intent.path), edits: intent.edits.map((e) => ({ oldText: e.old, newText: e.new })) } }];
     case 'patch': {
-      const calls: NativeCall[] = [];
-      for (const file of intent.files) {
-        if (file.op === 'add') calls.push({ name: 'write', input: { path: rel(file.path), content: file.content } });
-        else if (file.op === 'delete') calls.push(bash(`rm ${shq(rel(file.path))}`));
-        else {
-          if (file.moveTo) return undefined;
-          calls.push({ name: 'edit', input: { path: rel(file.path), edits: file.hunks.map((h) => ({ oldText: h.old, newText: h.new })) } });
-        }
-      }
-      return calls;
+      return patchAsCalls(intent.files, {
+        path: rel,
+        write: (path, content) => ({ name: 'write', input: { path: rel(path), content } }),
+        shell: (command) => bash(command),
+        edit: (path, hunks) => [{ name: 'edit', input: { path: rel(path), edits: hunks.map((h) => ({ oldText: h.old, newText: h.new })) } }],
+      });
     }
     case 'shell':
       return [bash(intent.cwd && context.cwd && intent.cwd !== context.cwd ? `cd ${shq(intent.cwd)} && ${intent.command}` : intent.command, intent.timeoutMs)];

@@ -16,6 +16,7 @@ import { str, type Json } from '../../lib/core/json.js';
 import { LossLedger, ensureUnder, payloadOf, resumeFields, sameNativeId, selectSession, writeLines, type WriterResult } from '../../lib/write/writer.js';
 import { realCwd as resolveCwd } from '../../lib/fs/paths.js';
 import { activePath, planTurns } from '../../lib/formats/content-turns.js';
+import { PROVIDER_TOOL_ID } from '../../lib/write/plan.js';
 import { DEFAULT_MODEL, HOME_ENV, NATIVE_ID, builtInHome, defaultHome, projectFolder, projectsDir, runtimeDir } from './paths.js';
 import { AGENT } from './records.js';
 
@@ -49,7 +50,7 @@ export async function materializeQwen(events: AsyncIterable<SpEvent>, options: M
   const path = ensureUnder(runtime, sessionPath(runtime, cwd, sessionId), 'the home');
   if (existsSync(path)) throw new UserError('exists already: a session is never overwritten', path);
 
-  const turns = planTurns(activePath(selected.events, ledger), { ledger, target: AGENT, artifactsDir: options.artifactsDir, safety: options.safety !== false });
+  const turns = planTurns(activePath(selected.events, ledger), { ledger, target: AGENT, toolIds: PROVIDER_TOOL_ID, artifactsDir: options.artifactsDir, safety: options.safety !== false });
   const gitBranch = str(sp.git_branch);
   const lines: string[] = [];
   let parent: string | null = null;
@@ -75,7 +76,8 @@ export async function materializeQwen(events: AsyncIterable<SpEvent>, options: M
     const model = options.model ?? (fromQwen ? turn.model ?? str(sp.model) : undefined) ?? DEFAULT_MODEL;
     add('assistant', turn.ts, { provenance: 'assistant_output', model, message: { role: 'model', parts } });
     for (const call of turn.calls) {
-      const result = call.result!;
+      const result = call.result;
+      if (!result) continue; // unanswered: only with --no-safety, written as it was
       const response = result.isError ? { error: result.text } : { output: result.text };
       add('tool_result', result.ts, {
         provenance: 'tool_result',

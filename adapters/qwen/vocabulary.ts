@@ -7,6 +7,7 @@
 import { isObject, str } from '../../lib/core/json.js';
 import { labelledShellOutput } from '../../lib/relay/shell-output.js';
 import { absolutePath, planStatus, shq, type Intent, type NativeCall, type Vocabulary, type VocabularyContext } from '../../lib/relay/vocabulary/types.js';
+import { patchAsCalls } from '../../lib/relay/vocabulary/patch-calls.js';
 
 const TOOLS = new Set([
   'read_file', 'write_file', 'edit', 'run_shell_command', 'glob', 'grep_search', 'list_directory', 'todo_write', 'save_memory',
@@ -64,16 +65,12 @@ function render(intent: Intent, context: VocabularyContext): NativeCall[] | unde
     case 'edit':
       return intent.edits.map((e) => ({ name: 'edit', input: { file_path: abs(intent.path), old_string: e.old, new_string: e.new, ...(e.all ? { replace_all: true } : {}) } }));
     case 'patch': {
-      const calls: NativeCall[] = [];
-      for (const file of intent.files) {
-        if (file.op === 'add') calls.push({ name: 'write_file', input: { file_path: abs(file.path), content: file.content } });
-        else if (file.op === 'delete') calls.push({ name: 'run_shell_command', input: { command: `rm ${shq(abs(file.path))}`, description: `Delete ${file.path}` } });
-        else {
-          if (file.moveTo) return undefined;
-          for (const h of file.hunks) calls.push({ name: 'edit', input: { file_path: abs(file.path), old_string: h.old, new_string: h.new } });
-        }
-      }
-      return calls;
+      return patchAsCalls(intent.files, {
+        path: abs,
+        write: (path, content) => ({ name: 'write_file', input: { file_path: abs(path), content } }),
+        shell: (command, description) => ({ name: 'run_shell_command', input: { command, description } }),
+        edit: (path, hunks) => hunks.map((h) => ({ name: 'edit', input: { file_path: abs(path), old_string: h.old, new_string: h.new } })),
+      });
     }
     case 'shell': {
       const input: Record<string, unknown> = { command: intent.command };

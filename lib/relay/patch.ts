@@ -5,7 +5,9 @@
 //   *** Delete File: PATH
 //   *** End Patch
 // Parsed into per-file operations and built from old/new replacements, so an Edit's strings and a
-// patch hunk can become each other.
+// patch hunk can become each other. The one parser of the format: the relay vocabularies (Codex,
+// Hermes) and Codex's capture-time derivation (file.edit from an apply_patch call) both read a
+// patch here, so a text is a patch, or malformed, the same way on both paths.
 
 export interface Replacement {
   old: string;
@@ -26,13 +28,24 @@ const MOVE = /^\*\*\* Move to: (.+)$/;
 
 /** The files of a patch text; undefined when the text is not one (no Begin/End, a line it cannot place). */
 export function parsePatch(text: string): PatchFile[] | undefined {
+  return parsePatchSections(text)?.map((section) => section.file);
+}
+
+/** One file of a patch, and its section's hunk lines as written (`@@` anchors kept; empty but for updates). */
+export interface PatchSection {
+  file: PatchFile;
+  lines: string[];
+}
+
+/** parsePatch, keeping each update's hunk lines as written (capture turns them into a diff). */
+export function parsePatchSections(text: string): PatchSection[] | undefined {
   const lines = text.replace(/\r\n/g, '\n').split('\n');
   while (lines.length > 0 && lines[lines.length - 1].trim() === '') lines.pop();
   let at = 0;
   while (at < lines.length && lines[at].trim() === '') at += 1;
   if (lines[at]?.trim() !== BEGIN || lines[lines.length - 1]?.trim() !== END) return undefined;
   const body = lines.slice(at + 1, lines.length - 1);
-  const files: PatchFile[] = [];
+  const files: PatchSection[] = [];
   let i = 0;
   while (i < body.length) {
     const header = FILE_HEADER.exec(body[i]);
@@ -46,7 +59,7 @@ export function parsePatch(text: string): PatchFile[] | undefined {
     const [, kind, path] = header;
     i += 1;
     if (kind === 'Delete') {
-      files.push({ op: 'delete', path: path.trim() });
+      files.push({ file: { op: 'delete', path: path.trim() }, lines: [] });
       continue;
     }
     if (kind === 'Add') {
@@ -56,10 +69,11 @@ export function parsePatch(text: string): PatchFile[] | undefined {
         content.push(body[i].slice(1));
         i += 1;
       }
-      files.push({ op: 'add', path: path.trim(), content: content.length > 0 ? content.join('\n') + '\n' : '' });
+      files.push({ file: { op: 'add', path: path.trim(), content: content.length > 0 ? content.join('\n') + '\n' : '' }, lines: [] });
       continue;
     }
     const file: PatchFile = { op: 'update', path: path.trim(), hunks: [] };
+    const lines: string[] = [];
     const move = i < body.length ? MOVE.exec(body[i]) : null;
     if (move) {
       file.moveTo = move[1].trim();
@@ -75,6 +89,7 @@ export function parsePatch(text: string): PatchFile[] | undefined {
     while (i < body.length && !FILE_HEADER.test(body[i])) {
       const line = body[i];
       i += 1;
+      if (line !== '*** End of File') lines.push(line);
       if (line.startsWith('@@')) {
         flush();
         oldLines = [];
@@ -94,7 +109,8 @@ export function parsePatch(text: string): PatchFile[] | undefined {
       } else return undefined;
     }
     flush();
-    files.push(file);
+    while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
+    files.push({ file, lines });
   }
   return files.length > 0 ? files : undefined;
 }

@@ -11,6 +11,12 @@ import { copilot } from '../../adapters/copilot/index.js';
 import { droid } from '../../adapters/droid/index.js';
 import { hermes } from '../../adapters/hermes/index.js';
 import { pi } from '../../adapters/pi/index.js';
+import { aider } from '../../adapters/aider/index.js';
+import { atif } from '../../adapters/atif/index.js';
+import { cursor } from '../../adapters/cursor/index.js';
+import { gemini } from '../../adapters/gemini/index.js';
+import { qoder } from '../../adapters/qoder/index.js';
+import { qwen } from '../../adapters/qwen/index.js';
 import { testWriter } from './testWriter.js';
 
 const root = mkdtempSync(join(tmpdir(), 'sp-writer-contract-'));
@@ -26,4 +32,10 @@ describe('writer contract', () => {
   testWriter(droid, scratch, { options: (home, cwd) => ({ home, cwd }) });
   testWriter(hermes, scratch, { options: (home, cwd) => ({ home, cwd }) });
   testWriter(pi, scratch, { options: (home, cwd) => ({ home, cwd }), idlessCallStubbed: true });
+  testWriter(gemini, scratch, { options: (home, cwd) => ({ home: join(home, '.gemini'), cwd }), orphanAction: 'rendered' });
+  testWriter(qwen, scratch, { options: (home, cwd) => ({ home, cwd }), orphanAction: 'rendered' });
+  testWriter(atif, scratch, { options: (home, cwd) => ({ home, cwd }), orphanAction: 'transformed', repairsIds: false });
+  testWriter(aider, scratch, { options: (home, cwd) => ({ home, cwd }), repairsIds: false });
+  testWriter(cursor, scratch, { options: (home, cwd) => ({ home, cwd }), repairsIds: false });
+  testWriter(qoder, scratch, { options: (home, cwd) => ({ home, cwd }) });
 });
