@@ -470,7 +470,33 @@ async function ingest() {
     const r = { seconds: Number(run.seconds), cpuSeconds: run.cpu_seconds, rssMb: run.peak_rss_mb };
     const sameInput = generated && run.input === result.input && /ingest/.test(run.pass);
     addRow({ section: 'ingest', pass: run.pass, input: run.input ?? '', events: run.events, mb: run.mb, r, bare: sameInput ? bare : undefined, jqr: sameInput ? jqr : undefined, note: 'bench/ingest.mjs' });
+  }  await ingestPipeline();
+}
+
+/**
+ * capture | redact | sp-sync ingest of a Claude session (the recorded one scaled to the smallest
+ * size) into a fresh store each run, beside a bare parse of the same file: issue #22's ingest row.
+ */
+async function ingestPipeline() {
+  const size = `${sizes[0]}mb`;
+  const { path, mb } = nativeFile('claude', size);
+  log(`ingest pipeline claude ${size}`);
+  const bareRuns = await interleaved(baselinePasses(path, mb));
+  let best;
+  for (let i = 0; i < runs; i++) {
+    const home = mkdtempSync(join(scratch, 'ingest-home-'));
+    const r = await pipeline([[node, bin('capture'), 'claude', '--path', path], [node, bin('redact'), '-q'], [node, bin('sync'), 'ingest', '-q']], { env: { SP_HOME: home, SP_PROGRESS: '0' } });
+    if (r.code !== 0) throw new Error(`capture|redact|ingest failed (exit ${r.code}): ${r.stderr.slice(0, 2000)}`);
+    rmSync(home, { recursive: true, force: true });
+    if (!best || r.seconds < best.seconds) best = r;
   }
+  const events = Number(spawnSync(node, [bin('capture'), 'claude', '--path', path], { encoding: 'utf8', maxBuffer: 1 << 30, env: { ...process.env, SP_HOME: spHome } }).stdout.split('\n').length - 1);
+  const bare = bareRuns.get('bare');
+  const ratio = bare.seconds / best.seconds;
+  const gbMinutes = (best.seconds * (1024 / mb)) / 60;
+  const met = ratio >= 0.3 && gbMinutes < 1;
+  addRow({ section: 'ingest', pass: 'capture|redact|sp-sync ingest', input: `claude ×${sizeLabel(sizes[0])}`, events, mb, r: best, bare, jqr: bareRuns.get('jq'), goal: '≥0.3× bare; 1 GB < 1 min', met, note: 'fresh store each run' });
+  goal(`capture|redact|sp-sync ingest claude ×${sizeLabel(sizes[0])}: ≥ 0.3× bare parse and 1 GB < 1 min`, met, `${ratio.toFixed(2)}× bare; 1 GB ≈ ${gbMinutes.toFixed(1)} min at this rate`);
 }
 
 /** The archive flow over 1,000 sessions of which one grew (bench/archive.mjs): time beyond start-up, and against a full run. */

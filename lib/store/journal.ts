@@ -29,10 +29,10 @@ export function journalPath(storeDir: string): string {
   return join(storeDir, JOURNAL_FILE);
 }
 
-/** Records an append before it happens: one signed JSON line, fsynced. */
-export function journalAppend(storeDir: string, entry: JournalEntry, keys: KeyPair): void {
-  const signed = signDocument({ ...entry }, keys);
-  appendDurably(journalPath(storeDir), Buffer.from(JSON.stringify(signed) + '\n'));
+/** Records appends before they happen: one signed JSON line each, all fsynced at once. */
+export function journalAppend(storeDir: string, entries: JournalEntry | JournalEntry[], keys: KeyPair): void {
+  const lines = (Array.isArray(entries) ? entries : [entries]).map((entry) => JSON.stringify(signDocument({ ...entry }, keys)) + '\n');
+  appendDurably(journalPath(storeDir), Buffer.from(lines.join('')));
 }
 
 /**

@@ -141,7 +141,30 @@ interface Live {
   redaction?: RedactionRecord;
 }
 
-/** Events per durable commit (fsync + index transaction + manifest); SP_INGEST_BATCH overrides it. */
+/** What `append` takes besides the events: a new session's URI, whose seqs they are, how they were redacted. */
+export interface AppendInit {
+  uri?: string;
+  source?: string;
+  redaction?: RedactionRecord;
+}
+
+/** One session's part of a group append, chained and indexed, before any file is written. */
+interface PreparedAppend {
+  live: Live;
+  summary: SessionSummary;
+  anchors: Anchor[];
+  seqs: number[];
+  compiled: CompiledContextEntry[];
+  skipped: number;
+  /** The lines to append (absent: every event was stored already). */
+  data?: Buffer;
+}
+
+/**
+ * Events of one session per durable commit (journal fsync + index transaction + log fsync +
+ * manifest); ingest commits every pending session together once 4×BATCH are pending.
+ * SP_INGEST_BATCH overrides it.
+ */
 const BATCH = Math.max(1, Number(process.env.SP_INGEST_BATCH) || 1000);
 
 export class Store {
@@ -364,29 +387,33 @@ export class Store {
     const refused = new Set<string>();
     const validator = await this.schema();
     let buffered = 0;
-    const flush = (id: string) => {
-      const events = pending.get(id);
-      if (!events || events.length === 0) return;
-      pending.delete(id);
-      buffered -= events.length;
-      let r: AppendResult;
-      try {
-        r = this.append(id, events, { source: 'ingest', redaction: options.redaction });
-      } catch (err) {
-        if (!(err instanceof UserError)) throw err;
-        refused.add(id);
-        warn(err.where, `${err.message}; ${id}: ${events.length} event${events.length === 1 ? '' : 's'} not stored, nor any after`);
-        result.rejected += events.length;
-        return;
+    // Every pending session goes in one durable commit (appendGroup): one journal fsync and one
+    // index transaction for the lot, so a home of many small sessions is not a commit per session.
+    const flush = (only?: string) => {
+      const groups = [...pending].filter(([id]) => only === undefined || id === only).map(([id, events]) => ({ id, events }));
+      for (const { id, events } of groups) {
+        pending.delete(id);
+        buffered -= events.length;
       }
-      const entry = perSession.get(id) ?? { session: id, added: 0, skipped: 0, last_seq: -1 };
-      entry.added += r.added;
-      entry.skipped += r.skipped;
-      entry.last_seq = this.live.get(id)!.summary.events - 1;
-      perSession.set(id, entry);
-      result.added += r.added;
-      result.skipped += r.skipped;
-      options.onBatch?.(r.added + r.skipped, id);
+      if (groups.length === 0) return;
+      const outcomes = this.appendGroup(groups, { source: 'ingest', redaction: options.redaction });
+      for (const [i, r] of outcomes.entries()) {
+        const { id, events } = groups[i];
+        if ('error' in r) {
+          refused.add(id);
+          warn(r.error.where, `${r.error.message}; ${id}: ${events.length} event${events.length === 1 ? '' : 's'} not stored, nor any after`);
+          result.rejected += events.length;
+          continue;
+        }
+        const entry = perSession.get(id) ?? { session: id, added: 0, skipped: 0, last_seq: -1 };
+        entry.added += r.added;
+        entry.skipped += r.skipped;
+        entry.last_seq = this.live.get(id)!.summary.events - 1;
+        perSession.set(id, entry);
+        result.added += r.added;
+        result.skipped += r.skipped;
+        options.onBatch?.(r.added + r.skipped, id);
+      }
     };
     for await (const { event, where } of items) {
       const problem = invalidEvent(event);
@@ -410,10 +437,12 @@ export class Store {
       if (!list) pending.set(e.session, (list = []));
       list.push(e);
       buffered += 1;
+      // Where a commit ends shows in the manifest (an owner's granted_at is the last_ts of the commit
+      // that first records it): the boundaries stay those of one session's BATCH events or 4×BATCH pending.
       if (list.length >= BATCH) flush(e.session);
-      else if (buffered >= 4 * BATCH) for (const id of [...pending.keys()]) flush(id);
+      else if (buffered >= 4 * BATCH) flush();
     }
-    for (const id of [...pending.keys()]) flush(id);
+    flush();
     result.sessions = [...perSession.values()];
     return result;
   }
@@ -431,9 +460,78 @@ export class Store {
    * Appends events to one session (created when new). Events whose key is stored already are
    * skipped. `init` fills a new session's manifest fields (fork lineage, a pulled URI).
    */
-  append(id: string, events: SpEvent[], init: { uri?: string; source?: string; redaction?: RedactionRecord } = {}): AppendResult {
-    const writer = this.requireWriter();
-    const live = this.liveSession(id);
+  append(id: string, events: SpEvent[], init: AppendInit = {}): AppendResult {
+    const outcome = this.appendGroup([{ id, events }], init)[0];
+    if ('error' in outcome) throw outcome.error;
+    return outcome;
+  }
+
+  /**
+   * Appends to several sessions in one durable commit: every session's chained lines are indexed in
+   * one SQLite transaction, the journal entries of all of them are written with one fsync, then each
+   * log is appended (and fsynced), the transaction commits and each manifest is signed. A session
+   * refused on its own (damaged, an event failing the schema) rolls back only its part (a savepoint)
+   * and comes back as `{ error }`; the others are stored. A crash anywhere leaves what recovery
+   * settles per session exactly as after a one-session append (journal.ts).
+   */
+  private appendGroup(groups: Array<{ id: string; events: SpEvent[] }>, init: AppendInit): Array<AppendResult | { error: UserError }> {
+    this.requireWriter();
+    const outcomes: Array<{ error: UserError } | PreparedAppend> = [];
+    const written: PreparedAppend[] = [];
+    // Opening a session may catch its index up from the log (its own commits): done before the group's transaction.
+    const lives = groups.map(({ id }) => {
+      try {
+        return this.liveSession(id);
+      } catch (err) {
+        if (!(err instanceof UserError)) throw err;
+        return err;
+      }
+    });
+    const run = this.db!.transaction(() => {
+      for (const [i, { events }] of groups.entries()) {
+        const live = lives[i];
+        if (live instanceof UserError) {
+          outcomes.push({ error: live });
+          continue;
+        }
+        try {
+          // A savepoint: a session that fails half-way leaves no index rows behind.
+          const prepared = this.db!.transaction(() => this.prepareAppend(live, events, init))();
+          outcomes.push(prepared);
+          if (prepared.data) written.push(prepared);
+        } catch (err) {
+          if (!(err instanceof UserError)) throw err;
+          outcomes.push({ error: err });
+        }
+      }
+      if (written.length === 0) return;
+      // One fsync journals every session's append before any log grows.
+      const entries = written.map((w) => ({ session: w.live.id, start: w.live.summary.bytes, end: w.live.summary.bytes + w.data!.length, sha256: sha256(w.data!) }));
+      this.journal(entries);
+      for (const w of written) {
+        appendDurably(join(w.live.dir, LOG_FILE), w.data!);
+        if (w.anchors.length > 0) appendDurably(join(w.live.dir, ANCHOR_FILE), anchorLines(w.anchors));
+      }
+    });
+    run();
+    return outcomes.map((o) => {
+      if ('error' in o) return o;
+      if (o.data) {
+        const { live } = o;
+        if (o.anchors.length > 0) live.lastAnchor = o.anchors[o.anchors.length - 1].seq;
+        live.summary = o.summary;
+        if (init.redaction) live.redaction = mergeRedaction(live.manifest, init.redaction);
+        this.writeManifest(live, o.compiled);
+        this.inFlight.delete(live.id);
+      }
+      return { added: o.seqs.length, skipped: o.skipped, seqs: o.seqs };
+    });
+  }
+
+  /** Chains and indexes one session's new events (inside the caller's transaction); writes no file. */
+  private prepareAppend(live: Live, events: SpEvent[], init: AppendInit): PreparedAppend {
+    const writer = this.writer!;
+    const id = live.id;
     const source = init.source ?? 'local';
     if (live.seqSource !== source) {
       live.seqMap.clear();
@@ -449,55 +547,41 @@ export class Store {
     const compiled: CompiledContextEntry[] = [];
     const now = Date.now() / 1000;
     let skipped = 0;
-    const run = this.db!.transaction(() => {
-      for (const incoming of events) {
-        const key = eventKey(incoming);
-        const existing = writer.seqOfKey(id, key);
-        if (existing !== undefined) {
-          if (existing !== incoming.seq) live.seqMap.set(incoming.seq, existing);
-          else live.seqMap.delete(incoming.seq);
-          skipped += 1;
-          continue;
-        }
-        const seq = summary.events;
-        if (seq !== incoming.seq) live.seqMap.set(incoming.seq, seq);
+    for (const incoming of events) {
+      const key = eventKey(incoming);
+      const existing = writer.seqOfKey(id, key);
+      if (existing !== undefined) {
+        if (existing !== incoming.seq) live.seqMap.set(incoming.seq, existing);
         else live.seqMap.delete(incoming.seq);
-        const stored: SpEvent = { ...incoming, session: id, seq };
-        if (typeof stored.parent_seq === 'number') stored.parent_seq = live.seqMap.get(stored.parent_seq) ?? stored.parent_seq;
-        if (typeof stored.derived_from === 'number') stored.derived_from = live.seqMap.get(stored.derived_from) ?? stored.derived_from;
-        const chained = chainer.chain(stored);
-        // Whatever path an event comes by (ingest, pull, fork), what fails the schema is never stored.
-        const issues = this.validator?.validate(chained) ?? [];
-        if (issues.length > 0) throw new UserError(`seq ${incoming.seq}: schema: ${issues[0].path} ${issues[0].message}; not stored`, id);
-        const line = JSON.stringify(chained) + '\n';
-        lines.push(line);
-        bytes += Buffer.byteLength(line);
-        writer.addEvent(chained, key);
-        applyEvent(summary, chained);
-        summary.bytes = bytes;
-        seqs.push(seq);
-        const handoff = compiledContextEntry(chained, now);
-        if (handoff) compiled.push(handoff);
-        if ((seq + 1) % ANCHOR_EVERY === 0) anchors.push({ seq, offset: bytes, head: chained.checksum! });
+        skipped += 1;
+        continue;
       }
-      if (lines.length === 0) return;
-      const data = Buffer.from(lines.join(''));
-      makePrivateDir(live.dir);
-      this.journal({ session: id, start: live.summary.bytes, end: live.summary.bytes + data.length, sha256: sha256(data) });
-      appendDurably(join(live.dir, LOG_FILE), data);
-      if (anchors.length > 0) appendDurably(join(live.dir, ANCHOR_FILE), anchorLines(anchors));
-      summary.uri ??= init.uri ?? this.deriveUri(summary);
-      writer.putSession(summary);
-    });
-    run();
-    if (seqs.length > 0) {
-      if (anchors.length > 0) live.lastAnchor = anchors[anchors.length - 1].seq;
-      live.summary = summary;
-      if (init.redaction) live.redaction = mergeRedaction(live.manifest, init.redaction);
-      this.writeManifest(live, compiled);
-      this.inFlight.delete(id);
+      const seq = summary.events;
+      if (seq !== incoming.seq) live.seqMap.set(incoming.seq, seq);
+      else live.seqMap.delete(incoming.seq);
+      const stored: SpEvent = { ...incoming, session: id, seq };
+      if (typeof stored.parent_seq === 'number') stored.parent_seq = live.seqMap.get(stored.parent_seq) ?? stored.parent_seq;
+      if (typeof stored.derived_from === 'number') stored.derived_from = live.seqMap.get(stored.derived_from) ?? stored.derived_from;
+      const chained = chainer.chain(stored);
+      // Whatever path an event comes by (ingest, pull, fork), what fails the schema is never stored.
+      const issues = this.validator?.validate(chained) ?? [];
+      if (issues.length > 0) throw new UserError(`seq ${incoming.seq}: schema: ${issues[0].path} ${issues[0].message}; not stored`, id);
+      const line = JSON.stringify(chained) + '\n';
+      lines.push(line);
+      bytes += Buffer.byteLength(line);
+      writer.addEvent(chained, key);
+      applyEvent(summary, chained);
+      summary.bytes = bytes;
+      seqs.push(seq);
+      const handoff = compiledContextEntry(chained, now);
+      if (handoff) compiled.push(handoff);
+      if ((seq + 1) % ANCHOR_EVERY === 0) anchors.push({ seq, offset: bytes, head: chained.checksum! });
     }
-    return { added: seqs.length, skipped, seqs };
+    if (lines.length === 0) return { live, summary, anchors, seqs, compiled, skipped };
+    makePrivateDir(live.dir);
+    summary.uri ??= init.uri ?? this.deriveUri(summary);
+    writer.putSession(summary);
+    return { live, summary, anchors, seqs, compiled, skipped, data: Buffer.from(lines.join('')) };
   }
 
   /** Appends a tombstone: the session disappears from `ls` and search; nothing is removed. */
@@ -599,10 +683,10 @@ export class Store {
     return readJournal(this.dir, new Map([[this.keys!.keyId, this.keys!.publicRaw]]));
   }
 
-  private journal(entry: JournalEntry): void {
-    journalAppend(this.dir, entry, this.keys!);
+  private journal(entries: JournalEntry[]): void {
+    journalAppend(this.dir, entries, this.keys!);
     this.journalWritten = true;
-    this.inFlight.add(entry.session);
+    for (const entry of entries) this.inFlight.add(entry.session);
   }
 
   /** Temp files and moved-aside locks of dead processes in the store's and SP_HOME's folders. */
