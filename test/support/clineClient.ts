@@ -1,4 +1,4 @@
-// Runs the pinned real Cline CLI (`cline` 3.0.65, node_modules/.bin/cline) offline against a mock
+// Runs the pinned real Cline CLI (`cline` 3.0.65, fetched by `node scripts/clients.mjs prepare`) offline against a mock
 // Anthropic API in a fresh HOME. `cline --id <id>` resumes only in its terminal UI, so a resume is
 // driven the way an editor drives it: `cline --acp` (Agent Client Protocol, JSON-RPC lines on stdio),
 // `initialize`, `session/load` {sessionId, cwd}, `session/prompt` (docs/formats/cline.md §6). The
@@ -7,8 +7,11 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { cline } from '../../adapters/cline/index.js';
+import { fetchedClientBin } from './fetchedClient.js';
 
-export const CLINE_BIN = process.env.CLINE_BIN ?? new URL('../../node_modules/.bin/cline', import.meta.url).pathname;
+// Not a devDependency (scripts/clients.mjs says why): `npm test` fetches it into a cache first.
+export const CLINE_BIN = process.env.CLINE_BIN ?? fetchedClientBin(cline);
 export const CLINE_MODEL = 'claude-sonnet-4-5';
 
 /** The client's config folder under a fake HOME, with the Anthropic provider pointed at the mock. */

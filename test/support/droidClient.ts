@@ -3,14 +3,13 @@
 // base URL is the mock model, and FACTORY_API_BASE_URL at the same mock, whose 404 for
 // `GET /api/sessions/<id>` tells `droid exec -s` the session is local. A fresh HOME per run.
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { droid } from '../../adapters/droid/index.js';
+import { fetchedClientBin } from './fetchedClient.js';
 import { runClient, type ClientRun } from './run.js';
 
-// Not a devDependency (scripts/clients.mjs says why): `npm test` fetches it into this cache first.
-const fetched = join(process.env.SP_CLIENTS_CACHE ?? join(homedir(), '.cache', 'sp-clients'), `${droid.client!.package.replace('/', '+')}@${droid.client!.pinned}`);
-export const DROID_BIN = process.env.DROID_BIN ?? join(fetched, 'node_modules', '.bin', 'droid');
+// Not a devDependency (scripts/clients.mjs says why): `npm test` fetches it into a cache first.
+export const DROID_BIN = process.env.DROID_BIN ?? fetchedClientBin(droid);
 /** The id the client gives the one custom model configured below (`custom:<displayName>-<index>`). */
 export const DROID_MODEL = 'custom:Mock-0';
 
