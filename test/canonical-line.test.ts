@@ -130,7 +130,7 @@ describe('canonical lines hashed as they are', () => {
   });
 
   it('accepts what JSON.stringify writes, including the escapes it does write', () => {
-    const values = [
+    const values: Array<Record<string, unknown>> = [
       { a: 'line\nbreak\ttab "quoted" back\\slash \b\f\r', b: '\u0001\u001f', c: '\ud800 lone', d: '\udc00 lone', e: '😀 pair' },
       { '': 1, A: 2, a: 3, é: 4, '😀': 5, '\uffff': 6 },
       { n: [0, -1, 1.5, -0.25, 1e21, 1e-7, 5e-324, 123456789012345, 1234567890123456, -9007199254740991] },
