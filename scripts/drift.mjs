@@ -140,8 +140,10 @@ const yesNo = (v) => (v === null ? '-' : v ? 'yes' : 'NO');
 function resumeCell(row) {
   if (row.write_resume_ok === null) return '-';
   const ok = row.targets.filter((t) => t.ok).map((t) => t.target);
-  const bad = row.targets.filter((t) => !t.ok).map((t) => t.target);
-  return `${row.write_resume_ok ? 'yes' : 'NO'} (${ok.length}/${row.targets.length}${bad.length ? `; failed: ${bad.join(', ')}` : ''})`;
+  const unchecked = row.targets.filter((t) => !t.ok && /^not checked/.test(t.reason)).map((t) => t.target);
+  const bad = row.targets.filter((t) => !t.ok && !unchecked.includes(t.target)).map((t) => t.target);
+  const more = [bad.length ? `failed: ${bad.join(', ')}` : '', unchecked.length ? `not reached in the budget: ${unchecked.join(', ')}` : ''].filter(Boolean);
+  return `${row.write_resume_ok ? 'yes' : 'NO'} (${ok.length}/${row.targets.length}${more.length ? `; ${more.join('; ')}` : ''})`;
 }
 function newCell(row) {
   const parts = [...row.new_types.map((t) => `type ${t}`), ...row.new_fields];
