@@ -45,8 +45,10 @@ function recordFields(record, type, into) {
 
 /** Record types and fields of JSON-lines text (lines that are not JSON are skipped: the capture reports them). */
 export function shapesOfText(text, shapes = { types: new Set(), fields: new Set() }, file = '') {
-  // A record with no type is named by its file (ids and numbers left out): usage_record.jsonl, not one uuid.
-  const untyped = `(untyped${file ? `, ${basename(file).replace(/[0-9a-f]{8}-[0-9a-f-]{27,}|\d+/gi, '*')}` : ''})`;
+  // A record with no type is named by its file, cut at the first digit (ids and dates differ per session):
+  // usage_record.jsonl, session-*.
+  const name = basename(file).replace(/\.jsonl?$/, '');
+  const untyped = `(untyped${file ? `, ${name.search(/\d/) < 0 ? name : `${name.slice(0, name.search(/\d/))}*`}` : ''})`;
   for (const line of text.split('\n')) {
     if (!line.trim()) continue;
     let record;
@@ -140,8 +142,10 @@ const yesNo = (v) => (v === null ? '-' : v ? 'yes' : 'NO');
 function resumeCell(row) {
   if (row.write_resume_ok === null) return '-';
   const ok = row.targets.filter((t) => t.ok).map((t) => t.target);
-  const bad = row.targets.filter((t) => !t.ok).map((t) => t.target);
-  return `${row.write_resume_ok ? 'yes' : 'NO'} (${ok.length}/${row.targets.length}${bad.length ? `; failed: ${bad.join(', ')}` : ''})`;
+  const unchecked = row.targets.filter((t) => !t.ok && /^not checked/.test(t.reason)).map((t) => t.target);
+  const bad = row.targets.filter((t) => !t.ok && !unchecked.includes(t.target)).map((t) => t.target);
+  const more = [bad.length ? `failed: ${bad.join(', ')}` : '', unchecked.length ? `not reached in the budget: ${unchecked.join(', ')}` : ''].filter(Boolean);
+  return `${row.write_resume_ok ? 'yes' : 'NO'} (${ok.length}/${row.targets.length}${more.length ? `; ${more.join('; ')}` : ''})`;
 }
 function newCell(row) {
   const parts = [...row.new_types.map((t) => `type ${t}`), ...row.new_fields];

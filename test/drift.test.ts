@@ -106,6 +106,7 @@ describe('drift: the run, the table and the exit code', () => {
     const partial = failOn(pass('claude'), 'pi', 'not checked: the time budget ran out');
     const { rows } = await run({ newest: partial, pinned: pass('claude') });
     expect(rows[0]).toMatchObject({ write_resume_ok: true, regressions: [] });
+    expect(renderTable(rows)).toContain('yes (2/3; not reached in the budget: pi)');
   });
 
   it('--force checks clients at their pin: with node_modules when it holds the pin, else a scratch copy', async () => {
