@@ -18,7 +18,9 @@ import { artifactNote, readArtifactForWriter } from '../../lib/core/artifacts.js
 import type { SpEvent } from '../../lib/core/event.js';
 import { isObject, str, type Json } from '../../lib/core/json.js';
 import { LOSS, ToolIds, pairCalls, reportOrphan, reportStub, type PlanReport, type SkippedResult, type ToolIdSpelling } from '../../lib/write/plan.js';
-import { LossLedger, capturedRawLines, ensureUnder, isDerived, payloadOf, resumeFields, sameNativeId, selectSession, writeLines, type NativeIdFormat, type WriterResult } from '../../lib/write/writer.js';
+import { LossLedger, capturedRawLines, ensureUnder, isDerived, payloadOf, resumeFields, sameNativeId, writeLines, type NativeIdFormat, type WriterResult } from '../../lib/write/writer.js';
+import { SpooledLines, SpooledSession } from '../../lib/write/spool.js';
+import { createFileAtomic } from '../../lib/fs/atomic.js';
 import { DEFAULT_MODEL, HOME_ENV, NATIVE_ID, builtInHome, defaultHome } from './paths.js';
 import { projectSlug, resolveCwd } from './slug.js';
 
@@ -124,7 +126,8 @@ interface Envelope {
 
 /** Builds the lines of one transcript: uuids, the parent chain, increasing timestamps, the envelope. */
 class TranscriptLines {
-  readonly lines: string[] = [];
+  /** The lines as they are made, on disk (a large session's transcript is never held in memory). */
+  readonly lines = new SpooledLines();
   /** The uuid of the last transcript line: the parent of the next one and the final leaf. */
   last: string | null = null;
   private lastMs = 0;
@@ -856,7 +859,17 @@ class ClaudeWriter {
 
 /** Writes the (first, or `session`-selected) session of `events` as a new Claude Code transcript. */
 export async function materializeClaude(events: AsyncIterable<SpEvent>, options: ClaudeMaterializeOptions = {}): Promise<ClaudeMaterializeResult> {
-  const selected = await selectSession(events, options.session);
+  // The session on disk, read by position (lib/write/spool.ts): the writer's plan holds indices, never the events.
+  const selected = await SpooledSession.create(events, options.session);
+  try {
+    return writeSession(selected, options);
+  } finally {
+    selected.remove();
+  }
+}
+
+/** The transcript of the selected session, written (or previewed). */
+function writeSession(selected: SpooledSession, options: ClaudeMaterializeOptions): ClaudeMaterializeResult {
   const start = selected.start;
   const sp = start ? payloadOf(start) : {};
   const nativeId = str(sp.native_id);
@@ -890,7 +903,7 @@ export async function materializeClaude(events: AsyncIterable<SpEvent>, options:
     });
   }
 
-  let lines: string[];
+  let lines: string[] | SpooledLines;
   let finalNewline = true;
   let writtenAs: 'raw' | 'rebuilt';
   let branches = 0;
@@ -917,14 +930,27 @@ export async function materializeClaude(events: AsyncIterable<SpEvent>, options:
       start,
       ledger,
     });
-    writer.run();
-    if (writer.out.last === null) throw new UserError('nothing to write: the session has no messages');
+    try {
+      writer.run();
+      if (writer.out.last === null) throw new UserError('nothing to write: the session has no messages');
+    } catch (err) {
+      writer.out.lines.remove();
+      throw err;
+    }
     lines = writer.out.lines;
     writtenAs = 'rebuilt';
     branches = writer.branches;
   }
 
-  writeLines(path, lines, { finalNewline, dryRun: options.dryRun, onLine: options.onLine });
+  if (Array.isArray(lines)) writeLines(path, lines, { finalNewline, dryRun: options.dryRun, onLine: options.onLine });
+  else {
+    try {
+      if (options.onLine) for (const line of lines.lines()) options.onLine(line);
+      if (!options.dryRun) createFileAtomic(path, lines.chunks(), 0o600);
+    } finally {
+      lines.remove();
+    }
+  }
 
   const result: ClaudeMaterializeResult = {
     agent: 'claude',
