@@ -4,9 +4,9 @@
 // or spools writes every record. Not timed: the heap cap is the check. The events are few and large
 // (messages, thinking and results with ~16 KB of text each): what the relay and the writers keep per event (a few numbers, the
 // ledger's row) is small, what they must not keep is the events' text.
-import { closeSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Chainer } from '../lib/core/chain.js';
 import { isObject } from '../lib/core/json.js';
 import { workSessionEvents } from '../lib/core/synthetic.js';
@@ -46,6 +46,9 @@ beforeAll(() => {
   writeSync(fd, buffer);
   closeSync(fd);
 }, 60_000);
+
+// The session and the homes written (~60 MB each writer) go with the file.
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Runs the writer under the heap cap; returns its result line and the file it wrote. */
 function materialize(agent: string): { result: Record<string, unknown>; lines: number } {
