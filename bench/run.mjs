@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// npm run bench [-- --quick] [-- --pg-events N --pg-search-events N --pg-load-events N] [-- --runs N] [-- --big claude,codex,pi] [-- --big-pipeline] [-- --only capture,pipeline,redact,verify,compile,hermes,startup,ingest,archive,pg,hooks,package]
+// npm run bench [-- --quick] [-- --pg-events N --pg-search-events N --pg-load-events N] [-- --runs N] [-- --big claude,codex,pi] [-- --big-pipeline] [-- --big-writers] [-- --only capture,pipeline,redact,verify,compile,hermes,startup,ingest,archive,pg,hooks,package,writers]
 //
 // One table: every figure next to a baseline measured in the same run, on the same input, as a
 // ratio (absolute times are noisy on a shared machine):
@@ -33,6 +33,8 @@ const { values } = parseArgs({
     only: { type: 'string' },
     big: { type: 'string', default: 'claude' },
     'big-pipeline': { type: 'boolean', default: false },
+    // The writers at 1 GB (a full run does; otherwise 100 MB).
+    'big-writers': { type: 'boolean', default: false },
     'ingest-events': { type: 'string' },
     // bench/pg.mjs sizes (push/pull events, stored events searched, events per concurrent pusher).
     'pg-events': { type: 'string' },
@@ -664,6 +666,17 @@ async function report(final) {
   if (final) process.stdout.write(`${title}\n\n${printed}\n\n${notes.join('\n')}\n\nGoals:\n${goalLines.join('\n')}\n\nGoals of the open issues (bench/goals/):\n${goalsText(issueGoals)}\n`);
 }
 
+/** Every writer's peak RSS at two sizes and its time against a bare parse (bench/writers.mjs). */
+async function writersSection() {
+  const { writerRows, GOAL_MB, FLAT_RATIO } = await import('./writers.mjs');
+  const mb = quick ? 10 : values['big-writers'] || !only ? bigMb : 100;
+  log(`writers at ${mb} MB`);
+  for (const r of await writerRows({ mb, binDir: join(build, 'dist', 'bin') })) {
+    rows.push({ section: 'writers', pass: `sp-materialize ${r.writer}`, input: `work session, ¼ size: ${r.quarter_rss_mb} MB RSS, flatness ${r.flatness}`, events: null, mb: r.mb, seconds: r.seconds, events_per_s: null, mb_per_s: r.mb / r.seconds, peak_rss_mb: r.rss_mb, baseline_seconds: r.bare_seconds, ratio_bare: r.ratio_bare, jq_seconds: null, ratio_jq: null, goal: `< ${GOAL_MB} MB, flat (≤ ${FLAT_RATIO})`, met: r.met, note: r.note, writer: r.writer, rss_mb: r.rss_mb, flatness: r.flatness });
+    goal(`writer ${r.writer} at ${r.mb} MB: peak RSS < ${GOAL_MB} MB and flat`, r.met, `${r.rss_mb} MB (¼ size ${r.quarter_rss_mb} MB, flatness ${r.flatness})${r.note ? `; ${r.note}` : ''}`);
+  }
+}
+
 const notes = [
   "× base: speed relative to the baseline on the same input (base s / s; higher is better) — a bare readline+JSON.parse pass over the input file; for Hermes capture a bare better-sqlite3 SELECT * over the messages. Start-up and incremental rows: time relative to node -e '' (lower is better). × base CPU: the same with CPU time (user+system), less inflated by other load.",
   jqVersion ? `× jq: speed relative to \`jq -c .\` (${jqVersion}) over the same file (not run on the 1 GB inputs).` : '× jq: skipped — jq is not installed (apt-get install -y jq).',
@@ -695,6 +708,7 @@ const sections = [
   ['pg', () => (want('pg') ? pgSection() : undefined)],
   ['hooks', () => (want('hooks') ? hooksSection() : undefined)],
   ['package', () => (want('package') ? packageSection() : undefined)],
+  ['writers', () => (want('writers') ? writersSection() : undefined)],
   ['capture 1 GB', () => (want('capture') || want('pipeline') ? captureAndPipeline(true) : undefined)],
 ];
 for (const [name, run] of sections) {

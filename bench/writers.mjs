@@ -1,45 +1,94 @@
 #!/usr/bin/env node
-// Peak RSS of every writer on one large generated session (issue #19: one stream held once; goal
-// < 200 MB flat for a 1 GB session). A row per writer: `sp-materialize <agent>` from a chained
-// working session (lib/core/synthetic.ts workSessionEvents, via bench/lib.mjs) into a fresh home.
-//   node bench/writers.mjs [--mb 100] [--only claude,codex,…] [--json]
-// The size is a flag: 1 GB (--mb 1024) is the goal size; a loaded machine runs 100 MB.
-import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+// Peak RSS of every writer (issue #19 item 4, one stream held once; issue #22: < 200 MB and flat
+// for a 1 GB session). A row per writer: `sp-materialize <agent>` from a chained working session
+// (lib/core/synthetic.ts workSessionEvents, via bench/lib.mjs) into a fresh home, at two sizes, the
+// full one and a quarter of it: flatness = RSS(full) / RSS(quarter) (1.0 = flat). Time is relative
+// to a bare readline + JSON.parse pass over the same file (bench/baseline-parse.mjs), in the same run.
+//   node bench/writers.mjs [--mb 100] [--only claude,codex,…] [--json] [--bin DIR]
+// `npm run bench -- --only writers` runs it at 100 MB (1 GB with --big-writers, and in a full run).
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { measure, outDir, root, table, writeWorkSession } from './lib.mjs';
 
-const WRITERS = ['aider', 'atif', 'claude', 'codex', 'copilot', 'cursor', 'gemini', 'hermes', 'opencode', 'pi', 'qoder', 'qwen'];
-const GOAL_MB = 200;
+export const WRITERS = ['aider', 'atif', 'claude', 'codex', 'copilot', 'cursor', 'gemini', 'hermes', 'opencode', 'pi', 'qoder', 'qwen'];
+export const GOAL_MB = 200;
+/** RSS(full) / RSS(quarter) at or under this counts as flat (a quarter of the input, the same memory give or take). */
+export const FLAT_RATIO = 1.25;
+// OpenCode writes into a database its client migrated: a copy of the recorded one.
+const OPENCODE_DB = join(root, 'fixtures/opencode/corpus/.local/share/opencode/opencode.db');
 
-const { values } = parseArgs({ options: { mb: { type: 'string', default: '100' }, only: { type: 'string' }, json: { type: 'boolean', default: false } } });
-const mb = Number(values.mb);
-if (!Number.isFinite(mb) || mb <= 0) throw new Error('--mb: a positive number of megabytes');
-const only = values.only ? values.only.split(',') : WRITERS;
-for (const name of only) if (!WRITERS.includes(name)) throw new Error(`--only: no writer ${name} (${WRITERS.join(', ')})`);
-
-// About 1.1 KB per generated event: the event count that gives `mb` megabytes.
-mkdirSync(outDir, { recursive: true });
-const input = join(outDir, `work-session-${mb}mb.ndjson`);
-try {
-  statSync(input);
-} catch {
-  await writeWorkSession(input, { events: Math.round((mb * 1024 * 1024) / 1100), seed: 19 });
+/** The working session of about `mb` MB (cached in bench/out); about 1.1 KB per generated event. */
+async function input(mb) {
+  mkdirSync(outDir, { recursive: true });
+  const file = join(outDir, `work-session-${mb}mb.ndjson`);
+  try {
+    statSync(file);
+  } catch {
+    await writeWorkSession(file, { events: Math.round((mb * 1024 * 1024) / 1100), seed: 19 });
+  }
+  return file;
 }
-const inputMb = statSync(input).size / (1024 * 1024);
 
-const rows = [];
-const scratch = mkdtempSync(join(outDir, 'writers-'));
-try {
-  for (const agent of only) {
-    const home = join(scratch, agent);
-    mkdirSync(home);
-    const r = await measure(process.execPath, [join(root, 'dist', 'bin', 'sp-materialize.js'), agent, input, '--home', home, '--cwd', home, '--quiet', '--experimental'], {});
-    rows.push({ section: 'writers', pass: `sp-materialize ${agent}`, input_mb: Math.round(inputMb), seconds: Number(r.seconds.toFixed(1)), peak_rss_mb: Math.round(r.rssMb), goal: `< ${GOAL_MB} MB`, met: r.code === 0 && r.rssMb < GOAL_MB, exit: r.code, note: r.code === 0 ? '' : r.stderr.trim().split('\n').pop() });
+async function writeOnce(binDir, agent, file, scratch) {
+  const home = join(scratch, agent);
+  mkdirSync(home);
+  if (agent === 'opencode') copyFileSync(OPENCODE_DB, join(home, 'opencode.db'));
+  try {
+    return await measure(process.execPath, [join(binDir, 'sp-materialize.js'), agent, file, '--home', home, '--cwd', home, '--quiet', '--experimental'], {});
+  } finally {
     rmSync(home, { recursive: true, force: true });
   }
-} finally {
-  rmSync(scratch, { recursive: true, force: true });
 }
-if (values.json) console.log(JSON.stringify(rows));
-else console.log(table([['writer', 'input MB', 's', 'peak RSS MB', 'goal', 'met', 'note'], ...rows.map((r) => [r.pass, r.input_mb, r.seconds, r.peak_rss_mb, r.goal, r.met ? 'yes' : 'no', r.note])]));
+
+/** One row per writer: { writer, mb, rss_mb, quarter_rss_mb, flatness, seconds, bare_seconds, ratio_bare, met, note }. */
+export async function writerRows({ mb = 100, only = WRITERS, binDir = join(root, 'dist', 'bin') } = {}) {
+  const full = await input(mb);
+  const quarter = await input(Math.max(1, Math.round(mb / 4)));
+  const fullMb = statSync(full).size / (1024 * 1024);
+  const bare = await measure(process.execPath, [join(root, 'bench', 'baseline-parse.mjs'), full], {});
+  const rows = [];
+  const scratch = mkdtempSync(join(outDir, 'writers-'));
+  try {
+    for (const agent of only) {
+      const small = await writeOnce(binDir, agent, quarter, scratch);
+      const big = await writeOnce(binDir, agent, full, scratch);
+      const ok = big.code === 0 && small.code === 0;
+      const flatness = big.rssMb / small.rssMb;
+      const failed = big.code !== 0 ? big : small;
+      rows.push({
+        writer: agent,
+        mb: Math.round(fullMb),
+        rss_mb: Math.round(big.rssMb),
+        quarter_rss_mb: Math.round(small.rssMb),
+        flatness: Number(flatness.toFixed(2)),
+        seconds: Number(big.seconds.toFixed(1)),
+        bare_seconds: Number(bare.seconds.toFixed(2)),
+        ratio_bare: Number((bare.seconds / big.seconds).toFixed(3)),
+        met: ok && big.rssMb < GOAL_MB && flatness <= FLAT_RATIO,
+        note: ok ? '' : `exit ${failed.code}: ${failed.stderr.trim().split('\n').pop()}`,
+      });
+    }
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+  return rows;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { values } = parseArgs({ options: { mb: { type: 'string', default: '100' }, only: { type: 'string' }, json: { type: 'boolean', default: false }, bin: { type: 'string' } } });
+  const mb = Number(values.mb);
+  if (!Number.isFinite(mb) || mb <= 0) throw new Error('--mb: a positive number of megabytes');
+  const only = values.only ? values.only.split(',') : WRITERS;
+  for (const name of only) if (!WRITERS.includes(name)) throw new Error(`--only: no writer ${name} (${WRITERS.join(', ')})`);
+  const rows = await writerRows({ mb, only, binDir: values.bin });
+  if (values.json) console.log(JSON.stringify(rows));
+  else {
+    console.log(
+      table([
+        ['writer', 'input MB', 'peak RSS MB', 'RSS at ¼ MB', 'flatness', 's', '× bare parse', 'goal', 'met', 'note'],
+        ...rows.map((r) => [`sp-materialize ${r.writer}`, r.mb, r.rss_mb, r.quarter_rss_mb, r.flatness, r.seconds, r.ratio_bare, `< ${GOAL_MB} MB, flat (≤ ${FLAT_RATIO})`, r.met ? 'yes' : 'no', r.note]),
+      ]),
+    );
+  }
+}

@@ -39,6 +39,11 @@ const REMAINING: Record<string, { words: number; why: string }> = {
   'lib/watch/state.ts': { words: 1, why: 'the key of the capture cursor, not the agent' },
 };
 
+/** lib/ folders of a format one agent defined and others write too: its name is the format's, not an agent lookup. */
+const FORMAT_FOLDERS: Record<string, string> = {
+  'lib/formats/claude-code/': 'the transcript format Claude Code defined, also written by Qoder CLI',
+};
+
 function files(dir: string, ext = /\.ts$/): string[] {
   const out: string[] = [];
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -145,6 +150,7 @@ describe('layout: the adapter is the whole driver', () => {
   it('lib/ names no agent in code beyond the listed remainder, and the list holds nothing stale', () => {
     const found: Record<string, number> = {};
     for (const path of files(join(ROOT, 'lib'))) {
+      if (Object.keys(FORMAT_FOLDERS).some((folder) => relative(ROOT, path).startsWith(folder))) continue;
       const words = agentWords(readFileSync(path, 'utf8'));
       if (words.length > 0) found[relative(ROOT, path)] = words.length;
     }

@@ -22,7 +22,7 @@ import { toIso, type SpEvent } from '../../lib/core/event.js';
 import { isObject, str, type Json } from '../../lib/core/json.js';
 import { CallPairing, ToolIds, reportOrphan, reportStub, type Pairing, type PlanReport, type ToolIdSpelling } from '../../lib/write/plan.js';
 import { SessionSpool } from '../../lib/write/spool.js';
-import { activeBranch } from '../../lib/write/branches.js';
+import { activeBranchOf } from '../../lib/write/branches.js';
 import { LossLedger, RawLineCheck, ensureUnder, isDerived, nativeIdOf, payloadOf, resumeFields, sameNativeId, uuidv7, type WriterResult } from '../../lib/write/writer.js';
 import { AGENT, HOME_ENV, NATIVE_ID, builtInHome, defaultHome, parseRolloutName, rolloutRelPath, sessionsDir } from './paths.js';
 import { isImageWrapper } from './rollout.js';
@@ -606,17 +606,15 @@ export async function materializeCodex(events: AsyncIterable<SpEvent>, options: 
 /**
  * The events to write: all of them, or with `--branch active` the active branch (lib/write/branches.ts;
  * the rest reported other-branch), with the call pairing over what is written. A session without a
- * tree (no parent_seq) is one branch: nothing to choose, nothing held.
+ * tree (no parent_seq) is one branch: nothing to choose. Either way passes over the spool: no events held.
  */
-async function chosenBranch(spool: Spool, session: string, index: SessionIndex, options: CodexMaterializeOptions, ledger: LossLedger): Promise<{ pairing: Pairing; keep?: (event: SpEvent) => boolean }> {
-  if (options.branch !== 'active' || !index.tree) return { pairing: index.pairing.done() };
-  const events: SpEvent[] = [];
-  for await (const event of spool.events.events(session)) events.push(event);
-  const kept = new Set(activeBranch(events, (action, code, reason, event) => ledger.report(action, code, reason, event)));
+async function chosenBranch(spool: Spool, session: string, index: SessionIndex, options: CodexMaterializeOptions, ledger: LossLedger): Promise<{ pairing: Pairing; events: () => AsyncIterable<SpEvent> }> {
+  const all = (): AsyncIterable<SpEvent> => spool.events.events(session);
+  if (options.branch !== 'active' || !index.tree) return { pairing: index.pairing.done(), events: all };
+  const kept = await activeBranchOf(all, (action, code, reason, event) => ledger.report(action, code, reason, event));
   const pairing = new CallPairing();
-  for (const event of events) if (kept.has(event)) pairing.add(event);
-  const seqs = new Set([...kept].map((event) => event.seq));
-  return { pairing: pairing.done(), keep: (event) => seqs.has(event.seq) };
+  for await (const event of kept()) pairing.add(event);
+  return { pairing: pairing.done(), events: kept };
 }
 
 async function write(spool: Spool, options: CodexMaterializeOptions): Promise<CodexMaterializeResult> {
@@ -740,9 +738,9 @@ async function write(spool: Spool, options: CodexMaterializeOptions): Promise<Co
       }
       const metaTime = String(meta.timestamp);
       emit(JSON.stringify({ timestamp: metaTime, type: 'session_meta', payload: meta }));
-      const { pairing, keep } = await chosenBranch(spool, session, index, options, ledger);
+      const { pairing, events } = await chosenBranch(spool, session, index, options, ledger);
       const writer = new RolloutWriter(pairing, { cwdFrom: str(sp.cwd), cwdTo: cwd, safety, sameId: Boolean(options.sameId), artifactsDir: options.artifactsDir, ledger, write: emit });
-      for await (const event of spool.events.events(session, keep)) writer.write(event);
+      for await (const event of events()) writer.write(event);
       records = writer.records + 1;
       userEvents = writer.userEvents;
       if (writer.items === 0) throw new UserError('nothing to write: the session has no messages or tool calls');

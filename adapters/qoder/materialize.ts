@@ -1,7 +1,7 @@
 // `sp-materialize qoder`: canonical events → a NEW Qoder CLI transcript in
 // `<home>/projects/<slug of cwd>/<uuid>.jsonl` (docs/formats/qoder.md §6). The Claude Code writer builds
 // the transcript (its chain, pairing and resume-safety rules are what Qoder's loader needs); this
-// writer then makes it Qoder's: a `runtime-config` head line, the Qoder version on every message,
+// writer (lib/formats/claude-code/writer.ts) then makes it Qoder's: a `runtime-config` head line, the Qoder version on every message,
 // `message.model` as a Qoder tier alias, an `active-leaf` record naming the last message, and writes
 // it atomically (never over an existing file). The real client can be checked only up to its login
 // step (it lists the session with its first prompt and resolves `-r <id>`); which history then
@@ -12,13 +12,27 @@ import type { MaterializeOptions } from '../../lib/adapter/interface.js';
 import type { SpEvent } from '../../lib/core/event.js';
 import { isObject, type Json } from '../../lib/core/json.js';
 import { resumeFields, writeLines, type WriterResult } from '../../lib/write/writer.js';
-import { materializeClaude } from '../claude/materialize.js';
+import { writeClaudeCodeTranscript, type ClaudeCodeTarget } from '../../lib/formats/claude-code/writer.js';
+// Claude Code's slug rule (Qoder keeps its projects under the same folder names).
+import { projectSlug, resolveCwd } from '../claude/slug.js';
 import { AGENT } from './discover.js';
 import { DEFAULT_MODEL, HOME_ENV, NATIVE_ID, builtInHome, defaultHome } from './paths.js';
 
 /** The client version this writer was checked against (loader check). */
 export const CLIENT_VERSION = '1.1.52';
 const CONTEXT_WINDOW = 262_144;
+
+/** Qoder CLI as a reader of Claude Code's transcript format. */
+const QODER_CLI: ClaudeCodeTarget = {
+  agent: AGENT,
+  projectSlug,
+  resolveCwd,
+  defaultHome,
+  home: (home) => ({ variable: HOME_ENV, value: home, builtIn: builtInHome() }),
+  idFormat: NATIVE_ID,
+  defaultModel: DEFAULT_MODEL,
+  resumeArgv: (sessionId) => ['qodercli', '--resume', sessionId],
+};
 
 async function* asClaude(events: AsyncIterable<SpEvent>, sameId: boolean): AsyncGenerator<SpEvent> {
   for await (const event of events) {
@@ -40,14 +54,14 @@ export async function materializeQoder(events: AsyncIterable<SpEvent>, options: 
   const model = options.model ?? DEFAULT_MODEL;
   // The Claude writer runs as a dry run (this writer writes the file), so the folder is made here.
   if (options.mkcwd && !options.dryRun && options.cwd) mkdirSync(resolve(options.cwd), { recursive: true });
-  const built = await materializeClaude(asClaude(watch(), Boolean(options.sameId)), {
+  const built = await writeClaudeCodeTranscript(asClaude(watch(), Boolean(options.sameId)), {
     ...options,
     home: options.home ?? defaultHome(),
     idFormat: NATIVE_ID,
     model,
     dryRun: true,
     onLine: (line) => collected.push(line),
-  });
+  }, QODER_CLI);
   let lines: string[];
   if (built.written_as === 'raw') {
     lines = collected;

@@ -7,11 +7,11 @@ import type { Adapter, LossEntry, MaterializeOptions, MaterializeResult } from '
 import { UserError } from '../cli/diagnostics.js';
 import type { SpEvent } from '../core/event.js';
 import { isObject } from '../core/json.js';
-import { SessionPicker } from '../write/writer.js';
-import { splitBranches, type Branch } from '../write/branches.js';
+import { SessionSpool } from '../write/spool.js';
+import { BranchIndex, type BranchSelection } from '../write/branches.js';
 import { compiledOf, contextSession, type ContextSession } from './context.js';
 import { RelayLedger } from './ledger.js';
-import { relayTransform } from './translate.js';
+import { relayTransformPasses } from './translate.js';
 
 
 export type ThinkingMode = 'keep-text' | 'drop';
@@ -72,6 +72,31 @@ async function* knownParents(events: AsyncIterable<SpEvent>): AsyncGenerator<SpE
 /** Seq order, stable: only streams that were interleaved change. */
 const bySeq = (events: SpEvent[]): SpEvent[] => (events.every((e, i) => i === 0 || e.seq >= events[i - 1].seq) ? events : [...events].sort((a, b) => a.seq - b.seq));
 
+/** A re-readable stream: each call reads it again from the start (a pass over the spool). */
+type Source = () => AsyncIterable<SpEvent>;
+
+/** Only the events at the positions `keep` accepts (positions counted in `source`'s order). */
+const atPositions = (source: Source, keep: (position: number) => boolean): Source =>
+  async function* () {
+    let at = 0;
+    for await (const event of source()) if (keep(at++)) yield event;
+  };
+
+/** Per session: whether its events come in seq order (non-decreasing), noted as the input is spooled. */
+class SeqOrder {
+  private readonly last = new Map<string, number>();
+  private readonly unordered = new Set<string>();
+  add(event: SpEvent): void {
+    const session = String(event.session ?? '');
+    const previous = this.last.get(session);
+    if (previous !== undefined && event.seq < previous) this.unordered.add(session);
+    this.last.set(session, event.seq);
+  }
+  ordered(session: string): boolean {
+    return !this.unordered.has(session);
+  }
+}
+
 export async function relay(adapter: Adapter, input: AsyncIterable<SpEvent>, options: RelayOptions): Promise<RelayOutcome> {
   if (!adapter.materialize) throw new UserError(`${adapter.displayName} sessions cannot be written`);
   const { experimental, sameId, tree } = adapter.capabilities;
@@ -80,57 +105,94 @@ export async function relay(adapter: Adapter, input: AsyncIterable<SpEvent>, opt
   }
   if (options.sameId && sameId !== true) throw new UserError(`--same-id: ${sameId.whyNot} (drop --same-id)`);
   const ledger = new RelayLedger();
-  const entries: LossEntry[] = [];
-  const picker = new SessionPicker();
-  const all: SpEvent[] = [];
-  for await (const event of input) {
-    ledger.source(event);
-    picker.add(event);
-    all.push(event);
+  const order = new SeqOrder();
+  // The input is held once, on disk (docs/design.md §5.1, "One stream, held once"): every later step is a pass over this spool.
+  const spool = await SessionSpool.create(input, {
+    prefix: 'sp-relay',
+    onEvent: (event) => {
+      ledger.source(event);
+      order.add(event);
+    },
+  });
+  try {
+    return await relaySpooled(adapter, spool, order, ledger, options);
+  } finally {
+    spool.remove();
   }
-  if (all.length === 0) throw new UserError('no events in the input');
+}
+
+async function relaySpooled(adapter: Adapter, spool: SessionSpool, order: SeqOrder, ledger: RelayLedger, options: RelayOptions): Promise<RelayOutcome> {
+  const { tree } = adapter.capabilities;
+  const entries: LossEntry[] = [];
+  const last = spool.last;
+  if (!last) throw new UserError('no events in the input');
 
   // ---- the mode and the session -------------------------------------------------------------------
-  const last = all[all.length - 1];
   const compiled = last.type === 'context.compiled' ? compiledOf(last) : undefined;
   if (last.type === 'context.compiled' && !compiled) throw new UserError('the context.compiled event has no text or budget', `seq ${last.seq}`);
   const mode = compiled ? 'context' : 'history';
   const compiledSource = compiled && isObject(last.payload) && isObject(last.payload.source) ? last.payload.source.session : undefined;
-  const session = compiled ? (typeof compiledSource === 'string' ? compiledSource : last.session) : picker.pick(options.session);
+  const session = compiled ? (typeof compiledSource === 'string' ? compiledSource : last.session) : spool.picker.pick(options.session);
   const record = (s: string, entry: LossEntry): void => {
     entries.push(entry);
     ledger.add(s, entry);
   };
 
-  const others = new Map<string, SpEvent[]>();
-  const own: SpEvent[] = [];
-  for (const event of all) {
-    if (event === last && compiled) continue;
-    if (event.session === session) own.push(event);
-    else {
-      const list = others.get(event.session);
-      if (list) list.push(event);
-      else others.set(event.session, [event]);
+  // Every event but a closing compiled handoff, in stream order, with the session it belongs to.
+  const lastAt = spool.count - 1;
+  const input = async function* (): AsyncGenerator<SpEvent> {
+    let at = 0;
+    for await (const event of spool.events()) {
+      if (at++ === lastAt && compiled) continue;
+      yield event;
+    }
+  };
+  const othersCounts = new Map<string, number>();
+  for (const [other, count] of spool.counts) {
+    const n = compiled && other === String(last.session ?? '') ? count - 1 : count;
+    if (other !== session && n > 0) othersCounts.set(other, n);
+  }
+  for (const [other, count] of othersCounts) {
+    const reason = `another session in the stream (${count} events): not written; sp-materialize --session ${other} writes it`;
+    entries.push({ action: 'dropped', code: 'other-session', reason });
+  }
+  if (othersCounts.size > 0) {
+    for await (const event of input()) {
+      const other = String(event.session ?? '');
+      if (other === session) continue;
+      const reason = `another session in the stream (${othersCounts.get(other)} events): not written; sp-materialize --session ${other} writes it`;
+      ledger.add(other, { action: 'dropped', code: 'other-session', reason, seq: event.seq, type: event.type });
     }
   }
-  for (const [other, events] of others) {
-    const reason = `another session in the stream (${events.length} events): not written; sp-materialize --session ${other} writes it`;
-    entries.push({ action: 'dropped', code: 'other-session', reason });
-    ledger.addAll(other, events, { action: 'dropped', code: 'other-session', reason });
+
+  // The session's own events in seq order: a pass over the spool, or (a stream whose events of this
+  // session come out of seq order: rare, interleaved input) sorted once in memory.
+  let own: Source = async function* () {
+    for await (const event of input()) if (String(event.session ?? '') === session) yield event;
+  };
+  if (!order.ordered(session)) {
+    const held: SpEvent[] = [];
+    for await (const event of own()) held.push(event);
+    const sorted = bySeq(held);
+    own = () => fromArray(sorted);
   }
 
-  let events = bySeq(own);
+  let events: Source = own;
   let toSource = (seq: number): number => seq;
   let context: RelayOutcome['context'];
   if (compiled) {
     const { createCounter } = await import('../compile/tokens.js');
     const name = compiled.tokenizer === 'o200k_base' || compiled.tokenizer === 'cl100k_base' ? compiled.tokenizer : 'claude-estimate';
     const counter = createCounter(name);
-    const built = contextSession(events, last, compiled, counter.count);
+    // Context mode holds its session in memory (the newest turns are chosen from the end back).
+    const held: SpEvent[] = [];
+    for await (const event of own()) held.push(event);
+    const built = contextSession(held, last, compiled, counter.count);
     const reason = `older than the turns kept verbatim: covered by the compiled handoff (seq ${last.seq})`;
     for (const e of built.summarized) record(session, { action: 'dropped', code: 'summarized', reason, seq: e.seq, type: e.type });
     record(last.session, { action: 'rendered', code: 'handoff', reason: `the compiled handoff (${compiled.tokens} tokens) is the first user message`, seq: last.seq, type: last.type });
-    events = built.events;
+    const kept = built.events;
+    events = () => fromArray(kept);
     toSource = (seq) => built.sourceSeq.get(seq) ?? seq;
     context = { turns: built.turns, turnTokens: built.turnTokens, room: built.room, summarized: built.summarized.length };
   }
@@ -138,26 +200,30 @@ export async function relay(adapter: Adapter, input: AsyncIterable<SpEvent>, opt
   // ---- branches -----------------------------------------------------------------------------------
   // A --same-id move keeps the native file as it was (tree and all): no splitting.
   const linear = !tree && options.branch === undefined && !options.sameId;
-  let active = events;
-  let extra: Branch[] = [];
+  let active: Source = events;
+  let extra: BranchSelection[] = [];
   if (linear) {
-    const split = splitBranches(events);
-    active = split.active.events;
+    const index = new BranchIndex();
+    for await (const event of events()) index.add(event);
+    const split = index.split();
+    active = atPositions(events, split.active.includes);
     if (options.branches === 'all') extra = split.others;
-    else {
+    else if (split.offActive.length > 0) {
       const reason = 'not on the active branch; --branches all writes each other branch as its own session';
-      for (const e of split.offActive) record(session, { action: 'dropped', code: 'other-branch', reason, seq: toSource(e.seq), type: e.type });
+      const off = new Set(split.offActive);
+      let at = 0;
+      for await (const e of events()) if (off.has(at++)) record(session, { action: 'dropped', code: 'other-branch', reason, seq: toSource(e.seq), type: e.type });
     }
   }
 
   // ---- transform and write --------------------------------------------------------------------------
-  const write = async (list: SpEvent[], keep: (sourceSeq: number | undefined) => boolean): Promise<MaterializeResult> => {
+  const write = async (list: Source, keep: (sourceSeq: number | undefined) => boolean): Promise<MaterializeResult> => {
     const onLoss = (entry: LossEntry): void => {
       const mapped = typeof entry.seq === 'number' ? { ...entry, seq: toSource(entry.seq) } : entry;
       if (keep(mapped.seq)) record(session, mapped);
     };
     options.onSession?.();
-    const stream = relayTransform(fromArray(list), { target: adapter.id, thinking: options.thinking ?? 'keep-text', header: mode === 'history' && options.header !== false, model: options.model, onLoss });
+    const stream = relayTransformPasses(list, { target: adapter.id, thinking: options.thinking ?? 'keep-text', header: mode === 'history' && options.header !== false, model: options.model, onLoss });
     const { thinking: _t, header: _h, branches: _b, onSession: _s, ...writerOptions } = options;
     return adapter.materialize!(knownParents(stream), { ...writerOptions, session: undefined, branch: linear ? 'active' : options.branch ?? 'all', onLoss });
   };
@@ -166,10 +232,11 @@ export async function relay(adapter: Adapter, input: AsyncIterable<SpEvent>, opt
   for (const branch of extra) {
     // Entries for the shared prefix are the main session's; only the branch's own steps count here.
     const ownSeqs = new Set([...branch.own].map(toSource));
-    const result: RelayResult = { ...(await write(branch.events, (seq) => seq !== undefined && ownSeqs.has(seq))), mode };
+    const branchEvents = atPositions(events, branch.includes);
+    const result: RelayResult = { ...(await write(branchEvents, (seq) => seq !== undefined && ownSeqs.has(seq))), mode };
     result.branch = { leaf_seq: toSource(branch.leafSeq), ...(branch.forkSeq !== undefined ? { fork_seq: toSource(branch.forkSeq) } : {}), of: main.session_id };
     const reason = `on another branch: written as session ${result.session_id} (prefix shared up to seq ${result.branch.fork_seq ?? '-'})`;
-    for (const e of branch.events) {
+    for await (const e of branchEvents()) {
       const seq = toSource(e.seq);
       if (ownSeqs.has(seq) && ledger.entriesOf(session, seq).length === 0) ledger.add(session, { action: 'carried', code: 'branch-session', reason, seq, type: e.type });
     }

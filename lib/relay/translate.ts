@@ -461,7 +461,8 @@ export { relayedFor, type RelayMark };
 
 /**
  * Rewrites a canonical stream for `options.target` (see the file header). Same-agent streams pass
- * through unchanged; every change is reported through `options.onLoss`.
+ * through unchanged; every change is reported through `options.onLoss`. A one-pass stream is
+ * spooled for its two passes; relayTransformPasses reads a source that is on disk already.
  */
 export async function* relayTransform(events: AsyncIterable<SpEvent>, options: RelayOptions): AsyncGenerator<SpEvent> {
   const iterator = events[Symbol.asyncIterator]();
@@ -473,41 +474,62 @@ export async function* relayTransform(events: AsyncIterable<SpEvent>, options: R
     for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
     return;
   }
-
-  const vocabularies = new Vocabularies();
-  await vocabularies.load(options.target);
-  const sessions = new Map<string, SessionInfo>();
-  const translators = new Map<string, SessionTranslator>();
-  const spool = await SessionSpool.create(resumed(first.value, iterator, vocabularies), { prefix: 'sp-relay', onEvent: (event) => notice(event, sessions, translators, options, vocabularies) });
+  const spool = await SessionSpool.create(resumed(first.value, iterator), { prefix: 'sp-relay' });
   try {
-    const writing = new Map<string, SessionTranslator>();
-    for await (const event of spool.events()) {
-      const id = String(event.session ?? '');
-      const info = sessions.get(id)!;
-      let translator = writing.get(id);
-      if (!translator) writing.set(id, (translator = new SessionTranslator(info, options, options.onLoss, vocabularies)));
-      if (!info.headerDone && info.agent !== options.target && !keepsSourceTerms(options.target)) {
-        info.headerDone = true;
-        if (options.header !== false && info.first) {
-          yield headerEvent(info, sessions.size - 1, options);
-          // The session's first event now follows the header, so a tree writer (Pi) hangs the whole session below it.
-          if (event.parent_seq === undefined) event.parent_seq = info.first.seq - 0.5;
-          delete event.checksum;
-        }
-      }
-      yield* translator.translateLinked(event);
-    }
+    yield* relayTransformPasses(() => spool.events(), options);
   } finally {
     spool.remove();
   }
 }
 
-/** The first event (read already), then the rest of the stream; each agent's vocabulary is loaded before its first event passes. */
-async function* resumed(first: SpEvent, rest: AsyncIterator<SpEvent>, vocabularies: Vocabularies): AsyncGenerator<SpEvent> {
-  for (let next: IteratorResult<SpEvent> = { value: first, done: false }; !next.done; next = await rest.next()) {
-    await vocabularies.load(next.value.agent);
-    yield next.value;
+/**
+ * The transform over a re-readable source (`events()` gives the same events each time: the relay's
+ * spool): pass 1 counts (for the header) and notes the results of calls rendered as text, pass 2
+ * translates. Nothing is copied; the first event is read twice to see whether the agent differs.
+ */
+export async function* relayTransformPasses(events: () => AsyncIterable<SpEvent>, options: RelayOptions): AsyncGenerator<SpEvent> {
+  let firstAgent: string | undefined;
+  let empty = true;
+  for await (const event of events()) {
+    firstAgent = event.agent;
+    empty = false;
+    break;
   }
+  if (empty) return;
+  if (firstAgent === options.target) {
+    yield* events();
+    return;
+  }
+  const vocabularies = new Vocabularies();
+  await vocabularies.load(options.target);
+  const sessions = new Map<string, SessionInfo>();
+  const translators = new Map<string, SessionTranslator>();
+  for await (const event of events()) {
+    await vocabularies.load(event.agent);
+    notice(event, sessions, translators, options, vocabularies);
+  }
+  const writing = new Map<string, SessionTranslator>();
+  for await (const event of events()) {
+    const id = String(event.session ?? '');
+    const info = sessions.get(id)!;
+    let translator = writing.get(id);
+    if (!translator) writing.set(id, (translator = new SessionTranslator(info, options, options.onLoss, vocabularies)));
+    if (!info.headerDone && info.agent !== options.target && !keepsSourceTerms(options.target)) {
+      info.headerDone = true;
+      if (options.header !== false && info.first) {
+        yield headerEvent(info, sessions.size - 1, options);
+        // The session's first event now follows the header, so a tree writer (Pi) hangs the whole session below it.
+        if (event.parent_seq === undefined) event.parent_seq = info.first.seq - 0.5;
+        delete event.checksum;
+      }
+    }
+    yield* translator.translateLinked(event);
+  }
+}
+
+/** The first event (read already), then the rest of the stream. */
+async function* resumed(first: SpEvent, rest: AsyncIterator<SpEvent>): AsyncGenerator<SpEvent> {
+  for (let next: IteratorResult<SpEvent> = { value: first, done: false }; !next.done; next = await rest.next()) yield next.value;
 }
 
 /** Pass 1, event by event as the stream is spooled: per-session facts and counts, and the results of calls rendered as text. */

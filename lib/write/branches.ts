@@ -9,6 +9,12 @@
 // so parallel calls and their results never look like branches. A step's parent is its parent_seq
 // where capture set one, else the step before it; a new root (parent_seq null, e.g. after a
 // compaction) continues from the step before too, so a compacted session stays one branch.
+//
+// The split works on a BranchIndex: a few numbers per event (its seq, whether it is a step, its
+// parent_seq and derived_from, the call id of a call or result), fed event by event, so a spooled
+// session (lib/write/spool.ts) is split without holding its events; the answer is a set of
+// POSITIONS that a second pass over the same events keeps. splitBranches(events) is the same split
+// over an array, for the writers that hold their session.
 import type { SpEvent } from '../core/event.js';
 import { isObject } from '../core/json.js';
 import { LOSS, type PlanReport } from './plan.js';
@@ -37,98 +43,188 @@ export interface Branches {
   offActive: SpEvent[];
 }
 
-/** The parent step of every step (by index into `events`), -1 for the root. */
-function stepParents(events: SpEvent[]): Map<number, number> {
-  const indexOfSeq = new Map<number, number>();
-  events.forEach((e, i) => indexOfSeq.set(e.seq, i));
-  const callIndex = new Map<string, number>();
-  const parents = new Map<number, number>();
-  let previousStep = -1;
-  // The step an event stands for: itself, its call (a result), the call it derives from, else the
-  // step that came before it in the stream.
-  const stepAt = new Map<number, number>();
-  events.forEach((e, i) => {
-    if (isStep(e)) {
-      let parent = previousStep;
-      if (typeof e.parent_seq === 'number') {
-        const at = indexOfSeq.get(e.parent_seq);
-        if (at !== undefined && at < i) parent = stepAt.get(at) ?? previousStep;
-      }
-      parents.set(i, parent);
-      stepAt.set(i, i);
-      previousStep = i;
-      if (e.type === 'tool.call') {
-        const id = callIdOf(e);
-        if (id !== undefined) callIndex.set(id, i);
-      }
-      return;
-    }
-    const id = e.type === 'tool.result' ? callIdOf(e) : undefined;
-    const derived = typeof e.derived_from === 'number' ? indexOfSeq.get(e.derived_from) : undefined;
-    const owner = (id !== undefined ? callIndex.get(id) : undefined) ?? (derived !== undefined ? stepAt.get(derived) : undefined);
-    stepAt.set(i, owner ?? previousStep);
-  });
-  return parents;
+/** A branch as positions in the session's events (BranchIndex order). */
+export interface BranchSelection {
+  leafSeq: number;
+  forkSeq?: number;
+  /** Whether the event at `position` is on this branch. */
+  includes(position: number): boolean;
+  /** Seqs of the steps (and their results) only this branch has. */
+  own: Set<number>;
 }
 
-/** Splits a session into its active branch and the others (see the file comment). */
-export function splitBranches(events: SpEvent[]): Branches {
-  const parents = stepParents(events);
-  const children = new Map<number, number>();
-  for (const parent of parents.values()) children.set(parent, (children.get(parent) ?? 0) + 1);
-  const leaves = [...parents.keys()].filter((i) => !children.has(i));
-  const activeLeaf = leaves.length ? Math.max(...leaves) : -1;
+export interface BranchPlan {
+  active: BranchSelection;
+  others: BranchSelection[];
+  /** Positions of the events not on the active branch, ascending. */
+  offActive: number[];
+}
 
-  const pathOf = (leaf: number): Set<number> => {
-    const path = new Set<number>();
-    for (let at = leaf; at >= 0 && !path.has(at); at = parents.get(at) ?? -1) path.add(at);
-    return path;
-  };
-  const activePath = pathOf(activeLeaf);
+const CALL = 1;
+const RESULT = 2;
+const NONE = -2;
 
-  // What belongs to a path: its steps, the results of its calls and what derives from them, and
-  // every event that is no part of the tree (session.start, meta, todo state …).
-  const owners = new Map<number, number>();
-  const indexOfSeq = new Map<number, number>();
-  const callIndex = new Map<string, number>();
-  events.forEach((e, i) => {
-    indexOfSeq.set(e.seq, i);
-    if (isStep(e) && e.type === 'tool.call') {
-      const id = callIdOf(e);
-      if (id !== undefined) callIndex.set(id, i);
+/**
+ * What the split needs of each event of a session, in order: numbers and call ids, never the events
+ * (about 40 bytes an event). Feed it with `add`, then `split()`.
+ */
+export class BranchIndex {
+  private readonly seqs: number[] = [];
+  private readonly steps: boolean[] = [];
+  private readonly kinds: number[] = [];
+  private readonly callIds: Array<string | undefined> = [];
+  private readonly parentSeqs: number[] = [];
+  private readonly derivedFroms: number[] = [];
+  private increasing = true;
+
+  add(event: SpEvent): void {
+    const at = this.seqs.length;
+    if (at > 0 && !(event.seq > this.seqs[at - 1])) this.increasing = false;
+    this.seqs.push(event.seq);
+    this.steps.push(isStep(event));
+    const kind = event.type === 'tool.call' ? CALL : event.type === 'tool.result' ? RESULT : 0;
+    this.kinds.push(kind);
+    this.callIds.push(kind !== 0 ? callIdOf(event) : undefined);
+    this.parentSeqs.push(typeof event.parent_seq === 'number' ? event.parent_seq : NaN);
+    this.derivedFroms.push(typeof event.derived_from === 'number' ? event.derived_from : NaN);
+  }
+
+  get length(): number {
+    return this.seqs.length;
+  }
+
+  seqAt(position: number): number {
+    return this.seqs[position];
+  }
+
+  /** Positions by seq: `last` the last position with that seq, `upTo` the last one at or before `limit`. */
+  private seqLookup(): { last: (seq: number) => number | undefined; upTo: (seq: number, limit: number) => number | undefined } {
+    if (this.increasing) {
+      // Strictly increasing seqs (the usual case): a binary search, no map.
+      const find = (seq: number): number | undefined => {
+        let lo = 0;
+        let hi = this.seqs.length - 1;
+        while (lo <= hi) {
+          const mid = (lo + hi) >> 1;
+          const s = this.seqs[mid];
+          if (s === seq) return mid;
+          if (s < seq) lo = mid + 1;
+          else hi = mid - 1;
+        }
+        return undefined;
+      };
+      return { last: find, upTo: (seq, limit) => {
+        const at = find(seq);
+        return at !== undefined && at <= limit ? at : undefined;
+      } };
     }
-    if (e.type === 'tool.result' && !isStep(e)) {
-      const id = callIdOf(e);
-      const call = id !== undefined ? callIndex.get(id) : undefined;
-      if (call !== undefined) owners.set(i, call);
-    } else if (typeof e.derived_from === 'number') {
-      const at = indexOfSeq.get(e.derived_from);
-      if (at !== undefined) owners.set(i, owners.get(at) ?? at);
-    }
-  });
-  const onPath = (path: Set<number>, i: number): boolean => {
-    if (parents.has(i)) return path.has(i);
-    const owner = owners.get(i);
-    return owner === undefined || path.has(owner);
-  };
-  const branch = (leaf: number): Branch => {
-    const path = leaf === activeLeaf ? activePath : pathOf(leaf);
-    let fork: number | undefined;
-    for (const at of path) if (activePath.has(at) && (fork === undefined || at > fork)) fork = at;
-    const own = new Set<number>();
-    const kept: SpEvent[] = [];
-    events.forEach((e, i) => {
-      if (!onPath(path, i)) return;
-      kept.push(e);
-      if (!onPath(activePath, i)) own.add(e.seq);
+    const positions = new Map<number, number[]>();
+    this.seqs.forEach((seq, i) => {
+      const list = positions.get(seq);
+      if (list) list.push(i);
+      else positions.set(seq, [i]);
     });
-    return { leafSeq: leaf >= 0 ? events[leaf].seq : -1, forkSeq: fork !== undefined ? events[fork].seq : undefined, events: kept, own };
-  };
+    return {
+      last: (seq) => positions.get(seq)?.at(-1),
+      upTo: (seq, limit) => {
+        const list = positions.get(seq);
+        if (!list) return undefined;
+        for (let k = list.length - 1; k >= 0; k -= 1) if (list[k] <= limit) return list[k];
+        return undefined;
+      },
+    };
+  }
 
-  const active = branch(activeLeaf);
-  const others = leaves.filter((leaf) => leaf !== activeLeaf).sort((a, b) => a - b).map(branch);
-  const offActive = events.filter((_, i) => !onPath(activePath, i));
-  return { active, others, offActive };
+  /** Splits the session into its active branch and the others (see the file comment). */
+  split(): BranchPlan {
+    const n = this.seqs.length;
+    const lookup = this.seqLookup();
+    const { steps, kinds, callIds, parentSeqs, derivedFroms, seqs } = this;
+
+    // The parent step of every step (-1 the root; NONE: not a step).
+    const parents = new Int32Array(n).fill(NONE);
+    {
+      const callIndex = new Map<string, number>();
+      const stepAt = new Int32Array(n).fill(NONE);
+      let previousStep = -1;
+      for (let i = 0; i < n; i += 1) {
+        if (steps[i]) {
+          let parent = previousStep;
+          if (!Number.isNaN(parentSeqs[i])) {
+            const at = lookup.last(parentSeqs[i]);
+            if (at !== undefined && at < i) parent = stepAt[at] !== NONE ? stepAt[at] : previousStep;
+          }
+          parents[i] = parent;
+          stepAt[i] = i;
+          previousStep = i;
+          if (kinds[i] === CALL && callIds[i] !== undefined) callIndex.set(callIds[i]!, i);
+          continue;
+        }
+        const id = kinds[i] === RESULT ? callIds[i] : undefined;
+        const derived = Number.isNaN(derivedFroms[i]) ? undefined : lookup.last(derivedFroms[i]);
+        const fromCall = id !== undefined ? callIndex.get(id) : undefined;
+        const fromDerived = derived !== undefined && stepAt[derived] !== NONE ? stepAt[derived] : undefined;
+        stepAt[i] = fromCall ?? fromDerived ?? previousStep;
+      }
+    }
+    const children = new Int32Array(n + 1);
+    for (let i = 0; i < n; i += 1) if (parents[i] !== NONE) children[parents[i] + 1] += 1;
+    const leaves: number[] = [];
+    for (let i = 0; i < n; i += 1) if (parents[i] !== NONE && children[i + 1] === 0) leaves.push(i);
+    const activeLeaf = leaves.length ? leaves[leaves.length - 1] : -1;
+
+    const pathOf = (leaf: number): Set<number> => {
+      const path = new Set<number>();
+      for (let at = leaf; at >= 0 && !path.has(at); at = parents[at] !== NONE ? parents[at] : -1) path.add(at);
+      return path;
+    };
+    const activePath = pathOf(activeLeaf);
+
+    // What belongs to a path: its steps, the results of its calls and what derives from them, and
+    // every event that is no part of the tree (session.start, meta, todo state …).
+    const owners = new Int32Array(n).fill(NONE);
+    {
+      const callIndex = new Map<string, number>();
+      for (let i = 0; i < n; i += 1) {
+        if (steps[i] && kinds[i] === CALL && callIds[i] !== undefined) callIndex.set(callIds[i]!, i);
+        if (kinds[i] === RESULT && !steps[i]) {
+          const id = callIds[i];
+          const call = id !== undefined ? callIndex.get(id) : undefined;
+          if (call !== undefined) owners[i] = call;
+        } else if (!Number.isNaN(derivedFroms[i])) {
+          const at = lookup.upTo(derivedFroms[i], i);
+          if (at !== undefined) owners[i] = owners[at] !== NONE ? owners[at] : at;
+        }
+      }
+    }
+    const onPath = (path: Set<number>, i: number): boolean => {
+      if (parents[i] !== NONE) return path.has(i);
+      return owners[i] === NONE || path.has(owners[i]);
+    };
+    const branch = (leaf: number): BranchSelection => {
+      const path = leaf === activeLeaf ? activePath : pathOf(leaf);
+      let fork: number | undefined;
+      for (const at of path) if (activePath.has(at) && (fork === undefined || at > fork)) fork = at;
+      const own = new Set<number>();
+      if (leaf !== activeLeaf) for (let i = 0; i < n; i += 1) if (onPath(path, i) && !onPath(activePath, i)) own.add(seqs[i]);
+      return { leafSeq: leaf >= 0 ? seqs[leaf] : -1, forkSeq: fork !== undefined ? seqs[fork] : undefined, includes: (i) => onPath(path, i), own };
+    };
+
+    const active = branch(activeLeaf);
+    const others = leaves.filter((leaf) => leaf !== activeLeaf).map(branch);
+    const offActive: number[] = [];
+    for (let i = 0; i < n; i += 1) if (!onPath(activePath, i)) offActive.push(i);
+    return { active, others, offActive };
+  }
+}
+
+/** Splits a session held in memory into its active branch and the others (see the file comment). */
+export function splitBranches(events: SpEvent[]): Branches {
+  const index = new BranchIndex();
+  for (const event of events) index.add(event);
+  const plan = index.split();
+  const branch = (selection: BranchSelection): Branch => ({ leafSeq: selection.leafSeq, forkSeq: selection.forkSeq, events: events.filter((_, i) => selection.includes(i)), own: selection.own });
+  return { active: branch(plan.active), others: plan.others.map(branch), offActive: plan.offActive.map((i) => events[i]) };
 }
 
 /** How a writer reports a change (LossLedger.report). */
@@ -143,4 +239,26 @@ export function activeBranch(events: SpEvent[], report: BranchReport, reason = '
   const { active, offActive } = splitBranches(events);
   for (const event of offActive) if (event.derived_from === undefined || event.derived_from === null) report('dropped', LOSS.otherBranch, reason, event);
   return active.events;
+}
+
+/**
+ * `--branch active` over a re-readable session (a spool pass): one pass indexes, and the returned
+ * filter keeps the active branch's positions on the next pass; events off it are reported as by
+ * activeBranch, in a pass of their own. `events()` must give the same events in the same order each time.
+ */
+export async function activeBranchOf(events: () => AsyncIterable<SpEvent>, report: BranchReport, reason = 'not on the active branch (--branch active): not written'): Promise<() => AsyncGenerator<SpEvent>> {
+  const index = new BranchIndex();
+  for await (const event of events()) index.add(event);
+  const { active, offActive } = index.split();
+  if (offActive.length > 0) {
+    const off = new Set(offActive);
+    let at = 0;
+    for await (const event of events()) {
+      if (off.has(at++) && (event.derived_from === undefined || event.derived_from === null)) report('dropped', LOSS.otherBranch, reason, event);
+    }
+  }
+  return async function* kept() {
+    let at = 0;
+    for await (const event of events()) if (active.includes(at++)) yield event;
+  };
 }

@@ -4,13 +4,13 @@
 // needs, all of them or one session's. The picker (select.ts) sees every event on the way in, so
 // the session to write is chosen without another read. The folder goes when `remove()` is called,
 // when the process exits, or on SIGINT/SIGTERM/SIGHUP (lib/fs/private.ts removeOnInterrupt).
-import { closeSync, createReadStream, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SpEvent } from '../core/event.js';
 import { splitLines } from '../core/lines.js';
 import { removeOnInterrupt } from '../fs/private.js';
-import { SessionPicker } from './select.js';
+import { SessionPicker, nativeIdOf } from './select.js';
 
 const FLUSH_AT = 1 << 20;
 const live = new Set<SessionSpool>();
@@ -113,3 +113,237 @@ export async function withSpool<T>(events: AsyncIterable<SpEvent>, use: (spool: 
     spool.remove();
   }
 }
+
+// ---- a session on disk, read by position ----------------------------------------------------------
+
+/** Events kept in memory by a SpooledSession (the most recently read, for a writer's look-back). */
+const CACHED_EVENTS = 512;
+
+/**
+ * The session to write, spooled, for a writer whose plan reads its events by position (results
+ * placed after their call, a parent looked up): `events` reads like an array (length, index,
+ * forEach, filter …) but holds only each event's offset in the spool file, and reads an event from
+ * disk when it is asked for (the last few hundred stay cached). Output the same as selectSession's
+ * (select.ts): the session `selector` names, else the first session.start's, in seq order; the
+ * others counted. `remove()` deletes the file (also on exit and on signals, as SessionSpool).
+ */
+export class SpooledSession {
+  readonly picker = new SessionPicker();
+  /** The chosen session's events: an array-like view over the spool (never spread it: that reads them all). */
+  events: SpEvent[] = [];
+  session = '';
+  start: SpEvent | undefined;
+  others = new Map<string, { count: number; nativeId?: string }>();
+  private readonly dir: string;
+  private readonly file: string;
+  private readonly settle: () => void;
+  private fd: number | undefined;
+  private removed = false;
+  private readonly cache = new Map<number, SpEvent>();
+
+  private constructor() {
+    this.dir = mkdtempSync(join(tmpdir(), 'sp-session-'));
+    this.file = join(this.dir, 'events.ndjson');
+    this.settle = removeOnInterrupt(this.dir);
+    liveSessions.add(this);
+    if (!sessionExitHook) {
+      sessionExitHook = true;
+      process.on('exit', () => {
+        for (const spooled of liveSessions) spooled.remove();
+      });
+    }
+  }
+
+  static async create(events: AsyncIterable<SpEvent>, selector?: string): Promise<SpooledSession> {
+    const spooled = new SpooledSession();
+    try {
+      await spooled.fill(events, selector);
+    } catch (err) {
+      spooled.remove();
+      throw err;
+    }
+    return spooled;
+  }
+
+  private async fill(events: AsyncIterable<SpEvent>, selector: string | undefined): Promise<void> {
+    // Per event: its byte offset and length in the file, its session (a small number) and seq.
+    const offsets: number[] = [];
+    const lengths: number[] = [];
+    const sessionOf: number[] = [];
+    const seqs: number[] = [];
+    const sessionIds = new Map<string, number>();
+    const counts: number[] = [];
+    const allNumbered: boolean[] = [];
+    const fd = openSync(this.file, 'wx', 0o600);
+    try {
+      let buffer = '';
+      let at = 0;
+      for await (const event of events) {
+        const session = this.picker.add(event);
+        let id = sessionIds.get(session);
+        if (id === undefined) {
+          sessionIds.set(session, (id = sessionIds.size));
+          counts.push(0);
+          allNumbered.push(true);
+        }
+        counts[id] += 1;
+        if (typeof event.seq !== 'number') allNumbered[id] = false;
+        const line = `${JSON.stringify(event)}\n`;
+        const bytes = Buffer.byteLength(line);
+        offsets.push(at);
+        lengths.push(bytes - 1);
+        sessionOf.push(id);
+        seqs.push(event.seq);
+        at += bytes;
+        buffer += line;
+        if (buffer.length >= FLUSH_AT) {
+          writeSync(fd, buffer);
+          buffer = '';
+        }
+      }
+      if (buffer) writeSync(fd, buffer);
+    } finally {
+      closeSync(fd);
+    }
+    this.session = this.picker.pick(selector);
+    this.start = this.picker.startOf(this.session);
+    const chosen = sessionIds.get(this.session)!;
+    for (const [id, n] of sessionIds) if (n !== chosen) this.others.set(id, { count: counts[n], nativeId: nativeIdOf(this.picker.startOf(id)) });
+    // Seq order is the stream's order; a stable sort only repairs streams that were interleaved.
+    const positions: number[] = [];
+    for (let i = 0; i < sessionOf.length; i += 1) if (sessionOf[i] === chosen) positions.push(i);
+    if (allNumbered[chosen]) positions.sort((a, b) => seqs[a] - seqs[b] || a - b);
+    const where = positions.map((i) => offsets[i]);
+    const size = positions.map((i) => lengths[i]);
+    this.fd = openSync(this.file, 'r');
+    this.events = this.view(where, size);
+  }
+
+  private read(index: number, offset: number, length: number): SpEvent {
+    const cached = this.cache.get(index);
+    if (cached) return cached;
+    if (this.removed || this.fd === undefined) throw new Error('the session spool was removed');
+    const bytes = Buffer.allocUnsafe(length);
+    let got = 0;
+    while (got < length) got += readSync(this.fd, bytes, got, length - got, offset + got);
+    const event = JSON.parse(bytes.toString('utf8')) as SpEvent;
+    if (this.cache.size >= CACHED_EVENTS) this.cache.delete(this.cache.keys().next().value as number);
+    this.cache.set(index, event);
+    return event;
+  }
+
+  /** An array-like, read-only view: index reads go to the file. */
+  private view(offsets: number[], lengths: number[]): SpEvent[] {
+    const n = offsets.length;
+    const indexOf = (prop: string | symbol): number | undefined => {
+      if (typeof prop !== 'string' || prop === '' || prop.length > 15) return undefined;
+      const i = Number(prop);
+      return Number.isInteger(i) && i >= 0 && i < n && String(i) === prop ? i : undefined;
+    };
+    const target: SpEvent[] = [];
+    target.length = n;
+    return new Proxy(target, {
+      get: (t, prop, receiver) => {
+        const i = indexOf(prop);
+        if (i !== undefined) return this.read(i, offsets[i], lengths[i]);
+        return Reflect.get(t, prop, receiver);
+      },
+      has: (t, prop) => indexOf(prop) !== undefined || Reflect.has(t, prop),
+      set: () => false,
+      deleteProperty: () => false,
+    });
+  }
+
+  remove(): void {
+    if (this.removed) return;
+    this.removed = true;
+    liveSessions.delete(this);
+    this.cache.clear();
+    if (this.fd !== undefined) closeSync(this.fd);
+    rmSync(this.dir, { recursive: true, force: true });
+    this.settle();
+  }
+
+  get path(): string {
+    return this.dir;
+  }
+}
+
+const liveSessions = new Set<SpooledSession>();
+let sessionExitHook = false;
+
+/**
+ * Lines of a native file as they are made, spooled to a private temp file (a writer of a large
+ * session keeps none in memory): `push` appends, `length` counts, `lines()` reads them back and
+ * `chunks()` gives the file's bytes (every line followed by "\n") for createFileAtomic.
+ */
+export class SpooledLines {
+  length = 0;
+  private readonly dir: string;
+  private readonly file: string;
+  private readonly fd: number;
+  private buffer = '';
+  private readonly settle: () => void;
+  private removed = false;
+
+  constructor() {
+    this.dir = mkdtempSync(join(tmpdir(), 'sp-lines-'));
+    this.file = join(this.dir, 'lines');
+    this.fd = openSync(this.file, 'wx+', 0o600);
+    this.settle = removeOnInterrupt(this.dir);
+    liveLines.add(this);
+    if (!linesExitHook) {
+      linesExitHook = true;
+      process.on('exit', () => {
+        for (const lines of liveLines) lines.remove();
+      });
+    }
+  }
+
+  push(line: string): void {
+    this.buffer += `${line}\n`;
+    this.length += 1;
+    if (this.buffer.length >= FLUSH_AT) this.flush();
+  }
+
+  private flush(): void {
+    if (this.buffer) writeSync(this.fd, this.buffer);
+    this.buffer = '';
+  }
+
+  /** The file's bytes in chunks (each line followed by "\n"). */
+  *chunks(): Generator<Buffer> {
+    this.flush();
+    const chunk = Buffer.allocUnsafe(FLUSH_AT);
+    for (let at = 0; ; ) {
+      const got = readSync(this.fd, chunk, 0, chunk.length, at);
+      if (got === 0) return;
+      at += got;
+      yield Buffer.from(chunk.subarray(0, got));
+    }
+  }
+
+  /** The lines, in order. */
+  *lines(): Generator<string> {
+    let rest = '';
+    const decoder = new TextDecoder();
+    for (const chunk of this.chunks()) {
+      const text = rest + decoder.decode(chunk, { stream: true });
+      const parts = text.split('\n');
+      rest = parts.pop()!;
+      yield* parts;
+    }
+  }
+
+  remove(): void {
+    if (this.removed) return;
+    this.removed = true;
+    liveLines.delete(this);
+    closeSync(this.fd);
+    rmSync(this.dir, { recursive: true, force: true });
+    this.settle();
+  }
+}
+
+const liveLines = new Set<SpooledLines>();
+let linesExitHook = false;
