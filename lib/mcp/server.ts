@@ -620,7 +620,7 @@ async function withStore<T>(dir: string | undefined, use: (store: AnyStore) => T
     throw new ToolInputError('the session store is not available in this build of sp (sp-sync is missing)');
   }
   const resolved: string = mod.resolveStoreDir(dir);
-  const empty = `no sessions in the store ${resolved}: run \`sp-capture <agent> --all | sp-redact | sp-sync ingest\` or the archive flow (examples/archive.mjs) first`;
+  const empty = `no sessions in the store ${resolved}: run \`sp-capture <agent> --all | sp-redact | sp-sync ingest\` or \`sp archive\` first`;
   if (!existsSync(resolved) || !existsSync(join(resolved, 'index.sqlite'))) throw new ToolInputError(empty);
   const store = mod.Store.open(resolved, { readonly: true });
   try {
