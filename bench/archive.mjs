@@ -3,7 +3,7 @@
 // of N sessions (default 1,000: the recorded S2-debug session with fresh ids, 38 records each) is
 // archived once (the full run: every session read), then one session grows by a few records and
 // the flow runs again (median of --runs): the time beyond start-up (`node -e ''`, and the flow's
-// own two processes' start-up: `sp-watch --version` and zx) is what the digests leave to do. The
+// own start-up: `sp archive --version`, one process) is what the digests leave to do. The
 // same for `sp-watch --once` alone. Prints one JSON line with every figure. Needs `npm run build`.
 import { parseArgs } from 'node:util';
 import { spawnSync } from 'node:child_process';
@@ -45,7 +45,7 @@ function timed(args) {
 }
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-const archive = [join(root, 'examples/archive.mjs'), '--store', store, '--home', `claude=${home}`];
+const archive = [join(root, 'dist/flows/archive.js'), '--store', store, '--home', `claude=${home}`];
 const watchOnce = [join(root, 'dist/bin/sp-watch.js'), '--once', '--json', '--store', store, '--home', `claude=${home}`];
 
 let grown = 0;
@@ -60,7 +60,7 @@ function grow() {
 const full = timed(archive).seconds;
 const nodeBare = median(Array.from({ length: runs }, () => timed(['-e', '']).seconds));
 const watchStart = median(Array.from({ length: runs }, () => timed([join(root, 'dist/bin/sp-watch.js'), '--version']).seconds));
-const zxStart = median(Array.from({ length: runs }, () => timed(['--input-type=module', '-e', "await import('zx')"]).seconds));
+const flowStart = median(Array.from({ length: runs }, () => timed([join(root, 'dist/flows/archive.js'), '--version']).seconds));
 const unchanged = median(Array.from({ length: runs }, () => timed(archive).seconds));
 const oneGrew = median(
   Array.from({ length: runs }, () => {
@@ -77,7 +77,7 @@ for (let i = 0; i < runs; i++) {
   lastScan = JSON.parse(r.stdout);
 }
 const watchOneGrew = median(watchGrew);
-const startUp = nodeBare + Math.max(0, watchStart - nodeBare) + Math.max(0, zxStart - nodeBare);
+const startUp = Math.max(nodeBare, flowStart);
 rmSync(work, { recursive: true, force: true });
 process.stdout.write(
   JSON.stringify({
@@ -86,7 +86,7 @@ process.stdout.write(
     runs,
     node_e_seconds: nodeBare,
     sp_watch_version_seconds: watchStart,
-    zx_import_seconds: zxStart,
+    archive_version_seconds: flowStart,
     full_seconds: full,
     unchanged_seconds: unchanged,
     one_grew_seconds: oneGrew,

@@ -515,7 +515,7 @@ async function archiveSection() {
   const beyond = result.one_grew_beyond_startup_seconds;
   const met = beyond < 1;
   for (const [pass, seconds, note] of [
-    ['archive.mjs, 1 session grew', result.one_grew_seconds, `${(beyond * 1000).toFixed(0)} ms beyond start-up (node, sp-watch, zx); ${(result.ratio_vs_full * 100).toFixed(1)}% of a full run (${result.full_seconds.toFixed(1)} s)`],
+    ['archive.mjs, 1 session grew', result.one_grew_seconds, `${(beyond * 1000).toFixed(0)} ms beyond start-up (node, the flow); ${(result.ratio_vs_full * 100).toFixed(1)}% of a full run (${result.full_seconds.toFixed(1)} s)`],
     ['archive.mjs, nothing changed', result.unchanged_seconds, ''],
     ['sp-watch --once, 1 session grew', result.watch_once_one_grew_seconds, `${(result.watch_once_beyond_startup_seconds * 1000).toFixed(0)} ms beyond sp-watch --version`],
   ]) {

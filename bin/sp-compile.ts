@@ -6,6 +6,7 @@ import '../adapters/index.js';
 import { runCli } from '../lib/cli/cli.js';
 import { EXIT_OK, UserError, warn } from '../lib/cli/diagnostics.js';
 import { inputsFrom } from '../lib/core/ndjson.js';
+import { compileInputs } from '../lib/ops/stages.js';
 import type { FormatName, TargetName } from '../lib/compile/targets.js';
 import type { TokenizerName } from '../lib/compile/tokens.js';
 
@@ -183,11 +184,8 @@ await runCli<Args>({
     if (window !== undefined && reserve !== undefined && reserve >= window) {
       throw new UserError(`the reserve (${reserve}) leaves nothing of the window (${window})`, '--reserve');
     }
-    const { compile } = await import('../lib/compile/compile.js');
     // The handoff text is pasted into another agent: secrets out unless --no-redact (the same pass as sp-redact).
     const onUnverified = (where: string, session: string) => warn(where, `session ${session}: the input's checksum does not verify here, and redaction re-chains it from here on: run sp-verify on the input`);
-    const inputs = args.redact ? await (await import('../lib/redact/ensure.js')).redactedInputs(inputsFrom(args.files), { onUnverified }) : inputsFrom(args.files);
-    const { releaseTokenizers } = await import('../lib/compile/tokens.js');
     // `--no-workspace` arrives as false; a bare `--workspace` (no folder) means the default.
     const workspace = args.workspace === false ? false : typeof args.workspace === 'string' && args.workspace !== '' ? args.workspace : undefined;
     if (typeof workspace === 'string' && !existsSync(workspace)) throw new UserError('no such folder', '--workspace');
@@ -202,9 +200,9 @@ await runCli<Args>({
           ? { redact: (text: string) => redactor!.redactText(text), label: 'default' }
           : await publicRedaction()
       : undefined;
-    try {
-      await compile({
-        inputs,
+    await compileInputs(inputsFrom(args.files), {
+        redact: args.redact,
+        onUnverified,
         target: args.for,
         format: args.format,
         budget,
@@ -217,14 +215,10 @@ await runCli<Args>({
         force: args.force,
         workspace,
         rerunTests: args['rerun-tests'],
-        redactText: redactor ? (text) => redactor.redactText(text) : undefined,
         summarizer,
         summarizerRedaction,
         extractDecisions: args['extract-decisions'],
       });
-    } finally {
-      releaseTokenizers();
-    }
     return EXIT_OK;
   },
 });

@@ -1,15 +1,14 @@
 #!/usr/bin/env node
 // sp-redact: secrets out of canonical event streams, structure intact, chain re-made; reversible
 // for the owner with an encrypted vault.
-import { existsSync } from 'node:fs';
 import { replaceFileAtomic } from '../lib/fs/atomic.js';
 import { runCli } from '../lib/cli/cli.js';
 import { inputsFrom } from '../lib/core/ndjson.js';
 import { EXIT_CHECK_FAILED, EXIT_OK, UserError, warn } from '../lib/cli/diagnostics.js';
-import { PROFILES, loadConfig, type Profile } from '../lib/redact/config.js';
-import { DEFAULT_REDACT_KEY, DEFAULT_VAULT_IDENTITY, Placeholders, loadRedactKey } from '../lib/redact/keys.js';
-import { runRedact, summarize, type FindingDetail, type KeptDetail, type Location, type Mode } from '../lib/redact/stream.js';
-import { Redactor } from '../lib/redact/ensure.js';
+import { redactStream, redactionConfig } from '../lib/ops/redaction.js';
+import { PROFILES, type Profile, type RedactConfig } from '../lib/redact/config.js';
+import { DEFAULT_REDACT_KEY, DEFAULT_VAULT_IDENTITY } from '../lib/redact/keys.js';
+import { summarize, type FindingDetail, type KeptDetail, type Location, type Mode } from '../lib/redact/stream.js';
 
 interface Args {
   files?: string[];
@@ -76,14 +75,8 @@ await runCli<Args>({
       .option('json', { type: 'boolean', default: false, describe: 'JSON lines for the listings: --review rows, --check findings, --list-rules rules, --dry-run its report (redacting already writes NDJSON events)' })
       .command('$0 [files..]', false) as never,
   run: async (args) => {
-    if (args.profile !== undefined && !(PROFILES as readonly string[]).includes(args.profile)) throw new UserError(`--profile must be ${PROFILES.join(' or ')}, not "${args.profile}"`);
-    if (args.public && args.profile === 'default') throw new UserError('--public and --profile default cannot be combined');
     // No flag: the profile of sp config (SP_REDACT_PROFILE, .sp.toml, $SP_HOME/config.toml), else default.
-    const configured = args.public || args.profile !== undefined ? undefined : (await import('../lib/cli/config.js')).pick<string>('redact.profile', undefined);
-    if (configured !== undefined && !(PROFILES as readonly string[]).includes(configured)) throw new UserError(`redact.profile must be ${PROFILES.join(' or ')}, not "${configured}"`, 'config');
-    const profile: Profile = args.public ? 'public' : ((args.profile ?? configured) as Profile | undefined) ?? 'default';
-    // Repeated --rules give an array (an array option would swallow the FILE arguments after it).
-    const config = loadConfig(args.rules === undefined ? [] : ([] as string[]).concat(args.rules), profile);
+    const { profile, config } = await redactionConfig(args);
     if (args.listRules) {
       if (args.json) {
         for (const r of config.rules) process.stdout.write(JSON.stringify({ id: r.id, keywords: r.keywords, description: r.description, source: r.source ?? null }) + '\n');
@@ -94,15 +87,11 @@ await runCli<Args>({
     }
     if (args.review) {
       if (args.restore || args.dryRun || args.vault) throw new UserError(`--review cannot be combined with --${args.restore ? 'restore' : args.dryRun ? 'dry-run' : 'vault'}`);
-      return review(args, config);
+      return review(args, config, profile);
     }
     const modes = (['check', 'dry-run', 'restore'] as const).filter((m) => (m === 'dry-run' ? args.dryRun : args[m]));
     if (modes.length > 1) throw new UserError(`--${modes[0]} and --${modes[1]} cannot be combined`);
     const mode = (modes[0] as Mode | undefined) ?? 'redact';
-    if (mode === 'restore' && !args.vault) throw new UserError('--restore needs --vault FILE');
-    if (mode === 'restore' && !existsSync(args.vault!)) throw new UserError('no such vault', args.vault);
-    if (args.vault && (mode === 'check' || mode === 'dry-run')) throw new UserError(`--vault is not written with --${mode}`);
-    const inputs = inputsFrom(args.files);
     if (mode === 'check') {
       // `sp-redact --check | head`: a closed pipe ends the listing; there were findings, so exit 1.
       process.stdout.on('error', (err: NodeJS.ErrnoException) => {
@@ -110,25 +99,18 @@ await runCli<Args>({
         throw err;
       });
     }
-    // Check and dry-run write nothing, so they need no key: placeholders are never shown.
-    const key = mode === 'redact' ? await loadRedactKey(args.key) : undefined;
-    const placeholders = key ? new Placeholders(key) : undefined;
-    // Each session written ends with an sp.redacted marker (see lib/redact/ensure.ts).
-    const marker = key ? new Redactor(config, key, profile).markerPayload() : undefined;
-    const vault = args.vault ? await (await import('../lib/redact/vault.js')).Vault.open(args.vault, args.identity) : undefined;
-    const report = await runRedact({
+    const report = await redactStream(inputsFrom(args.files), {
       mode,
-      inputs,
       config,
-      placeholders,
-      vault,
-      marker,
+      profile,
+      keyPath: args.key,
+      vault: args.vault,
+      identity: args.identity,
       onFinding:
         mode === 'check'
           ? (l) => process.stdout.write(args.json ? JSON.stringify({ source: l.source, line: l.line, seq: l.seq ?? null, session: l.session ?? null, path: l.path, rule: l.rule }) + '\n' : `${l.source}:${l.line}: seq ${l.seq ?? '?'}: ${l.path}: ${l.rule}\n`)
           : undefined,
     });
-    if (vault && mode === 'redact' && vault.changed) await vault.save();
     if (report.collisions) {
       warn(args.vault, `${report.collisions} placeholder(s) stand for two different secrets (8 hex digits collided); --restore puts back the first one`);
     }
@@ -153,9 +135,7 @@ await runCli<Args>({
  * --review: nothing is written but stdout (no events, no key, no vault). Placeholders are shown
  * when the HMAC key exists already (they are then the ones a redaction would write).
  */
-async function review(args: Args, config: ReturnType<typeof loadConfig>): Promise<number> {
-  const keyPath = args.key ?? DEFAULT_REDACT_KEY();
-  const placeholders = existsSync(keyPath) ? new Placeholders(await loadRedactKey(args.key)) : undefined;
+async function review(args: Args, config: RedactConfig, profile: Profile): Promise<number> {
   type Row = { kind: 'redact'; location: Location; detail: FindingDetail } | { kind: 'kept'; location: Location; detail: KeptDetail };
   const sessions = new Map<string, Row[]>();
   const add = (row: Row) => {
@@ -173,11 +153,12 @@ async function review(args: Args, config: ReturnType<typeof loadConfig>): Promis
     if (err.code === 'EPIPE') process.exit(EXIT_OK);
     throw err;
   });
-  const report = await runRedact({
+  const report = await redactStream(inputsFrom(args.files), {
     mode: 'dry-run',
-    inputs: inputsFrom(args.files),
     config,
-    placeholders,
+    profile,
+    keyPath: args.key,
+    placeholdersIfKeyExists: true,
     onFinding: (location, detail) => add({ kind: 'redact', location, detail }),
     onKept: (location, detail) => add({ kind: 'kept', location, detail }),
   });

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // sp: one command for all of them — `sp <name> …` runs `sp-<name> …` (or the flow flows/<name>.ts, or examples/<name>.mjs).
 // A binary runs in this same process (no second node start-up): process.argv is set to what the
-// binary would have seen and its module is imported; so is a compiled flow. A script flow (zx) is spawned with the
-// terminal passed through, and its exit status becomes ours.
+// binary would have seen and its module is imported; so is a compiled flow. A script in examples/
+// (npm run demo's) is spawned with the terminal passed through, and its exit status becomes ours.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { constants } from 'node:os';
@@ -15,7 +15,7 @@ import { packageVersion } from '../lib/cli/cli.js';
 
 setProgramName('sp');
 const binDir = fileURLToPath(new URL('./', import.meta.url));
-// Flows: compiled from flows/*.ts (dist/flows), then the scripts in examples/.
+// Flows: compiled from flows/*.ts (dist/flows), then the scripts in examples/ (demo.mjs).
 const flowDir = [join(binDir, '..', 'flows'), join(fileURLToPath(packageRoot()), 'examples')];
 // The flags every binary takes may come before the command too (`sp --no-color show …`): they are
 // passed on after it. Alone, `sp --json` lists the commands as JSON lines.
@@ -36,7 +36,7 @@ function help(commands: CommandInfo[]): string {
     'Binaries (each a Unix filter over canonical NDJSON events; sp <command> --help for its options):',
     ...commands.filter((c) => c.kind === 'binary').map(row),
     '',
-    'Flows (flows/*.ts and scripts in examples/; sp <flow> --help for each, --demo runs one on the bundled fixtures):',
+    'Flows (flows/*.ts, and examples/demo.mjs; sp <flow> --help for each, --demo runs one on the bundled fixtures):',
     ...commands.filter((c) => c.kind === 'flow').map(row),
     '',
     'More:',

@@ -16,6 +16,7 @@ import { adapterOf, capture, collect, compile, eventsInput, relay, resolveSessio
 import { totalsLine } from '../lib/relay/ledger.js';
 import type { RelayResult } from '../lib/relay/relay.js';
 import { Verifier } from '../lib/core/verify.js';
+import { agentPair, agentPairOptions } from './args.js';
 import { demoHomes } from './demo.js';
 
 interface Args {
@@ -105,12 +106,7 @@ await runCli<Args & { _: unknown[]; agents?: string[] }>({
   ],
   epilogue: 'stdout is the resume command alone; the steps and the ledger totals go to stderr. The positionals are shortcuts for --from, --to and --session.',
   options: (y) =>
-    y
-      .positional('agents', { type: 'string', array: true, describe: 'FROM TO [SESSION]: shortcuts for --from, --to, --session' })
-      .option('from', { type: 'string', describe: `the agent whose session to relay (${Object.keys(adapters).sort().join(', ')})` })
-      .option('to', { type: 'string', describe: 'the agent that continues it (one that can be written)' })
-      .option('session', { type: 'string', describe: 'the session: a native id, a unique prefix, a canonical sess_… id or a session file' })
-      .option('latest', { type: 'boolean', default: false, describe: 'the newest session (with --cwd: of that project)' })
+    agentPairOptions(y, { from: 'the agent whose session to relay', to: 'the agent that continues it (one that can be written)' })
       .option('cwd', { type: 'string', describe: "with --latest: the project's newest session; also where TO continues" })
       .option('home', { type: 'string', describe: "FROM's home (default: its environment variable, else e.g. ~/.claude)" })
       .option('to-home', { type: 'string', describe: "TO's home (default: its environment variable, else e.g. ~/.codex)" })
@@ -125,12 +121,7 @@ await runCli<Args & { _: unknown[]; agents?: string[] }>({
       .option('keep', { type: 'boolean', default: false, describe: 'with --demo: keep its temporary folder (removed on exit otherwise)' })
       .command('$0 [agents..]', false) as never,
   run: async (args) => {
-    const positional = (args.agents ?? []).map(String);
-    if (positional.length > 3) throw new UserError(`unexpected argument ${positional[3]}`);
-    const [from, to, session] = positional;
-    for (const [flag, given, value] of [['--from', args.from, from], ['--to', args.to, to], ['--session', args.session, session]] as const) {
-      if (given !== undefined && value !== undefined && given !== value) throw new UserError(`${flag} ${given} and the positional ${value} disagree: give one`);
-    }
+    const pair = agentPair(args);
     if (args.demo) {
       const { work, homes } = await demoHomes('relay', args.keep, ['claude']);
       const claudeHome = homes.claude.find((h) => h.includes('S2-debug')) ?? homes.claude[0];
@@ -143,14 +134,12 @@ await runCli<Args & { _: unknown[]; agents?: string[] }>({
       say(args.keep ? `(the Codex home ${codexHome} is kept, and the command above names it; npm run demo resumes a relay with the real client)` : '(the temporary homes are removed on exit: --keep keeps them; npm run demo resumes a relay with the real client)');
       return EXIT_OK;
     }
-    const fromAgent = args.from ?? from;
-    const toAgent = args.to ?? to;
-    if (fromAgent === undefined || toAgent === undefined) throw new UserError('say --from AGENT and --to AGENT (or: sp relay FROM TO …)');
+    if (pair.from === undefined || pair.to === undefined) throw new UserError('say --from AGENT and --to AGENT (or: sp relay FROM TO …)');
     await runRelay({
       ...args,
-      from: fromAgent,
-      to: toAgent,
-      session: args.session ?? session,
+      from: pair.from,
+      to: pair.to,
+      session: pair.session,
       cwd: args.cwd !== undefined ? resolve(args.cwd) : undefined,
       report: args.report !== undefined ? resolve(args.report) : undefined,
     });

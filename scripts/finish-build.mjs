@@ -32,6 +32,10 @@ const help = (file) => execFileSync(process.execPath, [file, '--help'], { env, e
 for (const c of commands.filter((c) => c.kind === 'binary')) {
   writeFileSync(join(root, 'dist/man', `sp-${c.name}.1`), completion.manPage(`sp-${c.name}`, c.summary, help(c.file), version));
 }
+// The compiled flows (sp relay, sp handoff, …) have a page each too, named like the binaries' (man sp-handoff).
+for (const c of commands.filter((c) => completion.isCompiledFlow(c))) {
+  writeFileSync(join(root, 'dist/man', `sp-${c.name}.1`), completion.manPage(`sp-${c.name}`, c.summary, help(c.file), version));
+}
 writeFileSync(join(root, 'dist/man/sp.1'), completion.manPage('sp', 'one command for all of the sp binaries and flows', help(join(dir, 'sp.js')), version));
 
 // sp usage's price table ships as JSON next to its compiled module (tsc copies only .ts output).

@@ -11,7 +11,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { McpServer, type CallToolResult } from '@modelcontextprotocol/server';
 import * as z from 'zod';
-import type { SessionRef } from '../adapter/interface.js';
+import type { Adapter, SessionRef } from '../adapter/interface.js';
 import { UserError } from '../cli/diagnostics.js';
 import type { SpEvent } from '../core/event.js';
 import type { Line } from '../core/lines.js';
@@ -171,7 +171,50 @@ function brief(ref: SessionRef, events: SpEvent[]): Json {
   };
 }
 
+/** What every tool registration shares: the lazily loaded registry and confinement, the limits, the tool runner and the notes. */
+interface ToolContext {
+  log: (line: string) => void;
+  adapters: () => Promise<Registry>;
+  access: AccessOptions;
+  confined: () => Promise<Confinement>;
+  limits: Limits;
+  confineHomes: <A extends HomeArgs>(args: A) => Promise<A>;
+  tool: <A>(name: string, run: (args: A, budget: Budget) => Promise<{ text?: string; json?: unknown }>) => (args: A) => Promise<CallToolResult>;
+  note: (where: string, what: string) => void;
+  takeNotes: () => string[];
+  adapterNote: (where: string, what: string) => void;
+  /** The session's events, captured now and redacted. */
+  sessionEvents: (args: SessionArgs, budget: Budget) => Promise<{ adapter: Adapter; ref: SessionRef; events: SpEvent[] }>;
+  /** The session the caller names, looked up in confined homes; its file must resolve under a read root. */
+  confinedSession: (args: SessionArgs) => Promise<{ adapter: Adapter; ref: SessionRef }>;
+}
+
+type SessionArgs = { session: string; agent?: string; home?: string; homes?: Record<string, string> };
+
 export function createSpServer(options: ServerOptions): McpServer {
+  const ctx = toolContext(options);
+  const server = new McpServer(
+    { name: 'sp', version: options.version },
+    {
+      capabilities: { tools: {} },
+      instructions:
+        'sp reads the sessions of coding agents (Claude Code, Codex, Pi, Hermes …) as canonical events. Use list_sessions to ' +
+        'find a session, get_session to read it, compile_context for a token-budgeted handoff to continue it, relay to write it ' +
+        'as a new session of another agent (returns the resume command), search for the local store, verify to check a hash ' +
+        'chain. Secrets are redacted in everything this server returns.',
+    },
+  );
+  registerSessionTools(server, ctx);
+  registerHandoffTools(server, ctx);
+  registerStoreTools(server, ctx);
+  // current_session, handoff, resume_elsewhere (loop.ts): for agents that hand over or move their own work.
+  registerLoopTools(server, ctx);
+
+  return server;
+}
+
+/** The state and helpers the tools share, set up once per server. */
+function toolContext(options: ServerOptions): ToolContext {
   const log = options.log ?? ((line: string) => process.stderr.write(`sp-mcp: ${line}\n`));
   let registry: Promise<Registry> | undefined;
   const adapters = () => (registry ??= options.loadRegistry());
@@ -191,17 +234,6 @@ export function createSpServer(options: ServerOptions): McpServer {
     }
     return out;
   };
-  const server = new McpServer(
-    { name: 'sp', version: options.version },
-    {
-      capabilities: { tools: {} },
-      instructions:
-        'sp reads the sessions of coding agents (Claude Code, Codex, Pi, Hermes …) as canonical events. Use list_sessions to ' +
-        'find a session, get_session to read it, compile_context for a token-budgeted handoff to continue it, relay to write it ' +
-        'as a new session of another agent (returns the resume command), search for the local store, verify to check a hash ' +
-        'chain. Secrets are redacted in everything this server returns.',
-    },
-  );
 
   /**
    * Runs a tool: its answer redacted, any error a tool error with a clear message. A call over its
@@ -248,6 +280,33 @@ export function createSpServer(options: ServerOptions): McpServer {
   // ": " or " (", which is where the quoted text or detail starts.
   const adapterNote = (where: string, what: string) => note(where, what.split(/: | \(/, 1)[0]);
 
+  /** The session's events, captured now and redacted. */
+  const sessionEvents = async (args: { session: string; agent?: string; home?: string; homes?: Record<string, string> }, budget: Budget) => {
+    const { adapter, ref } = await confinedSession(args);
+    const events = await redactEvents(await captureEvents(adapter, ref, adapterNote, () => budget.event()));
+    budget.check();
+    return { adapter, ref, events };
+  };
+
+  /** The session the caller names, looked up in confined homes; its file must resolve under a read root. */
+  const confinedSession = async (args: { session: string; agent?: string; home?: string; homes?: Record<string, string> }) => {
+    const c = await confined();
+    // A session named by its file is confined before the adapter opens it.
+    const checkPath = (path: string) => {
+      c.sessionFile(path, true);
+      return path;
+    };
+    const found = await findSession(await adapters(), args.session, { ...(await confineHomes(args)), checkPath });
+    c.sessionFile(found.ref.path, true);
+    return found;
+  };
+
+  return { log, adapters, access, confined, limits, confineHomes, tool, note, takeNotes, adapterNote, sessionEvents, confinedSession };
+}
+
+/** list_sessions and get_session: find a session and read it. */
+function registerSessionTools(server: McpServer, ctx: ToolContext): void {
+  const { adapters, confined, confineHomes, tool, note, takeNotes, adapterNote, sessionEvents } = ctx;
   server.registerTool(
     'list_sessions',
     {
@@ -290,27 +349,6 @@ export function createSpServer(options: ServerOptions): McpServer {
       };
     }),
   );
-
-  /** The session's events, captured now and redacted. */
-  const sessionEvents = async (args: { session: string; agent?: string; home?: string; homes?: Record<string, string> }, budget: Budget) => {
-    const { adapter, ref } = await confinedSession(args);
-    const events = await redactEvents(await captureEvents(adapter, ref, adapterNote, () => budget.event()));
-    budget.check();
-    return { adapter, ref, events };
-  };
-
-  /** The session the caller names, looked up in confined homes; its file must resolve under a read root. */
-  const confinedSession = async (args: { session: string; agent?: string; home?: string; homes?: Record<string, string> }) => {
-    const c = await confined();
-    // A session named by its file is confined before the adapter opens it.
-    const checkPath = (path: string) => {
-      c.sessionFile(path, true);
-      return path;
-    };
-    const found = await findSession(await adapters(), args.session, { ...(await confineHomes(args)), checkPath });
-    c.sessionFile(found.ref.path, true);
-    return found;
-  };
 
   server.registerTool(
     'get_session',
@@ -358,7 +396,11 @@ export function createSpServer(options: ServerOptions): McpServer {
       },
     ),
   );
+}
 
+/** compile_context and relay: continue a session elsewhere. */
+function registerHandoffTools(server: McpServer, ctx: ToolContext): void {
+  const { adapters, access, confined, confineHomes, tool, takeNotes, sessionEvents } = ctx;
   server.registerTool(
     'compile_context',
     {
@@ -503,7 +545,11 @@ export function createSpServer(options: ServerOptions): McpServer {
       },
     ),
   );
+}
 
+/** search, verify and expand_context: the local store and what a handoff left out. */
+function registerStoreTools(server: McpServer, ctx: ToolContext): void {
+  const { log, confined, tool, takeNotes, adapterNote, confinedSession } = ctx;
   server.registerTool(
     'search',
     {
@@ -599,11 +645,6 @@ export function createSpServer(options: ServerOptions): McpServer {
       (await import('./expand.js')).expandContext(args, budget, await confined(), withStore),
     ),
   );
-
-  // current_session, handoff, resume_elsewhere (loop.ts): for agents that hand over or move their own work.
-  registerLoopTools(server, { tool, confined, adapters, access, confineHomes, takeNotes, adapterNote });
-
-  return server;
 }
 
 // The store (sp-sync's) is optional at run time: loaded only by the tools that need it, and a
@@ -620,7 +661,7 @@ async function withStore<T>(dir: string | undefined, use: (store: AnyStore) => T
     throw new ToolInputError('the session store is not available in this build of sp (sp-sync is missing)');
   }
   const resolved: string = mod.resolveStoreDir(dir);
-  const empty = `no sessions in the store ${resolved}: run \`sp-capture <agent> --all | sp-redact | sp-sync ingest\` or the archive flow (examples/archive.mjs) first`;
+  const empty = `no sessions in the store ${resolved}: run \`sp-capture <agent> --all | sp-redact | sp-sync ingest\` or \`sp archive\` first`;
   if (!existsSync(resolved) || !existsSync(join(resolved, 'index.sqlite'))) throw new ToolInputError(empty);
   const store = mod.Store.open(resolved, { readonly: true });
   try {

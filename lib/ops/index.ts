@@ -18,6 +18,7 @@ export {
   capture,
   redact,
   compile,
+  compileInputs,
   relay,
   relayInputs,
   writeLedgerReport,
@@ -30,6 +31,7 @@ export {
   type RedactOptions,
   type CompileOptions,
   type CompiledHandoff,
+  type CompileInputsOptions,
   type RelayStageOptions,
   type IngestOptions,
 } from './stages.js';

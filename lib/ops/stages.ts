@@ -12,6 +12,7 @@ import { replaceFileAtomic } from '../fs/atomic.js';
 import { canonicalize } from '../core/jcs.js';
 import { readObjects, type Input } from '../core/ndjson.js';
 import { isMarker, redactedInputs } from '../redact/ensure.js';
+import type { CompileOptions as FullCompileOptions, CompileResult } from '../compile/compile.js';
 import type { FormatName, TargetName } from '../compile/targets.js';
 import type { RelayOptions, RelayOutcome, RelayResult } from '../relay/relay.js';
 import type { RelayLedger } from '../relay/ledger.js';
@@ -121,15 +122,40 @@ export interface CompiledHandoff {
 
 /** A token-budgeted handoff of a session (sp-compile --for TARGET --render). */
 export async function compile(events: Events, options: CompileOptions): Promise<CompiledHandoff> {
+  const discard = new Writable({ write: (_chunk, _encoding, done) => done() });
+  const result = await compileInputs([eventsInput(events)], {
+    target: options.target,
+    format: options.format,
+    budget: options.budget,
+    session: options.session,
+    renderOnly: true,
+    out: discard,
+    redact: options.redact,
+  });
+  const payload = result.event.payload as { text: string; tokens: number };
+  return { text: payload.text, tokens: payload.tokens, event: result.event };
+}
+
+export type CompileInputsOptions = Omit<FullCompileOptions, 'inputs' | 'redactText'> & {
+  /** Secrets out first, with sp-redact's rules and key (default true); the handoff's own texts too. */
+  redact?: boolean;
+  /** An input chain that did not verify where redaction re-chained it. */
+  onUnverified?: (where: string, session: string) => void;
+};
+
+/**
+ * compile over NDJSON inputs (sp-compile's files or stdin): redacted line for line first unless
+ * `redact: false`, written to `out` (default stdout) as lib/compile writes it; the tokenizers
+ * are released afterwards.
+ */
+export async function compileInputs(inputs: Input[], options: CompileInputsOptions): Promise<CompileResult> {
   const { compile: run } = await import('../compile/compile.js');
   const { releaseTokenizers } = await import('../compile/tokens.js');
-  const input = eventsInput(events);
-  const inputs = options.redact === false ? [input] : await redactedInputs([input]);
-  const discard = new Writable({ write: (_chunk, _encoding, done) => done() });
+  const { redact: redactFirst = true, onUnverified, ...rest } = options;
+  const redactor = redactFirst ? await (await import('../redact/ensure.js')).Redactor.load() : undefined;
+  const redacted = redactFirst ? await redactedInputs(inputs, { onUnverified }) : inputs;
   try {
-    const result = await run({ inputs, target: options.target, format: options.format, budget: options.budget, session: options.session, renderOnly: true, out: discard });
-    const payload = result.event.payload as { text: string; tokens: number };
-    return { text: payload.text, tokens: payload.tokens, event: result.event };
+    return await run({ ...rest, inputs: redacted, redactText: redactor ? (text) => redactor.redactText(text) : undefined });
   } finally {
     releaseTokenizers();
   }
