@@ -7,6 +7,7 @@
 // run once when the completion script is generated, never at TAB time.
 import { execFile } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync, readSync, readdirSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -140,23 +141,42 @@ export function parseHelp(help: string, program: string): Pick<CommandSpec, 'opt
 const run = promisify(execFile);
 
 /**
- * Each command with its options: a binary's from its own --help (its yargs definition), run in
- * parallel; a flow's from the option lines of the help text in its source (`  --name …`), never by
- * running it (a flow without --help would run).
+ * Each command with its options: a binary's from its own --help (its yargs definition), a few at a
+ * time (as many as the machine has cores: all at once, on a loaded machine, some timed out and their
+ * options went missing from the completion); a flow's from the option lines of the help text in its
+ * source (`  --name …`), never by running it (a flow without --help would run). A --help that fails
+ * twice fails the build, naming the command: an incomplete completion is never written.
  */
 export async function describeCommands(commands: CommandInfo[]): Promise<CommandSpec[]> {
-  return Promise.all(
-    commands.map(async (command) => {
-      if (command.kind === 'flow' && !isCompiledFlow(command)) return { ...command, ...flowOptions(readFileSync(command.file, 'utf8')) };
-      let help = '';
-      try {
-        help = (await run(process.execPath, [command.file, '--help'], { timeout: 60_000, env: { ...process.env, SP_PROGRESS: '0' } })).stdout;
-      } catch (err) {
-        help = (err as { stdout?: string }).stdout ?? '';
+  const specs: CommandSpec[] = new Array(commands.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < commands.length) {
+      const index = next++;
+      const command = commands[index];
+      if (command.kind === 'flow' && !isCompiledFlow(command)) {
+        specs[index] = { ...command, ...flowOptions(readFileSync(command.file, 'utf8')) };
+        continue;
       }
-      return { ...command, ...parseHelp(help, command.kind === 'flow' ? command.name : `sp-${command.name}`) };
-    }),
-  );
+      const help = await helpText(command.file);
+      specs[index] = { ...command, ...parseHelp(help, command.kind === 'flow' ? command.name : `sp-${command.name}`) };
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(availableParallelism(), commands.length)) }, worker));
+  return specs;
+}
+
+async function helpText(file: string): Promise<string> {
+  const env = { ...process.env, SP_PROGRESS: '0' };
+  try {
+    return (await run(process.execPath, [file, '--help'], { timeout: 120_000, env })).stdout;
+  } catch {
+    try {
+      return (await run(process.execPath, [file, '--help'], { timeout: 300_000, env })).stdout;
+    } catch (err) {
+      throw new Error(`${file} --help failed twice: ${(err as Error).message.split('\n')[0]}`);
+    }
+  }
 }
 
 /** Options from a flow's help text: lines `  --name`, `  -x, --name`, `  --name, -x`; one word after the name (before the description) is its value. */
