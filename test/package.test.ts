@@ -113,10 +113,16 @@ describe('installed from the tarball', () => {
   }, 120_000);
 
   it('installs the man pages where man finds them, and the completion scripts', async () => {
-    // package.json "man" lists one page per sp binary (a new binary needs its line there too).
+    // package.json "man" lists one page per sp binary and per compiled flow (`man sp-handoff`): a new
+    // binary or flow needs its line there too.
     const listed = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { man: string[] }).man;
-    expect(listed.map((m) => m.replace(/^\.\/dist\/man\/(.*)\.1$/, '$1')).sort()).toEqual(Object.keys(pkg.bin).filter((b) => b.startsWith('sp')).sort());
-    for (const bin of Object.keys(pkg.bin).filter((b) => b.startsWith('sp'))) expect(existsSync(join(installed.prefix, 'share/man/man1', `${bin}.1`)), bin).toBe(true);
+    // A flow is a compiled script that starts with `#!` (flows/args.ts and demo.ts are modules).
+    const flows = readdirSync(join(root, 'dist/flows'))
+      .filter((f) => f.endsWith('.js') && readFileSync(join(root, 'dist/flows', f), 'utf8').startsWith('#!'))
+      .map((f) => `sp-${f.replace(/\.js$/, '')}`);
+    const expected = [...Object.keys(pkg.bin).filter((b) => b.startsWith('sp')), ...flows];
+    expect(listed.map((m) => m.replace(/^\.\/dist\/man\/(.*)\.1$/, '$1')).sort()).toEqual([...new Set(expected)].sort());
+    for (const page of listed) expect(existsSync(join(installed.prefix, 'share/man/man1', page.replace(/^.*\//, ''))), page).toBe(true);
     const fish = await run('sp', ['completion', 'fish']);
     expect(fish.code).toBe(0);
     expect(fish.stdout).toContain('complete -c sp');
