@@ -3,7 +3,7 @@
 // adapter; only the differences are named here.
 import type { Fidelity, FidelityTable } from '../../lib/adapter/interface.js';
 import type { Level } from '../../lib/core/event.js';
-import { fidelity as claude } from '../claude/fidelity.js';
+import { fidelity as claude } from '../../lib/formats/claude-code/fidelity.js';
 
 export const fidelity: FidelityTable = {
   ...claude,

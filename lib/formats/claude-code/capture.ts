@@ -8,12 +8,12 @@
 // pending tool calls and todo ids continue exactly.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import type { CaptureOptions, Cursor, SessionRef } from '../../lib/adapter/interface.js';
-import { errorCode, readError } from '../../lib/cli/diagnostics.js';
-import type { SessionEmitter } from '../../lib/core/emitter.js';
-import { canonicalSessionId, type SpEvent } from '../../lib/core/event.js';
-import { assertSourceUnchanged, captureLines, cursorFor, emitterFor, rawFinalNewline, sha256Hex, sourceExtent, storeNextSeq, storePosition } from '../../lib/capture/read-position.js';
-import type { Line } from '../../lib/core/lines.js';
+import type { CaptureOptions, Cursor, SessionRef } from '../../adapter/interface.js';
+import { errorCode, readError } from '../../cli/diagnostics.js';
+import type { SessionEmitter } from '../../core/emitter.js';
+import { canonicalSessionId, type SpEvent } from '../../core/event.js';
+import { assertSourceUnchanged, captureLines, cursorFor, emitterFor, rawFinalNewline, sha256Hex, sourceExtent, storeNextSeq, storePosition } from '../../capture/read-position.js';
+import type { Line } from '../../core/lines.js';
 import { listSubagentFiles, readSubagentMeta, scanHead, type HeadInfo } from './discover.js';
 import { fileHistoryDir, layoutOf, subagentsDir, tasksDir } from './paths.js';
 import { AGENT, SESSION_KEYS, TranscriptMapper, newFileState, subagentInfo, type FileState, type SubagentInfo } from './transcript.js';
