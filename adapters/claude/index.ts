@@ -17,7 +17,7 @@ export const claude: Adapter = {
   discover: (options) => lazyIterable(discovery, (m) => m.discoverSessions(options)),
   open: async (path) => (await discovery()).openTranscript(path),
   find: async (id, options) => (await discovery()).findSession(id, options),
-  capture: (ref, options) => lazyIterable(capturing, (m) => m.captureClaude(ref, options)),
+  capture: (ref, options) => lazyIterable(capturing, (m) => m.captureTranscript(ref, options)),
   materialize: async (events, options) => (await writing()).materializeClaude(events, options),
   defaultModel: DEFAULT_MODEL,
   watchPaths: async (ref) => (await capturing()).watchPaths(ref),

@@ -6,7 +6,7 @@
 import type { CaptureOptions, SessionRef } from '../../lib/adapter/interface.js';
 import { canonicalSessionId, type SpEvent } from '../../lib/core/event.js';
 import { isObject } from '../../lib/core/json.js';
-import { captureClaude } from '../../lib/formats/claude-code/capture.js';
+import { captureTranscript } from '../../lib/formats/claude-code/capture.js';
 import { listSubagentFiles } from '../../lib/formats/claude-code/discover.js';
 import { layoutOf, subagentNativeId } from '../../lib/formats/claude-code/paths.js';
 import { AGENT } from './discover.js';
@@ -53,5 +53,5 @@ export async function* captureQoder(ref: SessionRef, options: CaptureOptions = {
   const layout = layoutOf(ref.path);
   if (layout.subagent) names.add(layout.subagent.parentNativeId);
   else for (const f of listSubagentFiles(ref.path)) names.add(subagentNativeId(ref.native_id, f.agentId));
-  for await (const event of captureClaude({ ...ref, agent: 'claude' }, options)) yield asQoderEvent(event, names);
+  for await (const event of captureTranscript({ ...ref, agent: 'claude' }, options)) yield asQoderEvent(event, names);
 }

@@ -1,4 +1,4 @@
-// Finding Claude Code sessions: every `<home>/projects/<slug>/<id>.jsonl` (subagent transcripts
+// Finding sessions in Claude Code's layout: every `<home>/projects/<slug>/<id>.jsonl` (subagent transcripts
 // belong to their parent and are not listed on their own), newest first by modification time, as
 // `claude -c` picks them. `--list` details come from one streaming pass over each file.
 import { existsSync, readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
