@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { claude } from '../adapters/claude/index.js';
-import { summarize } from '../adapters/claude/discover.js';
+import { summarize } from '../lib/formats/claude-code/discover.js';
 import { cutPrompt } from '../lib/capture/discover.js';
 import { canonicalSessionId, type SpEvent } from '../lib/core/event.js';
 import type { Cursor } from '../lib/adapter/interface.js';

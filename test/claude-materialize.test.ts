@@ -12,7 +12,7 @@ import {
   type ClaudeMaterializeOptions,
 } from '../adapters/claude/materialize.js';
 import { DEFAULT_MODEL } from '../adapters/claude/paths.js';
-import { javaStringHash, projectSlug } from '../adapters/claude/slug.js';
+import { javaStringHash, projectSlug } from '../lib/formats/claude-code/slug.js';
 import { UserError } from '../lib/cli/diagnostics.js';
 import type { SpEvent } from '../lib/core/event.js';
 import { shellQuote } from '../lib/write/writer.js';

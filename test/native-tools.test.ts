@@ -3,8 +3,8 @@
 // through the same code, so both paths agree on what a native input is — including when it is
 // malformed (then capture derives nothing and the relay keeps the call as it is).
 import { describe, expect, it } from 'vitest';
-import { deriveEvents as deriveClaude, newTodoState } from '../adapters/claude/derive.js';
-import { claudeVocabulary } from '../adapters/claude/vocabulary.js';
+import { deriveEvents as deriveClaude, newTodoState } from '../lib/formats/claude-code/derive.js';
+import { claudeVocabulary } from '../lib/formats/claude-code/vocabulary.js';
 import { deriveEvents, newPlanState, type OpenCall } from '../adapters/codex/derive.js';
 import { codexVocabulary } from '../adapters/codex/vocabulary.js';
 import { hermesVocabulary } from '../adapters/hermes/vocabulary.js';

@@ -1,13 +1,13 @@
 // The Claude Code adapter (formats/claude-code.md): discover, capture, materialize, fidelity.
 import type { Adapter } from '../../lib/adapter/interface.js';
 import { lazyIterable, once } from '../../lib/adapter/lazy.js';
-import { fidelity } from './fidelity.js';
+import { fidelity } from '../../lib/formats/claude-code/fidelity.js';
 import { DEFAULT_MODEL, HOME_ENV, defaultHome } from './paths.js';
 
 const discovery = once(() => import('./discover.js'));
-const capturing = once(() => import('./capture.js'));
+const capturing = once(() => import('../../lib/formats/claude-code/capture.js'));
 const writing = once(() => import('./materialize.js'));
-const vocabulary = once(async () => (await import('./vocabulary.js')).claudeVocabulary);
+const vocabulary = once(async () => (await import('../../lib/formats/claude-code/vocabulary.js')).claudeVocabulary);
 
 export const claude: Adapter = {
   id: 'claude',
@@ -17,7 +17,7 @@ export const claude: Adapter = {
   discover: (options) => lazyIterable(discovery, (m) => m.discoverSessions(options)),
   open: async (path) => (await discovery()).openTranscript(path),
   find: async (id, options) => (await discovery()).findSession(id, options),
-  capture: (ref, options) => lazyIterable(capturing, (m) => m.captureClaude(ref, options)),
+  capture: (ref, options) => lazyIterable(capturing, (m) => m.captureTranscript(ref, options)),
   materialize: async (events, options) => (await writing()).materializeClaude(events, options),
   defaultModel: DEFAULT_MODEL,
   watchPaths: async (ref) => (await capturing()).watchPaths(ref),

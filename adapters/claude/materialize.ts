@@ -11,7 +11,7 @@ import {
   type ClaudeMaterializeResult,
 } from '../../lib/formats/claude-code/writer.js';
 import { DEFAULT_MODEL, HOME_ENV, NATIVE_ID, builtInHome, defaultHome } from './paths.js';
-import { projectSlug, resolveCwd } from './slug.js';
+import { projectSlug, resolveCwd } from '../../lib/formats/claude-code/slug.js';
 
 export { CLIENT_VERSION, STUB_RESULT, type ClaudeLossEntry, type ClaudeMaterializeOptions, type ClaudeMaterializeResult } from '../../lib/formats/claude-code/writer.js';
 

@@ -1,14 +1,14 @@
-// `capture` for Qoder CLI: its transcript is Claude Code's (docs/formats/qoder.md §4), so the Claude Code
-// capture reads it, and every event is then named as Qoder's: agent, actor, origin, the canonical
-// session ids (deterministic from ("qoder", native id)), and meta keys `qoder.<type>` (Qoder's own
+// `capture` for Qoder CLI: its transcript is Claude Code's (docs/formats/qoder.md §4), so the format's
+// capture (lib/formats/claude-code/capture.ts) reads it, and every event is then named as Qoder's:
+// agent, actor, origin, the canonical session ids (deterministic from ("qoder", native id)), and meta keys `qoder.<type>` (Qoder's own
 // runtime-config, workspace-directories and active-leaf records arrive there, whole). The cursor
 // passes through unchanged, so incremental capture works as it does for Claude Code.
 import type { CaptureOptions, SessionRef } from '../../lib/adapter/interface.js';
 import { canonicalSessionId, type SpEvent } from '../../lib/core/event.js';
 import { isObject } from '../../lib/core/json.js';
-import { captureClaude } from '../claude/capture.js';
-import { listSubagentFiles } from '../claude/discover.js';
-import { layoutOf, subagentNativeId } from '../claude/paths.js';
+import { captureTranscript } from '../../lib/formats/claude-code/capture.js';
+import { listSubagentFiles } from '../../lib/formats/claude-code/discover.js';
+import { layoutOf, subagentNativeId } from '../../lib/formats/claude-code/paths.js';
 import { AGENT } from './discover.js';
 
 /** Claude canonical session id → Qoder's, for the sessions of one capture. */
@@ -53,5 +53,5 @@ export async function* captureQoder(ref: SessionRef, options: CaptureOptions = {
   const layout = layoutOf(ref.path);
   if (layout.subagent) names.add(layout.subagent.parentNativeId);
   else for (const f of listSubagentFiles(ref.path)) names.add(subagentNativeId(ref.native_id, f.agentId));
-  for await (const event of captureClaude({ ...ref, agent: 'claude' }, options)) yield asQoderEvent(event, names);
+  for await (const event of captureTranscript({ ...ref, agent: 'claude' }, options)) yield asQoderEvent(event, names);
 }

@@ -1,9 +1,9 @@
 // What each canonical event type keeps through the Qoder CLI adapter (docs/design.md §3). Qoder's transcript
-// is Claude Code's format plus a few record types, so capture and write go through the Claude Code
-// adapter; only the differences are named here.
+// is Claude Code's format plus a few record types, so capture and write go through that format's
+// code (lib/formats/claude-code/); only the differences are named here.
 import type { Fidelity, FidelityTable } from '../../lib/adapter/interface.js';
 import type { Level } from '../../lib/core/event.js';
-import { fidelity as claude } from '../claude/fidelity.js';
+import { fidelity as claude } from '../../lib/formats/claude-code/fidelity.js';
 
 export const fidelity: FidelityTable = {
   ...claude,

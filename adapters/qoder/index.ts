@@ -1,5 +1,6 @@
 // The Qoder CLI adapter (formats/qoder.md): Claude Code's transcript format under ~/.qoder, read and
-// written through the Claude Code adapter. Resume is proven only up to the client's login step.
+// written through that format's code (lib/formats/claude-code/). Resume is proven only up to the
+// client's login step.
 import type { Adapter } from '../../lib/adapter/interface.js';
 import { lazyIterable, once } from '../../lib/adapter/lazy.js';
 import { fidelity } from './fidelity.js';

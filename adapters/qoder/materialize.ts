@@ -14,7 +14,7 @@ import { isObject, type Json } from '../../lib/core/json.js';
 import { resumeFields, writeLines, type WriterResult } from '../../lib/write/writer.js';
 import { writeClaudeCodeTranscript, type ClaudeCodeTarget } from '../../lib/formats/claude-code/writer.js';
 // Claude Code's slug rule (Qoder keeps its projects under the same folder names).
-import { projectSlug, resolveCwd } from '../claude/slug.js';
+import { projectSlug, resolveCwd } from '../../lib/formats/claude-code/slug.js';
 import { AGENT } from './discover.js';
 import { DEFAULT_MODEL, HOME_ENV, NATIVE_ID, builtInHome, defaultHome } from './paths.js';
 

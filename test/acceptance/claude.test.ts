@@ -11,7 +11,7 @@ import { basename, join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { claude } from '../../adapters/claude/index.js';
 import { materializeClaude, type ClaudeLossEntry, type ClaudeMaterializeResult } from '../../adapters/claude/materialize.js';
-import { projectSlug } from '../../adapters/claude/slug.js';
+import { projectSlug } from '../../lib/formats/claude-code/slug.js';
 import type { SpEvent } from '../../lib/core/event.js';
 import { captureAll } from '../contract/testAdapter.js';
 import { SessionBuilder, from } from '../support/canonical.js';

@@ -13,7 +13,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { qoder } from '../../adapters/qoder/index.js';
-import { projectSlug } from '../../adapters/claude/slug.js';
+import { projectSlug } from '../../lib/formats/claude-code/slug.js';
 import type { MaterializeResult } from '../../lib/adapter/interface.js';
 import type { SpEvent } from '../../lib/core/event.js';
 import { canonicalize } from '../../lib/core/jcs.js';

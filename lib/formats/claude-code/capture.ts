@@ -1,4 +1,5 @@
-// `capture` for Claude Code: a session is its transcript plus side files, read in this order:
+// `capture` for Claude Code's transcript format (Claude Code's own sessions, and Qoder CLI's): a
+// session is its transcript plus side files, read in this order:
 //   1. the main transcript (session.start, then every line; forks inline after the Agent call),
 //   2. forks for subagents no call claimed inline, then todo events for `tasks/<id>/*.json`,
 //   3. each subagent transcript as its own child session.
@@ -8,18 +9,18 @@
 // pending tool calls and todo ids continue exactly.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import type { CaptureOptions, Cursor, SessionRef } from '../../lib/adapter/interface.js';
-import { errorCode, readError } from '../../lib/cli/diagnostics.js';
-import type { SessionEmitter } from '../../lib/core/emitter.js';
-import { canonicalSessionId, type SpEvent } from '../../lib/core/event.js';
-import { assertSourceUnchanged, captureLines, cursorFor, emitterFor, rawFinalNewline, sha256Hex, sourceExtent, storeNextSeq, storePosition } from '../../lib/capture/read-position.js';
-import type { Line } from '../../lib/core/lines.js';
+import type { CaptureOptions, Cursor, SessionRef } from '../../adapter/interface.js';
+import { errorCode, readError } from '../../cli/diagnostics.js';
+import type { SessionEmitter } from '../../core/emitter.js';
+import { canonicalSessionId, type SpEvent } from '../../core/event.js';
+import { assertSourceUnchanged, captureLines, cursorFor, emitterFor, rawFinalNewline, sha256Hex, sourceExtent, storeNextSeq, storePosition } from '../../capture/read-position.js';
+import type { Line } from '../../core/lines.js';
 import { listSubagentFiles, readSubagentMeta, scanHead, type HeadInfo } from './discover.js';
 import { fileHistoryDir, layoutOf, subagentsDir, tasksDir } from './paths.js';
 import { AGENT, SESSION_KEYS, TranscriptMapper, newFileState, subagentInfo, type FileState, type SubagentInfo } from './transcript.js';
 
-/** What a Claude cursor keeps between runs (Cursor.state). */
-export interface ClaudeState {
+/** What a transcript cursor keeps between runs (Cursor.state). */
+export interface TranscriptCaptureState {
   /** Per transcript path: the mapper's state. */
   files: Record<string, FileState>;
   /** Per task file: the SHA-256 of the content last emitted. */
@@ -40,13 +41,13 @@ interface FileJob {
 }
 
 /** The events of one Claude session (and its subagents), unchained. */
-export async function* captureClaude(ref: SessionRef, options: CaptureOptions = {}): AsyncGenerator<SpEvent> {
+export async function* captureTranscript(ref: SessionRef, options: CaptureOptions = {}): AsyncGenerator<SpEvent> {
   const incremental = options.cursor !== undefined;
   const cursor = cursorFor(AGENT, ref, options.cursor);
   // Check every file the cursor read before emitting anything, so a rewritten subagent file cannot
   // leave half a capture behind.
   for (const [path, position] of Object.entries(cursor.sources)) assertSourceUnchanged(path, position);
-  const state: ClaudeState = (cursor.state as ClaudeState | undefined) ?? { files: {}, tasks: {}, forks: {} };
+  const state: TranscriptCaptureState = (cursor.state as TranscriptCaptureState | undefined) ?? { files: {}, tasks: {}, forks: {} };
   cursor.state = state;
   const layout = layoutOf(ref.path);
   const home = typeof ref.home === 'string' ? ref.home : layout.home;
@@ -75,7 +76,7 @@ export async function* captureClaude(ref: SessionRef, options: CaptureOptions = 
 }
 
 /** todo events for task files that are new or changed since the last run. */
-async function* taskEvents(dir: string, mapper: TranscriptMapper, state: ClaudeState, options: CaptureOptions, incremental: boolean): AsyncGenerator<SpEvent> {
+async function* taskEvents(dir: string, mapper: TranscriptMapper, state: TranscriptCaptureState, options: CaptureOptions, incremental: boolean): AsyncGenerator<SpEvent> {
   let names: string[];
   try {
     names = readdirSync(dir).filter((n) => n.endsWith('.json'));
@@ -119,7 +120,7 @@ class FileReader {
 
   constructor(
     private readonly cursor: Cursor,
-    private readonly state: ClaudeState,
+    private readonly state: TranscriptCaptureState,
     private readonly options: CaptureOptions,
     private readonly incremental: boolean,
   ) {}

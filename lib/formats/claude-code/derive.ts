@@ -1,9 +1,10 @@
 // Semantic events derived from a finished tool call (docs/design.md §2): file.edit, file.read,
-// command.run, todo.*, decision (an approved plan) and memory.write (adapters/claude/decisions.ts). Pure functions of (call, result, state): they only read what the native
-// records say and never invent line numbers or exit codes that are not there.
+// command.run, todo.*, decision (an approved plan) and memory.write (decisions.ts). Pure functions
+// of (call, result, state): they only read what the native records say and never invent line
+// numbers or exit codes that are not there.
 import { relative, isAbsolute, sep } from 'node:path';
-import type { CommandRunPayload, FileEditPayload, FileReadPayload, TodoPayload } from '../../lib/core/event.js';
-import { isObject } from '../../lib/core/json.js';
+import type { CommandRunPayload, FileEditPayload, FileReadPayload, TodoPayload } from '../../core/event.js';
+import { isObject } from '../../core/json.js';
 import { memoryWrite, planDecision } from './decisions.js';
 
 export interface FinishedCall {

@@ -26,4 +26,4 @@ export function projectSlug(cwd: string): string {
 }
 
 /** The cwd as the client will see it (it slugs `realpath(cwd)`). */
-export { realCwd as resolveCwd } from '../../lib/fs/paths.js';
+export { realCwd as resolveCwd } from '../../fs/paths.js';

@@ -3,7 +3,7 @@
 // Write/Edit of a CLAUDE.md memory file (or the auto-memory folder) becomes a `memory.write` next
 // to its file.edit. A rejected plan is no decision: the result is an error and nothing follows.
 import { basename } from 'node:path';
-import { isObject } from '../../lib/core/json.js';
+import { isObject } from '../../core/json.js';
 import { contentText, type Derived, type FinishedCall } from './derive.js';
 
 const APPROVED = /^User has approved your plan\b/;

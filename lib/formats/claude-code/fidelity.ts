@@ -1,8 +1,8 @@
-// What each canonical event type keeps through the Claude Code adapter (docs/design.md §3). `level` is the
+// What each canonical event type keeps through Claude Code's transcript format (docs/design.md §3). `level` is the
 // lowest fidelity level at which the event carries over: 0 history (any agent), 1 working context
 // (a target agent can continue with it), 2 native (only Claude Code itself can use it).
-import type { FidelityTable, Fidelity } from '../../lib/adapter/interface.js';
-import type { Level } from '../../lib/core/event.js';
+import type { FidelityTable, Fidelity } from '../../adapter/interface.js';
+import type { Level } from '../../core/event.js';
 
 export const fidelity: FidelityTable = {
   'session.start': {

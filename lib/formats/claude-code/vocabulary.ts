@@ -3,9 +3,9 @@
 // default). The client has no MultiEdit any more and its task tools hold ids in the client's own
 // task store, so a relay writes one Edit per replacement and a plan as text (never a call the
 // resumed client could not have made).
-import { isObject, str } from '../../lib/core/json.js';
-import { absolutePath, planStatus, shq, type Intent, type NativeCall, type PlanItem, type Vocabulary, type VocabularyContext } from '../../lib/relay/vocabulary/types.js';
-import { patchAsCalls } from '../../lib/relay/vocabulary/patch-calls.js';
+import { isObject, str } from '../../core/json.js';
+import { absolutePath, planStatus, shq, type Intent, type NativeCall, type PlanItem, type Vocabulary, type VocabularyContext } from '../../relay/vocabulary/types.js';
+import { patchAsCalls } from '../../relay/vocabulary/patch-calls.js';
 import { todoItems, updatedTaskId } from './derive.js';
 
 const TOOLS = new Set([

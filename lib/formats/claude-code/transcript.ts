@@ -3,13 +3,13 @@
 // capture can store it in its cursor and continue exactly where the last run stopped.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { storeArtifact } from '../../lib/core/artifacts.js';
-import type { Diagnose } from '../../lib/adapter/interface.js';
-import type { SessionEmitter } from '../../lib/core/emitter.js';
-import type { Line } from '../../lib/core/lines.js';
-import { canonicalSessionId, toEpochSeconds, toIso, type Actor, type SpEvent } from '../../lib/core/event.js';
-import { isObject, rest, type Json } from '../../lib/core/json.js';
-import { nativeRawText, nonBlockContent, parseNativeLine } from '../../lib/capture/native.js';
+import { storeArtifact } from '../../core/artifacts.js';
+import type { Diagnose } from '../../adapter/interface.js';
+import type { SessionEmitter } from '../../core/emitter.js';
+import type { Line } from '../../core/lines.js';
+import { canonicalSessionId, toEpochSeconds, toIso, type Actor, type SpEvent } from '../../core/event.js';
+import { isObject, rest, type Json } from '../../core/json.js';
+import { nativeRawText, nonBlockContent, parseNativeLine } from '../../capture/native.js';
 import { deriveEvents, newTodoState, type TodoState } from './derive.js';
 import { levelOf } from './fidelity.js';
 import { subagentNativeId } from './paths.js';
