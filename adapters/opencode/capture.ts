@@ -58,126 +58,194 @@ export function creationDiff(path: string, content: string): string {
   return [`--- /dev/null`, `+++ ${path}`, `@@ -0,0 +1,${lines.length} @@`, ...lines.map((l) => `+${l}`), ''].join('\n');
 }
 
-interface Emit {
-  (type: string, payload: Json, ts: number, actor: Actor, seq: number, uuid: string | undefined, extra?: { derived_from?: number }): SpEvent;
-}
+type StoredMessage = StoredSession['messages'][number];
+type StoredPart = StoredMessage['parts'][number];
+type PayloadStep = (p: Json) => Json;
 
 export function* sessionEvents(stored: StoredSession, nativeId: string, options: CaptureOptions = {}): Generator<SpEvent> {
-  const emitter = new SessionEmitter(AGENT, nativeId);
-  const diagnose = options.onDiagnostic;
-  const f = sessionFields(stored.info);
-  let lastTs = seconds(f.created) ?? timeOf(stored.messages[0]?.info) ?? Date.now() / 1000;
-  const emit: Emit = (type, payload, ts, actor, seq, uuid, extra = {}) => {
-    lastTs = ts;
+  yield* new SessionCapture(stored, nativeId, options.onDiagnostic).events();
+}
+
+/**
+ * Marks the first event of a message with the message's own fields (those beyond the mapped ones,
+ * its times, its record number); the message's later events pass through unchanged.
+ */
+function firstEventOfMessage(info: Json, messageSeq: number): PayloadStep {
+  const messageExtra = rest(info, ['id', 'sessionID', 'role', 'time', 'modelID', 'providerID', 'finish']);
+  let first = true;
+  return (p) => {
+    if (first) {
+      first = false;
+      if (messageExtra) p.message_extra = messageExtra;
+      if (isObject(info.time)) p.message_time = info.time;
+      p.message_seq = messageSeq;
+    }
+    return p;
+  };
+}
+
+/** A tool part's result: completed (output, or the marker of a compacted one), error, or interrupted. */
+function toolResultPayload(callId: string, name: string, state: Json): Json {
+  const status = str(state.status);
+  const result: Json = { call_id: callId, name, status };
+  if (status === 'completed') {
+    const compacted = isObject(state.time) && state.time.compacted !== undefined;
+    result.content = compacted ? '[Old tool result content cleared]' : typeof state.output === 'string' ? state.output : JSON.stringify(state.output ?? '');
+    result.is_error = false;
+    if (compacted) result.original_output = state.output;
+  } else if (status === 'error') {
+    result.content = typeof state.error === 'string' ? state.error : JSON.stringify(state.error ?? '');
+    result.is_error = true;
+  } else {
+    result.content = INTERRUPTED;
+    result.is_error = true;
+    result.interrupted = true;
+  }
+  const structured = rest(state, ['status', 'input', 'output', 'error']);
+  if (structured) result.structured = structured;
+  return result;
+}
+
+/**
+ * One pass over a stored session. Every step shares the emitter, the time of the last event (the
+ * time of a record that has none) and the record number (`origin.native_seq`), so they live here.
+ */
+class SessionCapture {
+  private readonly emitter: SessionEmitter;
+  private lastTs: number;
+  private seq = 0;
+
+  constructor(
+    private readonly stored: StoredSession,
+    private readonly nativeId: string,
+    private readonly diagnose: CaptureOptions['onDiagnostic'],
+  ) {
+    this.emitter = new SessionEmitter(AGENT, nativeId);
+    this.lastTs = seconds(sessionFields(stored.info).created) ?? timeOf(stored.messages[0]?.info) ?? Date.now() / 1000;
+  }
+
+  *events(): Generator<SpEvent> {
+    yield this.emit('session.start', this.startPayload(), this.lastTs, 'system', 0, undefined);
+    for (const message of this.stored.messages) yield* this.message(message);
+    if (this.stored.todos && this.stored.todos.length > 0) {
+      yield this.emit('meta', { key: 'opencode.todos', value: this.stored.todos }, this.lastTs, 'system', this.seq + 1, undefined);
+    }
+  }
+
+  private emit(type: string, payload: Json, ts: number, actor: Actor, seq: number, uuid: string | undefined, extra: { derived_from?: number } = {}): SpEvent {
+    this.lastTs = ts;
     const origin: Json = { native_seq: seq };
     if (uuid) origin.native_uuid = uuid;
-    return emitter.emit(type, payload, ts, { actor, level: type === 'meta' ? 2 : type === 'session.start' || type === 'message.thinking' ? 1 : 0, origin, derived_from: extra.derived_from });
-  };
-
-  const start: Json = { native_id: nativeId };
-  if (f.directory) start.cwd = f.directory;
-  if (f.title) start.title = f.title;
-  if (f.version) start.version = f.version;
-  if (f.projectID) start.project_id = f.projectID;
-  if (f.slug) start.slug = f.slug;
-  if (f.parentID) start.parent_session = canonicalSessionId(AGENT, f.parentID);
-  if (f.parentID) start.parent_native_id = f.parentID;
-  // The model the client continues with: the last user message's, else the session's.
-  const lastUser = [...stored.messages].reverse().find((m) => m.info?.role === 'user' && isObject(m.info.model));
-  const model = lastUser ? (lastUser.info!.model as Json) : f.model;
-  if (model) {
-    const id = str(model.modelID) ?? str(model.id);
-    if (id) start.model = id;
-    if (str(model.providerID)) start.provider = model.providerID;
+    return this.emitter.emit(type, payload, ts, { actor, level: type === 'meta' ? 2 : type === 'session.start' || type === 'message.thinking' ? 1 : 0, origin, derived_from: extra.derived_from });
   }
-  const extra = rest(stored.info, SESSION_KEYS);
-  if (extra) start.extra = extra;
-  yield emit('session.start', start, lastTs, 'system', 0, undefined);
 
-  let seq = 0;
-  for (const message of stored.messages) {
-    seq += 1;
-    const messageSeq = seq;
+  private startPayload(): Json {
+    const { stored } = this;
+    const f = sessionFields(stored.info);
+    const start: Json = { native_id: this.nativeId };
+    if (f.directory) start.cwd = f.directory;
+    if (f.title) start.title = f.title;
+    if (f.version) start.version = f.version;
+    if (f.projectID) start.project_id = f.projectID;
+    if (f.slug) start.slug = f.slug;
+    if (f.parentID) start.parent_session = canonicalSessionId(AGENT, f.parentID);
+    if (f.parentID) start.parent_native_id = f.parentID;
+    // The model the client continues with: the last user message's, else the session's.
+    const lastUser = [...stored.messages].reverse().find((m) => m.info?.role === 'user' && isObject(m.info.model));
+    const model = lastUser ? (lastUser.info!.model as Json) : f.model;
+    if (model) {
+      const id = str(model.modelID) ?? str(model.id);
+      if (id) start.model = id;
+      if (str(model.providerID)) start.provider = model.providerID;
+    }
+    const extra = rest(stored.info, SESSION_KEYS);
+    if (extra) start.extra = extra;
+    return start;
+  }
+
+  private *message(message: StoredMessage): Generator<SpEvent> {
+    this.seq += 1;
+    const messageSeq = this.seq;
     if (!message.info) {
-      diagnose?.(`${stored.where}:${messageSeq}`, `message ${message.id}: ${message.bad!.reason}: ${message.bad!.text.slice(0, 200)}; kept as meta (the client would fail on it)`);
-      yield emit('meta', { key: 'unparseable', text: message.bad!.text, reason: message.bad!.reason, record: 'message', id: message.id }, lastTs, 'system', messageSeq, message.id);
-      for (const part of message.parts) {
-        seq += 1;
-        yield emit('meta', { key: 'opencode.part.orphan', raw: part.data ?? part.bad }, lastTs, 'system', seq, part.id);
-      }
-      continue;
+      yield* this.unparseableMessage(message, messageSeq);
+      return;
     }
     const info = message.info;
-    const ts = timeOf(info) ?? lastTs;
+    const ts = timeOf(info) ?? this.lastTs;
     const role = str(info.role);
-    const messageExtra = rest(info, ['id', 'sessionID', 'role', 'time', 'modelID', 'providerID', 'finish']);
-    let first = true;
-    const withExtra = (p: Json): Json => {
-      if (first) {
-        first = false;
-        if (messageExtra) p.message_extra = messageExtra;
-        if (isObject(info.time)) p.message_time = info.time;
-        p.message_seq = messageSeq;
-      }
-      return p;
-    };
+    const withExtra = firstEventOfMessage(info, messageSeq);
     if (message.parts.length === 0) {
-      yield emit('meta', { key: 'opencode.message.empty', raw: info }, ts, 'system', messageSeq, message.id);
-      continue;
+      yield this.emit('meta', { key: 'opencode.message.empty', raw: info }, ts, 'system', messageSeq, message.id);
+    } else if (role === 'user') {
+      yield* this.userMessage(message, ts, withExtra);
+    } else if (role === 'assistant') {
+      yield* this.assistantMessage(message, info, ts, withExtra);
+    } else {
+      yield this.emit('meta', { key: `opencode.message.${role ?? 'untyped'}`, raw: info, parts: message.parts.map((p) => p.data ?? p.bad) }, ts, 'system', messageSeq, message.id);
+      this.seq += message.parts.length;
     }
-    if (role === 'user') {
-      const content: Json[] = [];
-      const partsMeta: Json[] = [];
-      let userSeq = 0;
-      const others: Array<{ seq: number; part: (typeof message.parts)[number] }> = [];
-      for (const part of message.parts) {
-        seq += 1;
-        const data = part.data;
-        if (data && data.type === 'text' && typeof data.text === 'string' && data.ignored !== true) {
-          const block: Json = { type: 'text', text: data.text };
-          if (data.synthetic === true) block.synthetic = true;
-          content.push(block);
-          partsMeta.push({ id: part.id, ...rest(data, ['id', 'sessionID', 'messageID', 'text']) });
-          userSeq ||= seq;
-        } else if (data && data.type === 'file' && typeof data.url === 'string') {
-          const m = /^data:([^;,]+);base64,(.*)$/s.exec(data.url);
-          if (m && m[1].startsWith('image/')) content.push({ type: 'image', media_type: m[1], data: m[2] });
-          else content.push({ type: 'file', mime: data.mime, filename: data.filename, url: data.url, ...(data.source !== undefined ? { source: data.source } : {}) });
-          partsMeta.push({ id: part.id, ...rest(data, ['id', 'sessionID', 'messageID', 'url']) });
-          userSeq ||= seq;
-        } else others.push({ seq, part });
-      }
-      if (content.length > 0) {
-        const p: Json = withExtra({ content, message_id: message.id, parts: partsMeta });
-        yield emit('message.user', p, ts, 'user', userSeq, message.id);
-      }
-      for (const { seq: at, part } of others) yield* otherPart(part, at, ts);
-      continue;
+  }
+
+  /** A message row that is not JSON: meta with one diagnostic, its parts as orphans. */
+  private *unparseableMessage(message: StoredMessage, messageSeq: number): Generator<SpEvent> {
+    this.diagnose?.(`${this.stored.where}:${messageSeq}`, `message ${message.id}: ${message.bad!.reason}: ${message.bad!.text.slice(0, 200)}; kept as meta (the client would fail on it)`);
+    yield this.emit('meta', { key: 'unparseable', text: message.bad!.text, reason: message.bad!.reason, record: 'message', id: message.id }, this.lastTs, 'system', messageSeq, message.id);
+    for (const part of message.parts) {
+      this.seq += 1;
+      yield this.emit('meta', { key: 'opencode.part.orphan', raw: part.data ?? part.bad }, this.lastTs, 'system', this.seq, part.id);
     }
-    if (role !== 'assistant') {
-      yield emit('meta', { key: `opencode.message.${role ?? 'untyped'}`, raw: info, parts: message.parts.map((p) => p.data ?? p.bad) }, ts, 'system', messageSeq, message.id);
-      seq += message.parts.length;
-      continue;
+  }
+
+  /** One message.user gathering the text and file parts; the other parts follow as meta. */
+  private *userMessage(message: StoredMessage, ts: number, withExtra: PayloadStep): Generator<SpEvent> {
+    const content: Json[] = [];
+    const partsMeta: Json[] = [];
+    let userSeq = 0;
+    const others: Array<{ seq: number; part: StoredPart }> = [];
+    for (const part of message.parts) {
+      this.seq += 1;
+      const data = part.data;
+      if (data && data.type === 'text' && typeof data.text === 'string' && data.ignored !== true) {
+        const block: Json = { type: 'text', text: data.text };
+        if (data.synthetic === true) block.synthetic = true;
+        content.push(block);
+        partsMeta.push({ id: part.id, ...rest(data, ['id', 'sessionID', 'messageID', 'text']) });
+        userSeq ||= this.seq;
+      } else if (data && data.type === 'file' && typeof data.url === 'string') {
+        const m = /^data:([^;,]+);base64,(.*)$/s.exec(data.url);
+        if (m && m[1].startsWith('image/')) content.push({ type: 'image', media_type: m[1], data: m[2] });
+        else content.push({ type: 'file', mime: data.mime, filename: data.filename, url: data.url, ...(data.source !== undefined ? { source: data.source } : {}) });
+        partsMeta.push({ id: part.id, ...rest(data, ['id', 'sessionID', 'messageID', 'url']) });
+        userSeq ||= this.seq;
+      } else others.push({ seq: this.seq, part });
     }
+    if (content.length > 0) {
+      const p: Json = withExtra({ content, message_id: message.id, parts: partsMeta });
+      yield this.emit('message.user', p, ts, 'user', userSeq, message.id);
+    }
+    for (const { seq: at, part } of others) yield* this.otherPart(part, at, ts);
+  }
+
+  private *assistantMessage(message: StoredMessage, info: Json, ts: number, withExtra: PayloadStep): Generator<SpEvent> {
     const modelID = str(info.modelID);
     const providerID = str(info.providerID);
     // Every event of the message names its model: a writer keeps provider metadata (signatures)
     // only for the model that made it, as the client does.
-    const common = (p: Json): Json => {
+    const common: PayloadStep = (p) => {
       p.message_id = message.id;
       if (modelID) p.model = modelID;
       if (providerID) p.provider_id = providerID;
       return p;
     };
     // Results (and what derives from them) follow all the message's parts, as on the wire: the
-    // calls of one model response come first, then their results.
-    const results: Array<() => Generator<SpEvent>> = [];
+    // calls of one model response come first, then their results. Each is a generator not yet run.
+    const results: Array<Generator<SpEvent>> = [];
     for (const part of message.parts) {
-      seq += 1;
+      this.seq += 1;
       const data = part.data;
       const pts = data && isObject(data.time) ? seconds(data.time.start) ?? ts : ts;
       if (!data) {
-        yield* otherPart(part, seq, pts);
+        yield* this.otherPart(part, this.seq, pts);
         continue;
       }
       const partExtra = rest(data, ['id', 'sessionID', 'messageID', 'type', 'text', 'tool', 'callID', 'state']);
@@ -187,7 +255,7 @@ export function* sessionEvents(stored: StoredSession, nativeId: string, options:
         if (providerID) p.provider = providerID;
         if (str(info.finish)) p.stop_reason = info.finish;
         if (partExtra) p.part = partExtra;
-        yield emit('message.assistant', withExtra(p), pts, ASSISTANT, seq, part.id);
+        yield this.emit('message.assistant', withExtra(p), pts, ASSISTANT, this.seq, part.id);
       } else if (data.type === 'reasoning' && typeof data.text === 'string') {
         const p: Json = common({ text: data.text, visibility: 'visible' });
         const metadata = isObject(data.metadata) ? data.metadata : undefined;
@@ -198,57 +266,44 @@ export function* sessionEvents(stored: StoredSession, nativeId: string, options:
         } else if (providerID) p.provider = providerID;
         if (modelID) p.model = modelID;
         if (partExtra) p.part = partExtra;
-        yield emit('message.thinking', withExtra(p), pts, ASSISTANT, seq, part.id);
+        yield this.emit('message.thinking', withExtra(p), pts, ASSISTANT, this.seq, part.id);
       } else if (data.type === 'tool' && isObject(data.state)) {
-        const state = data.state;
-        const name = str(data.tool) ?? '';
-        const callId = str(data.callID) ?? part.id;
-        const input = state.input ?? {};
-        const call = emit('tool.call', withExtra(common({ call_id: callId, name, input, ...(partExtra ? { part: partExtra } : {}) })), pts, ASSISTANT, seq, part.id);
-        yield call;
-        const status = str(state.status);
-        const end = isObject(state.time) ? seconds(state.time.end) ?? pts : pts;
-        const result: Json = { call_id: callId, name, status };
-        if (status === 'completed') {
-          const compacted = isObject(state.time) && state.time.compacted !== undefined;
-          result.content = compacted ? '[Old tool result content cleared]' : typeof state.output === 'string' ? state.output : JSON.stringify(state.output ?? '');
-          result.is_error = false;
-          if (compacted) result.original_output = state.output;
-        } else if (status === 'error') {
-          result.content = typeof state.error === 'string' ? state.error : JSON.stringify(state.error ?? '');
-          result.is_error = true;
-        } else {
-          result.content = INTERRUPTED;
-          result.is_error = true;
-          result.interrupted = true;
-        }
-        const structured = rest(state, ['status', 'input', 'output', 'error']);
-        if (structured) result.structured = structured;
-        const at = seq;
-        results.push(function* () {
-          yield emit('tool.result', result, end, 'tool', at, part.id);
-          yield* derived(name, input, state, call, pts, at, part.id);
-        });
+        results.push(yield* this.toolCall(part, data, data.state, partExtra, pts, (p) => withExtra(common(p))));
       } else {
-        yield* otherPart(part, seq, pts);
+        yield* this.otherPart(part, this.seq, pts);
       }
     }
-    for (const result of results) yield* result();
-  }
-  if (stored.todos && stored.todos.length > 0) {
-    yield emit('meta', { key: 'opencode.todos', value: stored.todos }, lastTs, 'system', seq + 1, undefined);
+    for (const result of results) yield* result;
   }
 
-  function* otherPart(part: StoredSession['messages'][number]['parts'][number], at: number, ts: number): Generator<SpEvent> {
+  /** Yields the tool.call of a tool part; returns its result (and derived events), to run after the message's parts. */
+  private *toolCall(part: StoredPart, data: Json, state: Json, partExtra: Json | undefined, pts: number, callPayload: PayloadStep): Generator<SpEvent, Generator<SpEvent>> {
+    const name = str(data.tool) ?? '';
+    const callId = str(data.callID) ?? part.id;
+    const input = state.input ?? {};
+    const call = this.emit('tool.call', callPayload({ call_id: callId, name, input, ...(partExtra ? { part: partExtra } : {}) }), pts, ASSISTANT, this.seq, part.id);
+    yield call;
+    const end = isObject(state.time) ? seconds(state.time.end) ?? pts : pts;
+    const result = toolResultPayload(callId, name, state);
+    return this.toolResult(result, end, name, input, state, call, pts, this.seq, part.id);
+  }
+
+  private *toolResult(result: Json, end: number, name: string, input: unknown, state: Json, call: SpEvent, pts: number, at: number, uuid: string): Generator<SpEvent> {
+    yield this.emit('tool.result', result, end, 'tool', at, uuid);
+    yield* this.derived(name, input, state, call, pts, at, uuid);
+  }
+
+  private *otherPart(part: StoredPart, at: number, ts: number): Generator<SpEvent> {
     if (!part.data) {
-      diagnose?.(`${stored.where}:${at}`, `part ${part.id}: ${part.bad!.reason}: ${part.bad!.text.slice(0, 200)}; kept as meta`);
-      yield emit('meta', { key: 'unparseable', text: part.bad!.text, reason: part.bad!.reason, record: 'part', id: part.id }, ts, 'system', at, part.id);
+      this.diagnose?.(`${this.stored.where}:${at}`, `part ${part.id}: ${part.bad!.reason}: ${part.bad!.text.slice(0, 200)}; kept as meta`);
+      yield this.emit('meta', { key: 'unparseable', text: part.bad!.text, reason: part.bad!.reason, record: 'part', id: part.id }, ts, 'system', at, part.id);
       return;
     }
-    yield emit('meta', { key: `opencode.part.${str(part.data.type) ?? 'untyped'}`, raw: part.data }, ts, 'system', at, part.id);
+    yield this.emit('meta', { key: `opencode.part.${str(part.data.type) ?? 'untyped'}`, raw: part.data }, ts, 'system', at, part.id);
   }
 
-  function* derived(name: string, input: unknown, state: Json, call: SpEvent, ts: number, at: number, uuid: string): Generator<SpEvent> {
+  /** command.run / file.read / file.edit from a bash, read, edit or write call. */
+  private *derived(name: string, input: unknown, state: Json, call: SpEvent, ts: number, at: number, uuid: string): Generator<SpEvent> {
     if (!isObject(input)) return;
     const metadata = isObject(state.metadata) ? state.metadata : {};
     const ok = state.status === 'completed';
@@ -259,11 +314,11 @@ export function* sessionEvents(stored: StoredSession, nativeId: string, options:
       const out = typeof state.output === 'string' ? state.output : typeof metadata.output === 'string' ? metadata.output : undefined;
       if (out !== undefined) p.stdout_head = out.slice(0, HEAD);
       if (!ok) p.interrupted = state.status !== 'error';
-      yield emit('command.run', p, ts, ASSISTANT, at, uuid, { derived_from: call.seq });
+      yield this.emit('command.run', p, ts, ASSISTANT, at, uuid, { derived_from: call.seq });
     } else if (name === 'read' && typeof input.filePath === 'string' && ok) {
       const p: Json = { path: input.filePath };
       if (typeof input.offset === 'number' || typeof input.limit === 'number') p.range = { ...(typeof input.offset === 'number' ? { start: input.offset } : {}), ...(typeof input.limit === 'number' ? { lines: input.limit } : {}) };
-      yield emit('file.read', p, ts, ASSISTANT, at, uuid, { derived_from: call.seq });
+      yield this.emit('file.read', p, ts, ASSISTANT, at, uuid, { derived_from: call.seq });
     } else if ((name === 'edit' || name === 'write') && typeof input.filePath === 'string' && ok) {
       const filediff = isObject(metadata.filediff) ? metadata.filediff : undefined;
       const diff = str(metadata.diff) ?? str(filediff?.patch) ?? (name === 'write' && typeof input.content === 'string' ? creationDiff(input.filePath, input.content) : undefined);
@@ -271,7 +326,7 @@ export function* sessionEvents(stored: StoredSession, nativeId: string, options:
       const p: Json = { path: input.filePath, diff, kind: name === 'write' && metadata.exists !== true ? 'create' : 'modify' };
       if (typeof filediff?.additions === 'number') p.added = filediff.additions;
       if (typeof filediff?.deletions === 'number') p.removed = filediff.deletions;
-      yield emit('file.edit', p, ts, ASSISTANT, at, uuid, { derived_from: call.seq });
+      yield this.emit('file.edit', p, ts, ASSISTANT, at, uuid, { derived_from: call.seq });
     }
   }
 }

@@ -54,8 +54,14 @@ const when = (ref: SessionRef): number => ref.last_ts ?? ref.mtime ?? ref.first_
 const MAX_TEXT = 4000;
 
 export function registerLoopTools(server: McpServer, ctx: LoopContext): void {
-  const { tool, confined, adapters, access, confineHomes, takeNotes, adapterNote } = ctx;
+  registerCurrentSession(server, ctx);
+  registerHandoff(server, ctx);
+  registerResumeElsewhere(server, ctx);
+}
 
+/** current_session: the newest session the calling agent recorded in a folder. */
+function registerCurrentSession(server: McpServer, ctx: LoopContext): void {
+  const { tool, confined, adapters, confineHomes, takeNotes, adapterNote } = ctx;
   server.registerTool(
     'current_session',
     {
@@ -102,7 +108,11 @@ export function registerLoopTools(server: McpServer, ctx: LoopContext): void {
       return { json: { ...view(newest), found_by: [...found.because, `newest session in ${cwd}`], others: others.slice(0, 5).map(view), diagnostics: takeNotes() } };
     }),
   );
+}
 
+/** handoff: a handoff event and receipt in the store, the session's owner moved to the receiving agent. */
+function registerHandoff(server: McpServer, ctx: LoopContext): void {
+  const { tool, confined, adapters } = ctx;
   server.registerTool(
     'handoff',
     {
@@ -140,7 +150,11 @@ export function registerLoopTools(server: McpServer, ctx: LoopContext): void {
       }
     }),
   );
+}
 
+/** resume_elsewhere: `sp resume` for a stored session, confined to the --allow-write folders. */
+function registerResumeElsewhere(server: McpServer, ctx: LoopContext): void {
+  const { tool, confined, adapters, access, takeNotes } = ctx;
   server.registerTool(
     'resume_elsewhere',
     {
