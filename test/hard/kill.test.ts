@@ -33,8 +33,11 @@ interface Snapshot {
   rows?: Record<string, number>;
 }
 
-// Gemini names a session file by its minute and an 8-hex id: session-2026-11-30T12-10-7f6aadc3.jsonl.
-const mask = (path: string) => path.replace(/session-\d{4}-\d\d-\d\dT\d\d-\d\d-[0-9a-f]{8}\.json/g, 'session-TIME-ID.json').replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, 'UUID').replace(/\d{4}-\d\d-\d\dT\d\d[-:]\d\d[-:]\d\d(?:[-.]\d+Z?)?/g, 'TIME').replace(/ses_[A-Za-z0-9]+|\d{8}_\d{6}_[0-9a-f]+/g, 'ID');
+// Ids differ from run to run: masked. Gemini names a session file by its minute and an 8-hex id:
+// session-2026-11-30T12-10-7f6aadc3.jsonl.
+const mask = (path: string) => path.replace(/session-\d{4}-\d\d-\d\dT\d\d-\d\d-[0-9a-f]{8}\.json/g, 'session-TIME-ID.json').replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, 'UUID').replace(/\d{4}-\d\d-\d\dT\d\d[-:]\d\d[-:]\d\d(?:[-.]\d+Z?)?/g, 'TIME').replace(/ses_[A-Za-z0-9]+|\d{8}_\d{6}_[0-9a-f]+/g, 'ID')
+  // Cline CLI: epoch milliseconds and five random characters, 1796197307099_cwnhd.
+  .replace(/\b\d{13}_[a-z0-9]{5}\b/g, 'ID');
 
 function describeFile(path: string): string {
   const bytes = readFileSync(path);
