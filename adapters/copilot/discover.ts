@@ -4,7 +4,7 @@
 import { existsSync, readdirSync, statSync, type Dirent } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { DiscoverOptions, SessionRef } from '../../lib/adapter/interface.js';
-import { findByIdPrefix, noteTime } from '../../lib/capture/discover.js';
+import { findByIdPrefix, noteTime, sessionRefsNewestFirst } from '../../lib/capture/discover.js';
 import { promptTitle } from '../../lib/capture/titles.js';
 import { UserError } from '../../lib/cli/diagnostics.js';
 import { sourceLines, statSessionFile } from '../../lib/capture/read-position.js';
@@ -80,25 +80,13 @@ export async function* discoverSessions(options: DiscoverOptions = {}): AsyncGen
   } catch (err) {
     throw new UserError(`cannot read the Copilot session-state folder: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message} (set --home or COPILOT_HOME)`, root);
   }
-  const wantCwd = options.cwd !== undefined ? resolve(expandTilde(options.cwd)) : undefined;
-  const found: SessionRef[] = [];
-  for (const entry of entries) {
-    if (!entry.isDirectory() || entry.name.startsWith('.')) continue;
-    const path = join(root, entry.name, EVENTS_FILE);
-    if (!existsSync(path)) continue;
-    let mtime: number;
-    try {
-      mtime = statSync(path).mtimeMs / 1000;
-    } catch {
-      continue;
-    }
-    const ref = refOf(path, mtime);
-    ref.home = home;
-    if (wantCwd !== undefined && (ref.cwd === undefined || resolve(ref.cwd) !== wantCwd)) continue;
-    found.push(ref);
-  }
-  found.sort((a, b) => (b.mtime ?? 0) - (a.mtime ?? 0) || a.path.localeCompare(b.path));
-  for (const ref of found) yield options.details ? await summarize(ref) : ref;
+  // Entries that are session folders holding an events file; the rest is shared (lib/capture/discover.ts).
+  const paths = entries
+    .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.'))
+    .map((entry) => join(root, entry.name, EVENTS_FILE))
+    .filter((path) => existsSync(path));
+  const where = { home, cwd: options.cwd !== undefined ? expandTilde(options.cwd) : undefined, details: options.details };
+  yield* sessionRefsNewestFirst(paths, where, refOf, summarize);
 }
 
 export async function findSession(id: string, options: DiscoverOptions = {}): Promise<SessionRef> {

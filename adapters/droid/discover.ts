@@ -4,7 +4,7 @@
 import { readdirSync, statSync, type Dirent } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { DiscoverOptions, SessionRef } from '../../lib/adapter/interface.js';
-import { findByIdPrefix, noteTime } from '../../lib/capture/discover.js';
+import { findByIdPrefix, noteTime, sessionRefsNewestFirst } from '../../lib/capture/discover.js';
 import { promptTitle } from '../../lib/capture/titles.js';
 import { UserError } from '../../lib/cli/diagnostics.js';
 import { sourceLines, statSessionFile } from '../../lib/capture/read-position.js';
@@ -89,22 +89,8 @@ function sessionFiles(root: string): string[] {
 
 export async function* discoverSessions(options: DiscoverOptions = {}): AsyncGenerator<SessionRef> {
   const home = resolve(expandTilde(options.home ?? defaultHome()));
-  const wantCwd = options.cwd !== undefined ? resolve(expandTilde(options.cwd)) : undefined;
-  const found: SessionRef[] = [];
-  for (const path of sessionFiles(sessionsDir(home))) {
-    let mtime: number;
-    try {
-      mtime = statSync(path).mtimeMs / 1000;
-    } catch {
-      continue;
-    }
-    const ref = refOf(path, mtime);
-    ref.home = home;
-    if (wantCwd !== undefined && (ref.cwd === undefined || resolve(ref.cwd) !== wantCwd)) continue;
-    found.push(ref);
-  }
-  found.sort((a, b) => (b.mtime ?? 0) - (a.mtime ?? 0) || a.path.localeCompare(b.path));
-  for (const ref of found) yield options.details ? await summarize(ref) : ref;
+  const where = { home, cwd: options.cwd !== undefined ? expandTilde(options.cwd) : undefined, details: options.details };
+  yield* sessionRefsNewestFirst(sessionFiles(sessionsDir(home)), where, refOf, summarize);
 }
 
 export async function findSession(id: string, options: DiscoverOptions = {}): Promise<SessionRef> {

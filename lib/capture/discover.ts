@@ -2,7 +2,7 @@
 // project (Claude's projects/<slug>/, Pi's sessions/--<cwd>--/), and the `--list` details every
 // SessionRef has (first and last time, the first prompt), so every agent lists alike.
 import { readdirSync, statSync, type Dirent } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Diagnose, SessionRef } from '../adapter/interface.js';
 import { errorCode } from '../cli/diagnostics.js';
 import { OpsError } from '../ops/errors.js';
@@ -99,4 +99,33 @@ export function* filesUnder(root: string, options: { maxDepth: number; enter: (n
     if (entry.isFile() && options.accept(entry.name)) yield join(root, entry.name);
     else if (entry.isDirectory() && depth < options.maxDepth && options.enter(entry.name)) yield* filesUnder(join(root, entry.name), options, depth + 1);
   }
+}
+
+/**
+ * The sessions behind candidate files, newest first: each file's modification time, its ref, only
+ * those in `cwd` when one is asked for, and (with `details`) the summary `--list` shows. A file
+ * that vanished between listing and stat is skipped. For agents with one file per session.
+ */
+export async function* sessionRefsNewestFirst(
+  paths: Iterable<string>,
+  options: { home: string; cwd?: string; details?: boolean },
+  refOf: (path: string, mtime: number) => SessionRef,
+  summarize: (ref: SessionRef) => Promise<SessionRef>,
+): AsyncGenerator<SessionRef> {
+  const wantCwd = options.cwd !== undefined ? resolve(options.cwd) : undefined;
+  const found: SessionRef[] = [];
+  for (const path of paths) {
+    let mtime: number;
+    try {
+      mtime = statSync(path).mtimeMs / 1000;
+    } catch {
+      continue;
+    }
+    const ref = refOf(path, mtime);
+    ref.home = options.home;
+    if (wantCwd !== undefined && (ref.cwd === undefined || resolve(ref.cwd) !== wantCwd)) continue;
+    found.push(ref);
+  }
+  found.sort((a, b) => (b.mtime ?? 0) - (a.mtime ?? 0) || a.path.localeCompare(b.path));
+  for (const ref of found) yield options.details ? await summarize(ref) : ref;
 }
