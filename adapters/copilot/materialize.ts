@@ -14,7 +14,7 @@
 //     and an existing session is never touched. A workspace.yaml (cwd, name) lets pickers show it.
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { MaterializeOptions } from '../../lib/adapter/interface.js';
 import { createFileAtomic, newTempPath } from '../../lib/fs/atomic.js';
 import { removeOnInterrupt } from '../../lib/fs/private.js';
@@ -22,10 +22,11 @@ import { UserError } from '../../lib/cli/diagnostics.js';
 import { toIso, type SpEvent } from '../../lib/core/event.js';
 import { isObject, str, type Json } from '../../lib/core/json.js';
 import { PROVIDER_TOOL_ID, ToolIds } from '../../lib/write/plan.js';
-import { activeBranch, buildTurns, callsOf, type AssistantTurn, type Report } from '../../lib/write/turns.js';
-import { LossLedger, ensureUnder, lineChunks, payloadOf, resumeFields, sameNativeId, selectSession, type WriterResult } from '../../lib/write/writer.js';
+import { activeBranch, buildTurns, callsOf, type AssistantTurn } from '../../lib/write/turns.js';
+import { beginWrite } from '../../lib/write/begin.js';
+import { ensureUnder, lineChunks, payloadOf, resumeFields, type WriterResult } from '../../lib/write/writer.js';
 import { AGENT } from './events.js';
-import { builtInHome, defaultHome, EVENTS_FILE, HOME_ENV, expandTilde, NATIVE_ID, sessionStateDir, yamlScalar } from './paths.js';
+import { builtInHome, defaultHome, EVENTS_FILE, HOME_ENV, NATIVE_ID, sessionStateDir, yamlScalar } from './paths.js';
 
 /** The client version the written files claim (the one the writer was verified with). */
 export const COPILOT_VERSION = '1.0.102';
@@ -46,28 +47,14 @@ function copilotExtra(event: SpEvent): Json {
 }
 
 export async function materializeCopilot(events: AsyncIterable<SpEvent>, options: MaterializeOptions = {}): Promise<CopilotMaterializeResult> {
-  const selected = await selectSession(events, options.session);
+  const { selected, source: sp, ledger, report, sameAgent, safety, home, cwd, sessionId } = await beginWrite(events, options, {
+    agent: AGENT,
+    displayName: 'Copilot',
+    nativeId: NATIVE_ID,
+    newSessionId: randomUUID,
+    defaultHome,
+  });
   const start = selected.start;
-  const sp = start ? payloadOf(start) : {};
-  const ledger = new LossLedger(options.onLoss);
-  const report: Report = (action, code, reason, event) => ledger.report(action, code, reason, event);
-  for (const [id, other] of selected.others) report('dropped', 'child-session', `session ${id}${other.nativeId ? ` (native ${other.nativeId})` : ''}, ${other.count} event(s), is a separate session: not written`);
-  const sameAgent = start?.agent === AGENT;
-  const safety = options.safety !== false;
-
-  const home = resolve(expandTilde(options.home ?? defaultHome()));
-  let cwd = str(options.cwd) ?? str(sp.cwd);
-  if (!cwd) {
-    cwd = process.cwd();
-    report('transformed', 'cwd', `the session names no cwd: ${cwd} is recorded (pass --cwd)`);
-  }
-  cwd = resolve(expandTilde(cwd));
-
-  let sessionId: string;
-  if (options.sameId) {
-    if (!sameAgent) throw new UserError(`--same-id keeps a Copilot session's own id; this session comes from ${start?.agent ?? 'an unknown agent'} (drop --same-id)`);
-    sessionId = sameNativeId(NATIVE_ID, sp.native_id);
-  } else sessionId = randomUUID();
   const root = sessionStateDir(home);
   const dir = ensureUnder(home, join(root, sessionId), 'the home');
   if (existsSync(dir)) throw new UserError('a session with this id exists already; nothing was written (never overwritten)', dir);

@@ -13,47 +13,33 @@
 //     overwriting anything: discovery keys on the .jsonl, so the session appears whole or not at all.
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { MaterializeOptions } from '../../lib/adapter/interface.js';
 import { createFileAtomic } from '../../lib/fs/atomic.js';
 import { UserError } from '../../lib/cli/diagnostics.js';
 import { toIso, type SpEvent } from '../../lib/core/event.js';
 import { isObject, str, type Json } from '../../lib/core/json.js';
 import { PROVIDER_TOOL_ID, ToolIds } from '../../lib/write/plan.js';
-import { activeBranch, buildTurns, callsOf, type AssistantTurn, type Report } from '../../lib/write/turns.js';
-import { LossLedger, ensureComponent, ensureUnder, lineChunks, payloadOf, resumeFields, sameNativeId, selectSession, type WriterResult } from '../../lib/write/writer.js';
+import { activeBranch, buildTurns, callsOf, type AssistantTurn } from '../../lib/write/turns.js';
+import { beginWrite } from '../../lib/write/begin.js';
+import { ensureComponent, ensureUnder, lineChunks, payloadOf, resumeFields, type WriterResult } from '../../lib/write/writer.js';
 import { AGENT } from './events.js';
-import { CLIENT_HOME_ENV, DEFAULT_MODEL, NATIVE_ID, builtInHome, defaultHome, expandTilde, projectSlug, sessionsDir } from './paths.js';
+import { CLIENT_HOME_ENV, DEFAULT_MODEL, NATIVE_ID, builtInHome, defaultHome, projectSlug, sessionsDir } from './paths.js';
 
 export interface DroidMaterializeResult extends WriterResult {
   title?: string;
 }
 
 export async function materializeDroid(events: AsyncIterable<SpEvent>, options: MaterializeOptions = {}): Promise<DroidMaterializeResult> {
-  const selected = await selectSession(events, options.session);
+  const { selected, source: sp, ledger, report, sameAgent, safety, home, cwd, sessionId } = await beginWrite(events, options, {
+    agent: AGENT,
+    displayName: 'Droid',
+    nativeId: NATIVE_ID,
+    newSessionId: randomUUID,
+    defaultHome,
+  });
   const start = selected.start;
-  const sp = start ? payloadOf(start) : {};
-  const ledger = new LossLedger(options.onLoss);
-  const report: Report = (action, code, reason, event) => ledger.report(action, code, reason, event);
-  for (const [id, other] of selected.others) report('dropped', 'child-session', `session ${id}${other.nativeId ? ` (native ${other.nativeId})` : ''}, ${other.count} event(s), is a separate session: not written`);
-  const sameAgent = start?.agent === AGENT;
-  const safety = options.safety !== false;
-
-  const home = resolve(expandTilde(options.home ?? defaultHome()));
   if (basename(home) !== '.factory') report('transformed', 'home', `the home ${home} is not a folder named .factory: the client finds sessions only under $${CLIENT_HOME_ENV}/.factory or ~/.factory`);
-  let cwd = str(options.cwd) ?? str(sp.cwd);
-  if (!cwd) {
-    cwd = process.cwd();
-    report('transformed', 'cwd', `the session names no cwd: ${cwd} is recorded (pass --cwd)`);
-  }
-  // Resolved to an absolute path first: a cwd from events can never climb out through its slug.
-  cwd = resolve(expandTilde(cwd));
-
-  let sessionId: string;
-  if (options.sameId) {
-    if (!sameAgent) throw new UserError(`--same-id keeps a Droid session's own id; this session comes from ${start?.agent ?? 'an unknown agent'} (drop --same-id)`);
-    sessionId = sameNativeId(NATIVE_ID, sp.native_id);
-  } else sessionId = randomUUID();
   const root = sessionsDir(home);
   const folder = ensureUnder(home, join(root, ensureComponent(projectSlug(cwd), 'the project folder')), 'the home');
   const path = join(folder, `${sessionId}.jsonl`);
