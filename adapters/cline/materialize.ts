@@ -20,9 +20,9 @@ import { removeOnInterrupt } from '../../lib/fs/private.js';
 import { UserError } from '../../lib/cli/diagnostics.js';
 import { toIso, type SpEvent } from '../../lib/core/event.js';
 import { isObject, str, type Json } from '../../lib/core/json.js';
+import { beginWrite } from '../../lib/write/begin.js';
 import { PROVIDER_TOOL_ID, ToolIds } from '../../lib/write/plan.js';
 import { activeBranch, buildTurns, callsOf, type AssistantTurn } from '../../lib/write/turns.js';
-import { beginWrite } from '../../lib/write/begin.js';
 import { ensureUnder, payloadOf, resumeFields, type WriterResult } from '../../lib/write/writer.js';
 import { AGENT, CLINE_VERSION, DEFAULT_MODEL, HOME_ENV, MESSAGES_SUFFIX, NATIVE_ID, builtInHome, defaultHome, newSessionId, sessionsDir } from './paths.js';
 
