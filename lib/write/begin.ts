@@ -8,6 +8,7 @@ import { UserError } from '../cli/diagnostics.js';
 import type { SpEvent } from '../core/event.js';
 import { str, type Json } from '../core/json.js';
 import { expandTilde } from '../fs/paths.js';
+import { SpooledSession } from './spool.js';
 import type { Report } from './turns.js';
 import { LossLedger, payloadOf, sameNativeId, selectSession, type NativeIdFormat, type SelectedSession } from './writer.js';
 
@@ -35,8 +36,23 @@ export interface WriteStart {
   sessionId: string;
 }
 
-export async function beginWrite(events: AsyncIterable<SpEvent>, options: MaterializeOptions, target: WriterTarget): Promise<WriteStart> {
-  const selected = await selectSession(events, options.session);
+/**
+ * The first steps (see the header). `spool`: the session is held on disk (a SpooledSession, read by
+ * position), for a writer that streams; the caller removes it (`selected.remove()`) when done.
+ */
+export async function beginWrite(events: AsyncIterable<SpEvent>, options: MaterializeOptions, target: WriterTarget, spool: { spool: true }): Promise<WriteStart & { selected: SpooledSession }>;
+export async function beginWrite(events: AsyncIterable<SpEvent>, options: MaterializeOptions, target: WriterTarget): Promise<WriteStart>;
+export async function beginWrite(events: AsyncIterable<SpEvent>, options: MaterializeOptions, target: WriterTarget, spool?: { spool: true }): Promise<WriteStart> {
+  const selected = spool ? await SpooledSession.create(events, options.session) : await selectSession(events, options.session);
+  try {
+    return settle(selected, options, target);
+  } catch (err) {
+    if (selected instanceof SpooledSession) selected.remove();
+    throw err;
+  }
+}
+
+function settle(selected: SelectedSession, options: MaterializeOptions, target: WriterTarget): WriteStart {
   const start = selected.start;
   const source = start ? payloadOf(start) : {};
   const ledger = new LossLedger(options.onLoss);

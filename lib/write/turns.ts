@@ -82,26 +82,41 @@ export function contentText(content: unknown, event: SpEvent, report: Report, im
 /** `--branch active`: one implementation for every writer (lib/write/branches.ts). */
 export { activeBranch } from './branches.js';
 
-/** The turns of a session's events (see the header). */
-export function buildTurns(events: SpEvent[], report: Report, options: { safety?: boolean } = {}): Turn[] {
-  const turns: Turn[] = [];
+/** The turns of a session's events (see the header), all at once: turnsOf, collected. */
+export function buildTurns(events: readonly SpEvent[], report: Report, options: { safety?: boolean } = {}): Turn[] {
+  return [...turnsOf(events, report, options)];
+}
+
+/**
+ * The turns of a session's events one at a time, in buildTurns' order, so a writer of a large
+ * session holds one turn (and the events of an open assistant turn) at a time. `events` may be a
+ * SpooledSession's view: each event is read by position, a call's result where it stands. An
+ * assistant turn is given when something closes it (a user message, a tool result, the end); what
+ * a turn cannot hold that comes while it is open follows it, as it did in the array.
+ */
+export function* turnsOf(events: readonly SpEvent[], report: Report, options: { safety?: boolean } = {}): Generator<Turn> {
   let current: AssistantTurn | undefined;
+  let held: OtherItem[] = [];
   // The resume-safety pairing (lib/write/plan.ts): a linear chat stores a call and its result together.
   const pairing = pairCalls(events, 'anywhere');
+  function* closed(): Generator<Turn> {
+    if (current) yield current;
+    current = undefined;
+    yield* held;
+    held = [];
+  }
   const assistant = (event: SpEvent): AssistantTurn => {
-    if (!current) {
-      current = { role: 'assistant', events: [], parts: [], ts: typeof event.ts === 'number' ? event.ts : Date.now() / 1000 };
-      turns.push(current);
-    }
+    current ??= { role: 'assistant', events: [], parts: [], ts: typeof event.ts === 'number' ? event.ts : Date.now() / 1000 };
     current.events.push(event);
     return current;
   };
-  events.forEach((event, index) => {
+  for (let index = 0; index < events.length; index += 1) {
+    const event = events[index];
     const p = payloadOf(event);
-    if (isDerived(event)) return;
+    if (isDerived(event)) continue;
     switch (event.type) {
       case 'message.user': {
-        current = undefined;
+        yield* closed();
         const images: ImageBlock[] = [];
         const files: Json[] = [];
         const text = contentText(p.content, event, report, images, files);
@@ -109,7 +124,7 @@ export function buildTurns(events: SpEvent[], report: Report, options: { safety?
           report('dropped', 'empty-user', 'a user message without text: not written', event);
           break;
         }
-        turns.push({ role: 'user', event, text, images, files });
+        yield { role: 'user', event, text, images, files };
         break;
       }
       case 'message.assistant': {
@@ -138,41 +153,67 @@ export function buildTurns(events: SpEvent[], report: Report, options: { safety?
       case 'tool.call': {
         const turn = assistant(event);
         if (str(p.model) && p.model !== '<synthetic>') turn.model ??= p.model as string;
-        const callId = String(p.call_id ?? '');
-        const at = pairing.resultOf.get(index);
-        const result = at === undefined ? undefined : events[at];
-        let content = STUB_RESULT;
-        let isError = true;
-        if (result) {
-          const rp = payloadOf(result);
-          content = contentText(rp.content, result, report);
-          isError = rp.is_error === true;
-        } else if (options.safety === false) {
-          break;
-        } else {
-          reportStub(report, event, 'a stub result is written');
-        }
-        turn.parts.push({ kind: 'call', call: { call_id: callId, name: String(p.name ?? ''), input: p.input ?? {}, event, result, content, is_error: isError } });
+        const call = pairedCall(events, index, pairing.resultOf.get(index), report, options.safety !== false);
+        if (call) turn.parts.push({ kind: 'call', call });
         break;
       }
-      case 'tool.result':
+      case 'tool.result': {
         // Paired with its call above; it closes the assistant turn it answers.
-        current = undefined;
-        {
-          const skipped = pairing.skipped.get(index);
-          if (skipped) reportOrphan(report, event, skipped, 'not written');
-        }
+        yield* closed();
+        const skipped = pairing.skipped.get(index);
+        if (skipped) reportOrphan(report, event, skipped, 'not written');
         break;
+      }
       case 'session.start':
         break; // the writer's own session header says it
       case 'session.end':
         report('dropped', 'session-end', 'session.end has no record in a linear chat: not written (the client records its own)', event);
         break;
       default:
-        turns.push({ role: 'other', event });
+        if (current) held.push({ role: 'other', event });
+        else yield { role: 'other', event };
     }
-  });
-  return turns;
+  }
+  yield* closed();
+}
+
+/** A call with its result (read where it stands), or a stub for none; undefined: none and safety off. */
+function pairedCall(events: readonly SpEvent[], index: number, at: number | undefined, report: Report, safety: boolean): ToolCall | undefined {
+  const event = events[index];
+  const p = payloadOf(event);
+  const result = at === undefined ? undefined : events[at];
+  let content = STUB_RESULT;
+  let isError = true;
+  if (result) {
+    const rp = payloadOf(result);
+    content = contentText(rp.content, result, report);
+    isError = rp.is_error === true;
+  } else if (!safety) {
+    return undefined;
+  } else {
+    reportStub(report, event, 'a stub result is written');
+  }
+  return { call_id: String(p.call_id ?? ''), name: String(p.name ?? ''), input: p.input ?? {}, event, result, content, is_error: isError };
+}
+
+/**
+ * What a writer must know of the turns before it writes the first line, from a pass of its own
+ * over the events (turnsOf, its reports muted: the writing pass makes them): whether any user turn
+ * is written, the model of the last assistant turn that names one, and each user and assistant
+ * turn's time (seconds; a number a turn, never its text).
+ */
+export function turnsOutline(events: readonly SpEvent[], options: { safety?: boolean } = {}): { hasUser: boolean; lastModel?: string; times: number[] } {
+  const outline: { hasUser: boolean; lastModel?: string; times: number[] } = { hasUser: false, times: [] };
+  for (const turn of turnsOf(events, () => {}, options)) {
+    if (turn.role === 'user') {
+      outline.hasUser = true;
+      outline.times.push(turn.event.ts);
+    } else if (turn.role === 'assistant') {
+      if (turn.model !== undefined) outline.lastModel = turn.model;
+      outline.times.push(turn.ts);
+    }
+  }
+  return outline;
 }
 
 /** Calls of an assistant turn. */
