@@ -23,8 +23,9 @@ import { UserError } from '../../lib/cli/diagnostics.js';
 import type { SpEvent } from '../../lib/core/event.js';
 import { isObject, str, type Json } from '../../lib/core/json.js';
 import { PROVIDER_TOOL_ID, ToolIds } from '../../lib/write/plan.js';
-import { activeBranch, buildTurns, callsOf, type AssistantTurn, type Report } from '../../lib/write/turns.js';
-import { LossLedger, payloadOf, resumeFields, sameNativeId, selectSession, type WriterResult } from '../../lib/write/writer.js';
+import { SpooledLines, SpooledSession } from '../../lib/write/spool.js';
+import { activeBranch, callsOf, turnsOf, turnsOutline, type AssistantTurn, type Report, type ToolCall, type UserTurn } from '../../lib/write/turns.js';
+import { LossLedger, payloadOf, resumeFields, sameNativeId, type WriterResult } from '../../lib/write/writer.js';
 import { errorText, openForWrite, patience, retryBusy, type Db } from '../../lib/capture/sqlite.js';
 import { AGENT } from './capture.js';
 import { IdMaker } from './ids.js';
@@ -111,8 +112,65 @@ function checkDatabase(db: Db, path: string): void {
   if (migrations === 0) throw new UserError('the database has no migration rows (the client would re-run its migrations on it); run the client once to create it', path);
 }
 
+/** What the rows of one turn are made with. */
+interface RowContext {
+  rows: RowSpool;
+  ids: IdMaker;
+  report: Report;
+  sameAgent: boolean;
+  cwd: string;
+  userModel?: { providerID: string; modelID: string };
+  /** The tool id written for a call (and its result). */
+  callId: (id: string, event: SpEvent) => string;
+  /** The last user message written (assistant messages name it as their parent). */
+  lastUser?: string;
+}
+
+/**
+ * The message and part rows as they are made, spooled to disk (a large session's rows are never
+ * held): one line per row, `[table, id, message_id, time, data as JSON text]`, inserted in order.
+ */
+class RowSpool {
+  readonly lines = new SpooledLines();
+  messages = 0;
+  parts = 0;
+
+  push(row: Row): void {
+    if (row.table === 'message') this.messages += 1;
+    else this.parts += 1;
+    this.lines.push(JSON.stringify([row.table, row.id, row.message_id ?? null, row.time, JSON.stringify(row.data)]));
+  }
+
+  *rows(): Generator<{ table: Row['table']; id: string; message_id: string | null; time: number; data: string }> {
+    for (const line of this.lines.lines()) {
+      const [table, id, message_id, time, data] = JSON.parse(line) as [Row['table'], string, string | null, number, string];
+      yield { table, id, message_id, time, data };
+    }
+  }
+}
+
+/** Times (ms) for the user and assistant turns: the source's, made strictly ascending and ending before now. */
+function turnTimes(seconds: readonly number[], now: number): number[] {
+  const times: number[] = [];
+  for (const ts of seconds) {
+    const ms = typeof ts === 'number' && Number.isFinite(ts) ? Math.floor(ts * 1000) : now;
+    times.push(Math.max(ms, (times[times.length - 1] ?? -Infinity) + 1));
+  }
+  const overshoot = (times[times.length - 1] ?? 0) - (now - 1000);
+  if (overshoot > 0) for (let i = 0; i < times.length; i += 1) times[i] -= overshoot;
+  return times;
+}
+
 export async function materializeOpenCode(events: AsyncIterable<SpEvent>, options: MaterializeOptions = {}): Promise<OpenCodeMaterializeResult> {
-  const selected = await selectSession(events, options.session);
+  const selected = await SpooledSession.create(events, options.session);
+  try {
+    return await writeOpenCode(selected, options);
+  } finally {
+    selected.remove();
+  }
+}
+
+async function writeOpenCode(selected: SpooledSession, options: MaterializeOptions): Promise<OpenCodeMaterializeResult> {
   const start = selected.start;
   const sp = start ? payloadOf(start) : {};
   const ledger = new LossLedger(options.onLoss);
@@ -130,213 +188,241 @@ export async function materializeOpenCode(events: AsyncIterable<SpEvent>, option
   cwd = resolve(expandTilde(cwd));
   if (!existsSync(cwd) && options.mkcwd && !options.dryRun) mkdirSync(cwd, { recursive: true });
 
+  // The session is read twice by position: once for the turns' times (the first row's needs the last's), once to write.
+  const safety = options.safety !== false;
   const chosen = options.branch === 'active' ? activeBranch(selected.events, report) : selected.events;
-  const turns = buildTurns(chosen, report, { safety: options.safety !== false });
-  if (!turns.some((t) => t.role === 'user')) throw new UserError('nothing to write: the session has no user message');
+  const outline = turnsOutline(chosen, { safety });
+  if (!outline.hasUser) throw new UserError('nothing to write: the session has no user message');
 
   // The model of the new prompt: --model, else (same agent) the source's; none: the client's default.
   const userModel = options.model ? providerModel(options.model) ?? { providerID: 'opencode', modelID: options.model } : sameAgent && str(sp.model) ? { providerID: str(sp.provider) ?? providerModel(str(sp.model))?.providerID ?? 'opencode', modelID: str(sp.model)! } : undefined;
-  const fallback = providerModel(DEFAULT_MODEL)!;
-
-  // Times: the source's, made strictly ascending and ending before now (the client orders by them).
   const now = Date.now();
-  const items = turns.filter((t) => t.role !== 'other');
-  const times: number[] = [];
-  for (const t of items) {
-    const ts = t.role === 'user' ? t.event.ts : (t as AssistantTurn).ts;
-    const ms = typeof ts === 'number' && Number.isFinite(ts) ? Math.floor(ts * 1000) : now;
-    times.push(Math.max(ms, (times[times.length - 1] ?? -Infinity) + 1));
-  }
-  const overshoot = (times[times.length - 1] ?? 0) - (now - 1000);
-  if (overshoot > 0) for (let i = 0; i < times.length; i += 1) times[i] -= overshoot;
+  const times = turnTimes(outline.times, now);
 
-  const ids = new IdMaker();
-  const rows: Row[] = [];
   // Ids the provider APIs accept, unique in the file (results are matched by them): lib/write/plan.ts.
   const toolIds = new ToolIds(PROVIDER_TOOL_ID, report);
-  const callId = (id: string, event: SpEvent): string => toolIds.id(id, event);
-  let title = str(sp.title);
-  let lastUser: string | undefined;
-  let index = 0;
-  for (const turn of turns) {
-    if (turn.role === 'other') {
-      const p = payloadOf(turn.event);
-      if (turn.event.type === 'checkpoint' && p.kind === 'compaction') report('dropped', 'compaction', `a ${turn.event.agent} compaction: not written, the whole history is written instead`, turn.event);
-      else if (turn.event.type === 'meta') report('dropped', 'meta', `meta ${String(p.key ?? '')} from ${turn.event.agent}: not written (the writer makes its own step and bookkeeping parts)`, turn.event);
-      else report('dropped', turn.event.type, `${turn.event.type} from ${turn.event.agent}: no OpenCode row carries it`, turn.event);
-      continue;
+  const rows = new RowSpool();
+  try {
+    const ctx: RowContext = { rows, ids: new IdMaker(), report, sameAgent, cwd, userModel, callId: (id, event) => toolIds.id(id, event) };
+    let title = str(sp.title);
+    let index = 0;
+    for (const turn of turnsOf(chosen, report, { safety })) {
+      if (turn.role === 'other') reportOther(turn.event, report);
+      else if (turn.role === 'user') {
+        const firstLine = userRows(turn, times[index++], ctx);
+        title ??= firstLine;
+      } else assistantRows(turn, times[index++], ctx);
     }
-    const t = times[index++];
-    const messageId = ids.next('msg', t);
-    if (turn.role === 'user') {
-      lastUser = messageId;
-      const data: Json = { role: 'user', time: { created: t }, agent: 'build' };
-      if (userModel) data.model = userModel;
-      rows.push({ table: 'message', id: messageId, time: t, data });
-      const blocks = Array.isArray(payloadOf(turn.event).content) ? (payloadOf(turn.event).content as Json[]) : [];
-      const synthetic = sameAgent && turn.event.agent === AGENT;
-      let wrote = false;
-      if (synthetic) {
-        // OpenCode's own parts: text parts one by one (synthetic ones marked), file parts as they were.
-        for (const b of blocks) {
-          if (b.type === 'text' && typeof b.text === 'string') rows.push({ table: 'part', id: ids.next('prt', t), message_id: messageId, time: t, data: { type: 'text', text: b.text, ...(b.synthetic === true ? { synthetic: true } : {}) } });
-          else if (b.type === 'file' && typeof b.url === 'string') rows.push({ table: 'part', id: ids.next('prt', t), message_id: messageId, time: t, data: { type: 'file', mime: b.mime ?? 'application/octet-stream', filename: b.filename ?? 'file', url: b.url, ...(b.source !== undefined ? { source: b.source } : {}) } });
-          else continue;
-          wrote = true;
-        }
-      }
-      if (!wrote && turn.text !== '') rows.push({ table: 'part', id: ids.next('prt', t), message_id: messageId, time: t, data: { type: 'text', text: turn.text } });
-      if (!wrote) {
-        for (const b of turn.files) {
-          if (typeof b.url === 'string') rows.push({ table: 'part', id: ids.next('prt', t), message_id: messageId, time: t, data: { type: 'file', mime: b.mime ?? 'application/octet-stream', filename: b.filename ?? 'file', url: b.url } });
-        }
-      }
-      for (const image of turn.images) {
-        if (typeof image.data === 'string') {
-          rows.push({ table: 'part', id: ids.next('prt', t), message_id: messageId, time: t, data: { type: 'file', mime: image.media_type, filename: 'image', url: `data:${image.media_type};base64,${image.data}` } });
-        } else {
-          rows.push({ table: 'part', id: ids.next('prt', t), message_id: messageId, time: t, data: { type: 'text', text: `[image: ${image.media_type} (not carried over)]` } });
-          report('rendered', 'image', 'an image stored elsewhere (artifact/url) written as a text marker', turn.event);
-        }
-      }
-      title ??= turn.text.split('\n')[0].slice(0, 80);
-      continue;
+
+    const project = projectOf(existsSync(cwd) ? cwd : '/');
+    if (!existsSync(cwd)) report('transformed', 'project', `the cwd ${cwd} does not exist here: the session joins the global project (the client must be run from the cwd to resume it; --mkcwd creates it)`);
+    const created = Math.min(times[0] ?? now, now - 1000);
+    const sessionIds = new IdMaker();
+    if (options.sameId && !sameAgent) throw new UserError(`--same-id keeps an OpenCode session's own id; this session comes from ${start?.agent ?? 'an unknown agent'} (drop --same-id)`);
+    // A kept id goes into the resume command: it must have OpenCode's own shape.
+    const sessionId = options.sameId ? sameNativeId(NATIVE_ID, sp.native_id) : sessionIds.next('ses', now);
+    title = (title ?? 'Imported session').replace(/\s+/g, ' ').trim().slice(0, 100) || 'Imported session';
+    const session: Json = { id: sessionId, project_id: project.id, slug: slug(), directory: cwd, title, version: OPENCODE_VERSION, time_created: created, time_updated: now - 1 };
+    if (userModel) session.model = JSON.stringify({ id: userModel.modelID, providerID: userModel.providerID });
+
+    if (options.onLine) {
+      options.onLine(JSON.stringify({ table: 'session', row: session }));
+      for (const r of rows.rows()) options.onLine(JSON.stringify({ table: r.table, row: { id: r.id, ...(r.message_id ? { message_id: r.message_id } : {}), session_id: sessionId, time_created: r.time, data: JSON.parse(r.data) as Json } }));
     }
-    // An assistant turn: one message (one model call), its parts in order.
-    if (!lastUser) {
-      // The client pairs assistant messages with the user message before them.
-      const placeholder = ids.next('msg', t);
-      report('stubbed', 'leading-user', 'the session starts with an assistant turn: an empty-looking user message "(continued)" is written before it', turn.events[0]);
-      rows.push({ table: 'message', id: placeholder, time: t, data: { role: 'user', time: { created: t }, agent: 'build' } });
-      rows.push({ table: 'part', id: ids.next('prt', t), message_id: placeholder, time: t, data: { type: 'text', text: '(continued)' } });
-      lastUser = placeholder;
-    }
-    const providerId = sameAgent ? turn.events.map((e) => str(payloadOf(e).provider_id)).find((v) => v !== undefined) : undefined;
-    const pm = (providerId && turn.model ? { providerID: providerId, modelID: turn.model } : providerModel(turn.model)) ?? fallback;
-    if (!turn.model) report('transformed', 'model', `an assistant turn names no model: written as ${pm.providerID}/${pm.modelID}`, turn.events[0]);
-    const calls = callsOf(turn);
-    const end = t + 1;
-    const data: Json = { role: 'assistant', parentID: lastUser, mode: 'build', agent: 'build', path: { cwd, root: cwd }, cost: 0, tokens: { total: 0, input: 0, output: 0, reasoning: 0, cache: { write: 0, read: 0 } }, modelID: pm.modelID, providerID: pm.providerID, time: { created: t, completed: end }, finish: calls.length > 0 ? 'tool-calls' : 'stop' };
-    // The message row goes first (its id is older than the first part id made after it).
-    const message: Row = { table: 'message', id: messageId, time: t, data };
-    rows.push(message);
-    rows.push({ table: 'part', id: ids.next('prt', t), message_id: messageId, time: t, data: { type: 'step-start' } });
-    for (const part of turn.parts) {
-      if (part.kind === 'text') {
-        rows.push({ table: 'part', id: ids.next('prt', t), message_id: messageId, time: t, data: { type: 'text', text: part.text, time: { start: t, end } } });
-      } else if (part.kind === 'thinking') {
-        const d: Json = { type: 'reasoning', text: part.text, time: { start: t, end } };
-        if (part.signature && (part.provider === 'anthropic' || pm.providerID === 'anthropic')) d.metadata = { anthropic: { signature: part.signature } };
-        else if (part.signature) report('transformed', 'reasoning-signature', 'reasoning written as text; its signature stays behind (not an Anthropic one)', part.event);
-        rows.push({ table: 'part', id: ids.next('prt', t), message_id: messageId, time: t, data: d });
-      } else {
-        const c = part.call;
-        const input = isObject(c.input) ? c.input : { input: c.input };
-        if (!isObject(c.input)) report('transformed', 'tool-input', `tool call ${c.call_id} input is not an object: written as {input: …}`, c.event);
-        const state: Json = c.is_error
-          ? { status: 'error', input, error: c.content, time: { start: t, end } }
-          : { status: 'completed', input, output: c.content, title: '', metadata: {}, time: { start: t, end } };
-        if (sameAgent && c.result && c.result.agent === AGENT) {
-          const structured = payloadOf(c.result).structured;
-          if (isObject(structured)) {
-            if (isObject(structured.metadata)) state.metadata = structured.metadata;
-            if (typeof structured.title === 'string' && !c.is_error) state.title = structured.title;
-          }
-        }
-        rows.push({ table: 'part', id: ids.next('prt', t), message_id: messageId, time: t, data: { type: 'tool', tool: c.name, callID: callId(c.call_id, c.event), state } });
-      }
-    }
-    rows.push({ table: 'part', id: ids.next('prt', t), message_id: messageId, time: t, data: { type: 'step-finish', reason: data.finish, tokens: data.tokens, cost: 0 } });
+    const backup = options.dryRun ? undefined : await insertSession(dbPath, { session, project, rows, now, sameId: Boolean(options.sameId), backup: options.backup !== false, newId: () => sessionIds.next('ses', Date.now()) });
+    const written = String(session.id);
+
+    const result: OpenCodeMaterializeResult = {
+      agent: AGENT,
+      session_id: written,
+      path: formatLocator(dbPath, written),
+      cwd,
+      // XDG_DATA_HOME names the folder that holds `opencode/`: a home of another name cannot be pointed at.
+      ...resumeFields(cwd, ['opencode', '--session', written], basename(home) === 'opencode' ? { variable: HOME_ENV, value: dirname(home), builtIn: join(homedir(), '.local', 'share') } : undefined),
+      records: rows.messages + rows.parts + 1,
+      messages: rows.messages,
+      parts: rows.parts,
+      project_id: project.id,
+      source_session: selected.session,
+      changes: ledger.counts,
+      written_as: 'rebuilt',
+      title,
+    };
+    if (userModel) result.model = `${userModel.providerID}/${userModel.modelID}`;
+    if (backup) result.backup = backup;
+    if (options.dryRun) result.dry_run = true;
+    return result;
+  } finally {
+    rows.lines.remove();
   }
+}
 
-  const messages = rows.filter((r) => r.table === 'message').length;
-  const parts = rows.length - messages;
-  const project = projectOf(existsSync(cwd) ? cwd : '/');
-  if (!existsSync(cwd)) report('transformed', 'project', `the cwd ${cwd} does not exist here: the session joins the global project (the client must be run from the cwd to resume it; --mkcwd creates it)`);
-  const created = Math.min(times[0] ?? now, now - 1000);
-  const sessionIds = new IdMaker();
-  if (options.sameId && !sameAgent) throw new UserError(`--same-id keeps an OpenCode session's own id; this session comes from ${start?.agent ?? 'an unknown agent'} (drop --same-id)`);
-  // A kept id goes into the resume command: it must have OpenCode's own shape.
-  let sessionId = options.sameId ? sameNativeId(NATIVE_ID, sp.native_id) : sessionIds.next('ses', now);
-  title = (title ?? 'Imported session').replace(/\s+/g, ' ').trim().slice(0, 100) || 'Imported session';
-  const session: Json = { id: sessionId, project_id: project.id, slug: slug(), directory: cwd, title, version: OPENCODE_VERSION, time_created: created, time_updated: now - 1 };
-  if (userModel) session.model = JSON.stringify({ id: userModel.modelID, providerID: userModel.providerID });
+/** What no OpenCode row carries: reported. */
+function reportOther(event: SpEvent, report: Report): void {
+  const p = payloadOf(event);
+  if (event.type === 'checkpoint' && p.kind === 'compaction') report('dropped', 'compaction', `a ${event.agent} compaction: not written, the whole history is written instead`, event);
+  else if (event.type === 'meta') report('dropped', 'meta', `meta ${String(p.key ?? '')} from ${event.agent}: not written (the writer makes its own step and bookkeeping parts)`, event);
+  else report('dropped', event.type, `${event.type} from ${event.agent}: no OpenCode row carries it`, event);
+}
 
-  if (options.onLine) {
-    options.onLine(JSON.stringify({ table: 'session', row: session }));
-    for (const r of rows) options.onLine(JSON.stringify({ table: r.table, row: { id: r.id, ...(r.message_id ? { message_id: r.message_id } : {}), session_id: sessionId, time_created: r.time, data: r.data } }));
+/** A user turn: its message row and its parts; returns the title it would give (its first line). */
+function userRows(turn: UserTurn, t: number, ctx: RowContext): string {
+  const { rows, ids, report, sameAgent, userModel } = ctx;
+  const messageId = ids.next('msg', t);
+  ctx.lastUser = messageId;
+  const data: Json = { role: 'user', time: { created: t }, agent: 'build' };
+  if (userModel) data.model = userModel;
+  rows.push({ table: 'message', id: messageId, time: t, data });
+  const part = (partData: Json): void => rows.push({ table: 'part', id: ids.next('prt', t), message_id: messageId, time: t, data: partData });
+  const blocks = Array.isArray(payloadOf(turn.event).content) ? (payloadOf(turn.event).content as Json[]) : [];
+  const synthetic = sameAgent && turn.event.agent === AGENT;
+  let wrote = false;
+  if (synthetic) {
+    // OpenCode's own parts: text parts one by one (synthetic ones marked), file parts as they were.
+    for (const b of blocks) {
+      if (b.type === 'text' && typeof b.text === 'string') part({ type: 'text', text: b.text, ...(b.synthetic === true ? { synthetic: true } : {}) });
+      else if (b.type === 'file' && typeof b.url === 'string') part({ type: 'file', mime: b.mime ?? 'application/octet-stream', filename: b.filename ?? 'file', url: b.url, ...(b.source !== undefined ? { source: b.source } : {}) });
+      else continue;
+      wrote = true;
+    }
   }
+  if (!wrote && turn.text !== '') part({ type: 'text', text: turn.text });
+  if (!wrote) {
+    for (const b of turn.files) {
+      if (typeof b.url === 'string') part({ type: 'file', mime: b.mime ?? 'application/octet-stream', filename: b.filename ?? 'file', url: b.url });
+    }
+  }
+  for (const image of turn.images) {
+    if (typeof image.data === 'string') {
+      part({ type: 'file', mime: image.media_type, filename: 'image', url: `data:${image.media_type};base64,${image.data}` });
+    } else {
+      part({ type: 'text', text: `[image: ${image.media_type} (not carried over)]` });
+      report('rendered', 'image', 'an image stored elsewhere (artifact/url) written as a text marker', turn.event);
+    }
+  }
+  return turn.text.split('\n')[0].slice(0, 80);
+}
 
+/** An assistant turn: one message (one model call), its parts in order between step-start and step-finish. */
+function assistantRows(turn: AssistantTurn, t: number, ctx: RowContext): void {
+  const { rows, ids, report, sameAgent, cwd } = ctx;
+  const messageId = ids.next('msg', t);
+  if (!ctx.lastUser) {
+    // The client pairs assistant messages with the user message before them.
+    const placeholder = ids.next('msg', t);
+    report('stubbed', 'leading-user', 'the session starts with an assistant turn: an empty-looking user message "(continued)" is written before it', turn.events[0]);
+    rows.push({ table: 'message', id: placeholder, time: t, data: { role: 'user', time: { created: t }, agent: 'build' } });
+    rows.push({ table: 'part', id: ids.next('prt', t), message_id: placeholder, time: t, data: { type: 'text', text: '(continued)' } });
+    ctx.lastUser = placeholder;
+  }
+  const providerId = sameAgent ? turn.events.map((e) => str(payloadOf(e).provider_id)).find((v) => v !== undefined) : undefined;
+  const pm = (providerId && turn.model ? { providerID: providerId, modelID: turn.model } : providerModel(turn.model)) ?? providerModel(DEFAULT_MODEL)!;
+  if (!turn.model) report('transformed', 'model', `an assistant turn names no model: written as ${pm.providerID}/${pm.modelID}`, turn.events[0]);
+  const calls = callsOf(turn);
+  const end = t + 1;
+  const data: Json = { role: 'assistant', parentID: ctx.lastUser, mode: 'build', agent: 'build', path: { cwd, root: cwd }, cost: 0, tokens: { total: 0, input: 0, output: 0, reasoning: 0, cache: { write: 0, read: 0 } }, modelID: pm.modelID, providerID: pm.providerID, time: { created: t, completed: end }, finish: calls.length > 0 ? 'tool-calls' : 'stop' };
+  // The message row goes first (its id is older than the first part id made after it).
+  rows.push({ table: 'message', id: messageId, time: t, data });
+  const part = (partData: Json): void => rows.push({ table: 'part', id: ids.next('prt', t), message_id: messageId, time: t, data: partData });
+  part({ type: 'step-start' });
+  for (const p of turn.parts) {
+    if (p.kind === 'text') {
+      part({ type: 'text', text: p.text, time: { start: t, end } });
+    } else if (p.kind === 'thinking') {
+      const d: Json = { type: 'reasoning', text: p.text, time: { start: t, end } };
+      if (p.signature && (p.provider === 'anthropic' || pm.providerID === 'anthropic')) d.metadata = { anthropic: { signature: p.signature } };
+      else if (p.signature) report('transformed', 'reasoning-signature', 'reasoning written as text; its signature stays behind (not an Anthropic one)', p.event);
+      part(d);
+    } else part(toolPart(p.call, t, ctx));
+  }
+  part({ type: 'step-finish', reason: data.finish, tokens: data.tokens, cost: 0 });
+}
+
+/** A call as a tool part with a complete state (the client crashes on a tool without state.time). */
+function toolPart(c: ToolCall, t: number, { report, sameAgent, callId }: RowContext): Json {
+  const end = t + 1;
+  const input = isObject(c.input) ? c.input : { input: c.input };
+  if (!isObject(c.input)) report('transformed', 'tool-input', `tool call ${c.call_id} input is not an object: written as {input: …}`, c.event);
+  const state: Json = c.is_error
+    ? { status: 'error', input, error: c.content, time: { start: t, end } }
+    : { status: 'completed', input, output: c.content, title: '', metadata: {}, time: { start: t, end } };
+  if (sameAgent && c.result && c.result.agent === AGENT) {
+    const structured = payloadOf(c.result).structured;
+    if (isObject(structured)) {
+      if (isObject(structured.metadata)) state.metadata = structured.metadata;
+      if (typeof structured.title === 'string' && !c.is_error) state.title = structured.title;
+    }
+  }
+  return { type: 'tool', tool: c.name, callID: callId(c.call_id, c.event), state };
+}
+
+interface Insert {
+  /** The session row (its id changes when another session took it meanwhile). */
+  session: Json;
+  project: { id: string; worktree: string; vcs?: string };
+  rows: RowSpool;
+  now: number;
+  sameId: boolean;
+  backup: boolean;
+  newId: () => string;
+}
+
+/**
+ * Adds the session to the client's database: after a backup (unless --no-backup), every row in ONE
+ * `BEGIN IMMEDIATE` transaction read from the spool, committed at the end (an interrupted write
+ * leaves nothing). Returns the backup's path.
+ */
+async function insertSession(dbPath: string, write: Insert): Promise<string | undefined> {
+  const { session, project, rows, now } = write;
+  if (!existsSync(dbPath)) throw new UserError(`no ${dbPath.endsWith('.db') ? 'opencode.db' : 'database'} here: run the client once (e.g. \`opencode session list\`) so it creates and migrates its database, then write into it`, dbPath);
+  const db = await openForWrite(dbPath, false);
   let backup: string | undefined;
-  if (!options.dryRun) {
-    if (!existsSync(dbPath)) throw new UserError(`no ${dbPath.endsWith('.db') ? 'opencode.db' : 'database'} here: run the client once (e.g. \`opencode session list\`) so it creates and migrates its database, then write into it`, dbPath);
-    const db = await openForWrite(dbPath, false);
-    try {
-      checkDatabase(db, dbPath);
-      if (options.backup !== false) {
-        backup = backupName(dbPath);
-        try {
-          // Built in a temp file with the database's own mode (0600 stays 0600), then linked into place.
-          await createCopyWithModeOf(dbPath, backup, async (temp) => {
-            await db.backup(temp);
-          });
-        } catch (err) {
-          throw new UserError(`cannot back the database up before writing (nothing was written; --no-backup skips the backup): ${errorText(err)}`, dbPath);
-        }
-      }
-      const write = (): void => {
-        db.exec('BEGIN IMMEDIATE');
-        try {
-          if (db.prepare('SELECT 1 FROM session WHERE id = ?').get(session.id)) {
-            if (options.sameId) throw new UserError(`session ${String(session.id)} exists already: --same-id never overwrites a session`, dbPath);
-            session.id = sessionId = sessionIds.next('ses', Date.now());
-          }
-          if (!db.prepare('SELECT 1 FROM project WHERE id = ?').get(project.id)) {
-            db.prepare('INSERT INTO project (id, worktree, vcs, time_created, time_updated, sandboxes) VALUES (?, ?, ?, ?, ?, ?)').run(project.id, project.worktree, project.vcs ?? null, now, now, '[]');
-          }
-          const columns = Object.keys(session);
-          db.prepare(`INSERT INTO session (${columns.map((c) => `"${c}"`).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`).run(...columns.map((c) => session[c] as string | number));
-          const insertMessage = db.prepare('INSERT INTO message (id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?)');
-          const insertPart = db.prepare('INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?, ?)');
-          for (const r of rows) {
-            if (r.table === 'message') insertMessage.run(r.id, sessionId, r.time, r.time, JSON.stringify(r.data));
-            else insertPart.run(r.id, r.message_id, sessionId, r.time, r.time, JSON.stringify(r.data));
-          }
-          db.exec('COMMIT');
-        } catch (err) {
-          if (db.inTransaction) db.exec('ROLLBACK');
-          throw err;
-        }
-      };
+  try {
+    checkDatabase(db, dbPath);
+    if (write.backup) {
+      backup = backupName(dbPath);
       try {
-        await retryBusy(write, dbPath, 'nothing was written', patience(60_000));
+        // Built in a temp file with the database's own mode (0600 stays 0600), then linked into place.
+        await createCopyWithModeOf(dbPath, backup, async (temp) => {
+          await db.backup(temp);
+        });
       } catch (err) {
-        if (err instanceof UserError) throw err;
-        throw new UserError(`cannot write the session (nothing was written): ${errorText(err)}`, dbPath);
+        throw new UserError(`cannot back the database up before writing (nothing was written; --no-backup skips the backup): ${errorText(err)}`, dbPath);
       }
-    } finally {
-      db.close();
     }
+    const insert = (): void => {
+      db.exec('BEGIN IMMEDIATE');
+      try {
+        if (db.prepare('SELECT 1 FROM session WHERE id = ?').get(session.id)) {
+          if (write.sameId) throw new UserError(`session ${String(session.id)} exists already: --same-id never overwrites a session`, dbPath);
+          session.id = write.newId();
+        }
+        if (!db.prepare('SELECT 1 FROM project WHERE id = ?').get(project.id)) {
+          db.prepare('INSERT INTO project (id, worktree, vcs, time_created, time_updated, sandboxes) VALUES (?, ?, ?, ?, ?, ?)').run(project.id, project.worktree, project.vcs ?? null, now, now, '[]');
+        }
+        const columns = Object.keys(session);
+        db.prepare(`INSERT INTO session (${columns.map((c) => `"${c}"`).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`).run(...columns.map((c) => session[c] as string | number));
+        const sessionId = String(session.id);
+        const insertMessage = db.prepare('INSERT INTO message (id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?)');
+        const insertPart = db.prepare('INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?, ?)');
+        for (const r of rows.rows()) {
+          if (r.table === 'message') insertMessage.run(r.id, sessionId, r.time, r.time, r.data);
+          else insertPart.run(r.id, r.message_id, sessionId, r.time, r.time, r.data);
+        }
+        db.exec('COMMIT');
+      } catch (err) {
+        if (db.inTransaction) db.exec('ROLLBACK');
+        throw err;
+      }
+    };
+    try {
+      await retryBusy(insert, dbPath, 'nothing was written', patience(60_000));
+    } catch (err) {
+      if (err instanceof UserError) throw err;
+      throw new UserError(`cannot write the session (nothing was written): ${errorText(err)}`, dbPath);
+    }
+  } finally {
+    db.close();
   }
-
-  const result: OpenCodeMaterializeResult = {
-    agent: AGENT,
-    session_id: sessionId!,
-    path: formatLocator(dbPath, sessionId!),
-    cwd,
-    // XDG_DATA_HOME names the folder that holds `opencode/`: a home of another name cannot be pointed at.
-    ...resumeFields(cwd, ['opencode', '--session', sessionId], basename(home) === 'opencode' ? { variable: HOME_ENV, value: dirname(home), builtIn: join(homedir(), '.local', 'share') } : undefined),
-    records: rows.length + 1,
-    messages,
-    parts,
-    project_id: project.id,
-    source_session: selected.session,
-    changes: ledger.counts,
-    written_as: 'rebuilt',
-    title,
-  };
-  if (userModel) result.model = `${userModel.providerID}/${userModel.modelID}`;
-  if (backup) result.backup = backup;
-  if (options.dryRun) result.dry_run = true;
-  return result;
+  return backup;
 }
