@@ -3,13 +3,15 @@
 // (an array of events, or of its output lines) runs out of heap and exits non-zero; one that streams
 // or spools writes every record. Not timed: the heap cap is the check. The events are few and large
 // (messages, thinking and results with ~16 KB of text each): what the relay and the writers keep per event (a few numbers, the
-// ledger's row) is small, what they must not keep is the events' text.
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
+// ledger's row) is small, what they must not keep is the events' text. A control keeps the check
+// honest: a path that still holds the session (`--branch active` splits it in memory) must fail here.
+import { closeSync, copyFileSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Chainer } from '../lib/core/chain.js';
 import { isObject } from '../lib/core/json.js';
 import { workSessionEvents } from '../lib/core/synthetic.js';
+import { openForWrite } from '../lib/capture/sqlite.js';
 import { runBin, tempDir } from './support/streams.js';
 
 // 10k events, ~3,800 of them with ~16 KB of text: ~60 MB of NDJSON: held in memory the text alone is more than the 48 MB heap.
@@ -50,13 +52,36 @@ beforeAll(() => {
 // The session and the homes written (~60 MB each writer) go with the file.
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Runs the writer under the heap cap; returns its result line and the file it wrote. */
-function materialize(agent: string): { result: Record<string, unknown>; lines: number } {
-  const home = join(dir, `home-${agent}`);
+// OpenCode writes into a database its client made and migrated: a copy of the recorded one (as bench/writers.mjs does).
+const OPENCODE_DB = join(import.meta.dirname, '..', 'fixtures/opencode/corpus/.local/share/opencode/opencode.db');
+
+/** Runs the writer under the heap cap (with `extra` arguments); returns its exit, stderr and result line. */
+function run(agent: string, extra: string[] = []): { code: number; stderr: string; result?: Record<string, unknown> } {
+  const home = join(dir, `home-${agent}${extra.length > 0 ? '-control' : ''}`);
   mkdirSync(home);
-  const r = runBin('sp-materialize', [agent, input, '--home', home, '--cwd', dir, '--quiet', '--no-redact'], { env: { NODE_OPTIONS: `--max-old-space-size=${HEAP_MB}` } });
+  if (agent === 'opencode') copyFileSync(OPENCODE_DB, join(home, 'opencode.db'));
+  const r = runBin('sp-materialize', [agent, input, '--home', home, '--cwd', dir, '--quiet', '--no-redact', ...extra], { env: { NODE_OPTIONS: `--max-old-space-size=${HEAP_MB}` } });
+  return { code: r.code, stderr: r.stderr, result: r.code === 0 ? (JSON.parse(r.stdout.trim().split('\n')[0]) as Record<string, unknown>) : undefined };
+}
+
+/** Rows of one session in a database the writer wrote (Hermes: messages; OpenCode: messages and parts). */
+async function rowsIn(db: string, session: string, tables: string[]): Promise<number> {
+  const handle = await openForWrite(db, false);
+  try {
+    return tables.reduce((n, table) => n + (handle.prepare(`SELECT count(*) AS n FROM ${table} WHERE session_id = ?`).get(session) as { n: number }).n, 0);
+  } finally {
+    handle.close();
+  }
+}
+
+/** Runs the writer under the heap cap; returns its result line and the records it wrote (lines of its file, or rows of its database). */
+async function materialize(agent: string): Promise<{ result: Record<string, unknown>; lines: number }> {
+  const r = run(agent);
   expect(r.code, r.stderr.slice(-500)).toBe(0);
-  const result = JSON.parse(r.stdout.trim().split('\n')[0]) as Record<string, unknown>;
+  const result = r.result!;
+  // The session row is a record of its own.
+  if (agent === 'opencode') return { result, lines: 1 + (await rowsIn(String(result.path).split('#')[0], String(result.session_id), ['message', 'part'])) };
+  if (agent === 'hermes') return { result, lines: 1 + (await rowsIn(String(result.path), String(result.session_id), ['messages'])) };
   const text = readFileSync(String(result.path), 'utf8');
   return { result, lines: text.split('\n').filter((line) => line !== '').length };
 }
@@ -66,9 +91,15 @@ describe(`writers under a ${HEAP_MB} MB heap on a ~60 MB session`, () => {
     expect(statSync(input).size).toBeGreaterThan(HEAP_MB * 1024 * 1024);
   });
 
-  for (const agent of ['claude', 'codex']) {
-    it(`${agent}: succeeds and writes every record`, () => {
-      const { result, lines } = materialize(agent);
+  it('control: a writer path that holds the session (--branch active splits it in memory) runs out of heap', () => {
+    const r = run('copilot', ['--branch', 'active']);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/heap|memory/i);
+  }, 120_000);
+
+  for (const agent of ['claude', 'codex', 'copilot', 'opencode']) {
+    it(`${agent}: succeeds and writes every record`, async () => {
+      const { result, lines } = await materialize(agent);
       expect(result.records).toBe(lines);
       // Every user and assistant message is at least one record (Codex: one response item each).
       expect(lines).toBeGreaterThan(messages);

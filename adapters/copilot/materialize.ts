@@ -23,8 +23,9 @@ import { toIso, type SpEvent } from '../../lib/core/event.js';
 import { isObject, str, type Json } from '../../lib/core/json.js';
 import { beginWrite, type WriteStart } from '../../lib/write/begin.js';
 import { PROVIDER_TOOL_ID, ToolIds } from '../../lib/write/plan.js';
+import { activeBranchView } from '../../lib/write/branches.js';
 import { SpooledLines } from '../../lib/write/spool.js';
-import { activeBranch, callsOf, turnsOf, turnsOutline, type AssistantTurn, type Report, type UserTurn } from '../../lib/write/turns.js';
+import { callsOf, turnsOf, turnsOutline, type AssistantTurn, type Report, type UserTurn } from '../../lib/write/turns.js';
 import { ensureUnder, payloadOf, resumeFields, type WriterResult } from '../../lib/write/writer.js';
 import { AGENT } from './events.js';
 import { builtInHome, defaultHome, EVENTS_FILE, HOME_ENV, NATIVE_ID, sessionStateDir, yamlScalar } from './paths.js';
@@ -95,7 +96,7 @@ function writeCopilot(begun: WriteStart, options: MaterializeOptions): CopilotMa
   if (existsSync(dir)) throw new UserError('a session with this id exists already; nothing was written (never overwritten)', dir);
 
   // The session is read twice by position: once for what line 1 needs (a model), once to write.
-  const chosen = options.branch === 'active' ? activeBranch(selected.events, report) : selected.events;
+  const chosen = options.branch === 'active' ? activeBranchView(selected.events, report) : selected.events;
   const outline = turnsOutline(chosen, { safety });
   if (!outline.hasUser) throw new UserError('nothing to write: the session has no user message');
 

@@ -24,15 +24,17 @@ import { removeOnInterrupt } from '../../lib/fs/private.js';
 import { UserError } from '../../lib/cli/diagnostics.js';
 import type { SpEvent } from '../../lib/core/event.js';
 import { isObject, str, type Json } from '../../lib/core/json.js';
-import { activeBranch } from '../../lib/write/branches.js';
-import { CallPairing, ToolIds, reportOrphan, reportStub, type ToolIdSpelling } from '../../lib/write/plan.js';
-import { LossLedger, isDerived, payloadOf, resumeFields, sameNativeId, selectSession, type WriterResult } from '../../lib/write/writer.js';
+import { activeBranchView } from '../../lib/write/branches.js';
+import { CallPairing, ToolIds, reportOrphan, reportStub, type Pairing, type ToolIdSpelling } from '../../lib/write/plan.js';
+import { SpooledLines, SpooledSession } from '../../lib/write/spool.js';
+import { LossLedger, isDerived, payloadOf, resumeFields, sameNativeId, type WriterResult } from '../../lib/write/writer.js';
 import { builtInHome, dbOfHome, DEFAULT_MODEL, defaultHome, HOME_ENV, expandTilde, NATIVE_ID } from './paths.js';
 import { pyJson } from './pyjson.js';
 import { JSON_PREFIX, AGENT } from './rows.js';
 import { FRESH_SCHEMA, checkWritable, introspect, type Schema } from './schema.js';
 import { errorText, openForRead, openForWrite, patience, retryBusy, type Db } from '../../lib/capture/sqlite.js';
-import { checkValidity, type RuleResult } from './validity.js';
+import type { Statement } from 'better-sqlite3';
+import { ValidityCheck, type RuleResult } from './validity.js';
 
 export const STUB_RESULT = 'No result was recorded for this tool call (the session ended or moved on before it finished).';
 /** Tool ids every provider Hermes routes to accepts (Anthropic is the strictest). */
@@ -116,6 +118,8 @@ interface Call {
   arguments: string;
   entry: Json;
   event: SpEvent;
+  /** The call's position in the session's events (its result is found by it). */
+  position: number;
 }
 
 interface Item {
@@ -173,36 +177,43 @@ function blocksText(content: unknown, event: SpEvent, report: Report, where: str
   return out.join('\n');
 }
 
+/**
+ * Events → items (one per row to be), one at a time: an item is handed to `done` when the next one
+ * starts (nothing changes an item but the last), and the last at `finish`.
+ */
 class Planner {
-  private readonly items: Item[] = [];
   private current: Item | undefined;
-  /** Which result answers which call, wherever it stands (the resume-safety pass, lib/write/plan.ts). */
-  private readonly pairing = new CallPairing('anywhere');
-  /** Positions (as the pairing counts them) of calls, and the result events by position. */
-  private readonly callAt = new Map<SpEvent, number>();
-  private readonly resultAt = new Map<number, SpEvent>();
+  private position = 0;
   private readonly toolIds: ToolIds;
 
-  constructor(private readonly options: PlanOptions) {
+  constructor(
+    private readonly options: PlanOptions,
+    private readonly done: (item: Item) => void,
+  ) {
     this.toolIds = new ToolIds(TOOL_ID_SPELLING, options.report, options.safety);
   }
 
   private newItem(role: Item['role'], event: SpEvent): Item {
-    const item: Item = { role, events: [event], texts: [], calls: [], sourceIds: [], reasoning: [], details: [], ts: typeof event.ts === 'number' ? event.ts : Date.now() / 1000, closed: false };
-    this.items.push(item);
-    return item;
-  }
-
-  private assistantItem(event: SpEvent): Item {
-    if (!this.current || this.current.role !== 'assistant' || this.current.closed) this.current = this.newItem('assistant', event);
-    else this.current.events.push(event);
+    if (this.current) this.done(this.current);
+    this.current = { role, events: [event], texts: [], calls: [], sourceIds: [], reasoning: [], details: [], ts: typeof event.ts === 'number' ? event.ts : Date.now() / 1000, closed: false };
     return this.current;
   }
 
+  private assistantItem(event: SpEvent): Item {
+    if (!this.current || this.current.role !== 'assistant' || this.current.closed) return this.newItem('assistant', event);
+    this.current.events.push(event);
+    return this.current;
+  }
+
+  /** The last item. */
+  finish(): void {
+    if (this.current) this.done(this.current);
+    this.current = undefined;
+  }
+
+  /** The next event of the session (positions are counted as CallPairing counts them). */
   add(event: SpEvent): void {
-    const at = this.pairing.add(event);
-    if (event.type === 'tool.call') this.callAt.set(event, at);
-    else if (event.type === 'tool.result') this.resultAt.set(at, event);
+    const at = this.position++;
     const p = payloadOf(event);
     const report = this.options.report;
     if (isDerived(event)) return; // derived: its tool call is written
@@ -213,7 +224,6 @@ class Planner {
           return;
         }
         const item = this.newItem('user', event);
-        this.current = item;
         this.noteRaw(item, event);
         if (fromHermes(event) && p.content_json !== undefined) item.json = p.content_json;
         const text = blocksText(p.content, event, report, 'user message');
@@ -246,7 +256,7 @@ class Planner {
       case 'tool.call': {
         const item = this.assistantItem(event);
         this.noteRaw(item, event);
-        this.call(item, event, p);
+        this.call(item, event, p, at);
         return;
       }
       case 'tool.result': {
@@ -318,7 +328,7 @@ class Planner {
     return this.options.sourceModel !== undefined && this.options.sourceModel === this.options.model;
   }
 
-  private call(item: Item, event: SpEvent, p: Json): void {
+  private call(item: Item, event: SpEvent, p: Json, position: number): void {
     const report = this.options.report;
     const callId = String(p.call_id ?? `call_${event.seq}`);
     const id = this.toolIds.id(callId, event);
@@ -351,145 +361,167 @@ class Planner {
     for (const key of ['id', 'call_id', 'response_item_id', 'type', 'function']) if (key in entry) ordered[key] = entry[key];
     for (const [key, value] of Object.entries(entry)) if (!(key in ordered)) ordered[key] = value;
     if (id !== callId) item.rawUnusable = true;
-    item.calls.push({ id, name, arguments: args, entry: ordered, event });
+    item.calls.push({ id, name, arguments: args, entry: ordered, event, position });
     item.sourceIds.push(callId);
   }
 
-  /** The rows: items normalized to Hermes's rules, each call's result right after its row. */
-  rows(): PlannedRow[] {
+}
+
+/** What the rows are made with: the session's events (read by position), and which result answers which call. */
+interface RowOptions extends PlanOptions {
+  events: readonly SpEvent[];
+  pairing: Pairing;
+  /** Positions of the session's tool results, ascending. */
+  results: readonly number[];
+}
+
+/**
+ * Items → rows, normalized to Hermes's rules (with safety: consecutive assistant items merged,
+ * empty ones dropped, consecutive prompts merged, a user row first), each call's result right after
+ * its row. Each stage holds the one item the next may still merge into; a row goes to `out` as soon
+ * as it is made.
+ */
+class RowMaker {
+  /** The last item planned (an assistant item without calls takes the next assistant item in). */
+  private merging: Item | undefined;
+  /** The last item kept (a prompt takes the next prompt in). */
+  private kept: Item | undefined;
+  private first = true;
+  private readonly consumed = new Set<number>();
+
+  constructor(
+    private readonly options: RowOptions,
+    private readonly out: (row: PlannedRow) => void,
+  ) {}
+
+  add(item: Item): void {
+    if (!this.options.safety) return this.write(item);
+    const last = this.merging;
+    if (item.role === 'assistant' && last?.role === 'assistant' && last.calls.length === 0) {
+      if (last.texts.length > 0 && (item.texts.length > 0 || item.calls.length > 0)) this.options.report('transformed', 'merged-assistant', 'consecutive assistant messages written as one row (Hermes needs user/assistant to alternate)', item.events[0]);
+      last.rawUnusable = true;
+      last.texts.push(...item.texts);
+      last.reasoning.push(...item.reasoning);
+      last.details.push(...item.details);
+      last.calls.push(...item.calls);
+      last.sourceIds.push(...item.sourceIds);
+      last.finish = item.finish ?? last.finish;
+      last.events.push(...item.events);
+      if (item.reasoningContent) last.reasoningContent = last.reasoningContent ? `${last.reasoningContent}\n\n${item.reasoningContent}` : item.reasoningContent;
+      return;
+    }
+    if (last) this.keep(last);
+    this.merging = item;
+  }
+
+  /** Drops what Hermes would drop or reject (empty prompts, assistant rows with nothing to send); merges prompts as Hermes does on load. */
+  private keep(item: Item): void {
     const report = this.options.report;
-    const safety = this.options.safety;
-    let items = this.items;
-    if (safety) {
-      // Merge assistant messages that follow each other with no tool result between them.
-      const merged: Item[] = [];
-      for (const item of items) {
-        const last = merged[merged.length - 1];
-        if (item.role === 'assistant' && last?.role === 'assistant' && last.calls.length === 0) {
-          if (last.texts.length > 0 && (item.texts.length > 0 || item.calls.length > 0)) report('transformed', 'merged-assistant', 'consecutive assistant messages written as one row (Hermes needs user/assistant to alternate)', item.events[0]);
-          last.rawUnusable = true;
-          last.texts.push(...item.texts);
-          last.reasoning.push(...item.reasoning);
-          last.details.push(...item.details);
-          last.calls.push(...item.calls);
-          last.sourceIds.push(...item.sourceIds);
-          last.finish = item.finish ?? last.finish;
-          last.events.push(...item.events);
-          if (item.reasoningContent) last.reasoningContent = last.reasoningContent ? `${last.reasoningContent}\n\n${item.reasoningContent}` : item.reasoningContent;
-          continue;
-        }
-        merged.push(item);
-      }
-      // Drop what Hermes would drop or reject: empty prompts, and assistant rows with nothing to send.
-      items = merged.filter((item) => {
-        if (item.role === 'user' && item.texts.join('').trim() === '' && item.json === undefined) {
-          report('dropped', 'empty-message', 'user message with no text: not written (Hermes needs non-empty user content)', item.events[0]);
-          return false;
-        }
-        if (item.role === 'assistant' && item.calls.length === 0 && item.texts.join('').trim() === '') {
-          const why = item.reasoning.length > 0 ? 'an assistant turn with only reasoning (Hermes drops such turns before sending)' : 'an empty assistant message';
-          report('dropped', 'empty-message', `${why}: not written`, item.events[0]);
-          return false;
-        }
-        return true;
-      });
-      // Merge prompts that now follow each other, as Hermes itself does on load.
-      const users: Item[] = [];
-      for (const item of items) {
-        const last = users[users.length - 1];
-        if (item.role === 'user' && last?.role === 'user') {
-          report('transformed', 'merged-user', 'consecutive user messages written as one row, joined by a blank line (as Hermes merges them)', item.events[0]);
-          last.rawUnusable = true;
-          last.texts = [[...last.texts, ...item.texts].join('\n\n')];
-          last.json = undefined;
-          last.events.push(...item.events);
-          continue;
-        }
-        users.push(item);
-      }
-      items = users;
+    if (item.role === 'user' && item.texts.join('').trim() === '' && item.json === undefined) {
+      report('dropped', 'empty-message', 'user message with no text: not written (Hermes needs non-empty user content)', item.events[0]);
+      return;
     }
-
-    const rows: PlannedRow[] = [];
-    if (safety && items[0]?.role === 'assistant') {
-      rows.push({ role: 'user', content: '(The conversation so far, carried over from another session.)', timestamp: items[0].ts });
-      report('stubbed', 'first-user', 'the session starts with an assistant message: a user message is put first (Hermes replays from a user message)', items[0].events[0]);
+    if (item.role === 'assistant' && item.calls.length === 0 && item.texts.join('').trim() === '') {
+      const why = item.reasoning.length > 0 ? 'an assistant turn with only reasoning (Hermes drops such turns before sending)' : 'an empty assistant message';
+      report('dropped', 'empty-message', `${why}: not written`, item.events[0]);
+      return;
     }
-    const pairing = this.pairing.done();
-    const consumed = new Set<number>();
-    for (const item of items) {
-      if (item.role === 'user') {
-        const content = item.json !== undefined ? JSON_PREFIX + pyJson(item.json) : item.texts.join('\n');
-        rows.push(this.withRaw(item, { role: 'user', content, timestamp: item.ts, ...this.displayColumns(item) }));
-        continue;
-      }
-      const row: PlannedRow = { role: 'assistant', content: item.json !== undefined ? JSON_PREFIX + pyJson(item.json) : item.texts.join('\n\n'), timestamp: item.ts };
-      row.tool_calls = item.calls.length > 0 ? pyJson(item.calls.map((c) => c.entry)) : null;
-      row.finish_reason = item.finish ?? (item.calls.length > 0 ? 'tool_calls' : 'stop');
-      const reasoning = item.reasoning.join('\n\n');
-      row.reasoning = reasoning !== '' ? reasoning : null;
-      row.reasoning_content = item.reasoningContent ?? (reasoning !== '' && ECHO_MODELS.test(this.options.model) ? reasoning : null);
-      row.reasoning_details = item.details.length > 0 ? pyJson(item.details) : null;
-      row.codex_reasoning_items = item.codexItems !== undefined ? pyJson(item.codexItems) : null;
-      row.codex_message_items = item.codexMessageItems !== undefined ? pyJson(item.codexMessageItems) : null;
-      Object.assign(row, this.displayColumns(item));
-      rows.push(this.withRaw(item, row));
-      for (const call of item.calls) {
-        const callAt = this.callAt.get(call.event);
-        const at = callAt === undefined ? undefined : pairing.resultOf.get(callAt);
-        const result = at === undefined ? undefined : this.resultAt.get(at);
-        if (at !== undefined && result) {
-          consumed.add(at);
-          rows.push(this.toolRow(call, result));
-        } else if (safety) {
-          reportStub(report, call.event, 'a stub result is written (Hermes would inject one)', { id: call.id });
-          rows.push({ role: 'tool', content: STUB_RESULT, tool_call_id: call.id, tool_name: call.name, timestamp: typeof call.event.ts === 'number' ? call.event.ts : item.ts });
-        }
-      }
+    const last = this.kept;
+    if (item.role === 'user' && last?.role === 'user') {
+      report('transformed', 'merged-user', 'consecutive user messages written as one row, joined by a blank line (as Hermes merges them)', item.events[0]);
+      last.rawUnusable = true;
+      last.texts = [[...last.texts, ...item.texts].join('\n\n')];
+      last.json = undefined;
+      last.events.push(...item.events);
+      return;
     }
-    for (const [at, result] of this.resultAt) {
-      if (!consumed.has(at)) reportOrphan(report, result, pairing.skipped.get(at) ?? 'unknown', 'Hermes drops it');
-    }
-    return rows;
+    if (last) this.write(last);
+    this.kept = item;
   }
 
-  /** The row's columns as the source stored them, when a `--raw` capture carries exactly this row. */
-  private withRaw(item: Item, row: PlannedRow): PlannedRow {
-    const raw = item.raw;
-    if (!raw || item.rawUnusable) return row;
-    const out: PlannedRow = { ...row };
-    const columns = ['content', 'tool_calls', 'finish_reason', 'reasoning', 'reasoning_content', 'codex_message_items', 'display_kind', 'display_metadata'];
-    // Provider-bound reasoning goes back only to the provider that made it (decided when planning).
-    if (row.reasoning_details !== null && row.reasoning_details !== undefined) columns.push('reasoning_details');
-    if (row.codex_reasoning_items !== null && row.codex_reasoning_items !== undefined) columns.push('codex_reasoning_items');
-    for (const column of columns) {
-      if (!(column in raw)) continue;
-      const value = raw[column];
-      if (value === null || typeof value === 'string') (out as unknown as Json)[column] = value;
+  /** The items still held, then the results no call took (reported). */
+  finish(): void {
+    if (this.merging) this.keep(this.merging);
+    if (this.kept) this.write(this.kept);
+    this.merging = this.kept = undefined;
+    const { events, pairing, results, report } = this.options;
+    for (const at of results) {
+      if (!this.consumed.has(at)) reportOrphan(report, events[at], pairing.skipped.get(at) ?? 'unknown', 'Hermes drops it');
     }
-    if (row.role === 'user' && (typeof out.content !== 'string' || out.content.trim() === '')) out.content = row.content;
-    return out;
   }
 
-  private displayColumns(item: Item): Partial<PlannedRow> {
-    if (!item.display) return {};
-    const out: Partial<PlannedRow> = {};
-    if (item.display.kind) out.display_kind = item.display.kind;
-    if (item.display.metadata !== undefined) out.display_metadata = typeof item.display.metadata === 'string' ? item.display.metadata : pyJson(item.display.metadata);
-    return out;
+  private write(item: Item): void {
+    const { safety, report, events, pairing, model } = this.options;
+    if (this.first && safety && item.role === 'assistant') {
+      this.out({ role: 'user', content: '(The conversation so far, carried over from another session.)', timestamp: item.ts });
+      report('stubbed', 'first-user', 'the session starts with an assistant message: a user message is put first (Hermes replays from a user message)', item.events[0]);
+    }
+    this.first = false;
+    if (item.role === 'user') {
+      const content = item.json !== undefined ? JSON_PREFIX + pyJson(item.json) : item.texts.join('\n');
+      this.out(withRaw(item, { role: 'user', content, timestamp: item.ts, ...displayColumns(item) }));
+      return;
+    }
+    const row: PlannedRow = { role: 'assistant', content: item.json !== undefined ? JSON_PREFIX + pyJson(item.json) : item.texts.join('\n\n'), timestamp: item.ts };
+    row.tool_calls = item.calls.length > 0 ? pyJson(item.calls.map((c) => c.entry)) : null;
+    row.finish_reason = item.finish ?? (item.calls.length > 0 ? 'tool_calls' : 'stop');
+    const reasoning = item.reasoning.join('\n\n');
+    row.reasoning = reasoning !== '' ? reasoning : null;
+    row.reasoning_content = item.reasoningContent ?? (reasoning !== '' && ECHO_MODELS.test(model) ? reasoning : null);
+    row.reasoning_details = item.details.length > 0 ? pyJson(item.details) : null;
+    row.codex_reasoning_items = item.codexItems !== undefined ? pyJson(item.codexItems) : null;
+    row.codex_message_items = item.codexMessageItems !== undefined ? pyJson(item.codexMessageItems) : null;
+    Object.assign(row, displayColumns(item));
+    this.out(withRaw(item, row));
+    for (const call of item.calls) {
+      const at = pairing.resultOf.get(call.position);
+      if (at !== undefined) {
+        this.consumed.add(at);
+        this.out(toolRow(call, events[at], report));
+      } else if (safety) {
+        reportStub(report, call.event, 'a stub result is written (Hermes would inject one)', { id: call.id });
+        this.out({ role: 'tool', content: STUB_RESULT, tool_call_id: call.id, tool_name: call.name, timestamp: typeof call.event.ts === 'number' ? call.event.ts : item.ts });
+      }
+    }
   }
+}
 
-  private toolRow(call: Call, result: SpEvent): PlannedRow {
-    const p = payloadOf(result);
-    let content: string;
-    if (fromHermes(result) && p.content_json !== undefined) content = JSON_PREFIX + pyJson(p.content_json);
-    else content = blocksText(p.content, result, this.options.report, 'tool result');
-    const row: PlannedRow = { role: 'tool', content, tool_call_id: call.id, tool_name: str(p.name) ?? call.name, timestamp: typeof result.ts === 'number' ? result.ts : Date.now() / 1000 };
-    if (fromHermes(result) && typeof p.effect_disposition === 'string') row.effect_disposition = p.effect_disposition;
-    const raw = fromHermes(result) ? rawRow(result) : undefined;
-    if (raw && (typeof raw.content === 'string' || raw.content === null)) row.content = raw.content as string | null;
-    return row;
+/** The row's columns as the source stored them, when a `--raw` capture carries exactly this row. */
+function withRaw(item: Item, row: PlannedRow): PlannedRow {
+  const raw = item.raw;
+  if (!raw || item.rawUnusable) return row;
+  const out: PlannedRow = { ...row };
+  const columns = ['content', 'tool_calls', 'finish_reason', 'reasoning', 'reasoning_content', 'codex_message_items', 'display_kind', 'display_metadata'];
+  // Provider-bound reasoning goes back only to the provider that made it (decided when planning).
+  if (row.reasoning_details !== null && row.reasoning_details !== undefined) columns.push('reasoning_details');
+  if (row.codex_reasoning_items !== null && row.codex_reasoning_items !== undefined) columns.push('codex_reasoning_items');
+  for (const column of columns) {
+    if (!(column in raw)) continue;
+    const value = raw[column];
+    if (value === null || typeof value === 'string') (out as unknown as Json)[column] = value;
   }
+  if (row.role === 'user' && (typeof out.content !== 'string' || out.content.trim() === '')) out.content = row.content;
+  return out;
+}
+
+function displayColumns(item: Item): Partial<PlannedRow> {
+  if (!item.display) return {};
+  const out: Partial<PlannedRow> = {};
+  if (item.display.kind) out.display_kind = item.display.kind;
+  if (item.display.metadata !== undefined) out.display_metadata = typeof item.display.metadata === 'string' ? item.display.metadata : pyJson(item.display.metadata);
+  return out;
+}
+
+function toolRow(call: Call, result: SpEvent, report: Report): PlannedRow {
+  const p = payloadOf(result);
+  let content: string;
+  if (fromHermes(result) && p.content_json !== undefined) content = JSON_PREFIX + pyJson(p.content_json);
+  else content = blocksText(p.content, result, report, 'tool result');
+  const row: PlannedRow = { role: 'tool', content, tool_call_id: call.id, tool_name: str(p.name) ?? call.name, timestamp: typeof result.ts === 'number' ? result.ts : Date.now() / 1000 };
+  if (fromHermes(result) && typeof p.effect_disposition === 'string') row.effect_disposition = p.effect_disposition;
+  const raw = fromHermes(result) ? rawRow(result) : undefined;
+  if (raw && (typeof raw.content === 'string' || raw.content === null)) row.content = raw.content as string | null;
+  return row;
 }
 
 /** The source row a `--raw` Hermes capture put in `origin.raw` (the row's first event). */
@@ -547,16 +579,20 @@ function cleanModelConfig(value: unknown): string | null {
 
 // ---- writing --------------------------------------------------------------------------------------
 
-function insertRow(db: Db, table: string, columns: string[], row: Json): number {
+/** Inserts a row's known columns; the statement of each column set is prepared once (`prepared`). */
+function insertRow(db: Db, table: string, columns: string[], row: Json, prepared = new Map<string, Statement>()): number {
   const names = Object.keys(row).filter((k) => columns.includes(k) && row[k] !== undefined);
   const sql = `INSERT INTO ${table} (${names.map((n) => `"${n}"`).join(', ')}) VALUES (${names.map(() => '?').join(', ')})`;
-  return Number(db.prepare(sql).run(...names.map((n) => row[n] as string | number | null)).lastInsertRowid);
+  let statement = prepared.get(sql);
+  if (!statement) prepared.set(sql, (statement = db.prepare(sql)));
+  return Number(statement.run(...names.map((n) => row[n] as string | number | null)).lastInsertRowid);
 }
 
-function writeSession(db: Db, schema: Schema, session: Json, rows: PlannedRow[]): void {
+function writeSession(db: Db, schema: Schema, session: Json, rows: Iterable<PlannedRow>): void {
   if (db.prepare('SELECT 1 FROM sessions WHERE id = ?').get(session.id)) throw new UserError(`session ${String(session.id)} exists already; nothing was written`);
   insertRow(db, 'sessions', schema.sessions, session);
-  for (const row of rows) insertRow(db, 'messages', schema.messages, { session_id: session.id, active: 1, compacted: 0, observed: 0, ...row });
+  const prepared = new Map<string, Statement>();
+  for (const row of rows) insertRow(db, 'messages', schema.messages, { session_id: session.id, active: 1, compacted: 0, observed: 0, ...row }, prepared);
 }
 
 function backupName(db: string): string {
@@ -566,9 +602,65 @@ function backupName(db: string): string {
   return name;
 }
 
+/** Pass 1 over the session: which result answers which call (by position), where the results are, and the last model an assistant message names. */
+function survey(events: readonly SpEvent[]): { pairing: Pairing; results: number[]; lastModel?: string } {
+  const pairing = new CallPairing('anywhere');
+  const results: number[] = [];
+  let lastModel: string | undefined;
+  for (let i = 0; i < events.length; i += 1) {
+    const event = events[i];
+    const at = pairing.add(event);
+    if (event.type === 'tool.result') results.push(at);
+    else if (event.type === 'message.assistant') lastModel = lastModelOf(event) ?? lastModel;
+  }
+  return { pairing: pairing.done(), results, lastModel };
+}
+
+function lastModelOf(event: SpEvent): string | undefined {
+  const model = event.type === 'message.assistant' ? str(payloadOf(event).model) : undefined;
+  return model !== undefined && model !== '<synthetic>' ? model : undefined;
+}
+
+/** The planned rows, spooled as they are made (a large session's rows are never held), with what the session row counts. */
+class RowSpool {
+  readonly lines = new SpooledLines();
+  readonly validity = new ValidityCheck();
+  count = 0;
+  toolCalls = 0;
+  hasUser = false;
+
+  push(row: PlannedRow): void {
+    this.count += 1;
+    if (row.role === 'user') this.hasUser = true;
+    if (row.tool_calls) this.toolCalls += (JSON.parse(row.tool_calls) as unknown[]).length;
+    this.validity.add(row);
+    this.lines.push(JSON.stringify(row));
+  }
+
+  /** The rows again, as often as a write needs them (a retried transaction reads them anew). */
+  get rows(): Iterable<PlannedRow> {
+    const lines = this.lines;
+    return {
+      *[Symbol.iterator]() {
+        for (const line of lines.lines()) yield JSON.parse(line) as PlannedRow;
+      },
+    };
+  }
+}
+
 /** Writes the (first, or `session`-selected) session of `events` as a new Hermes session. */
 export async function materializeHermes(events: AsyncIterable<SpEvent>, options: MaterializeOptions = {}): Promise<HermesMaterializeResult> {
-  const selected = await selectSession(events, options.session);
+  const selected = await SpooledSession.create(events, options.session);
+  const planned = new RowSpool();
+  try {
+    return await writeHermes(selected, planned, options);
+  } finally {
+    planned.lines.remove();
+    selected.remove();
+  }
+}
+
+async function writeHermes(selected: SpooledSession, planned: RowSpool, options: MaterializeOptions): Promise<HermesMaterializeResult> {
   const start = selected.start;
   const sp = start ? payloadOf(start) : {};
   const safety = options.safety !== false;
@@ -581,7 +673,11 @@ export async function materializeHermes(events: AsyncIterable<SpEvent>, options:
   const home = resolve(expandTilde(options.home ?? defaultHome()));
   const dbPath = dbOfHome(home);
   const sourceHermes = fromHermes(start);
-  const lastModel = [...selected.events].reverse().map((e) => (e.type === 'message.assistant' ? str(payloadOf(e).model) : undefined)).find((m) => m !== undefined && m !== '<synthetic>');
+  // The session is read by position: a pass for the pairing (and the last model), a pass to plan the rows.
+  const active = options.branch === 'active';
+  let surveyed = active ? undefined : survey(selected.events);
+  let lastModel = surveyed?.lastModel;
+  if (active) for (let i = 0; i < selected.events.length; i += 1) lastModel = lastModelOf(selected.events[i]) ?? lastModel;
   const sourceModel = sourceHermes ? str(sp.model) : undefined;
   let model = options.model ?? sourceModel ?? hermesModel(lastModel) ?? hermesModel(str(sp.model));
   if (!model) {
@@ -595,17 +691,19 @@ export async function materializeHermes(events: AsyncIterable<SpEvent>, options:
   }
   cwd = resolve(expandTilde(cwd));
 
-  const chosen = options.branch === 'active' ? activeBranch(selected.events, report) : selected.events;
-  const planner = new Planner({ safety, model, sourceModel, report });
-  for (const event of chosen) planner.add(event);
-  const rows = planner.rows();
-  if (rows.length === 0) throw new UserError('nothing to write: the session has no messages');
-  if (!rows.some((r) => r.role === 'user')) throw new UserError('nothing to write: the session has no user message');
-  const toolCalls = rows.reduce((n, r) => n + (r.tool_calls ? (JSON.parse(r.tool_calls) as unknown[]).length : 0), 0);
+  const chosen = active ? activeBranchView(selected.events, report) : selected.events;
+  surveyed ??= survey(chosen);
+  const rowMaker = new RowMaker({ safety, model, sourceModel, report, events: chosen, pairing: surveyed.pairing, results: surveyed.results }, (row) => planned.push(row));
+  const planner = new Planner({ safety, model, sourceModel, report }, (item) => rowMaker.add(item));
+  for (let i = 0; i < chosen.length; i += 1) planner.add(chosen[i]);
+  planner.finish();
+  rowMaker.finish();
+  if (planned.count === 0) throw new UserError('nothing to write: the session has no messages');
+  if (!planned.hasUser) throw new UserError('nothing to write: the session has no user message');
 
   if (options.sameId && !sourceHermes) throw new UserError(`--same-id keeps a Hermes session's own id; this session comes from ${start?.agent ?? 'an unknown agent'} (drop --same-id)`);
   // A kept id goes into the resume command: it must have Hermes's own shape.
-  let sessionId = options.sameId ? sameNativeId(NATIVE_ID, sp.native_id) : newSessionId();
+  const sessionId = options.sameId ? sameNativeId(NATIVE_ID, sp.native_id) : newSessionId();
 
   const now = Date.now() / 1000;
   const session: Json = {
@@ -619,21 +717,49 @@ export async function materializeHermes(events: AsyncIterable<SpEvent>, options:
     started_at: now,
     ended_at: now,
     end_reason: 'cli_close',
-    message_count: rows.length,
-    tool_call_count: toolCalls,
+    message_count: planned.count,
+    tool_call_count: planned.toolCalls,
     cwd,
   };
 
-  const validity = checkValidity(rows, { ...session, title: undefined });
+  const validity = planned.validity.done({ ...session, title: undefined });
   const broken = validity.filter((r) => !r.ok);
   if (safety && broken.length > 0) {
     throw new UserError(`refusing to write a session Hermes would have to repair: ${broken.map((r) => `${r.rule} (${r.detail})`).join('; ')}`);
   }
 
   const exists = existsSync(dbPath);
+  const stored = await storeSession(dbPath, exists, session, planned.rows, { ...options, sourceTitle: str(sp.title) });
+
+  const result: HermesMaterializeResult = {
+    agent: AGENT,
+    session_id: String(session.id),
+    path: dbPath,
+    cwd,
+    ...resumeFields(undefined, ['hermes', '--resume', String(session.id)], { variable: HOME_ENV, value: home, builtIn: builtInHome() }),
+    records: planned.count + 1,
+    model,
+    source_session: selected.session,
+    created_db: !exists && !options.dryRun,
+    validity: { checked: validity.length, failed: broken },
+    changes: ledger.counts,
+    written_as: 'rebuilt',
+  };
+  if (stored.title !== undefined) result.title = stored.title;
+  if (stored.backup !== undefined) result.backup = stored.backup;
+  if (options.dryRun) result.dry_run = true;
+  return result;
+}
+
+/**
+ * The session row and its rows into the database (a dry run: only shown): a new state.db when the
+ * home has none, else one `BEGIN IMMEDIATE` transaction after a backup. `session.id` changes when
+ * another session took it meanwhile. Returns the title given and the backup's path.
+ */
+async function storeSession(dbPath: string, exists: boolean, session: Json, rows: Iterable<PlannedRow>, options: MaterializeOptions & { sourceTitle?: string }): Promise<{ title?: string; backup?: string }> {
+  const sourceTitle = options.sourceTitle;
+  const sessionId = String(session.id);
   let title: string | undefined;
-  let backup: string | undefined;
-  const sourceTitle = str(sp.title);
   if (options.dryRun) {
     if (exists) {
       const handle = await openForRead(dbPath);
@@ -650,71 +776,56 @@ export async function materializeHermes(events: AsyncIterable<SpEvent>, options:
       options.onLine(JSON.stringify({ table: 'sessions', row: { ...session, title: title ?? null } }));
       for (const row of rows) options.onLine(JSON.stringify({ table: 'messages', row: { session_id: sessionId, active: 1, ...row } }));
     }
-  } else if (!exists) {
+    return { title };
+  }
+  if (!exists) {
     title = uniqueTitle(undefined, undefined, sourceTitle);
     await createDatabase(dbPath, { ...session, title: title ?? null }, rows);
-  } else {
-    const db = await openForWrite(dbPath, false);
-    try {
-      const schema = introspect(db);
-      checkWritable(schema, dbPath);
-      if (options.backup !== false) {
-        backup = backupName(dbPath);
-        try {
-          // Built in a temp file with the database's own mode (0600 stays 0600), then linked into place.
-          await createCopyWithModeOf(dbPath, backup, async (temp) => {
-            await db.backup(temp);
-          });
-        } catch (err) {
-          throw new UserError(`cannot back the database up before writing (nothing was written; --no-backup skips the backup): ${errorText(err)}`, dbPath);
-        }
-      }
-      const write = () => {
-        db.exec('BEGIN IMMEDIATE');
-        try {
-          if (options.sameId && db.prepare('SELECT 1 FROM sessions WHERE id = ?').get(sessionId)) throw new UserError(`session ${sessionId} exists already: --same-id never overwrites a session`, dbPath);
-          while (!options.sameId && db.prepare('SELECT 1 FROM sessions WHERE id = ?').get(session.id)) session.id = sessionId = newSessionId();
-          title = uniqueTitle(db, schema, sourceTitle);
-          writeSession(db, schema, { ...session, title: title ?? null }, rows);
-          db.exec('COMMIT');
-        } catch (err) {
-          if (db.inTransaction) db.exec('ROLLBACK');
-          throw err;
-        }
-      };
-      try {
-        await retryBusy(write, dbPath, 'nothing was written', patience(60_000));
-      } catch (err) {
-        if (err instanceof UserError) throw err;
-        throw new UserError(`cannot write the session (nothing was written): ${errorText(err)}`, dbPath);
-      }
-    } finally {
-      db.close();
-    }
+    return { title };
   }
-
-  const result: HermesMaterializeResult = {
-    agent: AGENT,
-    session_id: sessionId,
-    path: dbPath,
-    cwd,
-    ...resumeFields(undefined, ['hermes', '--resume', sessionId], { variable: HOME_ENV, value: home, builtIn: builtInHome() }),
-    records: rows.length + 1,
-    model,
-    source_session: selected.session,
-    created_db: !exists && !options.dryRun,
-    validity: { checked: validity.length, failed: broken },
-    changes: ledger.counts,
-    written_as: 'rebuilt',
-  };
-  if (title !== undefined) result.title = title;
-  if (backup !== undefined) result.backup = backup;
-  if (options.dryRun) result.dry_run = true;
-  return result;
+  const db = await openForWrite(dbPath, false);
+  let backup: string | undefined;
+  try {
+    const schema = introspect(db);
+    checkWritable(schema, dbPath);
+    if (options.backup !== false) {
+      backup = backupName(dbPath);
+      try {
+        // Built in a temp file with the database's own mode (0600 stays 0600), then linked into place.
+        await createCopyWithModeOf(dbPath, backup, async (temp) => {
+          await db.backup(temp);
+        });
+      } catch (err) {
+        throw new UserError(`cannot back the database up before writing (nothing was written; --no-backup skips the backup): ${errorText(err)}`, dbPath);
+      }
+    }
+    const write = () => {
+      db.exec('BEGIN IMMEDIATE');
+      try {
+        if (options.sameId && db.prepare('SELECT 1 FROM sessions WHERE id = ?').get(sessionId)) throw new UserError(`session ${sessionId} exists already: --same-id never overwrites a session`, dbPath);
+        while (!options.sameId && db.prepare('SELECT 1 FROM sessions WHERE id = ?').get(session.id)) session.id = newSessionId();
+        title = uniqueTitle(db, schema, sourceTitle);
+        writeSession(db, schema, { ...session, title: title ?? null }, rows);
+        db.exec('COMMIT');
+      } catch (err) {
+        if (db.inTransaction) db.exec('ROLLBACK');
+        throw err;
+      }
+    };
+    try {
+      await retryBusy(write, dbPath, 'nothing was written', patience(60_000));
+    } catch (err) {
+      if (err instanceof UserError) throw err;
+      throw new UserError(`cannot write the session (nothing was written): ${errorText(err)}`, dbPath);
+    }
+  } finally {
+    db.close();
+  }
+  return { title, backup };
 }
 
 /** A new state.db: built complete in a temp file next to it, then linked into place (never over one). */
-async function createDatabase(dbPath: string, session: Json, rows: PlannedRow[]): Promise<void> {
+async function createDatabase(dbPath: string, session: Json, rows: Iterable<PlannedRow>): Promise<void> {
   const dir = resolve(dbPath, '..');
   try {
     mkdirSync(dir, { recursive: true });
@@ -730,7 +841,7 @@ async function createDatabase(dbPath: string, session: Json, rows: PlannedRow[])
   }
 }
 
-async function buildDatabase(temp: string, dbPath: string, session: Json, rows: PlannedRow[]): Promise<void> {
+async function buildDatabase(temp: string, dbPath: string, session: Json, rows: Iterable<PlannedRow>): Promise<void> {
   // Private from the start: the session's messages are in it.
   closeSync(openSync(temp, 'wx', 0o600));
   const db = await openForWrite(temp, true);

@@ -88,65 +88,89 @@ export function parseCalls(value: unknown): { calls: Json[]; problem?: string } 
   return { calls: list as Json[] };
 }
 
-/** Every rule, in order, for one session's rows (in id order) and its session row. */
-export function checkValidity(rows: MessageRowLike[], session?: SessionRowLike): RuleResult[] {
-  const problems = new Map<string, string>();
-  const fail = (rule: (typeof RULES)[number], detail: string) => {
-    if (!problems.has(rule)) problems.set(rule, detail);
-  };
-  const at = (i: number) => `row ${rows[i].id ?? i + 1}`;
-  let lastId = -Infinity;
-  let toolCalls = 0;
-  let expecting: Set<string> | undefined;
-  let previous: string | undefined;
-  rows.forEach((row, i) => {
-    if (row.active !== undefined && row.active !== 1) fail('rows active, in id order', `${at(i)}: active=${String(row.active)}`);
+type Rule = (typeof RULES)[number];
+const SESSION_RULES: readonly string[] = ['session row: source cli, cwd, model, started_at', 'system prompt left NULL', 'counters match'];
+
+/**
+ * The rules checked row by row (in id order), holding a few counters and the call ids the last
+ * assistant row still waits for, never the rows: a writer checks what it spooled. `done` gives
+ * every rule's result.
+ */
+export class ValidityCheck {
+  private readonly problems = new Map<string, string>();
+  private index = 0;
+  private lastId = -Infinity;
+  private toolCalls = 0;
+  private expecting: Set<string> | undefined;
+  private previous: string | undefined;
+  /** An assistant row with nothing in it: a failure unless it is the last row (known when the next comes). */
+  private emptyAssistant: string | undefined;
+
+  private fail(rule: Rule, detail: string): void {
+    if (!this.problems.has(rule)) this.problems.set(rule, detail);
+  }
+
+  add(row: MessageRowLike): void {
+    const i = this.index++;
+    const at = `row ${row.id ?? i + 1}`;
+    if (this.emptyAssistant !== undefined) this.fail('non-final assistant not empty', `${this.emptyAssistant}: no text, tool calls or reasoning`);
+    this.emptyAssistant = undefined;
+    if (row.active !== undefined && row.active !== 1) this.fail('rows active, in id order', `${at}: active=${String(row.active)}`);
     if (typeof row.id === 'number') {
-      if (row.id <= lastId) fail('rows active, in id order', `${at(i)}: id not ascending`);
-      lastId = row.id;
+      if (row.id <= this.lastId) this.fail('rows active, in id order', `${at}: id not ascending`);
+      this.lastId = row.id;
     }
-    if (row.api_content !== undefined && row.api_content !== null) fail('api_content left NULL', `${at(i)}: api_content set`);
+    if (row.api_content !== undefined && row.api_content !== null) this.fail('api_content left NULL', `${at}: api_content set`);
     const role = row.role;
     if (role !== 'user' && role !== 'assistant' && role !== 'tool') {
-      fail('roles user/assistant/tool only', `${at(i)}: role ${String(role)}`);
+      this.fail('roles user/assistant/tool only', `${at}: role ${String(role)}`);
       return;
     }
-    if (i === 0 && role !== 'user') fail('first message is user', `${at(i)}: ${role}`);
+    if (i === 0 && role !== 'user') this.fail('first message is user', `${at}: ${role}`);
     if (role === 'tool') {
       const id = typeof row.tool_call_id === 'string' ? row.tool_call_id : '';
-      if (!expecting || !expecting.has(id)) fail('no orphan tool results', `${at(i)}: tool_call_id ${JSON.stringify(id)} answers no call of the assistant row before it (or answers it twice)`);
-      else expecting.delete(id);
-      if (!nonEmpty(row.tool_name)) fail('tool rows name their tool', `${at(i)}: no tool_name`);
-      previous = 'tool';
+      if (!this.expecting || !this.expecting.has(id)) this.fail('no orphan tool results', `${at}: tool_call_id ${JSON.stringify(id)} answers no call of the assistant row before it (or answers it twice)`);
+      else this.expecting.delete(id);
+      if (!nonEmpty(row.tool_name)) this.fail('tool rows name their tool', `${at}: no tool_name`);
+      this.previous = 'tool';
       return;
     }
-    if (expecting && expecting.size > 0) fail('every call answered right after it, once', `${at(i)}: ${role} row before the result of ${[...expecting][0]}`);
-    expecting = undefined;
-    if (role === previous) fail('roles alternate', `${at(i)}: ${role} after ${role}`);
+    if (this.expecting && this.expecting.size > 0) this.fail('every call answered right after it, once', `${at}: ${role} row before the result of ${[...this.expecting][0]}`);
+    this.expecting = undefined;
+    if (role === this.previous) this.fail('roles alternate', `${at}: ${role} after ${role}`);
     if (role === 'user') {
-      if (!nonEmpty(row.content)) fail('user content non-empty', `${at(i)}: empty user content`);
+      if (!nonEmpty(row.content)) this.fail('user content non-empty', `${at}: empty user content`);
     } else {
       const parsed = parseCalls(row.tool_calls);
-      if (parsed.problem) fail('tool_calls well-formed', `${at(i)}: tool_calls ${parsed.problem}`);
-      toolCalls += parsed.calls.length;
-      if (parsed.calls.length > 0) expecting = new Set(parsed.calls.map((c) => String(c.id)));
-      const last = i === rows.length - 1;
-      if (!last && parsed.calls.length === 0 && !nonEmpty(row.content) && !nonEmpty(row.reasoning)) fail('non-final assistant not empty', `${at(i)}: no text, tool calls or reasoning`);
+      if (parsed.problem) this.fail('tool_calls well-formed', `${at}: tool_calls ${parsed.problem}`);
+      this.toolCalls += parsed.calls.length;
+      if (parsed.calls.length > 0) this.expecting = new Set(parsed.calls.map((c) => String(c.id)));
+      if (parsed.calls.length === 0 && !nonEmpty(row.content) && !nonEmpty(row.reasoning)) this.emptyAssistant = at;
     }
-    previous = role;
-  });
-  if (expecting && expecting.size > 0) fail('every call answered right after it, once', `the last assistant row's call ${[...expecting][0]} has no result`);
-  if (rows.length === 0) fail('first message is user', 'no rows');
-  if (session) {
-    if (session.source !== 'cli' || !nonEmpty(session.cwd) || !nonEmpty(session.model) || typeof session.started_at !== 'number') {
-      fail('session row: source cli, cwd, model, started_at', `source=${String(session.source)} cwd=${String(session.cwd)} model=${String(session.model)} started_at=${String(session.started_at)}`);
-    }
-    if (session.system_prompt != null || session.system_prompt_hash != null) fail('system prompt left NULL', 'system_prompt or its hash is set');
-    if (Number(session.message_count) !== rows.length || Number(session.tool_call_count) !== toolCalls) {
-      fail('counters match', `message_count ${String(session.message_count)} (rows ${rows.length}), tool_call_count ${String(session.tool_call_count)} (calls ${toolCalls})`);
-    }
+    this.previous = role;
   }
-  return RULES.filter((rule) => session !== undefined || !['session row: source cli, cwd, model, started_at', 'system prompt left NULL', 'counters match'].includes(rule)).map((rule) =>
-    problems.has(rule) ? { rule, ok: false, detail: problems.get(rule) } : { rule, ok: true },
-  );
+
+  /** Every rule's result (the session row's rules only when it is given). */
+  done(session?: SessionRowLike): RuleResult[] {
+    const rows = this.index;
+    if (this.expecting && this.expecting.size > 0) this.fail('every call answered right after it, once', `the last assistant row's call ${[...this.expecting][0]} has no result`);
+    if (rows === 0) this.fail('first message is user', 'no rows');
+    if (session) {
+      if (session.source !== 'cli' || !nonEmpty(session.cwd) || !nonEmpty(session.model) || typeof session.started_at !== 'number') {
+        this.fail('session row: source cli, cwd, model, started_at', `source=${String(session.source)} cwd=${String(session.cwd)} model=${String(session.model)} started_at=${String(session.started_at)}`);
+      }
+      if (session.system_prompt != null || session.system_prompt_hash != null) this.fail('system prompt left NULL', 'system_prompt or its hash is set');
+      if (Number(session.message_count) !== rows || Number(session.tool_call_count) !== this.toolCalls) {
+        this.fail('counters match', `message_count ${String(session.message_count)} (rows ${rows}), tool_call_count ${String(session.tool_call_count)} (calls ${this.toolCalls})`);
+      }
+    }
+    return RULES.filter((rule) => session !== undefined || !SESSION_RULES.includes(rule)).map((rule) => (this.problems.has(rule) ? { rule, ok: false, detail: this.problems.get(rule) } : { rule, ok: true }));
+  }
+}
+
+/** Every rule, in order, for one session's rows (in id order) and its session row. */
+export function checkValidity(rows: Iterable<MessageRowLike>, session?: SessionRowLike): RuleResult[] {
+  const check = new ValidityCheck();
+  for (const row of rows) check.add(row);
+  return check.done(session);
 }

@@ -23,8 +23,9 @@ import { UserError } from '../../lib/cli/diagnostics.js';
 import type { SpEvent } from '../../lib/core/event.js';
 import { isObject, str, type Json } from '../../lib/core/json.js';
 import { PROVIDER_TOOL_ID, ToolIds } from '../../lib/write/plan.js';
+import { activeBranchView } from '../../lib/write/branches.js';
 import { SpooledLines, SpooledSession } from '../../lib/write/spool.js';
-import { activeBranch, callsOf, turnsOf, turnsOutline, type AssistantTurn, type Report, type ToolCall, type UserTurn } from '../../lib/write/turns.js';
+import { callsOf, turnsOf, turnsOutline, type AssistantTurn, type Report, type ToolCall, type UserTurn } from '../../lib/write/turns.js';
 import { LossLedger, payloadOf, resumeFields, sameNativeId, type WriterResult } from '../../lib/write/writer.js';
 import { errorText, openForWrite, patience, retryBusy, type Db } from '../../lib/capture/sqlite.js';
 import { AGENT } from './capture.js';
@@ -190,7 +191,7 @@ async function writeOpenCode(selected: SpooledSession, options: MaterializeOptio
 
   // The session is read twice by position: once for the turns' times (the first row's needs the last's), once to write.
   const safety = options.safety !== false;
-  const chosen = options.branch === 'active' ? activeBranch(selected.events, report) : selected.events;
+  const chosen = options.branch === 'active' ? activeBranchView(selected.events, report) : selected.events;
   const outline = turnsOutline(chosen, { safety });
   if (!outline.hasUser) throw new UserError('nothing to write: the session has no user message');
 

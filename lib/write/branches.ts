@@ -262,3 +262,43 @@ export async function activeBranchOf(events: () => AsyncIterable<SpEvent>, repor
     for await (const event of events()) if (active.includes(at++)) yield event;
   };
 }
+
+/**
+ * activeBranch for a session read by position (a SpooledSession's view): the same events and the
+ * same reports, given as a view that reads each kept event where it stands, so the split holds a
+ * few numbers per event and never the events. (All on the active branch: `events` itself.)
+ */
+export function activeBranchView(events: readonly SpEvent[], report: BranchReport, reason = 'not on the active branch (--branch active): not written'): readonly SpEvent[] {
+  const index = new BranchIndex();
+  for (let i = 0; i < events.length; i += 1) index.add(events[i]);
+  const { active, offActive } = index.split();
+  if (offActive.length === 0) return events;
+  for (const at of offActive) {
+    const event = events[at];
+    if (event.derived_from === undefined || event.derived_from === null) report('dropped', LOSS.otherBranch, reason, event);
+  }
+  const kept: number[] = [];
+  for (let i = 0; i < events.length; i += 1) if (active.includes(i)) kept.push(i);
+  return atPositions(events, kept);
+}
+
+/** A read-only array-like view of `events` at `positions` (index i reads events[positions[i]]). */
+function atPositions(events: readonly SpEvent[], positions: readonly number[]): readonly SpEvent[] {
+  const n = positions.length;
+  const indexOf = (prop: string | symbol): number | undefined => {
+    if (typeof prop !== 'string' || prop === '' || prop.length > 15) return undefined;
+    const i = Number(prop);
+    return Number.isInteger(i) && i >= 0 && i < n && String(i) === prop ? i : undefined;
+  };
+  const target: SpEvent[] = [];
+  target.length = n;
+  return new Proxy(target, {
+    get: (t, prop, receiver) => {
+      const i = indexOf(prop);
+      return i === undefined ? Reflect.get(t, prop, receiver) : events[positions[i]];
+    },
+    has: (t, prop) => indexOf(prop) !== undefined || Reflect.has(t, prop),
+    set: () => false,
+    deleteProperty: () => false,
+  });
+}
