@@ -128,6 +128,7 @@ function backupName(path: string): string {
 /** Appends `entry` to the index (backed up first unless `backup` is false); returns the backup's path. */
 function register(path: string, entry: Json, backup: boolean): string | undefined {
   const before = readIndexFile(path);
+  if (before.entries.some((e) => isObject(e) && e.sessionId === entry.sessionId)) throw new UserError(`the session index names ${String(entry.sessionId)} already; nothing was written`, path);
   let saved: string | undefined;
   if (backup && before.text !== undefined) {
     saved = backupName(path);
