@@ -9,6 +9,7 @@ import { atif } from './atif/index.js';
 import { claude } from './claude/index.js';
 import { cline } from './cline/index.js';
 import { codex } from './codex/index.js';
+import { continueCli } from './continue/index.js';
 import { copilot } from './copilot/index.js';
 import { cursor } from './cursor/index.js';
 import { droid } from './droid/index.js';
@@ -26,6 +27,7 @@ export const adapters: Record<string, Adapter> = Object.fromEntries(Object.entri
   claude,
   cline,
   codex,
+  continue: continueCli,
   copilot,
   cursor,
   droid,

@@ -126,7 +126,7 @@ await runCli<Args>({
       .option('mkcwd', { type: 'boolean', default: false, describe: 'create the project directory when it does not exist (the client resumes only from inside it)' })
       .option('experimental', { type: 'boolean', default: false, describe: `allow a writer no real client has checked (${Object.keys(adapters).filter((id) => adapters[id].capabilities.experimental).join(', ')}); its result line says "unverified"` })
       .option('safety', { type: 'boolean', default: true, describe: 'the resume-safety pass (--no-safety writes ids, thinking and unpaired tools as they are)' })
-      .option('backup', { type: 'boolean', default: true, describe: 'back up a database the writer adds to (hermes: state.db) first; --no-backup skips it' })
+      .option('backup', { type: 'boolean', default: true, describe: 'back up a database or index the writer adds to (hermes: state.db, continue: sessions/sessions.json) first; --no-backup skips it' })
       .option('atif-version', { type: 'string', describe: 'atif: the ATIF version to write (1.0 … 1.7; default the latest)' })
       .option('handoff', { type: 'boolean', default: false, describe: 'record a handoff in the store (event, signed receipt, new owner); without it the write is a copy and the store is left as it is' })
       .option('expect', { type: 'string', describe: 'with --handoff: what the receiving side is expected to do (kept in the receipt; acknowledged with sp-sync ack)' })

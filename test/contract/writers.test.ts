@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { claude } from '../../adapters/claude/index.js';
 import { cline } from '../../adapters/cline/index.js';
 import { codex } from '../../adapters/codex/index.js';
+import { continueCli } from '../../adapters/continue/index.js';
 import { copilot } from '../../adapters/copilot/index.js';
 import { droid } from '../../adapters/droid/index.js';
 import { hermes } from '../../adapters/hermes/index.js';
@@ -28,6 +29,7 @@ describe('writer contract', () => {
   testWriter(claude, scratch, { options: (home, cwd) => ({ home, cwd }) });
   testWriter(cline, scratch, { options: (home, cwd) => ({ home, cwd }) });
   testWriter(codex, scratch, { options: (home, cwd) => ({ home, cwd }), repairsIds: false });
+  testWriter(continueCli, scratch, { options: (home, cwd) => ({ home, cwd }) });
   testWriter(copilot, scratch, { options: (home, cwd) => ({ home, cwd }) });
   testWriter(droid, scratch, { options: (home, cwd) => ({ home, cwd }) });
   testWriter(hermes, scratch, { options: (home, cwd) => ({ home, cwd }) });

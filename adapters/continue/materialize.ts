@@ -1,0 +1,219 @@
+// `sp-materialize continue`: canonical events → a NEW Continue CLI session (docs/formats/continue.md §6).
+// What the client needs to resume it (`cn --fork <id>` by id, or `cn --resume`, which takes the newest
+// session file), and what this writer does:
+//   * `sessions/<id>.json` {sessionId, title, workspaceDirectory, history, usage}: a user item per
+//     turn (editorState the same text, as the client saves it), an assistant item per run of text and
+//     calls with `toolCalls` and, on the same item, `toolCallStates` holding each result (the client
+//     turns them into `tool` messages when it sends the history); every call answered (a stub for a
+//     call without a result), orphans dropped, ids [A-Za-z0-9_-];
+//   * one entry appended to `sessions/sessions.json` (what `cn ls` lists): the index is backed up
+//     first, parsed, the entry added, and written back atomically; the other entries are written as
+//     they were read, and a change to the index between reading and writing is refused;
+//   * the session file is created atomically and never overwrites; if the index cannot be written,
+//     the session file is removed again and nothing is left behind.
+import { constants, copyFileSync, existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import type { MaterializeOptions } from '../../lib/adapter/interface.js';
+import { UserError } from '../../lib/cli/diagnostics.js';
+import type { SpEvent } from '../../lib/core/event.js';
+import { isObject, str, type Json } from '../../lib/core/json.js';
+import { createFileAtomic, replaceFileAtomic } from '../../lib/fs/atomic.js';
+import { makePrivateDir } from '../../lib/fs/private.js';
+import { beginWrite } from '../../lib/write/begin.js';
+import { PROVIDER_TOOL_ID, ToolIds } from '../../lib/write/plan.js';
+import { activeBranch, buildTurns, type AssistantTurn, type Report, type ToolCall, type UserTurn } from '../../lib/write/turns.js';
+import { ensureUnder, payloadOf, resumeFields, type WriterResult } from '../../lib/write/writer.js';
+import { AGENT, DEFAULT_MODEL, HOME_ENV, NATIVE_ID, UNTITLED, builtInHome, defaultHome, indexPath, newSessionId, sessionPath, sessionsDir } from './paths.js';
+
+export interface ContinueMaterializeResult extends WriterResult {
+  title: string;
+  /** The index the session was added to, and the backup made first. */
+  registered: { index: string; backup?: string };
+}
+
+const RESULT_NAME = 'Tool Result';
+const RESULT_DESCRIPTION = 'Tool execution result';
+
+function userItem(turn: UserTurn, report: Report): Json | undefined {
+  const parts: Json[] = [];
+  for (const image of turn.images) {
+    if (typeof image.data === 'string') parts.push({ type: 'imageUrl', imageUrl: { url: `data:${image.media_type ?? 'image/png'};base64,${image.data}` } });
+    else report('dropped', 'image', 'an image stored by reference (no inline data): not written', turn.event);
+  }
+  for (const file of turn.files) report('rendered', 'file', `a file attachment written as a text marker: ${String(file.filename ?? file.url ?? 'attachment')}`, turn.event);
+  const markers = turn.files.map((file) => `[file: ${String(file.filename ?? file.url ?? 'attachment')}]`);
+  const text = [turn.text, ...markers].filter((t) => t !== '').join('\n');
+  if (text === '' && parts.length === 0) return undefined;
+  // Text alone is a string, as the client stores what is typed; with images, parts.
+  const content = parts.length === 0 ? text : [...(text !== '' ? [{ type: 'text', text }] : []), ...parts];
+  return { message: { role: 'user', content }, contextItems: [], editorState: content };
+}
+
+/** The assistant items of one turn: a run of text then the calls that follow it is one item. */
+function assistantItems(turn: AssistantTurn, toolIds: ToolIds, report: Report, sameAgent: boolean): Json[] {
+  const items: Json[] = [];
+  let texts: string[] = [];
+  let calls: ToolCall[] = [];
+  let usage: Json | undefined;
+  const flush = (): void => {
+    if (texts.length === 0 && calls.length === 0) return;
+    const message: Json = { role: 'assistant', content: texts.join('\n\n') };
+    const states: Json[] = [];
+    if (calls.length > 0) {
+      const written = calls.map((c) => {
+        if (!isObject(c.input)) report('transformed', 'tool-input', `tool call ${c.call_id} input is not an object: written as {input: …}`, c.event);
+        const input = isObject(c.input) ? c.input : { input: c.input };
+        return { call: c, input, native: { id: toolIds.id(c.call_id, c.event), type: 'function', function: { name: c.name, arguments: JSON.stringify(input) } } };
+      });
+      message.toolCalls = written.map((w) => w.native);
+      for (const w of written) {
+        states.push({
+          toolCallId: w.native.id,
+          toolCall: w.native,
+          status: w.call.is_error ? 'errored' : 'done',
+          parsedArgs: w.input,
+          output: [{ content: w.call.content, name: RESULT_NAME, description: RESULT_DESCRIPTION }],
+        });
+      }
+    }
+    if (usage) message.usage = usage;
+    const item: Json = { message, contextItems: [] };
+    if (states.length > 0) item.toolCallStates = states;
+    items.push(item);
+    texts = [];
+    calls = [];
+    usage = undefined;
+  };
+  for (const part of turn.parts) {
+    if (part.kind === 'text') {
+      if (calls.length > 0) flush();
+      if (part.text.trim() !== '') texts.push(part.text);
+      const p = payloadOf(part.event);
+      if (sameAgent && part.event.agent === AGENT && isObject(p.usage)) usage = p.usage;
+    } else if (part.kind === 'thinking') {
+      report('dropped', 'reasoning', 'reasoning: not written (the client replays a thinking item as an answer of its own)', part.event);
+    } else calls.push(part.call);
+  }
+  flush();
+  return items;
+}
+
+/** The index's text and entries; a missing index is empty, an unreadable one refuses the write. */
+function readIndexFile(path: string): { text?: string; entries: unknown[]; mode: number } {
+  if (!existsSync(path)) return { entries: [], mode: 0o600 };
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new UserError(`cannot read the session index: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}; nothing was written`, path);
+  }
+  let value: unknown = [];
+  if (text.trim() !== '') {
+    try {
+      value = JSON.parse(text);
+    } catch (err) {
+      throw new UserError(`the session index is not JSON (${(err as Error).message}); the client cannot save sessions either until it is fixed; nothing was written`, path);
+    }
+  }
+  if (!Array.isArray(value)) throw new UserError('the session index is not a JSON list; nothing was written', path);
+  return { text, entries: value, mode: statSync(path).mode & 0o777 };
+}
+
+function backupName(path: string): string {
+  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  let name = `${path}.sp-backup-${stamp}`;
+  for (let n = 2; existsSync(name); n += 1) name = `${path}.sp-backup-${stamp}-${n}`;
+  return name;
+}
+
+/** Appends `entry` to the index (backed up first unless `backup` is false); returns the backup's path. */
+function register(path: string, entry: Json, backup: boolean): string | undefined {
+  const before = readIndexFile(path);
+  if (before.entries.some((e) => isObject(e) && e.sessionId === entry.sessionId)) throw new UserError(`the session index names ${String(entry.sessionId)} already; nothing was written`, path);
+  let saved: string | undefined;
+  if (backup && before.text !== undefined) {
+    saved = backupName(path);
+    copyFileSync(path, saved, constants.COPYFILE_EXCL);
+  }
+  const text = JSON.stringify([...before.entries, entry], undefined, 2);
+  // The client rewrites the index without a lock: a change since it was read is not overwritten.
+  const now = existsSync(path) ? readFileSync(path, 'utf8') : undefined;
+  if (now !== before.text) throw new UserError('the session index changed while sp was writing (is the client running?); try again', path);
+  replaceFileAtomic(path, text, before.mode);
+  return saved;
+}
+
+export async function materializeContinue(events: AsyncIterable<SpEvent>, options: MaterializeOptions = {}): Promise<ContinueMaterializeResult> {
+  const { selected, source: sp, ledger, report, sameAgent, safety, home, cwd, sessionId } = await beginWrite(events, options, {
+    agent: AGENT,
+    displayName: 'Continue',
+    nativeId: NATIVE_ID,
+    newSessionId,
+    defaultHome,
+  });
+  const file = ensureUnder(home, sessionPath(home, sessionId), 'the home');
+  const index = ensureUnder(home, indexPath(home), 'the home');
+  if (existsSync(file)) throw new UserError('a session with this id exists already; nothing was written (never overwritten)', file);
+
+  const chosen = options.branch === 'active' ? activeBranch(selected.events, report) : selected.events;
+  const turns = buildTurns(chosen, report, { safety });
+  if (!turns.some((t) => t.role === 'user')) throw new UserError('nothing to write: the session has no user message');
+
+  const toolIds = new ToolIds(PROVIDER_TOOL_ID, report, safety);
+  const history: Json[] = [];
+  let firstPrompt: string | undefined;
+  let lastModel: string | undefined;
+  for (const turn of turns) {
+    if (turn.role === 'user') {
+      const item = userItem(turn, report);
+      if (!item) continue;
+      firstPrompt ??= turn.text;
+      history.push(item);
+    } else if (turn.role === 'assistant') {
+      lastModel = turn.model ?? lastModel;
+      history.push(...assistantItems(turn, toolIds, report, sameAgent));
+    } else {
+      const p = payloadOf(turn.event);
+      const what = turn.event.type === 'meta' ? `meta ${String(p.key ?? '')}` : turn.event.type;
+      report('dropped', turn.event.type, `${what} from ${turn.event.agent}: no Continue history item carries it`, turn.event);
+    }
+  }
+
+  const sourceTitle = str(sp.title);
+  const title = (sourceTitle && sourceTitle !== UNTITLED ? sourceTitle : firstPrompt?.split('\n')[0].slice(0, 80).trim()) || UNTITLED;
+  const usage = { totalCost: 0, promptTokens: 0, completionTokens: 0, promptTokensDetails: { cachedTokens: 0, cacheWriteTokens: 0 } };
+  const document: Json = { sessionId, title, workspaceDirectory: cwd, history, usage };
+  if (sameAgent && str(sp.mode)) document.mode = sp.mode;
+  const text = JSON.stringify(document, undefined, 2);
+  const entry: Json = { sessionId, title, dateCreated: String(Date.now()), workspaceDirectory: cwd, messageCount: history.filter((i) => (i.message as Json).role === 'assistant').length };
+
+  if (options.onLine) options.onLine(text);
+  let backup: string | undefined;
+  if (!options.dryRun) {
+    makePrivateDir(sessionsDir(home));
+    createFileAtomic(file, [text], 0o600);
+    try {
+      backup = register(index, entry, options.backup !== false);
+    } catch (err) {
+      rmSync(file, { force: true });
+      if (err instanceof UserError) throw err;
+      throw new UserError(`cannot add the session to the index (nothing was written): ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, index);
+    }
+  }
+
+  const result: ContinueMaterializeResult = {
+    agent: AGENT,
+    session_id: sessionId,
+    path: file,
+    cwd,
+    ...resumeFields(cwd, ['cn', '--fork', sessionId], { variable: HOME_ENV, value: home, builtIn: builtInHome() }),
+    records: history.length,
+    source_session: selected.session,
+    changes: ledger.counts,
+    written_as: 'rebuilt',
+    model: options.model ?? lastModel ?? DEFAULT_MODEL,
+    title,
+    registered: { index, ...(backup ? { backup } : {}) },
+  };
+  if (options.dryRun) result.dry_run = true;
+  return result;
+}

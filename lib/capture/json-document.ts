@@ -1,0 +1,45 @@
+// Session stores that are one JSON document per session (the client rewrites the whole file after
+// every step) rather than JSON Lines: read whole, the bytes checked for UTF-8 first so a damaged
+// file is reported with `file:line` instead of passing U+FFFD on silently.
+import { isUtf8 } from 'node:buffer';
+import { readFileSync } from 'node:fs';
+import type { Diagnose } from '../adapter/interface.js';
+import { UserError, readError } from '../cli/diagnostics.js';
+import { isObject, type Json } from '../core/json.js';
+
+/** The 1-based line of a buffer's first bytes that are not UTF-8, or undefined when all are. */
+export function firstInvalidUtf8Line(bytes: Buffer): number | undefined {
+  if (isUtf8(bytes)) return undefined;
+  let line = 1;
+  for (let from = 0; from < bytes.length; line += 1) {
+    const at = bytes.indexOf(0x0a, from);
+    const end = at === -1 ? bytes.length : at;
+    if (!isUtf8(bytes.subarray(from, end))) return line;
+    from = end + 1;
+  }
+  return line;
+}
+
+/**
+ * The JSON object a session file holds. A file that cannot be read, is not JSON (a truncated write)
+ * or is not an object is a UserError naming `kind` (exit 2); bytes that are not UTF-8 are read as
+ * U+FFFD and reported through `onDiagnostic`.
+ */
+export function readJsonDocument(path: string, kind: string, onDiagnostic?: Diagnose): Json {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(path);
+  } catch (err) {
+    throw readError(err, path);
+  }
+  const bad = firstInvalidUtf8Line(bytes);
+  if (bad !== undefined) onDiagnostic?.(`${path}:${bad}`, 'not valid UTF-8: the bad bytes are read as U+FFFD');
+  let value: unknown;
+  try {
+    value = JSON.parse(bytes.toString('utf8'));
+  } catch (err) {
+    throw new UserError(`not a ${kind} (one JSON object): ${(err as Error).message}`, path);
+  }
+  if (!isObject(value)) throw new UserError(`not a ${kind}: the file is not a JSON object`, path);
+  return value;
+}
