@@ -8,6 +8,7 @@ import { aider } from './aider/index.js';
 import { atif } from './atif/index.js';
 import { claude } from './claude/index.js';
 import { cline } from './cline/index.js';
+import { clineVscode } from './cline-vscode/index.js';
 import { codex } from './codex/index.js';
 import { continueCli } from './continue/index.js';
 import { copilot } from './copilot/index.js';
@@ -15,17 +16,20 @@ import { cursor } from './cursor/index.js';
 import { droid } from './droid/index.js';
 import { gemini } from './gemini/index.js';
 import { hermes } from './hermes/index.js';
+import { kiloVscode } from './kilo-vscode/index.js';
 import { opencode } from './opencode/index.js';
 import { otel } from './otel/index.js';
 import { pi } from './pi/index.js';
 import { qoder } from './qoder/index.js';
 import { qwen } from './qwen/index.js';
+import { roo } from './roo/index.js';
 
 export const adapters: Record<string, Adapter> = Object.fromEntries(Object.entries({
   aider,
   atif,
   claude,
   cline,
+  'cline-vscode': clineVscode,
   codex,
   continue: continueCli,
   copilot,
@@ -33,11 +37,13 @@ export const adapters: Record<string, Adapter> = Object.fromEntries(Object.entri
   droid,
   gemini,
   hermes,
+  'kilo-vscode': kiloVscode,
   opencode,
   otel,
   pi,
   qoder,
   qwen,
+  roo,
 }).map(([id, adapter]) => [id, withCapabilityChecks(adapter)]));
 
 // lib/ asks this registry about agents (lib/adapter/registry.ts): labels, capabilities, vocabularies.

@@ -1,0 +1,17 @@
+// Finding Cline (VS Code) tasks: the shared task-store discovery (lib/formats/cline-tasks/discover.ts)
+// over this extension's storage folders.
+import type { DiscoverOptions, SessionRef } from '../../lib/adapter/interface.js';
+import { discoverTasks, findTask, openTask } from '../../lib/formats/cline-tasks/discover.js';
+import { flavor } from './paths.js';
+
+export function discoverClineVscode(options: DiscoverOptions = {}): AsyncGenerator<SessionRef> {
+  return discoverTasks(flavor, options);
+}
+
+export function openClineVscode(path: string): Promise<SessionRef> {
+  return openTask(flavor, path);
+}
+
+export function findClineVscode(id: string, options: DiscoverOptions = {}): Promise<SessionRef> {
+  return findTask(flavor, id, options);
+}
