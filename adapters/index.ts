@@ -13,6 +13,7 @@ import { copilot } from './copilot/index.js';
 import { cursor } from './cursor/index.js';
 import { droid } from './droid/index.js';
 import { gemini } from './gemini/index.js';
+import { goose } from './goose/index.js';
 import { hermes } from './hermes/index.js';
 import { opencode } from './opencode/index.js';
 import { otel } from './otel/index.js';
@@ -30,6 +31,7 @@ export const adapters: Record<string, Adapter> = Object.fromEntries(Object.entri
   cursor,
   droid,
   gemini,
+  goose,
   hermes,
   opencode,
   otel,
