@@ -16,6 +16,7 @@ import { gemini } from './gemini/index.js';
 import { goose } from './goose/index.js';
 import { hermes } from './hermes/index.js';
 import { opencode } from './opencode/index.js';
+import { openhands } from './openhands/index.js';
 import { otel } from './otel/index.js';
 import { pi } from './pi/index.js';
 import { qoder } from './qoder/index.js';
@@ -34,6 +35,7 @@ export const adapters: Record<string, Adapter> = Object.fromEntries(Object.entri
   goose,
   hermes,
   opencode,
+  openhands,
   otel,
   pi,
   qoder,
