@@ -155,7 +155,9 @@ export function* messageEvents(message: Json, ts: number, ctx: MessageContext): 
     }
     const extra = rest(message, MESSAGE_KEYS);
     if (extra) payload.extra = extra;
-    yield emitter.emit(role === 'assistant' ? 'message.assistant' : 'message.user', payload, ts, { actor, origin: origin() });
+    // A user message the user never saw (a summary, a context note) is Goose's, not the user's.
+    const by = role === 'user' && seen.user_visible === false ? 'system' : actor;
+    yield emitter.emit(role === 'assistant' ? 'message.assistant' : 'message.user', payload, ts, { actor: by, origin: origin() });
   }
   for (const make of later) yield make();
   ctx.state.previousHidden = seen.agent_visible === false;
