@@ -15,9 +15,11 @@ import { copilot } from './copilot/index.js';
 import { cursor } from './cursor/index.js';
 import { droid } from './droid/index.js';
 import { gemini } from './gemini/index.js';
+import { goose } from './goose/index.js';
 import { hermes } from './hermes/index.js';
 import { kiloVscode } from './kilo-vscode/index.js';
 import { opencode } from './opencode/index.js';
+import { openhands } from './openhands/index.js';
 import { otel } from './otel/index.js';
 import { pi } from './pi/index.js';
 import { qoder } from './qoder/index.js';
@@ -36,9 +38,11 @@ export const adapters: Record<string, Adapter> = Object.fromEntries(Object.entri
   cursor,
   droid,
   gemini,
+  goose,
   hermes,
   'kilo-vscode': kiloVscode,
   opencode,
+  openhands,
   otel,
   pi,
   qoder,
