@@ -50,6 +50,37 @@ function modelsAnswer(): Json {
   };
 }
 
+function nodes(value: unknown): Json[] {
+  return Array.isArray(value) ? value.filter((n): n is Json => typeof n === 'object' && n !== null) : [];
+}
+
+function toolUses(exchange: Json | undefined): string[] {
+  return nodes(exchange?.response_nodes).filter((n) => n.type === 5).map((n) => String(n.tool_use?.tool_use_id));
+}
+
+function toolResults(requestNodes: unknown): string[] {
+  return nodes(requestNodes).filter((n) => n.type === 1).map((n) => String(n.tool_result_node?.tool_use_id));
+}
+
+/**
+ * Why a model API behind the tenant would refuse this history: a tool use not answered by the next
+ * request, a tool result answering no tool use of the exchange before it, a request with nothing in it.
+ */
+export function historyViolations(body: Json): string[] {
+  const out: string[] = [];
+  const history = nodes(body.chat_history);
+  const requests = [...history.map((h) => h.request_nodes), body.nodes];
+  requests.forEach((request, i) => {
+    const asked = i > 0 ? toolUses(history[i - 1]) : [];
+    const answered = toolResults(request);
+    for (const id of answered) if (!asked.includes(id)) out.push(`request ${i}: tool result ${id} answers no tool use of the exchange before`);
+    for (const id of asked) if (!answered.includes(id)) out.push(`request ${i}: tool use ${id} is not answered`);
+    const said = nodes(request).some((n) => (n.type === 0 && String(n.text_node?.content ?? '').trim() !== '') || n.type === 1);
+    if (!said) out.push(`request ${i}: neither text nor tool results`);
+  });
+  return out;
+}
+
 /** A scripted turn as the chunks `/chat-stream` streams: node type 0 is text, type 5 a tool use. */
 export function chunksOf(parts: AnswerPart[]): Json[] {
   const chunks: Json[] = [];
