@@ -6,6 +6,7 @@ import { registerAdapters, withCapabilityChecks } from '../lib/adapter/registry.
 import { didYouMean } from '../lib/cli/suggest.js';
 import { aider } from './aider/index.js';
 import { atif } from './atif/index.js';
+import { auggie } from './auggie/index.js';
 import { claude } from './claude/index.js';
 import { cline } from './cline/index.js';
 import { clineVscode } from './cline-vscode/index.js';
@@ -29,6 +30,7 @@ import { roo } from './roo/index.js';
 export const adapters: Record<string, Adapter> = Object.fromEntries(Object.entries({
   aider,
   atif,
+  auggie,
   claude,
   cline,
   'cline-vscode': clineVscode,

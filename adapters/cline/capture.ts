@@ -4,10 +4,10 @@
 // (1-based) is `origin.native_seq`, and a broken message is `file:N` plus a meta event. With a cursor,
 // capture continues after the messages it consumed, and refuses (exit 2) a file whose consumed
 // messages changed or went away. The file is only ever read.
-import { isUtf8 } from 'node:buffer';
 import { readFileSync, statSync } from 'node:fs';
 import type { CaptureOptions, Diagnose, SessionRef } from '../../lib/adapter/interface.js';
-import { UserError, readError } from '../../lib/cli/diagnostics.js';
+import { UserError } from '../../lib/cli/diagnostics.js';
+import { readJsonDocument } from '../../lib/capture/json-document.js';
 import { toEpochSeconds, type Actor, type ContentBlock, type SpEvent } from '../../lib/core/event.js';
 import type { SessionEmitter } from '../../lib/core/emitter.js';
 import { cursorFor, emitterFor, sha256Hex, storeNextSeq } from '../../lib/capture/read-position.js';
@@ -29,43 +29,12 @@ interface ClineState {
   last_ts?: number;
 }
 
-/** The 1-based line of a buffer's first bytes that are not UTF-8, or undefined when all are. */
-function firstInvalidUtf8Line(bytes: Buffer): number | undefined {
-  if (isUtf8(bytes)) return undefined;
-  let line = 1;
-  for (let from = 0; from < bytes.length; line += 1) {
-    const at = bytes.indexOf(0x0a, from);
-    const end = at === -1 ? bytes.length : at;
-    if (!isUtf8(bytes.subarray(from, end))) return line;
-    from = end + 1;
-  }
-  return line;
-}
-
-/**
- * The messages file parsed; a file that is not one JSON object is unreadable input (exit 2). Bytes
- * that are not UTF-8 are read as U+FFFD and reported (`file:line`), never passed silently.
- */
+/** The messages file parsed; a file that is not one JSON object is unreadable input (exit 2). */
 export function readMessagesFile(path: string, onDiagnostic?: Diagnose): { text: string; document: Json; messages: unknown[] } {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(path);
-  } catch (err) {
-    throw readError(err, path);
-  }
-  const bad = firstInvalidUtf8Line(bytes);
-  if (bad !== undefined) onDiagnostic?.(`${path}:${bad}`, 'not valid UTF-8: the bad bytes are read as U+FFFD');
-  const text = bytes.toString('utf8');
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (err) {
-    throw new UserError(`not a Cline messages file (one JSON object): ${(err as Error).message}`, path);
-  }
-  if (!isObject(value)) throw new UserError('not a Cline messages file: the file is not a JSON object', path);
-  const messages = value.messages === undefined ? [] : value.messages;
+  const { text, document } = readJsonDocument(path, 'Cline messages file', onDiagnostic);
+  const messages = document.messages === undefined ? [] : document.messages;
   if (!Array.isArray(messages)) throw new UserError('not a Cline messages file: "messages" is not a list', path);
-  return { text, document: value, messages };
+  return { text, document, messages };
 }
 
 /** The manifest beside a messages file, when it is there and is an object. */

@@ -30,7 +30,7 @@ interface ContinueState {
 
 /** The session file parsed: its document and its history list (exit 2 when it is not one). */
 export function readSessionFile(path: string, onDiagnostic?: Diagnose): { document: Json; history: unknown[] } {
-  const document = readJsonDocument(path, 'Continue session file', onDiagnostic);
+  const { document } = readJsonDocument(path, 'Continue session file', onDiagnostic);
   const history = document.history === undefined ? [] : document.history;
   if (!Array.isArray(history)) throw new UserError('not a Continue session file: "history" is not a list', path);
   return { document, history };

@@ -1,6 +1,6 @@
-// Session stores that are one JSON document per session (the client rewrites the whole file after
-// every step) rather than JSON Lines: read whole, the bytes checked for UTF-8 first so a damaged
-// file is reported with `file:line` instead of passing U+FFFD on silently.
+// Sessions some clients keep as one JSON document rewritten whole after every step (Cline's
+// messages file, Auggie's session file): read once, parsed, checked to be an object. Bytes that are
+// not UTF-8 are read as U+FFFD and reported with the line they sit on, never passed silently.
 import { isUtf8 } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import type { Diagnose } from '../adapter/interface.js';
@@ -20,12 +20,8 @@ export function firstInvalidUtf8Line(bytes: Buffer): number | undefined {
   return line;
 }
 
-/**
- * The JSON object a session file holds. A file that cannot be read, is not JSON (a truncated write)
- * or is not an object is a UserError naming `kind` (exit 2); bytes that are not UTF-8 are read as
- * U+FFFD and reported through `onDiagnostic`.
- */
-export function readJsonDocument(path: string, kind: string, onDiagnostic?: Diagnose): Json {
+/** The document a file holds; a file that is not one JSON object is unreadable input (a UserError naming `kind`). */
+export function readJsonDocument(path: string, kind: string, onDiagnostic?: Diagnose): { text: string; document: Json } {
   let bytes: Buffer;
   try {
     bytes = readFileSync(path);
@@ -34,12 +30,13 @@ export function readJsonDocument(path: string, kind: string, onDiagnostic?: Diag
   }
   const bad = firstInvalidUtf8Line(bytes);
   if (bad !== undefined) onDiagnostic?.(`${path}:${bad}`, 'not valid UTF-8: the bad bytes are read as U+FFFD');
+  const text = bytes.toString('utf8');
   let value: unknown;
   try {
-    value = JSON.parse(bytes.toString('utf8'));
+    value = JSON.parse(text);
   } catch (err) {
     throw new UserError(`not a ${kind} (one JSON object): ${(err as Error).message}`, path);
   }
   if (!isObject(value)) throw new UserError(`not a ${kind}: the file is not a JSON object`, path);
-  return value;
+  return { text, document: value };
 }

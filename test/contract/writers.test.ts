@@ -14,6 +14,7 @@ import { hermes } from '../../adapters/hermes/index.js';
 import { pi } from '../../adapters/pi/index.js';
 import { aider } from '../../adapters/aider/index.js';
 import { atif } from '../../adapters/atif/index.js';
+import { auggie } from '../../adapters/auggie/index.js';
 import { cursor } from '../../adapters/cursor/index.js';
 import { gemini } from '../../adapters/gemini/index.js';
 import { qoder } from '../../adapters/qoder/index.js';
@@ -40,4 +41,5 @@ describe('writer contract', () => {
   testWriter(aider, scratch, { options: (home, cwd) => ({ home, cwd }), repairsIds: false });
   testWriter(cursor, scratch, { options: (home, cwd) => ({ home, cwd }), repairsIds: false });
   testWriter(qoder, scratch, { options: (home, cwd) => ({ home, cwd }) });
+  testWriter(auggie, scratch, { options: (home, cwd) => ({ home, cwd }) });
 });
