@@ -113,7 +113,7 @@ function readIndexFile(path: string): { text?: string; entries: unknown[]; mode:
     try {
       value = JSON.parse(text);
     } catch (err) {
-      throw new UserError(`the session index is not JSON (${(err as Error).message}); the client cannot save sessions either until it is fixed; nothing was written`, path);
+      throw new UserError(`the session index is not JSON (${(err as Error).message}); the client cannot index sessions either until it is fixed; nothing was written`, path);
     }
   }
   if (!Array.isArray(value)) throw new UserError('the session index is not a JSON list; nothing was written', path);
