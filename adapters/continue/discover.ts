@@ -16,15 +16,18 @@ import { AGENT, UNTITLED, defaultHome, expandTilde, idFromPath, isSessionFileNam
 function refOf(path: string, mtime: number, index = readIndex(dirname(path))): SessionRef {
   const ref: SessionRef = { agent: AGENT, native_id: idFromPath(path), path, mtime };
   const entry = index.get(ref.native_id);
-  let document: Record<string, unknown> | undefined;
-  try {
-    document = readSessionFile(path).document;
-  } catch {
-    // listed all the same: capture reports what is wrong with it
+  // The index entry names the cwd and title; only a session it does not know is read for them.
+  let document: Record<string, unknown> | undefined = entry;
+  if (!entry) {
+    try {
+      document = readSessionFile(path).document;
+    } catch {
+      // listed all the same: capture reports what is wrong with it
+    }
   }
-  const cwd = str(document?.workspaceDirectory) ?? str(entry?.workspaceDirectory);
+  const cwd = str(document?.workspaceDirectory);
   if (cwd) ref.cwd = cwd;
-  const title = str(document?.title) ?? str(entry?.title);
+  const title = str(document?.title);
   if (title && title !== UNTITLED) ref.title = title;
   const created = createdAt(entry);
   if (created !== undefined) ref.first_ts = created;

@@ -9,15 +9,17 @@
 //   * one entry appended to `sessions/sessions.json` (what `cn ls` lists): the index is backed up
 //     first, parsed, the entry added, and written back atomically; the other entries are written as
 //     they were read, and a change to the index between reading and writing is refused;
-//   * the session file is created atomically and never overwrites; if the index cannot be written,
-//     the session file is removed again and nothing is left behind.
-import { constants, copyFileSync, existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+//   * both files are written to temps and take their names back to back (the session file never
+//     over another): an interrupted write leaves neither; if the index cannot be written the session
+//     file is removed again.
+import { closeSync, constants, copyFileSync, existsSync, fsyncSync, linkSync, openSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { MaterializeOptions } from '../../lib/adapter/interface.js';
 import { UserError } from '../../lib/cli/diagnostics.js';
 import type { SpEvent } from '../../lib/core/event.js';
 import { isObject, str, type Json } from '../../lib/core/json.js';
-import { createFileAtomic, replaceFileAtomic } from '../../lib/fs/atomic.js';
-import { makePrivateDir } from '../../lib/fs/private.js';
+import { writeTemp } from '../../lib/fs/atomic.js';
+import { makePrivateDir, settleInterrupt } from '../../lib/fs/private.js';
 import { beginWrite } from '../../lib/write/begin.js';
 import { PROVIDER_TOOL_ID, ToolIds } from '../../lib/write/plan.js';
 import { activeBranch, buildTurns, type AssistantTurn, type Report, type ToolCall, type UserTurn } from '../../lib/write/turns.js';
@@ -111,7 +113,7 @@ function readIndexFile(path: string): { text?: string; entries: unknown[]; mode:
     try {
       value = JSON.parse(text);
     } catch (err) {
-      throw new UserError(`the session index is not JSON (${(err as Error).message}); the client cannot save sessions either until it is fixed; nothing was written`, path);
+      throw new UserError(`the session index is not JSON (${(err as Error).message}); the client cannot index sessions either until it is fixed; nothing was written`, path);
     }
   }
   if (!Array.isArray(value)) throw new UserError('the session index is not a JSON list; nothing was written', path);
@@ -125,20 +127,51 @@ function backupName(path: string): string {
   return name;
 }
 
-/** Appends `entry` to the index (backed up first unless `backup` is false); returns the backup's path. */
-function register(path: string, entry: Json, backup: boolean): string | undefined {
-  const before = readIndexFile(path);
-  if (before.entries.some((e) => isObject(e) && e.sessionId === entry.sessionId)) throw new UserError(`the session index names ${String(entry.sessionId)} already; nothing was written`, path);
+/**
+ * Creates the session file and appends `entry` to the index (backed up first unless `backup` is
+ * false); returns the backup's path. Both files are written to temps first and take their names back
+ * to back (the session file never over another, then the index), so an interrupted write leaves
+ * neither; if the index cannot take its name the session file is removed again.
+ */
+function commit(file: string, text: string, index: string, entry: Json, backup: boolean): string | undefined {
+  const before = readIndexFile(index);
+  if (before.entries.some((e) => isObject(e) && e.sessionId === entry.sessionId)) throw new UserError(`the session index names ${String(entry.sessionId)} already; nothing was written`, index);
   let saved: string | undefined;
   if (backup && before.text !== undefined) {
-    saved = backupName(path);
-    copyFileSync(path, saved, constants.COPYFILE_EXCL);
+    saved = backupName(index);
+    copyFileSync(index, saved, constants.COPYFILE_EXCL);
   }
-  const text = JSON.stringify([...before.entries, entry], undefined, 2);
-  // The client rewrites the index without a lock: a change since it was read is not overwritten.
-  const now = existsSync(path) ? readFileSync(path, 'utf8') : undefined;
-  if (now !== before.text) throw new UserError('the session index changed while sp was writing (is the client running?); try again', path);
-  replaceFileAtomic(path, text, before.mode);
+  const temps = [writeTemp(file, [text], 0o600)];
+  try {
+    temps.push(writeTemp(index, [JSON.stringify([...before.entries, entry], undefined, 2)], before.mode));
+    // The client rewrites the index without a lock: a change since it was read is not overwritten.
+    const now = existsSync(index) ? readFileSync(index, 'utf8') : undefined;
+    if (now !== before.text) throw new UserError('the session index changed while sp was writing (is the client running?); nothing was written; try again', index);
+    try {
+      linkSync(temps[0], file);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new UserError('a session with this id appeared meanwhile; nothing was written', file);
+      throw err;
+    }
+    try {
+      renameSync(temps[1], index);
+    } catch (err) {
+      rmSync(file, { force: true });
+      throw err;
+    }
+  } finally {
+    for (const temp of temps) {
+      rmSync(temp, { force: true });
+      settleInterrupt(temp);
+    }
+  }
+  try {
+    const dir = openSync(dirname(file), 'r');
+    fsyncSync(dir);
+    closeSync(dir);
+  } catch {
+    // Some filesystems cannot fsync a folder; the files themselves are durable.
+  }
   return saved;
 }
 
@@ -190,13 +223,11 @@ export async function materializeContinue(events: AsyncIterable<SpEvent>, option
   let backup: string | undefined;
   if (!options.dryRun) {
     makePrivateDir(sessionsDir(home));
-    createFileAtomic(file, [text], 0o600);
     try {
-      backup = register(index, entry, options.backup !== false);
+      backup = commit(file, text, index, entry, options.backup !== false);
     } catch (err) {
-      rmSync(file, { force: true });
       if (err instanceof UserError) throw err;
-      throw new UserError(`cannot add the session to the index (nothing was written): ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, index);
+      throw new UserError(`cannot write the session (nothing was written): ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, file);
     }
   }
 

@@ -28,8 +28,8 @@ export function newTempPath(dir: string, label: string): string {
   return join(dir, `.${label}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
 }
 
-/** Writes `chunks` to a new temp file next to `path`, fsynced and closed; returns its path. */
-function writeTemp(path: string, chunks: Iterable<string | Buffer>, mode: number): string {
+/** Writes `chunks` to a new temp file next to `path`, fsynced and closed; returns its path (the caller links or renames it, or removes it). */
+export function writeTemp(path: string, chunks: Iterable<string | Buffer>, mode: number): string {
   mkdirSync(dirname(path), { recursive: true });
   const temp = newTempPath(dirname(path), basename(path));
   const fd = openSync(temp, 'wx', mode);

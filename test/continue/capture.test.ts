@@ -95,9 +95,12 @@ describe('continue capture: recorded sessions', () => {
       copySession(READ, home);
       writeFileSync(join(outside, 'secret.json'), JSON.stringify({ sessionId: 'secret', history: [{ message: { role: 'user', content: 'secret' } }] }));
       symlinkSync(join(outside, 'secret.json'), join(home, 'sessions', 'aaaaaaaa-0000-4000-8000-000000000000.json'));
+      // A session file the index does not name is listed too (`cn --resume` and `--fork` load it), its cwd from the file.
+      const unindexed = { ...readDocument(SUMMARY), sessionId: 'bbbbbbbb-0000-4000-8000-000000000000', workspaceDirectory: '/home/user/other' };
+      writeFileSync(join(home, 'sessions', 'bbbbbbbb-0000-4000-8000-000000000000.json'), JSON.stringify(unindexed));
       const refs = [];
-      for await (const ref of continueCli.discover({ home })) refs.push(ref.native_id);
-      expect(refs).toEqual(['f4014728-8397-421d-a703-82dd1dbc16ec']);
+      for await (const ref of continueCli.discover({ home })) refs.push([ref.native_id, ref.cwd]);
+      expect(refs.sort()).toEqual([['bbbbbbbb-0000-4000-8000-000000000000', '/home/user/other'], ['f4014728-8397-421d-a703-82dd1dbc16ec', '/home/user/proj']]);
       for (const evil of ['../outside/secret', 'aaaaaaaa-0000-4000-8000-000000000000', '../../etc/passwd']) {
         await expect(continueCli.find!(evil, { home })).rejects.toThrow(/no Continue session/);
       }
