@@ -85,7 +85,10 @@ async function* captureDb(ref: SessionRef, options: CaptureOptions): AsyncGenera
     yield start;
     const state = newCompactionState();
     let lastTs = startTs;
-    const statement = prepared(store.db, 'SELECT * FROM messages WHERE session_id = ? ORDER BY id').raw(true);
+    // content_json over the bound is not fetched at all: its size comes from the record header.
+    const others = store.messages.filter((c) => c !== 'content_json').map((c) => `"${c.replace(/"/g, '""')}"`);
+    const sql = `SELECT ${others.join(', ')}, length(CAST(content_json AS BLOB)) AS content_bytes, CASE WHEN length(CAST(content_json AS BLOB)) > ${MAX_ROW_BYTES} THEN NULL ELSE content_json END AS content_json FROM messages WHERE session_id = ? ORDER BY id`;
+    const statement = prepared(store.db, sql).raw(true);
     const make = rowMaker(statement);
     for (const values of statement.iterate(id) as IterableIterator<unknown[]>) {
       const row = make(values) as Json;
@@ -93,13 +96,15 @@ async function* captureDb(ref: SessionRef, options: CaptureOptions): AsyncGenera
       const where = `${locator}:${rowId}`;
       const ts = sqlTime(row.created_timestamp) ?? sqlTime(row.timestamp) ?? lastTs;
       lastTs = ts;
-      const raw = options.raw ? JSON.stringify(Object.fromEntries(Object.entries(row).map(([k, v]) => [k, plain(v)]))) : undefined;
-      const content = typeof row.content_json === 'string' ? row.content_json : '';
-      if (content.length > MAX_ROW_BYTES) {
-        options.onDiagnostic?.(where, `content_json is ${content.length} bytes, over ${MAX_ROW_BYTES}: kept unread as meta`);
-        yield emitter.emit('meta', { key: 'goose.message.too_large', bytes: content.length, role: String(row.role) }, ts, { actor: 'system', origin: { native_seq: rowId } });
+      const bytes = Number(plain(row.content_bytes) ?? 0);
+      delete row.content_bytes;
+      if (bytes > MAX_ROW_BYTES) {
+        options.onDiagnostic?.(where, `content_json is ${bytes} bytes, over ${MAX_ROW_BYTES}: not read, kept as meta`);
+        yield emitter.emit('meta', { key: 'goose.message.too_large', bytes, role: String(row.role) }, ts, { actor: 'system', origin: { native_seq: rowId } });
         continue;
       }
+      const raw = options.raw ? JSON.stringify(Object.fromEntries(Object.entries(row).map(([k, v]) => [k, plain(v)]))) : undefined;
+      const content = typeof row.content_json === 'string' ? row.content_json : '';
       const parsed = jsonObject(`{"c":${content}}`);
       if (!parsed) {
         const snippet = content.slice(0, 200);

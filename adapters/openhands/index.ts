@@ -29,7 +29,7 @@ export const openhands: Adapter = {
     tree: false,
     images: { userMessage: false, toolResult: false },
     thinking: 'provider',
-    incremental: { whyNot: 'an OpenHands conversation is read whole (its folder is re-listed each time)' },
+    incremental: true,
     sameId: { whyNot: 'OpenHands conversations are read, not written (no OpenHands client runs here to check a writer)' },
   },
   // The CLI's default models (Claude through the OpenHands or Anthropic provider) count like Claude.

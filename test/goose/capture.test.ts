@@ -3,8 +3,9 @@
 // input: a corrupt database, a database of another program, ids that could be paths, symbolic
 // links out of the home. Goose writes no file here, so there is nothing recorded to compare with.
 import { describe, expect, it } from 'vitest';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { MAX_ROW_BYTES } from '../../adapters/goose/capture.js';
 import { goose } from '../../adapters/goose/index.js';
 import { formatLocator } from '../../adapters/goose/paths.js';
 import type { SessionRef } from '../../lib/adapter/interface.js';
@@ -143,6 +144,20 @@ describe('goose broken input', () => {
     expect(diagnostics).toEqual([{ where: `${formatLocator(dbOf(copy), S1)}:${rowId}`, what: expect.stringContaining('content_json is not JSON') }]);
     expect(events.at(-1)).toMatchObject({ type: 'meta', payload: { key: 'unparseable', text: '[{"type":"text","text":"trunc' } });
     expect(events.filter((e) => e.type === 'tool.call')).toHaveLength(3);
+  });
+
+  it('a row over the size bound is not read: a clear diagnostic and a meta with its size', async () => {
+    const copy = buildHome();
+    try {
+      const bytes = MAX_ROW_BYTES + 1;
+      // Built inside SQLite: the test spends no JS memory on it either.
+      const rowId = withDb(dbOf(copy), (h) => Number(h.prepare("INSERT INTO messages (session_id, role, content_json, created_timestamp) VALUES (?, 'user', printf('%.*c', ?, 'x'), 1764579700)").run(S1, bytes).lastInsertRowid));
+      const { events, diagnostics } = await captureAll(goose, formatLocator(dbOf(copy), S1));
+      expect(diagnostics).toEqual([{ where: `${formatLocator(dbOf(copy), S1)}:${rowId}`, what: `content_json is ${bytes} bytes, over ${MAX_ROW_BYTES}: not read, kept as meta` }]);
+      expect(events.at(-1)).toMatchObject({ type: 'meta', payload: { key: 'goose.message.too_large', bytes } });
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
   });
 
   it('a legacy file with a cut-off line: file:line, the line kept, the rest read', async () => {

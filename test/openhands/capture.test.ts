@@ -8,7 +8,7 @@ import { openhands } from '../../adapters/openhands/index.js';
 import { MAX_EVENT_BYTES, readBaseState, stateSummary } from '../../adapters/openhands/files.js';
 import type { SessionRef } from '../../lib/adapter/interface.js';
 import { UserError } from '../../lib/cli/diagnostics.js';
-import { captureAll } from '../contract/testAdapter.js';
+import { captureAll, captureRef } from '../contract/testAdapter.js';
 import { A, B, CONV_A, CONV_B, HOME, PUBLIC_STATE, addEventFile, copyConversation, copyHome, tempDir } from './support.js';
 
 const payload = (e: { payload: unknown }) => e.payload as Record<string, unknown>;
@@ -157,6 +157,14 @@ describe('openhands broken input', () => {
     const { events, diagnostics } = await captureAll(openhands, conv);
     expect(diagnostics.map((d) => d.where.slice(conv.length))).toEqual(['/events/event-00099-aaaaaaaa.json', '/events/notes.txt']);
     expect(events.filter((e) => e.type === 'meta' && payload(e).key === 'openhands.events.foreign_file')).toHaveLength(2);
+    // With a cursor, a stray file is reported by the run that first sees it, not again.
+    const ref = await openhands.open(conv);
+    const first = await captureRef(openhands, ref, { cursor: { version: 1, agent: 'openhands', native_id: ref.native_id, sources: {}, sessions: {} } });
+    writeFileSync(join(conv, 'events', 'event-00005-ffffffff-0000-4000-8000-000000000005.json'), JSON.stringify({ kind: 'PauseEvent', id: 'p2', timestamp: '2026-11-30T16:01:00', source: 'user' }));
+    const second = await captureRef(openhands, ref, { cursor: first.cursor });
+    expect(first.diagnostics).toHaveLength(2);
+    expect(second.diagnostics).toEqual([]);
+    expect(second.events.map((e) => [e.seq, payload(e).key])).toEqual([[first.events.length, 'openhands.PauseEvent']]);
     const empty = join(tempDir(), 'cccccccccccccccccccccccccccccccc');
     mkdirSync(join(empty, 'events'), { recursive: true });
     expect((await captureAll(openhands, empty)).events.map((e) => e.type)).toEqual(['session.start']);
