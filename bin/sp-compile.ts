@@ -7,7 +7,7 @@ import { runCli } from '../lib/cli/cli.js';
 import { EXIT_OK, UserError, warn } from '../lib/cli/diagnostics.js';
 import { inputsFrom } from '../lib/core/ndjson.js';
 import { compileInputs } from '../lib/ops/stages.js';
-import type { FormatName, TargetName } from '../lib/compile/targets.js';
+import { compileTargets, type FormatName, type TargetName } from '../lib/compile/targets.js';
 import type { TokenizerName } from '../lib/compile/tokens.js';
 
 interface Args {
@@ -110,6 +110,9 @@ async function publicRedaction(): Promise<{ redact: (text: string) => string; la
   return { redact: (text) => redactor.redactText(text), label: 'public' };
 }
 
+// Every registered agent with a compile profile, then markdown (lib/compile/targets.ts).
+const TARGETS = Object.keys(compileTargets());
+
 await runCli<Args>({
   name: 'sp-compile',
   summary:
@@ -119,7 +122,7 @@ await runCli<Args>({
     '[seq] it comes from. Must-keep items (P0) go in verbatim; P1 items by value per token up to ~60 % of the budget; ' +
     'an extractive summary (P2) fills the rest. Writes the input events followed by a chained context.compiled event ' +
     '(target, budget, tokens, items, dropped, text), or with --render only the text.',
-  usage: '--for <claude|codex|pi|hermes|markdown> [options] [FILE..]',
+  usage: '--for <agent|markdown> [options] [FILE..]',
   examples: [
     ['sp-capture claude --latest | sp-redact | sp-compile --for codex | sp-materialize codex', 'hand a Claude Code session over to Codex'],
     ['sp-compile --for claude --render session.ndjson > handoff.md', 'only the handoff text, to paste'],
@@ -132,13 +135,14 @@ await runCli<Args>({
     ['sp-compile --expand digest:commands handoff.ndjson', 'the original events behind an item the handoff cut or summarized'],
   ],
   epilogue:
-    'Tokens are counted with the target\'s tokenizer: o200k_base for codex; for claude, pi, hermes and markdown a Claude ' +
-    'estimate (cl100k_base × 1.35, Anthropic publishes no local tokenizer). Default budgets: 24,000 tokens ' +
-    '(markdown 16,000). If the P0 items alone exceed the budget, nothing is written and the exit status is 2.',
+    `Targets: ${TARGETS.join(', ')}. Tokens are counted with the target's tokenizer (o200k_base for codex; for claude ` +
+    'and markdown a Claude estimate, cl100k_base × 1.35, as Anthropic publishes no local tokenizer; each agent\'s own ' +
+    'profile says). Default budgets: 24,000 tokens (markdown 16,000). If the P0 items alone exceed the budget, nothing ' +
+    'is written and the exit status is 2.',
   options: (y) =>
     y
       .positional('files', { type: 'string', array: true, describe: 'event streams (NDJSON); none or - = stdin' })
-      .option('for', { type: 'string', choices: ['claude', 'codex', 'pi', 'hermes', 'markdown'], describe: 'the agent that continues the work (default: compile.target of sp config; not needed with --expand)' })
+      .option('for', { type: 'string', choices: TARGETS, describe: 'the agent that continues the work (default: compile.target of sp config; not needed with --expand)' })
       .option('budget', { type: 'string', describe: 'token budget of the handoff (default per target)' })
       .option('window', { type: 'string', describe: "the target's context window; budget = window − reserve" })
       .option('reserve', { type: 'string', describe: 'tokens the target keeps for its system prompt, tools and reply (with --window)' })
@@ -169,8 +173,8 @@ await runCli<Args>({
     const { pick } = await import('../lib/cli/config.js');
     // Defaults from sp config (env, .sp.toml, $SP_HOME/config.toml) where the flags say nothing.
     const target = pick('compile.target', args.for) as TargetName | undefined;
-    if (target === undefined) throw new UserError('say which agent continues the work: --for claude, codex, pi, hermes or markdown (or sp config set compile.target …)');
-    if (!['claude', 'codex', 'pi', 'hermes', 'markdown'].includes(target)) throw new UserError(`compile.target must be claude, codex, pi, hermes or markdown, not "${target}"`, 'config');
+    if (target === undefined) throw new UserError('say which agent continues the work: --for AGENT or --for markdown (or sp config set compile.target …)');
+    if (!TARGETS.includes(target)) throw new UserError(`compile.target must be one of ${TARGETS.join(', ')}; not "${target}"`, 'config');
     args.for = target;
     if (args.budget === undefined && args.window === undefined) {
       const configured = pick<number>(`agents.${target}.budget`, undefined) ?? pick<number>('compile.budget', undefined);

@@ -70,6 +70,6 @@ describe('sp-compile --expand', { timeout: 240_000 }, () => {
   it('still demands --for when compiling', () => {
     const r = runBin('sp-compile', [handoff]);
     expect(r.code).toBe(2);
-    expect(r.stderr.trim()).toBe('sp-compile: say which agent continues the work: --for claude, codex, pi, hermes or markdown (or sp config set compile.target …)');
+    expect(r.stderr.trim()).toBe('sp-compile: say which agent continues the work: --for AGENT or --for markdown (or sp config set compile.target …)');
   });
 });

@@ -412,7 +412,7 @@ function registerHandoffTools(server: McpServer, ctx: ToolContext): void {
       inputSchema: z.object({
         session: sessionArg,
         ...homeArgs,
-        target: z.string().describe('who continues: claude, codex, pi, hermes or markdown'),
+        target: z.string().describe('who continues: an agent id with a compile profile (sp-compile --help lists them) or markdown'),
         budget: z.number().int().min(1).optional().describe('token budget (default per target: 24,000; markdown 16,000)'),
         format: z.enum(['message', 'agents-md']).optional().describe('message (a first user message with a relay header, default) or agents-md (an instructions-file section)'),
       }),
