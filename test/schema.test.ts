@@ -1,5 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createValidator, schemaVersions, type EventValidator } from '../lib/core/schema.js';
+import { root } from './support/streams.js';
 
 let validator: EventValidator;
 beforeAll(async () => {
@@ -21,6 +24,18 @@ describe('schemas', () => {
     const versions = schemaVersions();
     expect(Object.keys(versions)).toEqual(['event.schema.json', 'payloads.schema.json', 'manifest.schema.json']);
     for (const v of Object.values(versions)) expect(v).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+
+  it('are valid 2020-12 schemas (the validator does not check them at run time)', async () => {
+    const { Ajv2020 } = await import('ajv/dist/2020.js');
+    const ajv = new Ajv2020({ strict: true, strictRequired: false, allowUnionTypes: true });
+    ajv.addKeyword({ keyword: 'schema_version', schemaType: 'string' });
+    for (const name of Object.keys(schemaVersions())) {
+      const schema = JSON.parse(readFileSync(join(root, 'schema', name), 'utf8')) as Record<string, unknown>;
+      expect(ajv.validateSchema(schema), `${name}: ${ajv.errorsText(ajv.errors)}`).toBe(true);
+    }
+    const broken = { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', required: 'session' };
+    expect(ajv.validateSchema(broken)).toBe(false);
   });
 
   it('accept a valid event', () => {
