@@ -86,7 +86,7 @@ export function clineXml(storage: string, id = String(T0 - 86_400_000)): string 
     { role: 'assistant', content: [{ type: 'text', text: '<attempt_completion>\n<result>\nIt shows the add function.\n</result>\n</attempt_completion>' }] },
   ];
   const ui = [
-    { ts: T0 - 86_400_000, type: 'say', say: 'task', text: 'What does this screenshot show?', images: [`data:image/png;base64,${PNG}`] },
+    { ts: T0 - 86_400_000, type: 'say', say: 'task', text: 'What does this screenshot show?', images: [`data:image/png;base64,${PNG}`], modelInfo: { providerId: 'anthropic', modelId: 'claude-3-5-sonnet-20241022', mode: 'act' } },
     { ts: T0 - 86_399_000, type: 'ask', ask: 'resume_task' },
     { ts: T0 - 86_398_000, type: 'say', say: 'user_feedback', text: 'please continue' },
   ];

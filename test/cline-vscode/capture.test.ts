@@ -71,6 +71,8 @@ describe('cline-vscode capture', () => {
       'meta@ui3 cline-vscode.ui.say.user_feedback',
     ]);
     expect((events[4].payload as Record<string, unknown>).extra).toEqual({ written_as: 'text' });
+    // No task metadata: the model comes from the UI message that names one.
+    expect((events[0].payload as Record<string, unknown>).model).toBe('claude-3-5-sonnet-20241022');
   });
 
   it('a task with only UI messages is read from them: task with image, text, question, feedback, reasoning, completion', async () => {
