@@ -59,8 +59,8 @@ export function clineNative(storage: string, id = String(T0)): string {
     { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_02', content: [{ type: 'text', text: 'The content was successfully saved to src/app.ts.' }] }] },
     { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_03', name: 'execute_command', input: { command: 'npm test', requires_approval: 'false' } }] },
     { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_03', content: 'Command failed with exit code 1', is_error: true }] },
+    // The completion's result is answered only when the user replies: a finished task ends on the call.
     { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_04', name: 'attempt_completion', input: { result: 'Fixed the operator in add.' } }] },
-    { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_04', content: '' }] },
   ];
   const ui = [
     { ts: T0, type: 'say', say: 'task', text: 'Fix the failing test in src/app.ts', conversationHistoryIndex: -1 },
@@ -86,7 +86,7 @@ export function clineXml(storage: string, id = String(T0 - 86_400_000)): string 
     { role: 'assistant', content: [{ type: 'text', text: '<attempt_completion>\n<result>\nIt shows the add function.\n</result>\n</attempt_completion>' }] },
   ];
   const ui = [
-    { ts: T0 - 86_400_000, type: 'say', say: 'task', text: 'What does this screenshot show?', images: [`data:image/png;base64,${PNG}`] },
+    { ts: T0 - 86_400_000, type: 'say', say: 'task', text: 'What does this screenshot show?', images: [`data:image/png;base64,${PNG}`], modelInfo: { providerId: 'anthropic', modelId: 'claude-3-5-sonnet-20241022', mode: 'act' } },
     { ts: T0 - 86_399_000, type: 'ask', ask: 'resume_task' },
     { ts: T0 - 86_398_000, type: 'say', say: 'user_feedback', text: 'please continue' },
   ];

@@ -1,13 +1,22 @@
 // Contract-suite hooks for the task-folder stores: a record is one message of the API history (a
 // JSON array), so records are injected as array elements, and a copy is the whole task folder.
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { afterAll } from 'vitest';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { ContractOptions, Injected } from '../contract/testAdapter.js';
 
-/** A fresh folder for one test file's built storage (removed with the OS's temp files). */
+/** The temporary folders this test file made, removed once it is done. */
+const made: string[] = [];
+afterAll(() => {
+  for (const root of made.splice(0)) rmSync(root, { recursive: true, force: true });
+});
+
+/** A fresh folder for a built storage, `<temp>/Code/User/globalStorage/<extension id>`, removed after the test file. */
 export function scratchStorage(label: string, extensionId: string): string {
-  return join(mkdtempSync(join(tmpdir(), `sp-${label}-`)), 'Code', 'User', 'globalStorage', extensionId);
+  const root = mkdtempSync(join(tmpdir(), `sp-${label}-`));
+  made.push(root);
+  return join(root, 'Code', 'User', 'globalStorage', extensionId);
 }
 
 /** A copy of a fixture's task folder in `dir` (same id); returns the same file in the copy. */

@@ -39,7 +39,7 @@ describe('cline-vscode capture', () => {
       'meta@ui7 cline-vscode.ui.say.completion_result',
       'meta@ui8 cline-vscode.ui.ask.completion_result',
       'tool.call@api8 toolu_04 attempt_completion {"result":"Fixed the operator in add."}',
-      'tool.result@api9 toolu_04 ',
+      'message.assistant@api8 Fixed the operator in add.',
     ]);
     const start = events[0].payload as Record<string, any>;
     expect(start).toMatchObject({ native_id: '1764579600000', cwd: '/home/dev/project', title: 'Fix the failing test in src/app.ts', model: 'claude-sonnet-4-5', extension: 'saoudrizwan.claude-dev', editor: 'Code' });
@@ -65,12 +65,15 @@ describe('cline-vscode capture', () => {
       'meta@api3 cline-vscode.environment_details',
       'message.user@api4 [TASK RESUMPTION] This task was interrupted 2 hours ago. | please continue',
       'tool.call@api5 1764493200000-5-text-1 attempt_completion {"result":"It shows the add function."}',
+      'message.assistant@api5 It shows the add function.',
       // No history index and no times in the API history: the UI messages follow the conversation.
       'meta@ui1 cline-vscode.ui.say.task',
       'meta@ui2 cline-vscode.ui.ask.resume_task',
       'meta@ui3 cline-vscode.ui.say.user_feedback',
     ]);
     expect((events[4].payload as Record<string, unknown>).extra).toEqual({ written_as: 'text' });
+    // No task metadata: the model comes from the UI message that names one.
+    expect((events[0].payload as Record<string, unknown>).model).toBe('claude-3-5-sonnet-20241022');
   });
 
   it('a task with only UI messages is read from them: task with image, text, question, feedback, reasoning, completion', async () => {
@@ -100,7 +103,7 @@ describe('cline-vscode capture', () => {
     const refs = [];
     for await (const ref of clineVscode.discover({ home: storage, details: true })) refs.push(ref);
     expect(refs.map((r) => r.native_id)).toEqual(['1764579600000', '1764576000000', '1764493200000']);
-    expect(refs[0]).toMatchObject({ title: 'Fix the failing test in src/app.ts', cwd: '/home/dev/project', messages: 9, tool_calls: 4, editor: 'Code' });
+    expect(refs[0]).toMatchObject({ title: 'Fix the failing test in src/app.ts', cwd: '/home/dev/project', messages: 8, tool_calls: 4, editor: 'Code' });
     const inCwd = [];
     for await (const ref of clineVscode.discover({ home: storage, cwd: '/home/dev/project' })) inCwd.push(ref.native_id);
     expect(inCwd).toEqual(['1764579600000']);

@@ -25,18 +25,24 @@ export function levelOf(type: string): 0 | 1 | 2 {
   return 0;
 }
 
-/** The model the task ran with last: Cline's metadata lists each model used. */
-function modelOf(metadata: Json | undefined): string | undefined {
+/** The model the task ran with last: Cline's metadata lists each model used, newer UI messages name theirs. */
+function modelOf(metadata: Json | undefined, ui: unknown[]): string | undefined {
   const usage = Array.isArray(metadata?.model_usage) ? metadata.model_usage.filter(isObject) : [];
-  return str(usage[usage.length - 1]?.model_id);
+  const fromMetadata = str(usage[usage.length - 1]?.model_id);
+  if (fromMetadata) return fromMetadata;
+  for (let i = ui.length - 1; i >= 0; i -= 1) {
+    const info = isObject(ui[i]) ? (ui[i] as Json).modelInfo : undefined;
+    if (isObject(info) && str(info.modelId)) return str(info.modelId);
+  }
+  return undefined;
 }
 
-function startPayload(flavor: TaskStoreFlavor, ref: SessionRef, folder: string, item: Json | undefined, metadata: Json | undefined, envelope: Json | undefined): Json {
+function startPayload(flavor: TaskStoreFlavor, ref: SessionRef, folder: string, item: Json | undefined, metadata: Json | undefined, envelope: Json | undefined, ui: unknown[]): Json {
   const payload: Json = { native_id: ref.native_id, source_path: ref.path };
   const cwd = cwdOf(item);
   if (cwd) payload.cwd = cwd;
   if (typeof item?.task === 'string') payload.title = item.task;
-  const model = modelOf(metadata) ?? str(item?.modelId);
+  const model = modelOf(metadata, ui) ?? str(item?.modelId);
   if (model) payload.model = model;
   if (str(item?.mode)) payload.mode = item!.mode;
   if (str(item?.parentTaskId)) payload.parent_native_id = item!.parentTaskId;
@@ -96,7 +102,7 @@ export async function* captureTask(flavor: TaskStoreFlavor, ref: SessionRef, opt
       return emitter.emit(p.type, p.payload, lastTs, { actor: p.actor, level: levelOf(p.type), origin: o });
     });
   };
-  yield emitter.emit('session.start', startPayload(flavor, ref, folder, item, metadata, api.envelope), lastTs, { actor: 'system', level: 1, origin: {} });
+  yield emitter.emit('session.start', startPayload(flavor, ref, folder, item, metadata, api.envelope, ui.messages), lastTs, { actor: 'system', level: 1, origin: {} });
   for (const [name, file, list] of [[API_HISTORY, apiFile, api], [UI_MESSAGES, uiFile, ui]] as const) {
     const broken = brokenFile(flavor, name, file, list.problem);
     if (broken) yield* emit([broken], undefined, { path: join(folder, name) });

@@ -16,7 +16,7 @@ export const fidelity: FidelityTable = {
     capture: 'user text with the <task>/<feedback>/<answer>/<user_message> wrapper taken off (its name kept in wrappers); images; the appended <environment_details> block becomes meta',
     materialize: READ_ONLY,
   },
-  'message.assistant': { level: 0, capture: 'each run of assistant text; with only ui_messages.json, the task\'s say text / completion_result and followup questions', materialize: READ_ONLY },
+  'message.assistant': { level: 0, capture: 'each run of assistant text; the result of attempt_completion (the task\'s final answer, completion_of its call); with only ui_messages.json, the task\'s say text / completion_result and followup questions', materialize: READ_ONLY },
   'message.thinking': { level: 1, capture: 'thinking (with signature), redacted_thinking and AI SDK reasoning blocks; Roo\'s stand-alone encrypted reasoning items as encrypted', materialize: READ_ONLY },
   'tool.call': {
     level: 0,

@@ -146,6 +146,11 @@ export class ApiMapper {
       const payload: Json = withId({ call_id: id, name, input: input ?? {} });
       if (extra) payload.extra = extra;
       out.push({ type: 'tool.call', payload, actor: this.flavor.actor });
+      // The task's final answer is the completion tool's input, shown to the user as the agent's
+      // message: it is told as one too, so a reader of the conversation sees how the task ended.
+      if (name === 'attempt_completion' && isObject(input) && typeof input.result === 'string' && input.result.trim() !== '') {
+        out.push({ type: 'message.assistant', payload: withId({ content: [{ type: 'text', text: input.result }], completion_of: id }), actor: this.flavor.actor });
+      }
     };
     this.waiting = [];
     let textCalls = 0;
