@@ -48,8 +48,11 @@ function requestSide(exchange: Json): { out: Pending[]; ideState: Json[] } {
   const ideState: Json[] = [];
   const texts: ContentBlock[] = [];
   const textExtras: Json[] = [];
+  // The user's words go where their first node is: after the results a request carries before them.
+  let userAt: number | undefined;
   for (const node of nodesOf(exchange.request_nodes)) {
     if (node.type === REQUEST_TEXT && isObject(node.text_node) && typeof node.text_node.content === 'string') {
+      userAt ??= out.length;
       texts.push({ type: 'text', text: node.text_node.content });
       const extra = { ...nodeExtra(node, ['text_node']), ...rest(node.text_node, ['content']) };
       if (Object.keys(extra).length > 0) textExtras.push(extra);
@@ -67,11 +70,12 @@ function requestSide(exchange: Json): { out: Pending[]; ideState: Json[] } {
       out.push(meta(`auggie.request-node.${String(node.type ?? 'untyped')}`, node, 'user'));
     }
   }
-  // An exchange without a text node carries the user's words only in request_message (older files).
+  // A request_message without a text node (not seen in recordings): those are the user's words.
   if (texts.length === 0 && typeof exchange.request_message === 'string' && exchange.request_message !== '') {
     texts.push({ type: 'text', text: exchange.request_message });
   }
-  if (texts.length > 0) out.unshift({ type: 'message.user', payload: textExtras.length > 0 ? { content: texts, node_extra: textExtras } : { content: texts }, actor: 'user' });
+  const user: Pending = { type: 'message.user', payload: textExtras.length > 0 ? { content: texts, node_extra: textExtras } : { content: texts }, actor: 'user' };
+  if (texts.length > 0) out.splice(userAt ?? out.length, 0, user);
   return { out, ideState };
 }
 

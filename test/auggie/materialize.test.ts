@@ -110,6 +110,9 @@ describe('auggie materialize', () => {
       ['result:toolu_2:true', 'text:Stop there.', 'answer:Stopped.'],
     ]);
     expect(losses.map((l) => l.code)).toEqual(expect.arrayContaining(['reasoning', 'tool-id', 'stub-result']));
+    // Read back, the stub result comes before the user's next words, as in the request.
+    const { events } = await captureAll(auggie, result.path);
+    expect(events.filter((e) => e.origin?.native_seq === 3).map((e) => e.type)).toEqual(['tool.result', 'message.user', 'message.assistant']);
   });
 
   it('results still waiting at the end get one more exchange; an assistant first gets an empty request, reported', async () => {
