@@ -31,7 +31,7 @@ const MAX_TASK_BYTES = 1 << 20;
 
 /** The session document parsed; a file that is not one JSON object, or whose history is not a list, is unreadable input (exit 2). */
 export function readSessionFile(path: string, onDiagnostic?: Diagnose): { document: Json; history: unknown[] } {
-  const { document } = readJsonDocument(path, 'Auggie session file', onDiagnostic);
+  const { document } = readJsonDocument(path, 'an Auggie session file', onDiagnostic);
   const history = document.chatHistory === undefined ? [] : document.chatHistory;
   if (!Array.isArray(history)) throw new UserError('not an Auggie session file: "chatHistory" is not a list', path);
   return { document, history };

@@ -33,6 +33,11 @@ function nodesOf(value: unknown): Json[] {
   return Array.isArray(value) ? value.filter(isObject) : [];
 }
 
+/** A node's fields beyond the ones read (kept with the event, never dropped silently). */
+function nodeExtra(node: Json, read: string[]): Json | undefined {
+  return rest(node, ['id', 'type', ...read]);
+}
+
 function meta(key: string, raw: unknown, actor: Actor): Pending {
   return { type: 'meta', payload: { key, raw }, actor };
 }
@@ -42,14 +47,22 @@ function requestSide(exchange: Json): { out: Pending[]; ideState: Json[] } {
   const out: Pending[] = [];
   const ideState: Json[] = [];
   const texts: ContentBlock[] = [];
+  const textExtras: Json[] = [];
+  // The user's words go where their first node is: after the results a request carries before them.
+  let userAt: number | undefined;
   for (const node of nodesOf(exchange.request_nodes)) {
     if (node.type === REQUEST_TEXT && isObject(node.text_node) && typeof node.text_node.content === 'string') {
+      userAt ??= out.length;
       texts.push({ type: 'text', text: node.text_node.content });
+      const extra = { ...nodeExtra(node, ['text_node']), ...rest(node.text_node, ['content']) };
+      if (Object.keys(extra).length > 0) textExtras.push(extra);
     } else if (node.type === REQUEST_TOOL_RESULT && isObject(node.tool_result_node) && str(node.tool_result_node.tool_use_id)) {
       const r = node.tool_result_node;
       const p: Json = { call_id: r.tool_use_id, content: typeof r.content === 'string' ? r.content : JSON.stringify(r.content ?? ''), is_error: r.is_error === true };
       const extra = rest(r, ['tool_use_id', 'content', 'is_error']);
       if (extra) p.extra = extra;
+      const outer = nodeExtra(node, ['tool_result_node']);
+      if (outer) p.node_extra = outer;
       out.push({ type: 'tool.result', payload: p, actor: 'tool', ts: toEpochSeconds(r.start_time_ms) });
     } else if (node.type === REQUEST_IDE_STATE && isObject(node.ide_state_node)) {
       ideState.push(node.ide_state_node);
@@ -57,11 +70,12 @@ function requestSide(exchange: Json): { out: Pending[]; ideState: Json[] } {
       out.push(meta(`auggie.request-node.${String(node.type ?? 'untyped')}`, node, 'user'));
     }
   }
-  // An exchange without a text node carries the user's words only in request_message (older files).
+  // A request_message without a text node (not seen in recordings): those are the user's words.
   if (texts.length === 0 && typeof exchange.request_message === 'string' && exchange.request_message !== '') {
     texts.push({ type: 'text', text: exchange.request_message });
   }
-  if (texts.length > 0) out.unshift({ type: 'message.user', payload: { content: texts }, actor: 'user' });
+  const user: Pending = { type: 'message.user', payload: textExtras.length > 0 ? { content: texts, node_extra: textExtras } : { content: texts }, actor: 'user' };
+  if (texts.length > 0) out.splice(userAt ?? out.length, 0, user);
   return { out, ideState };
 }
 
@@ -71,16 +85,20 @@ function responseSide(exchange: Json, messageId: string | undefined): Pending[] 
   const withId = (p: Json): Json => (messageId ? { ...p, message_id: messageId } : p);
   const nodes = nodesOf(exchange.response_nodes);
   let texts: ContentBlock[] = [];
+  let textExtras: Json[] = [];
   let textTs: number | undefined;
   const flush = (): void => {
-    if (texts.length > 0) out.push({ type: 'message.assistant', payload: withId({ content: texts }), actor: ASSISTANT, ts: textTs });
+    if (texts.length > 0) out.push({ type: 'message.assistant', payload: withId(textExtras.length > 0 ? { content: texts, node_extra: textExtras } : { content: texts }), actor: ASSISTANT, ts: textTs });
     texts = [];
+    textExtras = [];
     textTs = undefined;
   };
   for (const node of nodes) {
     const ts = toEpochSeconds(node.timestamp_ms);
     if (node.type === RESPONSE_TEXT && typeof node.content === 'string') {
       if (node.content !== '') texts.push({ type: 'text', text: node.content });
+      const extra = nodeExtra(node, ['content', 'timestamp_ms']);
+      if (extra) textExtras.push(extra);
       textTs ??= ts;
     } else if (node.type === RESPONSE_TOOL_USE && isObject(node.tool_use) && str(node.tool_use.tool_use_id) && str(node.tool_use.tool_name)) {
       flush();
@@ -89,6 +107,8 @@ function responseSide(exchange: Json, messageId: string | undefined): Pending[] 
       const extra = rest(use, ['tool_use_id', 'tool_name', 'input_json']);
       if (extra) p.extra = extra;
       if (typeof use.input_json === 'string') p.input_json = use.input_json;
+      const outer = nodeExtra(node, ['content', 'tool_use', 'timestamp_ms']);
+      if (outer) p.node_extra = outer;
       out.push({ type: 'tool.call', payload: p, actor: ASSISTANT, ts });
     } else if (node.type === RESPONSE_THINKING && isObject(node.thinking)) {
       flush();
@@ -96,6 +116,8 @@ function responseSide(exchange: Json, messageId: string | undefined): Pending[] 
       const text = str(t.content) ?? str(t.summary) ?? '';
       const p: Json = withId({ text, visibility: str(t.content) ? 'visible' : str(t.summary) ? 'summary' : 'encrypted', provider: 'augment' });
       if (str(t.encrypted_content)) p.opaque = t.encrypted_content;
+      const extra = { ...nodeExtra(node, ['thinking', 'content', 'timestamp_ms']), ...rest(t, ['content', 'summary', 'encrypted_content']) };
+      if (Object.keys(extra).length > 0) p.node_extra = extra;
       out.push({ type: 'message.thinking', payload: p, actor: ASSISTANT, ts });
     } else {
       flush();

@@ -28,6 +28,9 @@ export interface AuggieMaterializeResult extends WriterResult {
   title?: string;
 }
 
+/** The request written before an answer that opens the session. */
+const LEADING_REQUEST = '(The session continues from here.)';
+
 interface Exchange {
   request_message: string;
   response_text: string;
@@ -75,8 +78,14 @@ class HistoryBuilder {
 
   /** The response of the current exchange; a new exchange when results are waiting or none is open. */
   assistant(turn: AssistantTurn, ids: ToolIds, report: Report): void {
-    const exchange = this.pending.length > 0 || !this.current ? this.open(turn.ts) : this.current;
-    if (exchange.request_nodes.every((n) => n.type === REQUEST_IDE_STATE)) report('transformed', 'leading-assistant', 'an assistant message with no user message before it: written as an exchange with an empty request', turn.events[0]);
+    let exchange: Exchange;
+    if (this.pending.length > 0) exchange = this.open(turn.ts);
+    else if (this.current) exchange = this.current;
+    else {
+      // A request needs words (a model API refuses an empty turn): the session's opening answer gets a stub request.
+      exchange = this.open(turn.ts, LEADING_REQUEST);
+      report('stubbed', 'leading-assistant', `an assistant message with no user message before it: written after a stub request "${LEADING_REQUEST}"`, turn.events[0]);
+    }
     const texts: string[] = [];
     for (const part of turn.parts) {
       const id = exchange.response_nodes.length;

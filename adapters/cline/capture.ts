@@ -31,7 +31,7 @@ interface ClineState {
 
 /** The messages file parsed; a file that is not one JSON object is unreadable input (exit 2). */
 export function readMessagesFile(path: string, onDiagnostic?: Diagnose): { text: string; document: Json; messages: unknown[] } {
-  const { text, document } = readJsonDocument(path, 'Cline messages file', onDiagnostic);
+  const { text, document } = readJsonDocument(path, 'a Cline messages file', onDiagnostic);
   const messages = document.messages === undefined ? [] : document.messages;
   if (!Array.isArray(messages)) throw new UserError('not a Cline messages file: "messages" is not a list', path);
   return { text, document, messages };

@@ -1,5 +1,5 @@
-// Sessions some clients keep as one JSON document rewritten whole after every step (Cline's
-// messages file, Auggie's session file): read once, parsed, checked to be an object. Bytes that are
+// Sessions some clients keep as one JSON document rewritten whole after every step (a messages
+// file, a session file): read once, parsed, checked to be an object. Bytes that are
 // not UTF-8 are read as U+FFFD and reported with the line they sit on, never passed silently.
 import { isUtf8 } from 'node:buffer';
 import { readFileSync } from 'node:fs';
@@ -20,7 +20,7 @@ export function firstInvalidUtf8Line(bytes: Buffer): number | undefined {
   return line;
 }
 
-/** The document a file holds; a file that is not one JSON object is unreadable input (a UserError naming `kind`). */
+/** The document a file holds; a file that is not one JSON object is unreadable input (a UserError naming `kind`, with its article). */
 export function readJsonDocument(path: string, kind: string, onDiagnostic?: Diagnose): { text: string; document: Json } {
   let bytes: Buffer;
   try {
@@ -35,8 +35,8 @@ export function readJsonDocument(path: string, kind: string, onDiagnostic?: Diag
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw new UserError(`not a ${kind} (one JSON object): ${(err as Error).message}`, path);
+    throw new UserError(`not ${kind} (one JSON object): ${(err as Error).message}`, path);
   }
-  if (!isObject(value)) throw new UserError(`not a ${kind}: the file is not a JSON object`, path);
+  if (!isObject(value)) throw new UserError(`not ${kind}: the file is not a JSON object`, path);
   return { text, document: value };
 }

@@ -82,12 +82,16 @@ describe('auggie capture: hostile and broken input', () => {
       doc.chatHistory[0].exchange.response_nodes.push({ id: 9, type: 42, future: true });
       doc.chatHistory[1].exchange.response_nodes.push({ id: 9, type: 5, tool_use: { tool_name: 'view' } });
       doc.chatHistory.push({ exchange: { request_nodes: [], response_nodes: [] } });
+      doc.chatHistory[0].exchange.response_nodes[0].future_field = 'kept';
       writeFileSync(path, JSON.stringify(doc));
       const { events, diagnostics } = await captureAll(auggie, path);
       expect(diagnostics).toEqual([]);
       const metas = ofType(events, 'meta').map((e) => p(e));
       expect(metas.map((m) => m.key)).toEqual(['auggie.request-node.2', 'auggie.response-node.42', 'auggie.response-node.5', 'auggie.empty-exchange']);
       expect(metas[1].raw).toEqual({ id: 9, type: 42, future: true });
+      // A field a typed node does not map is kept with its event.
+      expect(p(ofType(events, 'message.assistant')[0]).node_extra).toEqual([{ future_field: 'kept' }]);
+      expect(ofType(events, 'message.user').every((e) => p(e).node_extra === undefined)).toBe(true);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -10,6 +10,7 @@ import type { SpEvent } from '../../lib/core/event.js';
 import { UserError } from '../../lib/cli/diagnostics.js';
 import { captureAll } from '../contract/testAdapter.js';
 import { SessionBuilder, from } from '../support/canonical.js';
+import { historyViolations } from '../support/mockAugment.js';
 import { TOOLS, readDocument } from './support.js';
 
 const root = mkdtempSync(join(tmpdir(), 'sp-auggie-write-'));
@@ -110,9 +111,12 @@ describe('auggie materialize', () => {
       ['result:toolu_2:true', 'text:Stop there.', 'answer:Stopped.'],
     ]);
     expect(losses.map((l) => l.code)).toEqual(expect.arrayContaining(['reasoning', 'tool-id', 'stub-result']));
+    // Read back, the stub result comes before the user's next words, as in the request.
+    const { events } = await captureAll(auggie, result.path);
+    expect(events.filter((e) => e.origin?.native_seq === 3).map((e) => e.type)).toEqual(['tool.result', 'message.user', 'message.assistant']);
   });
 
-  it('results still waiting at the end get one more exchange; an assistant first gets an empty request, reported', async () => {
+  it('results still waiting at the end get one more exchange; an assistant first gets a stub request, reported', async () => {
     const home = scratch();
     const b = new SessionBuilder('codex', 'sess_tail', { cwd: home });
     b.assistant('Hello, I am ready.', 'msg_0');
@@ -122,7 +126,8 @@ describe('auggie materialize', () => {
     const losses: LossEntry[] = [];
     const result = await auggie.materialize!(from(b.events as SpEvent[]), { home, cwd: home, onLoss: (l) => losses.push(l) });
     const doc = readDocument(result.path);
-    expect(doc.chatHistory.map(shape)).toEqual([['answer:Hello, I am ready.'], ['text:List files.', 'use:call_1:shell'], ['result:call_1:false']]);
+    expect(doc.chatHistory.map(shape)).toEqual([['text:(The session continues from here.)', 'answer:Hello, I am ready.'], ['text:List files.', 'use:call_1:shell'], ['result:call_1:false']]);
+    expect(historyViolations({ chat_history: doc.chatHistory.map((e: Json) => e.exchange), nodes: [{ id: 1, type: 0, text_node: { content: 'next' } }] })).toEqual([]);
     expect(losses.map((l) => l.code)).toContain('leading-assistant');
   });
 });
