@@ -42,6 +42,7 @@ const REMAINING: Record<string, { words: number; why: string }> = {
 /** lib/ folders of a format one agent defined and others write too: its name is the format's, not an agent lookup. */
 const FORMAT_FOLDERS: Record<string, string> = {
   'lib/formats/claude-code/': 'the transcript format Claude Code defined, also written by Qoder CLI',
+  'lib/formats/opencode/': 'the session store OpenCode defined, also written by its fork Kilo Code CLI',
 };
 
 function files(dir: string, ext = /\.ts$/): string[] {

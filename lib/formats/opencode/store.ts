@@ -6,9 +6,9 @@
 import { isUtf8 } from 'node:buffer';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { UserError, errorCode, warn } from '../../lib/cli/diagnostics.js';
-import { isObject, str, type Json } from '../../lib/core/json.js';
-import { openForRead, prepared, type Db } from '../../lib/capture/sqlite.js';
+import { UserError, errorCode, warn } from '../../cli/diagnostics.js';
+import { isObject, str, type Json } from '../../core/json.js';
+import { openForRead, prepared, type Db } from '../../capture/sqlite.js';
 
 export interface StoredPart {
   id: string;
