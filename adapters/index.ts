@@ -10,6 +10,7 @@ import { claude } from './claude/index.js';
 import { cline } from './cline/index.js';
 import { codex } from './codex/index.js';
 import { copilot } from './copilot/index.js';
+import { crush } from './crush/index.js';
 import { cursor } from './cursor/index.js';
 import { droid } from './droid/index.js';
 import { gemini } from './gemini/index.js';
@@ -28,6 +29,7 @@ export const adapters: Record<string, Adapter> = Object.fromEntries(Object.entri
   cline,
   codex,
   copilot,
+  crush,
   cursor,
   droid,
   gemini,
