@@ -13,12 +13,14 @@ import { clineVscode } from './cline-vscode/index.js';
 import { codex } from './codex/index.js';
 import { continueCli } from './continue/index.js';
 import { copilot } from './copilot/index.js';
+import { crush } from './crush/index.js';
 import { cursor } from './cursor/index.js';
 import { droid } from './droid/index.js';
 import { gemini } from './gemini/index.js';
 import { goose } from './goose/index.js';
 import { hermes } from './hermes/index.js';
 import { kiloVscode } from './kilo-vscode/index.js';
+import { kilo } from './kilo/index.js';
 import { opencode } from './opencode/index.js';
 import { openhands } from './openhands/index.js';
 import { otel } from './otel/index.js';
@@ -26,6 +28,7 @@ import { pi } from './pi/index.js';
 import { qoder } from './qoder/index.js';
 import { qwen } from './qwen/index.js';
 import { roo } from './roo/index.js';
+import { zed } from './zed/index.js';
 
 export const adapters: Record<string, Adapter> = Object.fromEntries(Object.entries({
   aider,
@@ -37,12 +40,14 @@ export const adapters: Record<string, Adapter> = Object.fromEntries(Object.entri
   codex,
   continue: continueCli,
   copilot,
+  crush,
   cursor,
   droid,
   gemini,
   goose,
   hermes,
   'kilo-vscode': kiloVscode,
+  kilo,
   opencode,
   openhands,
   otel,
@@ -50,6 +55,7 @@ export const adapters: Record<string, Adapter> = Object.fromEntries(Object.entri
   qoder,
   qwen,
   roo,
+  zed,
 }).map(([id, adapter]) => [id, withCapabilityChecks(adapter)]));
 
 // lib/ asks this registry about agents (lib/adapter/registry.ts): labels, capabilities, vocabularies.

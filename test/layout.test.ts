@@ -43,6 +43,7 @@ const REMAINING: Record<string, { words: number; why: string }> = {
 const FORMAT_FOLDERS: Record<string, string> = {
   'lib/formats/claude-code/': 'the transcript format Claude Code defined, also written by Qoder CLI',
   'lib/formats/cline-tasks/': 'the task-folder format of Cline\'s VS Code extension, also written by its forks Roo Code and Kilo Code',
+  'lib/formats/opencode/': 'the session store OpenCode defined, also written by its fork Kilo Code CLI',
 };
 
 function files(dir: string, ext = /\.ts$/): string[] {

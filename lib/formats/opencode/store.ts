@@ -6,9 +6,9 @@
 import { isUtf8 } from 'node:buffer';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { UserError, errorCode, warn } from '../../lib/cli/diagnostics.js';
-import { isObject, str, type Json } from '../../lib/core/json.js';
-import { openForRead, prepared, type Db } from '../../lib/capture/sqlite.js';
+import { UserError, errorCode, warn } from '../../cli/diagnostics.js';
+import { isObject, str, type Json } from '../../core/json.js';
+import { openForRead, prepared, type Db } from '../../capture/sqlite.js';
 
 export interface StoredPart {
   id: string;
@@ -161,7 +161,13 @@ export function listStorageSessions(storage: string): Array<SessionRow & { file:
 
 const created = (info: Json | undefined): number => (isObject(info?.time) && typeof info.time.created === 'number' ? info.time.created : 0);
 
+/** An id used as a folder name: one plain segment, so a hostile `id` in a file cannot point outside the store. */
+function isPlainSegment(id: string): boolean {
+  return id !== '' && id !== '.' && id !== '..' && !/[/\\\0]/.test(id);
+}
+
 export function readStorageSession(storage: string, id: string, where: string): StoredSession {
+  if (!isPlainSegment(id)) throw new UserError(`not a session id: ${JSON.stringify(id)}`, where);
   const entry = listStorageSessions(storage).find((s) => s.id === id);
   if (!entry) throw new UserError(`no session ${id} in this storage folder`, where);
   const info = readJson(entry.file).value!;
@@ -174,10 +180,11 @@ export function readStorageSession(storage: string, id: string, where: string): 
     if (file.value) message.info = { sessionID: id, ...file.value, id: message.id };
     else message.bad = { text: file.text, reason: file.reason! };
     message.time_created = created(message.info);
-    const partDir = join(storage, 'part', message.id);
-    for (const partName of list(partDir)) {
+    // A message whose id is not a plain name keeps its row, but no parts are looked up for it.
+    const partDir = isPlainSegment(message.id) ? join(storage, 'part', message.id) : undefined;
+    for (const partName of partDir ? list(partDir) : []) {
       if (!partName.endsWith('.json')) continue;
-      const pf = readJson(join(partDir, partName));
+      const pf = readJson(join(partDir!, partName));
       const part: StoredPart = { id: str(pf.value?.id) ?? basename(partName, '.json') };
       if (pf.value) part.data = { sessionID: id, messageID: message.id, ...pf.value, id: part.id };
       else part.bad = { text: pf.text, reason: pf.reason! };

@@ -1,0 +1,40 @@
+// The Crush adapter (formats/crush.md), read only: sessions in each project's `.crush/crush.db`, found
+// through the global `projects.json`; a session inside a database is `<crush.db>#<session id>`.
+import type { Adapter, SessionRef } from '../../lib/adapter/interface.js';
+import { lazyIterable, once } from '../../lib/adapter/lazy.js';
+import { fidelity } from './fidelity.js';
+import { HOME_ENV, defaultHome, parseLocator } from './paths.js';
+
+const discovery = once(() => import('./discover.js'));
+const capturing = once(() => import('./capture.js'));
+const vocabulary = once(async () => (await import('./vocabulary.js')).crushVocabulary);
+
+function watchPaths(ref: SessionRef): string[] {
+  const { db } = parseLocator(ref.path);
+  return [db, `${db}-wal`];
+}
+
+export const crush: Adapter = {
+  id: 'crush',
+  displayName: 'Crush',
+  homeEnv: HOME_ENV,
+  defaultHome,
+  discover: (options) => lazyIterable(discovery, (m) => m.discoverSessions(options)),
+  open: async (path) => (await discovery()).openSession(path),
+  find: async (id, options) => (await discovery()).findSession(id, options),
+  watchPaths,
+  capture: (ref, options) => lazyIterable(capturing, (m) => m.captureCrush(ref, options)),
+  vocabulary,
+  capabilities: {
+    tree: false,
+    images: { userMessage: true, toolResult: false },
+    thinking: 'provider',
+    incremental: { whyNot: 'a Crush session is read whole from its database' },
+    sameId: { whyNot: 'Crush sessions are read, not written' },
+  },
+  // Many providers through Catwalk: counted like Claude, with Claude's window.
+  compileProfile: { tokenizer: 'claude-estimate', window: 200_000, reserve: 30_000, budget: 24_000, instructionsFile: 'AGENTS.md' },
+  fidelity,
+};
+
+export default crush;

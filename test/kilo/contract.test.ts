@@ -1,0 +1,41 @@
+// The shared adapter contract suite on Kilo Code CLI's recorded database (a locator `<db>#<session>`)
+// and the client's export of the same session. Kilo's rows are OpenCode's, so the hooks are the ones
+// the OpenCode suite uses (test/support/opencodeRows.ts) over copies of kilo.db.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll } from 'vitest';
+import { kilo } from '../../adapters/kilo/index.js';
+import { testAdapter } from '../contract/testAdapter.js';
+import { storeRows } from '../support/opencodeRows.js';
+import { DATA, DB, EXPORT, SESSION, copyDb, locator } from './support.js';
+
+const { copy, injectPart, grow } = storeRows(copyDb);
+
+/**
+ * The incremental test's input: a copy of the session without its todo rows, which are session state
+ * only full captures emit (so a grown copy and a full capture would differ by that one meta event).
+ */
+const work = mkdtempSync(join(tmpdir(), 'sp-kilo-contract-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+function withoutTodos(): string {
+  const db = copyDb(join(work, 'data'));
+  const handle = new Database(db);
+  handle.prepare('DELETE FROM todo').run();
+  handle.close();
+  return locator(db, SESSION);
+}
+
+testAdapter(kilo, {
+  fixtures: [locator(DB, SESSION), EXPORT],
+  home: DATA,
+  copy,
+  injectUnknown: (fixture, dir) => {
+    const marker = `sp-contract-marker-${process.pid}`;
+    return injectPart(fixture, dir, JSON.stringify({ type: 'sp-contract-future-part', marker, nested: { kept: [1, 2, 3] } }), marker);
+  },
+  injectBroken: (fixture, dir) => injectPart(fixture, dir, '{"type":"text","text":"cut off', 'cut off'),
+  incremental: { fixtures: [withoutTodos()], grow },
+});
