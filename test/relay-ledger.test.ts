@@ -46,4 +46,14 @@ describe('RelayLedger', () => {
     expect(rows[4999]).toEqual({ session: 's', seq: 4999, type: 'tool.call', action: 'stubbed', code: 'stub-result', reason: `stubbed ${'x'.repeat(20)}` });
     expect(rows[4998]).toEqual({ session: 's', seq: 4998, type: 'message.user', action: 'carried' });
   });
+
+  it('keeps reasons that differ per event as they are, past the strings it shares', () => {
+    const ledger = new RelayLedger();
+    for (let seq = 0; seq < 6000; seq += 1) {
+      ledger.source(event('s', seq, 'tool.call'));
+      ledger.add('s', { action: 'transformed', code: 'tool-id', reason: `id call_${seq} rewritten`, seq, type: 'tool.call' });
+    }
+    const rows = [...ledger.rows()];
+    expect(rows.map((row) => row.reason)).toEqual(Array.from({ length: 6000 }, (_, seq) => `id call_${seq} rewritten`));
+  });
 });

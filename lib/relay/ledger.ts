@@ -47,6 +47,9 @@ class Interned {
   private readonly ids = new Map<string, number>();
   readonly values: string[] = [];
 
+  /** `limit`: past that many strings, `same` stops remembering new ones (reasons unique per event would only cost). */
+  constructor(private readonly limit = Infinity) {}
+
   id(value: string): number {
     let id = this.ids.get(value);
     if (id === undefined) {
@@ -58,9 +61,14 @@ class Interned {
 
   /** `value`, or the equal string kept already. */
   same(value: string): string {
-    return this.values[this.id(value)];
+    const id = this.ids.get(value);
+    if (id !== undefined) return this.values[id];
+    return this.values.length < this.limit ? this.values[this.id(value)] : value;
   }
 }
+
+/** Distinct entry strings shared at most: a few hundred templates in practice. */
+const SHARED_ENTRY_STRINGS = 4096;
 
 /** A column of numbers that grows by doubling: 8 bytes a row, no object per row. */
 class NumberColumn {
@@ -89,7 +97,10 @@ export class RelayLedger {
   private readonly sourceSessions = new NumberColumn();
   private readonly sourceTypes = new NumberColumn();
   private readonly sourceSeqs = new NumberColumn();
+  /** Sessions and types (ids in the columns). */
   private readonly strings = new Interned();
+  /** Codes and reasons of entries. */
+  private readonly entryStrings = new Interned(SHARED_ENTRY_STRINGS);
   /** A source seq that is not a number (a malformed event), by position: given back as it was. */
   private readonly unnumbered = new Map<number, unknown>();
   /** Entries per source event: per session, by seq (one entry as it is, several in a list). */
@@ -107,8 +118,8 @@ export class RelayLedger {
 
   /** `entry` with its repeated strings shared (reasons repeat across events of a large session). */
   private compact(entry: LossEntry): LossEntry {
-    const kept: LossEntry = { ...entry, code: this.strings.same(entry.code), reason: this.strings.same(entry.reason) };
-    if (typeof entry.type === 'string') kept.type = this.strings.same(entry.type);
+    const kept: LossEntry = { ...entry, code: this.entryStrings.same(entry.code), reason: this.entryStrings.same(entry.reason) };
+    if (typeof entry.type === 'string') kept.type = this.entryStrings.same(entry.type);
     return kept;
   }
 
