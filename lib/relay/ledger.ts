@@ -42,36 +42,106 @@ const rank = (action: string): number => {
   return at === -1 ? ACTIONS.indexOf('transformed') : at;
 };
 
+/** One copy of each string seen often (a session id, an event type, a reason written per event). */
+class Interned {
+  private readonly ids = new Map<string, number>();
+  readonly values: string[] = [];
+
+  /** `limit`: past that many strings, `same` stops remembering new ones (reasons unique per event would only cost). */
+  constructor(private readonly limit = Infinity) {}
+
+  id(value: string): number {
+    let id = this.ids.get(value);
+    if (id === undefined) {
+      this.ids.set(value, (id = this.values.length));
+      this.values.push(value);
+    }
+    return id;
+  }
+
+  /** `value`, or the equal string kept already. */
+  same(value: string): string {
+    const id = this.ids.get(value);
+    if (id !== undefined) return this.values[id];
+    return this.values.length < this.limit ? this.values[this.id(value)] : value;
+  }
+}
+
+/** Distinct entry strings shared at most: a few hundred templates in practice. */
+const SHARED_ENTRY_STRINGS = 4096;
+
+/** A column of numbers that grows by doubling: 8 bytes a row, no object per row. */
+class NumberColumn {
+  private data = new Float64Array(1024);
+  length = 0;
+
+  push(value: number): void {
+    if (this.length === this.data.length) {
+      const grown = new Float64Array(this.data.length * 2);
+      grown.set(this.data);
+      this.data = grown;
+    }
+    this.data[this.length++] = value;
+  }
+
+  at(index: number): number {
+    return this.data[index];
+  }
+}
+
+// A ledger row per source event, for sessions of a million events: the sources are three number
+// columns (session and type as ids of interned strings) and an entry's strings are shared with
+// every equal one, so the ledger costs a few dozen bytes an event, not an object and its strings.
 export class RelayLedger {
-  /** Source events in input order: session, seq, type. */
-  private readonly sources: Array<{ session: string; seq: number; type: string }> = [];
-  /** Entries per source event, keyed `session\0seq`. */
-  private readonly entries = new Map<string, LossEntry[]>();
+  /** Source events in input order: session and type (interned ids) and seq. */
+  private readonly sourceSessions = new NumberColumn();
+  private readonly sourceTypes = new NumberColumn();
+  private readonly sourceSeqs = new NumberColumn();
+  /** Sessions and types (ids in the columns). */
+  private readonly strings = new Interned();
+  /** Codes and reasons of entries. */
+  private readonly entryStrings = new Interned(SHARED_ENTRY_STRINGS);
+  /** A source seq that is not a number (a malformed event), by position: given back as it was. */
+  private readonly unnumbered = new Map<number, unknown>();
+  /** Entries per source event: per session, by seq (one entry as it is, several in a list). */
+  private readonly entries = new Map<string, Map<number, LossEntry | LossEntry[]>>();
   /** Entries that name no source event. */
   readonly unattached: SessionEntry[] = [];
 
-  private static key(session: string, seq: number): string {
-    return `${session}\0${seq}`;
-  }
-
   /** Notes a source event (every event of the input, once). */
   source(event: SpEvent): void {
-    this.sources.push({ session: String(event.session), seq: event.seq, type: event.type });
+    this.sourceSessions.push(this.strings.id(String(event.session)));
+    this.sourceTypes.push(this.strings.id(event.type));
+    this.sourceSeqs.push(event.seq);
+    if (typeof event.seq !== 'number') this.unnumbered.set(this.sourceSeqs.length - 1, event.seq);
+  }
+
+  /** `entry` with its repeated strings shared (reasons repeat across events of a large session). */
+  private compact(entry: LossEntry): LossEntry {
+    const kept: LossEntry = { ...entry, code: this.entryStrings.same(entry.code), reason: this.entryStrings.same(entry.reason) };
+    if (typeof entry.type === 'string') kept.type = this.entryStrings.same(entry.type);
+    return kept;
   }
 
   /**
    * An entry for a source event of `session`. `seq` of the entry is the SOURCE seq (callers that
    * renumbered map it back first); an entry without one is kept as a session-level change.
+   * Returns the entry as kept (its strings shared), for a caller that lists entries too.
    */
-  add(session: string, entry: LossEntry): void {
+  add(session: string, entry: LossEntry): LossEntry {
     if (typeof entry.seq !== 'number') {
       this.unattached.push({ ...entry, session });
-      return;
+      return entry;
     }
-    const key = RelayLedger.key(session, entry.seq);
-    const list = this.entries.get(key);
-    if (list) list.push(entry);
-    else this.entries.set(key, [entry]);
+    const name = this.strings.same(session);
+    let bySeq = this.entries.get(name);
+    if (!bySeq) this.entries.set(name, (bySeq = new Map()));
+    const kept = this.compact(entry);
+    const before = bySeq.get(entry.seq);
+    if (before === undefined) bySeq.set(entry.seq, kept);
+    else if (Array.isArray(before)) before.push(kept);
+    else bySeq.set(entry.seq, [before, kept]);
+    return kept;
   }
 
   /** Marks every event of `session` in `seqs` with the same entry (other sessions, summarized turns). */
@@ -81,12 +151,16 @@ export class RelayLedger {
 
   /** Entries of one source event. */
   entriesOf(session: string, seq: number): LossEntry[] {
-    return this.entries.get(RelayLedger.key(session, seq)) ?? [];
+    const found = this.entries.get(session)?.get(seq);
+    return found === undefined ? [] : Array.isArray(found) ? found : [found];
   }
 
   /** One row per source event, in input order. */
   *rows(): Generator<LedgerRow> {
-    for (const { session, seq, type } of this.sources) {
+    for (let i = 0; i < this.sourceSeqs.length; i += 1) {
+      const session = this.strings.values[this.sourceSessions.at(i)];
+      const type = this.strings.values[this.sourceTypes.at(i)];
+      const seq = (this.unnumbered.has(i) ? this.unnumbered.get(i) : this.sourceSeqs.at(i)) as number;
       const list = this.entriesOf(session, seq);
       if (list.length === 0) {
         yield { session, seq, type, action: 'carried' };

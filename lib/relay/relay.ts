@@ -8,7 +8,7 @@ import { UserError } from '../cli/diagnostics.js';
 import type { SpEvent } from '../core/event.js';
 import { isObject } from '../core/json.js';
 import { SessionSpool } from '../write/spool.js';
-import { BranchIndex, type BranchSelection } from '../write/branches.js';
+import { BranchIndex, type BranchPlan, type BranchSelection } from '../write/branches.js';
 import { compiledOf, contextSession, type ContextSession } from './context.js';
 import { RelayLedger } from './ledger.js';
 import { relayTransformPasses } from './translate.js';
@@ -82,6 +82,13 @@ const atPositions = (source: Source, keep: (position: number) => boolean): Sourc
     for await (const event of source()) if (keep(at++)) yield event;
   };
 
+/** The session's branches; the index goes when this returns (kept in the relay's frame, it would live through the write). */
+async function branchPlan(events: Source): Promise<BranchPlan> {
+  const index = new BranchIndex();
+  for await (const event of events()) index.add(event);
+  return index.split();
+}
+
 /** Per session: whether its events come in seq order (non-decreasing), noted as the input is spooled. */
 class SeqOrder {
   private readonly last = new Map<string, number>();
@@ -133,9 +140,9 @@ async function relaySpooled(adapter: Adapter, spool: SessionSpool, order: SeqOrd
   const mode = compiled ? 'context' : 'history';
   const compiledSource = compiled && isObject(last.payload) && isObject(last.payload.source) ? last.payload.source.session : undefined;
   const session = compiled ? (typeof compiledSource === 'string' ? compiledSource : last.session) : spool.picker.pick(options.session);
+  // The list and the ledger share one copy of each entry (a large session reports one per event).
   const record = (s: string, entry: LossEntry): void => {
-    entries.push(entry);
-    ledger.add(s, entry);
+    entries.push(ledger.add(s, entry));
   };
 
   // Every event but a closing compiled handoff, in stream order, with the session it belongs to.
@@ -203,9 +210,7 @@ async function relaySpooled(adapter: Adapter, spool: SessionSpool, order: SeqOrd
   let active: Source = events;
   let extra: BranchSelection[] = [];
   if (linear) {
-    const index = new BranchIndex();
-    for await (const event of events()) index.add(event);
-    const split = index.split();
+    const split = await branchPlan(events);
     active = atPositions(events, split.active.includes);
     if (options.branches === 'all') extra = split.others;
     else if (split.offActive.length > 0) {

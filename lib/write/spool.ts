@@ -8,7 +8,7 @@ import { closeSync, createReadStream, mkdtempSync, openSync, readSync, rmSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SpEvent } from '../core/event.js';
-import { splitLines } from '../core/lines.js';
+import { READ_CHUNK, splitLines } from '../core/lines.js';
 import { removeOnInterrupt } from '../fs/private.js';
 import { SessionPicker, nativeIdOf } from './select.js';
 
@@ -80,7 +80,7 @@ export class SessionSpool {
   /** The spooled events in stream order: all of them, or those of `session` (and `keep` them). */
   async *events(session?: string, keep?: (event: SpEvent) => boolean): AsyncGenerator<SpEvent> {
     if (this.removed) throw new Error('the session spool was removed');
-    for await (const line of splitLines(createReadStream(this.file, { highWaterMark: FLUSH_AT }))) {
+    for await (const line of splitLines(createReadStream(this.file, { highWaterMark: READ_CHUNK }))) {
       if (line.text === '') continue;
       const event = JSON.parse(line.text) as SpEvent;
       if (session !== undefined && String(event.session ?? '') !== session) continue;
@@ -140,6 +140,7 @@ export class SpooledSession {
   private fd: number | undefined;
   private removed = false;
   private readonly cache = new Map<number, SpEvent>();
+  private scratch = Buffer.allocUnsafeSlow(1 << 16);
 
   private constructor() {
     this.dir = mkdtempSync(join(tmpdir(), 'sp-session-'));
@@ -213,8 +214,8 @@ export class SpooledSession {
     const positions: number[] = [];
     for (let i = 0; i < sessionOf.length; i += 1) if (sessionOf[i] === chosen) positions.push(i);
     if (allNumbered[chosen]) positions.sort((a, b) => seqs[a] - seqs[b] || a - b);
-    const where = positions.map((i) => offsets[i]);
-    const size = positions.map((i) => lengths[i]);
+    const where = Float64Array.from(positions, (i) => offsets[i]);
+    const size = Float64Array.from(positions, (i) => lengths[i]);
     this.fd = openSync(this.file, 'r');
     this.events = this.view(where, size);
   }
@@ -223,17 +224,18 @@ export class SpooledSession {
     const cached = this.cache.get(index);
     if (cached) return cached;
     if (this.removed || this.fd === undefined) throw new Error('the session spool was removed');
-    const bytes = Buffer.allocUnsafe(length);
+    // One buffer for every read (a new one per event left the allocator holding hundreds of MB).
+    if (this.scratch.length < length) this.scratch = Buffer.allocUnsafeSlow(Math.max(length, this.scratch.length * 2));
     let got = 0;
-    while (got < length) got += readSync(this.fd, bytes, got, length - got, offset + got);
-    const event = JSON.parse(bytes.toString('utf8')) as SpEvent;
+    while (got < length) got += readSync(this.fd, this.scratch, got, length - got, offset + got);
+    const event = JSON.parse(this.scratch.toString('utf8', 0, length)) as SpEvent;
     if (this.cache.size >= CACHED_EVENTS) this.cache.delete(this.cache.keys().next().value as number);
     this.cache.set(index, event);
     return event;
   }
 
   /** An array-like, read-only view: index reads go to the file. */
-  private view(offsets: number[], lengths: number[]): SpEvent[] {
+  private view(offsets: Float64Array, lengths: Float64Array): SpEvent[] {
     const n = offsets.length;
     const indexOf = (prop: string | symbol): number | undefined => {
       if (typeof prop !== 'string' || prop === '' || prop.length > 15) return undefined;

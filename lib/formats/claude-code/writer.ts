@@ -22,6 +22,7 @@ import type { SpEvent } from '../../core/event.js';
 import { isObject, str, type Json } from '../../core/json.js';
 import { LOSS, ToolIds, pairCalls, reportOrphan, reportStub, type PlanReport, type SkippedResult, type ToolIdSpelling } from '../../write/plan.js';
 import { LossLedger, capturedRawLines, ensureUnder, isDerived, payloadOf, resumeFields, sameNativeId, writeLines, type ClientHome, type NativeIdFormat, type WriterResult } from '../../write/writer.js';
+import { SeqPositions } from '../../write/positions.js';
 import { SpooledLines, SpooledSession } from '../../write/spool.js';
 import { createFileAtomic } from '../../fs/atomic.js';
 
@@ -172,8 +173,9 @@ class TranscriptLines {
 
   /** A uuid for a line: the wanted one (same-id moves keep native uuids) when unused, else a fresh one. */
   private uuid(wanted?: string): string {
+    // Only kept uuids are remembered: a fresh random one never meets another (a large session keeps no set of all).
     const id = wanted && !this.usedUuids.has(wanted) ? wanted : randomUUID();
-    this.usedUuids.add(id);
+    if (wanted) this.usedUuids.add(id);
     return id;
   }
 
@@ -261,7 +263,7 @@ class ClaudeWriter {
   private readonly usedMessageIds = new Set<string>();
   /** Tool ids the API accepts, unique in the file (the resume-safety pass, lib/write/plan.ts). */
   private readonly toolIds: ToolIds;
-  private readonly indexOfSeq = new Map<number, number>();
+  private readonly indexOfSeq: SeqPositions;
   /** Event index → the line that what follows the event hangs from (for an assistant message: its last result). */
   private readonly lineOf = new Map<number, string>();
   private readonly sessionModel?: string;
@@ -283,9 +285,7 @@ class ClaudeWriter {
     this.out = new TranscriptLines(envelope);
     this.toolIds = new ToolIds(TOOL_ID_SPELLING, (action, code, reason, event) => this.loss(action, code, reason, event), options.safety);
     this.sessionModel = options.start ? str(payloadOf(options.start).model) : undefined;
-    events.forEach((e, i) => {
-      if (typeof e.seq === 'number') this.indexOfSeq.set(e.seq, i);
-    });
+    this.indexOfSeq = new SeqPositions(events);
   }
 
   private loss(action: LossEntry['action'], code: string, reason: string, event?: SpEvent): void {
@@ -318,7 +318,7 @@ class ClaudeWriter {
     const event = this.events[index];
     if (event.parent_seq === null) return null;
     if (typeof event.parent_seq === 'number') {
-      const at = this.indexOfSeq.get(event.parent_seq);
+      const at = this.indexOfSeq.last(event.parent_seq);
       if (at !== undefined && at < index) return at;
     }
     return index > 0 ? index - 1 : null;

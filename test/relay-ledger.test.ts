@@ -1,0 +1,59 @@
+// The relay's ledger keeps its rows in columns and shares equal strings (lib/relay/ledger.ts): the
+// rows read back are what was recorded, row for row, entries in their order and shape.
+import { describe, expect, it } from 'vitest';
+import type { SpEvent } from '../lib/core/event.js';
+import { RelayLedger } from '../lib/relay/ledger.js';
+
+const event = (session: string, seq: unknown, type: string): SpEvent => ({ session, seq, ts: 0, agent: 'a', type, actor: 'system', payload: {} }) as unknown as SpEvent;
+
+describe('RelayLedger', () => {
+  it('gives back every source as a row, in input order, with its entries', () => {
+    const ledger = new RelayLedger();
+    ledger.source(event('s1', 0, 'session.start'));
+    ledger.source(event('s1', 1, 'tool.call'));
+    ledger.source(event('s2', 1, 'message.user'));
+    ledger.source(event('s1', 2, 'tool.result'));
+    ledger.source(event('s1', 'x', 'meta'));
+    ledger.add('s1', { action: 'translated', code: 'tool-name', reason: 'Bash as shell', seq: 1, type: 'tool.call', from: 'Bash', to: 'shell' });
+    ledger.add('s1', { action: 'stubbed', code: 'stub-result', reason: 'no result', seq: 1, type: 'tool.call' });
+    ledger.add('s2', { action: 'dropped', code: 'other-session', reason: 'another session', seq: 1, type: 'message.user' });
+    ledger.add('s1', { action: 'transformed', code: 'model', reason: 'a model', type: 'message.assistant' });
+    expect([...ledger.rows()]).toEqual([
+      { session: 's1', seq: 0, type: 'session.start', action: 'carried' },
+      {
+        session: 's1', seq: 1, type: 'tool.call', action: 'translated', code: 'tool-name', reason: 'Bash as shell', from: 'Bash', to: 'shell',
+        entries: [
+          { action: 'translated', code: 'tool-name', reason: 'Bash as shell', seq: 1, type: 'tool.call', from: 'Bash', to: 'shell' },
+          { action: 'stubbed', code: 'stub-result', reason: 'no result', seq: 1, type: 'tool.call' },
+        ],
+      },
+      { session: 's2', seq: 1, type: 'message.user', action: 'dropped', code: 'other-session', reason: 'another session' },
+      { session: 's1', seq: 2, type: 'tool.result', action: 'carried' },
+      { session: 's1', seq: 'x', type: 'meta', action: 'carried' },
+    ]);
+    expect(ledger.unattached).toEqual([{ action: 'transformed', code: 'model', reason: 'a model', type: 'message.assistant', session: 's1' }]);
+    expect(ledger.entriesOf('s1', 1).map((e) => e.code)).toEqual(['tool-name', 'stub-result']);
+    expect(ledger.entriesOf('s1', 7)).toEqual([]);
+    expect(ledger.totals()).toMatchObject({ events: 5, carried: 3, translated: 1, dropped: 1 });
+  });
+
+  it('keeps one row per source over many events (columns grow past their first size)', () => {
+    const ledger = new RelayLedger();
+    for (let seq = 0; seq < 5000; seq += 1) ledger.source(event('s', seq, seq % 2 ? 'tool.call' : 'message.user'));
+    for (let seq = 1; seq < 5000; seq += 2) ledger.add('s', { action: 'stubbed', code: 'stub-result', reason: `stubbed ${'x'.repeat(20)}`, seq, type: 'tool.call' });
+    const rows = [...ledger.rows()];
+    expect(rows).toHaveLength(5000);
+    expect(rows[4999]).toEqual({ session: 's', seq: 4999, type: 'tool.call', action: 'stubbed', code: 'stub-result', reason: `stubbed ${'x'.repeat(20)}` });
+    expect(rows[4998]).toEqual({ session: 's', seq: 4998, type: 'message.user', action: 'carried' });
+  });
+
+  it('keeps reasons that differ per event as they are, past the strings it shares', () => {
+    const ledger = new RelayLedger();
+    for (let seq = 0; seq < 6000; seq += 1) {
+      ledger.source(event('s', seq, 'tool.call'));
+      ledger.add('s', { action: 'transformed', code: 'tool-id', reason: `id call_${seq} rewritten`, seq, type: 'tool.call' });
+    }
+    const rows = [...ledger.rows()];
+    expect(rows.map((row) => row.reason)).toEqual(Array.from({ length: 6000 }, (_, seq) => `id call_${seq} rewritten`));
+  });
+});
