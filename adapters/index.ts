@@ -19,6 +19,7 @@ import { otel } from './otel/index.js';
 import { pi } from './pi/index.js';
 import { qoder } from './qoder/index.js';
 import { qwen } from './qwen/index.js';
+import { vscodeCopilot } from './vscode-copilot/index.js';
 
 export const adapters: Record<string, Adapter> = Object.fromEntries(Object.entries({
   aider,
@@ -36,6 +37,7 @@ export const adapters: Record<string, Adapter> = Object.fromEntries(Object.entri
   pi,
   qoder,
   qwen,
+  'vscode-copilot': vscodeCopilot,
 }).map(([id, adapter]) => [id, withCapabilityChecks(adapter)]));
 
 // lib/ asks this registry about agents (lib/adapter/registry.ts): labels, capabilities, vocabularies.
