@@ -89,16 +89,15 @@ export function fromRounds(request: Json, rounds: Json[]): Pending[] {
   const out: Pending[] = [];
   rounds.forEach((round, r) => {
     const roundId = str(round.id);
+    const first = out.length;
     const thinking = thinkingText(round.thinking);
     if (thinking) out.push({ type: 'message.thinking', payload: { text: thinking, ...(roundId ? { message_id: roundId } : {}) }, actor: ASSISTANT });
-    const extra = rest(round, ['id', 'response', 'toolCalls', 'thinking']);
     if (typeof round.response === 'string' && round.response !== '') {
       const payload: Json = { content: [{ type: 'text', text: round.response }] };
       if (roundId) payload.message_id = roundId;
       if (model) payload.model = model;
-      if (extra) payload.extra = extra;
       out.push({ type: 'message.assistant', payload, actor: ASSISTANT });
-    } else if (extra) out.push({ type: 'meta', payload: { key: `${AGENT}.round`, raw: extra }, actor: ASSISTANT });
+    }
     const calls = Array.isArray(round.toolCalls) ? round.toolCalls : [];
     const ids: string[] = [];
     calls.forEach((call, c) => {
@@ -112,6 +111,10 @@ export function fromRounds(request: Json, rounds: Json[]): Pending[] {
       if (roundId) payload.message_id = roundId;
       out.push({ type: 'tool.call', payload, actor: ASSISTANT });
     });
+    // The round's other fields (toolInputRetry, summary …) ride on its first event, or stand alone.
+    const extra = rest(round, ['id', 'response', 'toolCalls', 'thinking']);
+    if (extra && out.length > first) out[first].payload.round_extra = extra;
+    else if (extra) out.push({ type: 'meta', payload: { key: `${AGENT}.round`, raw: extra }, actor: ASSISTANT });
     for (const id of ids) {
       if (!Object.prototype.hasOwnProperty.call(results, id)) continue;
       out.push({ type: 'tool.result', payload: { call_id: id, content: resultText(results[id]) }, actor: 'tool' });
