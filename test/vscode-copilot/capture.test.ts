@@ -2,7 +2,7 @@
 // into the model's rounds, the flat ask-mode file's panel parts, the oldest string shape, and
 // discovery across workspaces and the empty-window folder.
 import { describe, expect, it } from 'vitest';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { vscodeCopilot } from '../../adapters/vscode-copilot/index.js';
 import type { SessionRef } from '../../lib/adapter/interface.js';
@@ -106,5 +106,23 @@ describe('vscode-copilot capture', () => {
     const refs: SessionRef[] = [];
     for await (const ref of vscodeCopilot.discover({ home: other })) refs.push(ref);
     expect(refs.map((r) => r.path)).toEqual([join(log)]);
+  });
+});
+
+describe('vscode-copilot capture of unfinished and empty sessions', () => {
+  it('gives a tool invocation still running a call without a result, and an empty log only its start', async () => {
+    const home = scratchHome();
+    const chats = join(home, 'globalStorage', 'emptyWindowChatSessions');
+    mkdirSync(chats, { recursive: true });
+    const running = join(chats, 'running-1.json');
+    writeFileSync(running, JSON.stringify({ version: 3, sessionId: 'running-1', requests: [{ requestId: 'r', message: { text: 'go' }, response: [{ kind: 'toolInvocationSerialized', toolCallId: 'inv-1', toolId: 'copilot_runInTerminal', toolSpecificData: { kind: 'terminal', commandLine: { original: 'make' } }, isComplete: false }] }] }));
+    const { events } = await captureAll(vscodeCopilot, running);
+    expect(events.map(brief)).toEqual(['session.start', 'message.user', 'tool.call inv-1']);
+    expect((events[2].payload as P).input).toEqual({ kind: 'terminal', commandLine: { original: 'make' } });
+    const empty = join(chats, 'empty-1.jsonl');
+    writeFileSync(empty, '');
+    const captured = await captureAll(vscodeCopilot, empty);
+    expect(captured.events.map((e) => e.type)).toEqual(['session.start']);
+    expect(captured.diagnostics.map((d) => d.where)).toEqual([`${empty}:1`]);
   });
 });
