@@ -29,6 +29,7 @@ import { qoder } from './qoder/index.js';
 import { qwen } from './qwen/index.js';
 import { roo } from './roo/index.js';
 import { zed } from './zed/index.js';
+import { vscodeCopilot } from './vscode-copilot/index.js';
 
 export const adapters: Record<string, Adapter> = Object.fromEntries(Object.entries({
   aider,
@@ -56,6 +57,7 @@ export const adapters: Record<string, Adapter> = Object.fromEntries(Object.entri
   qwen,
   roo,
   zed,
+  'vscode-copilot': vscodeCopilot,
 }).map(([id, adapter]) => [id, withCapabilityChecks(adapter)]));
 
 // lib/ asks this registry about agents (lib/adapter/registry.ts): labels, capabilities, vocabularies.
