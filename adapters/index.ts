@@ -14,6 +14,7 @@ import { cursor } from './cursor/index.js';
 import { droid } from './droid/index.js';
 import { gemini } from './gemini/index.js';
 import { hermes } from './hermes/index.js';
+import { kimi } from './kimi/index.js';
 import { opencode } from './opencode/index.js';
 import { otel } from './otel/index.js';
 import { pi } from './pi/index.js';
@@ -31,6 +32,7 @@ export const adapters: Record<string, Adapter> = Object.fromEntries(Object.entri
   droid,
   gemini,
   hermes,
+  kimi,
   opencode,
   otel,
   pi,
