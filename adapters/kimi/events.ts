@@ -181,7 +181,9 @@ export class KimiMapper {
       calls.push({ type: 'tool.call', payload: p, actor: ASSISTANT });
     }
     const out: Pending[] = [...thinking];
-    if (texts.length > 0 || calls.length === 0) {
+    // A reply of calls only is stored with content "" (one empty text part): no message of its own.
+    const said = texts.some((t) => t.text !== '');
+    if (said || calls.length === 0) {
       const p: Json = { content: texts };
       if (typeof record.content === 'string') p.string_content = true;
       out.push({ type: 'message.assistant', payload: p, actor: ASSISTANT });
