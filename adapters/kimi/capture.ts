@@ -9,6 +9,7 @@ import { captureLines, cursorFor, emitterFor, sourceExtent, storeNextSeq, storeP
 import type { Line } from '../../lib/core/lines.js';
 import type { Json } from '../../lib/core/json.js';
 import { AGENT, KimiMapper, newKimiState, type KimiState } from './events.js';
+import { wireStartTime } from './wire.js';
 
 export async function* captureKimi(ref: SessionRef, options: CaptureOptions = {}): AsyncGenerator<SpEvent> {
   const incremental = options.cursor !== undefined;
@@ -25,7 +26,7 @@ export async function* captureKimi(ref: SessionRef, options: CaptureOptions = {}
     const payload: Json = { native_id: ref.native_id, header: false };
     if (ref.cwd !== undefined) payload.cwd = ref.cwd;
     if (ref.title !== undefined) payload.title = ref.title;
-    return mapper.start(payload);
+    return mapper.start(payload, wireStartTime(path) ?? mtime);
   };
 
   let last: Line | undefined;

@@ -12,6 +12,7 @@ import { UserError } from '../../lib/cli/diagnostics.js';
 import { sourceLines, statSessionFile } from '../../lib/capture/read-position.js';
 import { isObject, jsonObject, str } from '../../lib/core/json.js';
 import { AGENT, partsOf } from './events.js';
+import { wireStartTime } from './wire.js';
 import { CONTEXT_FILE, METADATA_FILE, SESSION_ID, WORK_DIR_FOLDER, defaultHome, expandTilde, idFromPath, sessionsDir, workDirFolder } from './paths.js';
 
 /** Side files larger than this are not read for a title or the work dirs (they are small). */
@@ -87,6 +88,8 @@ async function summarize(ref: SessionRef): Promise<SessionRef> {
       if (Array.isArray(record.tool_calls)) toolCalls += record.tool_calls.length;
     }
   }
+  // The context file has no times: the wire log's first record starts the session, the file's mtime ends it.
+  noteTime(out, wireStartTime(ref.path));
   if (out.mtime !== undefined) noteTime(out, out.mtime);
   out.messages = messages;
   out.tool_calls = toolCalls;

@@ -3,7 +3,8 @@
 // partial?}` (content a string when it is one text part, else a list of parts text / think /
 // image_url / audio_url / video_url), or a bookkeeping record whose role starts with `_`
 // (`_system_prompt`, `_usage`, `_checkpoint`). Bookkeeping and anything unknown is `meta`
-// {key: kimi.<role>, raw: the record}. The file holds no times: events take the file's time.
+// {key: kimi.<role>, raw: the record}. The file holds no times: events take the file's time (the
+// start, when the wire log gives one, its first record's).
 import type { Actor, SpEvent } from '../../lib/core/event.js';
 import type { SessionEmitter } from '../../lib/core/emitter.js';
 import type { Diagnose } from '../../lib/adapter/interface.js';
@@ -90,9 +91,9 @@ export class KimiMapper {
   }
 
   /** session.start: made up from the session's place (the context file has no header). */
-  start(payload: Json): SpEvent {
+  start(payload: Json, ts: number): SpEvent {
     this.state.started = true;
-    return this.options.emitter.emit('session.start', payload, this.options.ts, { actor: 'system', level: 1, origin: {} });
+    return this.options.emitter.emit('session.start', payload, Math.min(ts, this.options.ts), { actor: 'system', level: 1, origin: {} });
   }
 
   /** Events of one line; never throws on bad input (a bad line becomes meta). */

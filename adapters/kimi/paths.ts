@@ -38,3 +38,8 @@ export function idFromPath(path: string): string {
   const name = basename(path);
   return name === CONTEXT_FILE ? basename(dirname(path)) : basename(name, '.jsonl');
 }
+
+/** The UI event log beside a session's context file (`<uuid>/wire.jsonl`); none in the flat layout. */
+export function wirePathOf(contextPath: string): string | undefined {
+  return basename(contextPath) === CONTEXT_FILE ? join(dirname(contextPath), 'wire.jsonl') : undefined;
+}

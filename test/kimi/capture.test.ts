@@ -12,7 +12,7 @@ import { PlanState, type VocabularyContext } from '../../lib/relay/vocabulary/ty
 import type { Cursor, SessionRef } from '../../lib/adapter/interface.js';
 import type { SpEvent } from '../../lib/core/event.js';
 import { captureAll, captureRef } from '../contract/testAdapter.js';
-import { CWD, LEGACY_ID, LEGACY_MTIME, MTIME, OTHER_CWD, SESSION_ID, SESSION_RECORDS, TITLE, buildHome } from './support.js';
+import { CWD, LEGACY_ID, LEGACY_MTIME, MTIME, OTHER_CWD, SESSION_ID, SESSION_RECORDS, TITLE, WIRE_START, buildHome } from './support.js';
 
 type Json = Record<string, any>;
 const ofType = (events: SpEvent[], type: string) => events.filter((e) => e.type === type);
@@ -42,10 +42,11 @@ describe('kimi capture: a session in its folder', () => {
     expect(diagnostics).toEqual([]);
     expect(events[0].type).toBe('session.start');
     expect(p(events[0])).toMatchObject({ native_id: SESSION_ID, cwd: CWD, title: TITLE, header: false });
-    // Every line is there, in order, and no event has a time other than the file's.
+    // Every line is there, in order; the start has the wire log's first time, every line the file's.
     const lines = new Set(events.map((e) => e.origin?.native_seq));
     for (let i = 1; i <= SESSION_RECORDS.length; i += 1) expect(lines.has(i), `line ${i}`).toBe(true);
-    expect(new Set(events.map((e) => e.ts))).toEqual(new Set([MTIME]));
+    expect(events[0].ts).toBe(WIRE_START);
+    expect(new Set(events.slice(1).map((e) => e.ts))).toEqual(new Set([MTIME]));
 
     expect(ofType(events, 'message.user').map((e) => p(e).content.map((c: Json) => c.type === 'text' ? c.text : c.type))).toEqual([
       ['The date test fails, fix it'],
@@ -143,8 +144,8 @@ describe('kimi discovery', () => {
     const { home, session, legacy } = fresh();
     const refs = await list(home, { details: true });
     expect(refs.map((r) => [r.native_id, r.path, r.cwd])).toEqual([[SESSION_ID, session, CWD], [LEGACY_ID, legacy, undefined]]);
-    expect(refs[0]).toMatchObject({ title: TITLE, first_prompt: 'The date test fails, fix it', messages: 6, tool_calls: 4, mtime: MTIME });
-    expect(refs[1]).toMatchObject({ first_prompt: 'List my notes', mtime: LEGACY_MTIME });
+    expect(refs[0]).toMatchObject({ title: TITLE, first_prompt: 'The date test fails, fix it', messages: 6, tool_calls: 4, mtime: MTIME, first_ts: WIRE_START, last_ts: MTIME });
+    expect(refs[1]).toMatchObject({ first_prompt: 'List my notes', mtime: LEGACY_MTIME, first_ts: LEGACY_MTIME });
     expect((await list(home, { cwd: CWD })).map((r) => r.native_id)).toEqual([SESSION_ID]);
     expect(await list(home, { cwd: OTHER_CWD })).toEqual([]);
     expect((await kimi.find!(SESSION_ID.slice(0, 6), { home })).path).toBe(session);
@@ -174,6 +175,11 @@ describe('kimi discovery', () => {
     mkdirSync(join(hashFolder, '22222222-2222-4333-8444-555555555555'));
     symlinkSync(secret, join(hashFolder, '22222222-2222-4333-8444-555555555555', 'context.jsonl'));
     symlinkSync(outside, join(home, 'sessions', 'f'.repeat(32)));
+    // A wire log linked out of the home is not read for the start time.
+    const wire = join(dirname(session), 'wire.jsonl');
+    rmSync(wire);
+    writeFileSync(join(outside, 'wire.jsonl'), '{"type":"metadata"}\n{"timestamp": 12345, "message": {}}\n');
+    symlinkSync(join(outside, 'wire.jsonl'), wire);
     // Names of no session: not a UUID, a traversal-looking name, a file of another kind.
     mkdirSync(join(hashFolder, '..evil'), { recursive: true });
     writeFileSync(join(hashFolder, '..evil', 'context.jsonl'), '{"role":"user","content":"evil"}\n');
@@ -192,6 +198,7 @@ describe('kimi discovery', () => {
     utimesSync(session, MTIME, MTIME);
     const { events, diagnostics } = await captureAll(kimi, session);
     expect(diagnostics).toEqual([]);
+    expect(events[0].ts).toBe(MTIME);
     expect(p(ofType(events, 'message.user').at(-1)!).content[0].text.length).toBe(long.length);
   });
 

@@ -14,6 +14,8 @@ export const LEGACY_ID = '7a6b5c4d-3e2f-4a1b-8c9d-0e1f2a3b4c5d';
 export const TITLE = 'Fix the failing date test';
 export const MTIME = 1_780_000_000;
 export const LEGACY_MTIME = 1_770_000_000;
+/** The first record of the session's wire.jsonl: when it began. */
+export const WIRE_START = MTIME - 600.25;
 
 const md5 = (text: string): string => createHash('md5').update(text, 'utf8').digest('hex');
 const jsonl = (records: unknown[]): string => records.map((r) => JSON.stringify(r)).join('\n') + '\n';
@@ -59,7 +61,10 @@ export function buildHome(): KimiHome {
   const session = join(folder, 'context.jsonl');
   writeFileSync(session, jsonl(SESSION_RECORDS));
   writeFileSync(join(folder, 'state.json'), JSON.stringify({ version: 1, custom_title: TITLE, archived: false }));
-  writeFileSync(join(folder, 'wire.jsonl'), jsonl([{ type: 'metadata', protocol_version: '1.3' }]));
+  writeFileSync(join(folder, 'wire.jsonl'), jsonl([
+    { type: 'metadata', protocol_version: '1.10' },
+    { timestamp: WIRE_START, message: { type: 'TurnBegin', payload: { user_input: 'The date test fails, fix it' } } },
+  ]));
   utimesSync(session, MTIME, MTIME);
   const otherFolder = join(home, 'sessions', md5(OTHER_CWD));
   mkdirSync(otherFolder, { recursive: true });
