@@ -142,6 +142,8 @@ describe('kimi capture: a session in its folder', () => {
 describe('kimi discovery', () => {
   it('lists both layouts newest first, with the cwd kimi.json gives, the title and the first prompt', async () => {
     const { home, session, legacy } = fresh();
+    // A context file moved aside by an undo, a clear or a compaction is not a session of its own.
+    writeFileSync(join(dirname(session), 'context_1.jsonl'), '{"role":"user","content":"before the undo"}\n');
     const refs = await list(home, { details: true });
     expect(refs.map((r) => [r.native_id, r.path, r.cwd])).toEqual([[SESSION_ID, session, CWD], [LEGACY_ID, legacy, undefined]]);
     expect(refs[0]).toMatchObject({ title: TITLE, first_prompt: 'The date test fails, fix it', messages: 6, tool_calls: 4, mtime: MTIME, first_ts: WIRE_START, last_ts: MTIME });
