@@ -21,6 +21,7 @@ import { goose } from './goose/index.js';
 import { hermes } from './hermes/index.js';
 import { kiloVscode } from './kilo-vscode/index.js';
 import { kilo } from './kilo/index.js';
+import { kimi } from './kimi/index.js';
 import { opencode } from './opencode/index.js';
 import { openhands } from './openhands/index.js';
 import { otel } from './otel/index.js';
@@ -49,6 +50,7 @@ export const adapters: Record<string, Adapter> = Object.fromEntries(Object.entri
   hermes,
   'kilo-vscode': kiloVscode,
   kilo,
+  kimi,
   opencode,
   openhands,
   otel,
