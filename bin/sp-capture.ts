@@ -186,7 +186,7 @@ await runCli<Args>({
       .option('artifacts', { type: 'string', describe: 'store images in this folder, content-addressed, and reference them by sha256' })
       .option('cursor', { type: 'string', describe: 'incremental: emit only what was appended since this cursor file, then update it' })
       .option('follow', { type: 'boolean', default: false, describe: 'keep running and emit new events as they are written (Ctrl-C stops)' })
-      .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'no progress line on stderr (it is drawn only on a terminal anyway)' })
+      .option('quiet', { type: 'boolean', default: false, describe: 'no progress line on stderr (it is drawn only on a terminal anyway)' })
       .option('json', { type: 'boolean', default: false, describe: 'NDJSON even on a terminal (--list prints a table there; a capture prints only a note)' })
       .option('redact', { type: 'boolean', default: true, describe: "--list shows titles and first prompts redacted with sp-redact's rules and key (--no-redact: as they are); the event stream is never redacted" })
       .command('$0 [agent]', false) as never,
