@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { adapters } from '../adapters/index.js';
 import { flowOptions, parseHelp, summaryOf } from '../lib/cli/completion.js';
+import { compileTargets } from '../lib/compile/targets.js';
 
 const root = new URL('..', import.meta.url).pathname;
 const sp = join(root, 'dist/bin/sp.js');
@@ -103,7 +104,9 @@ _sp_complete; printf '%s\\n' "\${COMPREPLY[@]}"`;
     expect(complete('sp capture ')).toEqual(Object.keys(adapters).sort());
     expect(complete('sp materialize c').every((a) => a.startsWith('c'))).toBe(true);
     expect(complete('sp capture claude --l')).toEqual(['--latest', '--list']);
-    expect(complete('sp compile --for ')).toEqual(['claude', 'codex', 'hermes', 'markdown', 'pi']);
+    // Every registered agent with a compile profile, and markdown.
+    expect(complete('sp compile --for ')).toEqual(Object.keys(compileTargets()).sort());
+    expect(complete('sp compile --for ')).toEqual(expect.arrayContaining(['claude', 'codex', 'kimi', 'markdown']));
     expect(complete('sp materialize codex --branch ')).toEqual(['active', 'all']);
     // The binaries themselves complete too.
     expect(complete('sp-capture ')).toEqual(Object.keys(adapters).sort());
@@ -117,7 +120,7 @@ _sp_complete; printf '%s\\n' "\${COMPREPLY[@]}"`;
     expect(zsh.startsWith('#compdef sp ')).toBe(true);
     for (const name of binaries) expect(zsh).toContain(`_sp_${name.replace(/-/g, '_')}() {`);
     expect(zsh).toContain(`'1:agent:(${Object.keys(adapters).sort().join(' ')})'`);
-    expect(zsh).toContain(`'--for[for]:for:(claude codex pi hermes markdown)'`);
+    expect(zsh).toContain(`'--for[for]:for:(${Object.keys(compileTargets()).join(' ')})'`);
     expect(zsh).toContain(`'(-q --quiet)'{-q,--quiet}'[quiet]'`);
   });
 
