@@ -8,8 +8,7 @@
 import { lstatSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import type { CaptureOptions, Diagnose, SessionRef } from '../../lib/adapter/interface.js';
-import { readJsonDocument } from '../../lib/capture/json-document.js';
-import { cursorFor, emitterFor, sha256Hex, storeNextSeq } from '../../lib/capture/read-position.js';
+import { itemListEvents, readJsonDocument, type ItemListState } from '../../lib/capture/json-document.js';
 import { UserError } from '../../lib/cli/diagnostics.js';
 import type { SessionEmitter } from '../../lib/core/emitter.js';
 import { toEpochSeconds, type SpEvent } from '../../lib/core/event.js';
@@ -18,13 +17,7 @@ import { cwdOf, exchangeEvents, type Pending } from './exchange.js';
 import { AGENT, taskPath } from './paths.js';
 
 /** What a cursor carries from run to run. */
-interface AuggieState {
-  started: boolean;
-  /** Exchanges consumed, and the SHA-256 of their JSON: a change under them is a rewrite. */
-  count: number;
-  digest: string;
-  last_ts?: number;
-}
+type AuggieState = ItemListState;
 
 /** Task files are small; a bigger one is not read (its id is kept). */
 const MAX_TASK_BYTES = 1 << 20;
@@ -57,9 +50,6 @@ export function readRootTask(sessionFile: string, taskId: unknown): Json | undef
   }
 }
 
-function digestOf(history: unknown[]): string {
-  return sha256Hex(JSON.stringify(history));
-}
 
 function startPayload(ref: SessionRef, document: Json, history: unknown[]): Json {
   const payload: Json = { native_id: ref.native_id, source_path: ref.path };
@@ -130,23 +120,18 @@ class AuggieMapper {
 }
 
 export async function* captureAuggie(ref: SessionRef, options: CaptureOptions = {}): AsyncGenerator<SpEvent> {
-  const cursor = cursorFor(AGENT, ref, options.cursor);
-  const path = ref.path;
+  const { path } = ref;
   const { document, history } = readSessionFile(path, options.onDiagnostic);
-  const state: AuggieState = (cursor.state as AuggieState | undefined) ?? { started: false, count: 0, digest: digestOf([]) };
-  cursor.state = state;
-  if (history.length < state.count) throw new UserError(`the file holds ${history.length} exchange(s), fewer than the ${state.count} an earlier capture read: it was truncated; capture it again without --cursor`, path);
-  if (digestOf(history.slice(0, state.count)) !== state.digest) throw new UserError('exchange(s) an earlier capture read were rewritten; capture it again without --cursor', path);
-  const emitter = emitterFor(cursor, AGENT, ref.native_id);
-  const mapper = new AuggieMapper(emitter, path, state, options.raw === true, options.onDiagnostic);
-  if (!state.started) {
-    const ts = toEpochSeconds(document.created) ?? statSync(path).mtimeMs / 1000;
-    yield mapper.start(startPayload(ref, document, history), ts);
-  }
-  for (let i = state.count; i < history.length; i += 1) for (const event of mapper.entry(history[i], i)) yield event;
-  state.count = history.length;
-  state.digest = digestOf(history);
-  cursor.sources[path] = { offset: statSync(path).size, line: history.length };
-  storeNextSeq(cursor, emitter);
-  options.onCursor?.(cursor);
+  yield* itemListEvents<AuggieState>(ref, options, {
+    agent: AGENT,
+    noun: 'exchange',
+    items: history,
+    mapper: (emitter, state) => {
+      const mapper = new AuggieMapper(emitter, path, state, options.raw === true, options.onDiagnostic);
+      return {
+        start: () => mapper.start(startPayload(ref, document, history), toEpochSeconds(document.created) ?? statSync(path).mtimeMs / 1000),
+        item: (value, index) => mapper.entry(value, index),
+      };
+    },
+  });
 }

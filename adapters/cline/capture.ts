@@ -7,10 +7,9 @@
 import { readFileSync, statSync } from 'node:fs';
 import type { CaptureOptions, Diagnose, SessionRef } from '../../lib/adapter/interface.js';
 import { UserError } from '../../lib/cli/diagnostics.js';
-import { readJsonDocument } from '../../lib/capture/json-document.js';
+import { itemListEvents, readJsonDocument, type ItemListState } from '../../lib/capture/json-document.js';
 import { toEpochSeconds, type Actor, type ContentBlock, type SpEvent } from '../../lib/core/event.js';
 import type { SessionEmitter } from '../../lib/core/emitter.js';
-import { cursorFor, emitterFor, sha256Hex, storeNextSeq } from '../../lib/capture/read-position.js';
 import { isObject, rest, str, type Json } from '../../lib/core/json.js';
 import { AGENT, manifestPathOf } from './paths.js';
 
@@ -21,13 +20,7 @@ const MESSAGE_KEYS = ['id', 'role', 'content', 'ts', 'modelInfo', 'metrics'];
 const USER_INPUT = /^<user_input mode="([a-z]+)">([\s\S]*)<\/user_input>$/;
 
 /** What a cursor carries from run to run. */
-interface ClineState {
-  started: boolean;
-  /** Messages consumed, and the SHA-256 of their JSON: a change under them is a rewrite. */
-  count: number;
-  digest: string;
-  last_ts?: number;
-}
+type ClineState = ItemListState;
 
 /** The messages file parsed; a file that is not one JSON object is unreadable input (exit 2). */
 export function readMessagesFile(path: string, onDiagnostic?: Diagnose): { text: string; document: Json; messages: unknown[] } {
@@ -53,9 +46,6 @@ export function unwrapUserInput(text: string): { text: string; mode?: string } {
   return m ? { text: m[2], mode: m[1] } : { text };
 }
 
-function digestOf(messages: unknown[]): string {
-  return sha256Hex(JSON.stringify(messages));
-}
 
 function startPayload(ref: SessionRef, document: Json, manifest: Json | undefined): Json {
   const payload: Json = { native_id: ref.native_id, source_path: ref.path };
@@ -255,25 +245,23 @@ export function levelOf(type: string): 0 | 1 | 2 {
 }
 
 export async function* captureCline(ref: SessionRef, options: CaptureOptions = {}): AsyncGenerator<SpEvent> {
-  const cursor = cursorFor(AGENT, ref, options.cursor);
-  const path = ref.path;
+  const { path } = ref;
   const { document, messages } = readMessagesFile(path, options.onDiagnostic);
-  const state: ClineState = (cursor.state as ClineState | undefined) ?? { started: false, count: 0, digest: digestOf([]) };
-  cursor.state = state;
-  if (messages.length < state.count) throw new UserError(`the file holds ${messages.length} message(s), fewer than the ${state.count} an earlier capture read: it was truncated; capture it again without --cursor`, path);
-  if (digestOf(messages.slice(0, state.count)) !== state.digest) throw new UserError(`message(s) an earlier capture read were rewritten; capture it again without --cursor`, path);
-  const emitter = emitterFor(cursor, AGENT, ref.native_id);
-  const mapper = new ClineMapper(emitter, path, state, options.raw === true, options.onDiagnostic);
-  if (!state.started) {
-    const manifest = readManifest(path);
-    const first = messages.find(isObject);
-    const ts = toEpochSeconds(manifest?.started_at) ?? toEpochSeconds(first?.ts) ?? statSync(path).mtimeMs / 1000;
-    yield mapper.start(startPayload(ref, document, manifest), ts);
-  }
-  for (let i = state.count; i < messages.length; i += 1) for (const event of mapper.message(messages[i], i)) yield event;
-  state.count = messages.length;
-  state.digest = digestOf(messages);
-  cursor.sources[path] = { offset: statSync(path).size, line: messages.length };
-  storeNextSeq(cursor, emitter);
-  options.onCursor?.(cursor);
+  yield* itemListEvents<ClineState>(ref, options, {
+    agent: AGENT,
+    noun: 'message',
+    items: messages,
+    mapper: (emitter, state) => {
+      const mapper = new ClineMapper(emitter, path, state, options.raw === true, options.onDiagnostic);
+      return {
+        start: () => {
+          const manifest = readManifest(path);
+          const first = messages.find(isObject);
+          const ts = toEpochSeconds(manifest?.started_at) ?? toEpochSeconds(first?.ts) ?? statSync(path).mtimeMs / 1000;
+          return mapper.start(startPayload(ref, document, manifest), ts);
+        },
+        item: (value, index) => mapper.message(value, index),
+      };
+    },
+  });
 }

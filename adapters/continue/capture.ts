@@ -7,8 +7,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { CaptureOptions, Diagnose, SessionRef } from '../../lib/adapter/interface.js';
-import { readJsonDocument } from '../../lib/capture/json-document.js';
-import { cursorFor, emitterFor, sha256Hex, storeNextSeq } from '../../lib/capture/read-position.js';
+import { itemListEvents, readJsonDocument, type ItemListState } from '../../lib/capture/json-document.js';
 import { UserError } from '../../lib/cli/diagnostics.js';
 import type { SessionEmitter } from '../../lib/core/emitter.js';
 import { toEpochSeconds, type Actor, type ContentBlock, type SpEvent } from '../../lib/core/event.js';
@@ -20,17 +19,13 @@ const ITEM_KEYS = ['message', 'contextItems', 'editorState', 'toolCallStates', '
 /** Tool call states the client records for a call that did not succeed. */
 const FAILED_STATUSES = new Set(['errored', 'canceled', 'cancelled']);
 
-interface ContinueState {
-  started: boolean;
-  /** History items consumed, and the SHA-256 of their JSON: a change under them is a rewrite. */
-  count: number;
-  digest: string;
+interface ContinueState extends ItemListState {
   ts?: number;
 }
 
 /** The session file parsed: its document and its history list (exit 2 when it is not one). */
 export function readSessionFile(path: string, onDiagnostic?: Diagnose): { document: Json; history: unknown[] } {
-  const { document } = readJsonDocument(path, 'Continue session file', onDiagnostic);
+  const { document } = readJsonDocument(path, 'a Continue session file', onDiagnostic);
   const history = document.history === undefined ? [] : document.history;
   if (!Array.isArray(history)) throw new UserError('not a Continue session file: "history" is not a list', path);
   return { document, history };
@@ -268,29 +263,23 @@ export function levelOf(type: string): 0 | 1 | 2 {
   return 0;
 }
 
-function digestOf(items: unknown[]): string {
-  return sha256Hex(JSON.stringify(items));
-}
 
 export async function* captureContinue(ref: SessionRef, options: CaptureOptions = {}): AsyncGenerator<SpEvent> {
-  const cursor = cursorFor(AGENT, ref, options.cursor);
-  const path = ref.path;
+  const { path } = ref;
   const { document, history } = readSessionFile(path, options.onDiagnostic);
-  const state: ContinueState = (cursor.state as ContinueState | undefined) ?? { started: false, count: 0, digest: digestOf([]) };
-  cursor.state = state;
-  if (history.length < state.count) throw new UserError(`the file holds ${history.length} history item(s), fewer than the ${state.count} an earlier capture read: it was truncated; capture it again without --cursor`, path);
-  if (digestOf(history.slice(0, state.count)) !== state.digest) throw new UserError('history item(s) an earlier capture read were rewritten; capture it again without --cursor', path);
-  const emitter = emitterFor(cursor, AGENT, ref.native_id);
-  const mapper = new ContinueMapper(emitter, path, state, options.raw === true, options.onDiagnostic);
-  if (!state.started) {
-    const entry = readIndex(dirname(path)).get(ref.native_id);
-    const ts = createdAt(entry) ?? statSync(path).mtimeMs / 1000;
-    yield mapper.start(startPayload(ref, document, entry, history), ts);
-  }
-  for (let i = state.count; i < history.length; i += 1) for (const event of mapper.item(history[i], i)) yield event;
-  state.count = history.length;
-  state.digest = digestOf(history);
-  cursor.sources[path] = { offset: statSync(path).size, line: history.length };
-  storeNextSeq(cursor, emitter);
-  options.onCursor?.(cursor);
+  yield* itemListEvents<ContinueState>(ref, options, {
+    agent: AGENT,
+    noun: 'history item',
+    items: history,
+    mapper: (emitter, state) => {
+      const mapper = new ContinueMapper(emitter, path, state, options.raw === true, options.onDiagnostic);
+      return {
+        start: () => {
+          const entry = readIndex(dirname(path)).get(ref.native_id);
+          return mapper.start(startPayload(ref, document, entry, history), createdAt(entry) ?? statSync(path).mtimeMs / 1000);
+        },
+        item: (value, index) => mapper.item(value, index),
+      };
+    },
+  });
 }

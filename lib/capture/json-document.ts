@@ -2,10 +2,13 @@
 // file, a session file): read once, parsed, checked to be an object. Bytes that are
 // not UTF-8 are read as U+FFFD and reported with the line they sit on, never passed silently.
 import { isUtf8 } from 'node:buffer';
-import { readFileSync } from 'node:fs';
-import type { Diagnose } from '../adapter/interface.js';
+import { readFileSync, statSync } from 'node:fs';
+import type { CaptureOptions, Diagnose, SessionRef } from '../adapter/interface.js';
 import { UserError, readError } from '../cli/diagnostics.js';
+import type { SessionEmitter } from '../core/emitter.js';
+import type { SpEvent } from '../core/event.js';
 import { isObject, type Json } from '../core/json.js';
+import { cursorFor, emitterFor, sha256Hex, storeNextSeq } from './read-position.js';
 
 /** The 1-based line of a buffer's first bytes that are not UTF-8, or undefined when all are. */
 export function firstInvalidUtf8Line(bytes: Buffer): number | undefined {
@@ -39,4 +42,58 @@ export function readJsonDocument(path: string, kind: string, onDiagnostic?: Diag
   }
   if (!isObject(value)) throw new UserError(`not ${kind}: the file is not a JSON object`, path);
   return { text, document: value };
+}
+
+/**
+ * What an incremental capture of a document's item list remembers (in the cursor): whether the
+ * session.start went out, how many items it read, and a digest of them. The client rewrites the whole
+ * file, so a later capture checks that those items are still there unchanged before it emits the rest.
+ */
+export interface ItemListState {
+  started: boolean;
+  count: number;
+  digest: string;
+  last_ts?: number;
+}
+
+/** Turns the items of one document into events; `start` emits the session.start (and sets `started`). */
+export interface ItemListMapper {
+  start(): SpEvent;
+  item(value: unknown, index: number): SpEvent[];
+}
+
+export interface ItemList<S extends ItemListState> {
+  agent: string;
+  /** What one item is called in errors: "message", "exchange", "history item". */
+  noun: string;
+  items: unknown[];
+  mapper: (emitter: SessionEmitter, state: S) => ItemListMapper;
+}
+
+function digestOf(items: unknown[]): string {
+  return sha256Hex(JSON.stringify(items));
+}
+
+/**
+ * The events of a document's items from where the cursor left off: the session.start on the first
+ * capture, then each item not read before. A file now holding fewer items, or other ones where the
+ * cursor had read, is a UserError: capturing it again without the cursor is the way out.
+ */
+export function* itemListEvents<S extends ItemListState>(ref: SessionRef, options: CaptureOptions, list: ItemList<S>): Generator<SpEvent> {
+  const { path } = ref;
+  const { items, noun } = list;
+  const cursor = cursorFor(list.agent, ref, options.cursor);
+  const state = (cursor.state as S | undefined) ?? ({ started: false, count: 0, digest: digestOf([]) } as S);
+  cursor.state = state;
+  if (items.length < state.count) throw new UserError(`the file holds ${items.length} ${noun}(s), fewer than the ${state.count} an earlier capture read: it was truncated; capture it again without --cursor`, path);
+  if (digestOf(items.slice(0, state.count)) !== state.digest) throw new UserError(`${noun}(s) an earlier capture read were rewritten; capture it again without --cursor`, path);
+  const emitter = emitterFor(cursor, list.agent, ref.native_id);
+  const mapper = list.mapper(emitter, state);
+  if (!state.started) yield mapper.start();
+  for (let i = state.count; i < items.length; i += 1) yield* mapper.item(items[i], i);
+  state.count = items.length;
+  state.digest = digestOf(items);
+  cursor.sources[path] = { offset: statSync(path).size, line: items.length };
+  storeNextSeq(cursor, emitter);
+  options.onCursor?.(cursor);
 }
