@@ -242,7 +242,8 @@ describe('sp-compile errors', () => {
 
   it.each([
     [['--budget', '2000'], 'say which agent continues the work: --for'],
-    [['--for', 'gemini'], '--for must be one of claude, codex, pi, hermes, markdown, not "gemini"'],
+    [['--for', 'emacs'], '--for must be one of '],
+    [['--for', 'emacs'], 'markdown, not "emacs"'],
     [['--for', 'codex', '--budget', 'lots'], '--budget: must be a positive whole number of tokens'],
     [['--for', 'codex', '--budget', '0'], '--budget: must be a positive whole number of tokens'],
     [['--for', 'codex', '--budget', '100', '--window', '1000'], '--budget and --window cannot be combined'],

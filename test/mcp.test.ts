@@ -169,7 +169,7 @@ describe('sp-mcp', { timeout: 180_000 }, () => {
     expect(text).not.toContain(secret);
     expect(meta.tokens).toBeLessThanOrEqual(3000);
     expect(meta.target).toBe('codex');
-    await fails('compile_context', { session: CLAUDE_ID, target: 'emacs' }, /unknown target "emacs"; targets: claude, (\w+, )*codex/);
+    await fails('compile_context', { session: CLAUDE_ID, target: 'emacs' }, /unknown target "emacs"; targets: ([\w-]+, )*claude, ([\w-]+, )*codex, ([\w-]+, )*markdown/);
     await fails('compile_context', { session: CLAUDE_ID, target: 'codex', budget: 5 }, /budget|P0|tokens/i);
   });
 
