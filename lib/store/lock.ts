@@ -1,6 +1,8 @@
-// One writer per store at a time: a lock file created with O_EXCL holding "pid host". A lock left
-// by a process that died (kill -9) is broken by the next writer on the same host.
-import { closeSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+// One writer per store at a time: a lock file holding "pid host", made whole under another name and
+// hard-linked into place (the link fails when the name is taken), so a writer killed at any moment
+// never leaves an empty lock nobody can judge. A lock left by a process that died (kill -9) is broken
+// by the next writer on the same host.
+import { linkSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { UserError } from '../cli/diagnostics.js';
@@ -36,14 +38,7 @@ export class StoreLock {
     const path = join(dir, 'lock');
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      try {
-        const fd = openSync(path, 'wx', PRIVATE_FILE);
-        writeSync(fd, `${process.pid} ${hostname()}\n`);
-        closeSync(fd);
-        return new StoreLock(path);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      }
+      if (createWhole(path)) return new StoreLock(path);
       let holder = '';
       try {
         holder = readFileSync(path, 'utf8');
@@ -52,7 +47,7 @@ export class StoreLock {
       }
       const [pidText, host] = holder.trim().split(' ');
       const pid = Number(pidText);
-      // An empty file is a writer between open and write; only a known dead pid on this host is stale.
+      // Only a known dead pid on this host is stale (a lock without its line ending was not made here).
       if (holder.endsWith('\n') && host === hostname() && Number.isInteger(pid) && !alive(pid)) {
         breakStale(path, holder);
         continue;
@@ -72,6 +67,25 @@ export class StoreLock {
       unlinkSync(this.path);
     } catch {
       // already gone
+    }
+  }
+}
+
+/** Creates the lock with its content in one step; false when another writer holds it. */
+function createWhole(path: string): boolean {
+  const staged = `${path}.new.${process.pid}`;
+  writeFileSync(staged, `${process.pid} ${hostname()}\n`, { mode: PRIVATE_FILE });
+  try {
+    linkSync(staged, path);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    return false;
+  } finally {
+    try {
+      unlinkSync(staged);
+    } catch {
+      // gone already
     }
   }
 }
