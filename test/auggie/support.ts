@@ -2,6 +2,7 @@
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { Grower, Injected } from '../contract/testAdapter.js';
+import { growItems, insertItem } from '../support/documentList.js';
 
 export const AUGGIE = new URL('../../fixtures/auggie/', import.meta.url).pathname;
 export const HOME = `${AUGGIE}home`;
@@ -28,37 +29,12 @@ export function copySession(fixture: string, dir: string): string {
 
 /** A copy whose history has `entry` inserted after the first exchange (record 2). */
 export function injectEntry(fixture: string, dir: string, entry: unknown): Injected {
-  const path = copySession(fixture, dir);
-  const doc = readDocument(path);
-  doc.chatHistory.splice(1, 0, entry);
-  writeFileSync(path, JSON.stringify(doc, null, 2));
-  return { path, marker: '', line: 2 };
+  return insertItem(copySession(fixture, dir), 'chatHistory', entry);
 }
 
 /** The client rewrites the whole file per step: a copy that grows one exchange at a time. */
 export function growSession(fixture: string, dir: string): Grower {
-  const path = copySession(fixture, dir);
-  const doc = readDocument(fixture);
-  const all: unknown[] = doc.chatHistory;
-  let count = 0;
-  const write = (entries: unknown[]): void => writeFileSync(path, JSON.stringify({ ...doc, chatHistory: entries }, null, 2));
-  write([]);
-  return {
-    path,
-    count: all.length,
-    add(i) {
-      count = i + 1;
-      write(all.slice(0, count));
-      return { from: count, to: count };
-    },
-    truncate() {
-      count -= 1;
-      write(all.slice(0, count));
-    },
-    rewrite() {
-      const changed = structuredClone(all.slice(0, count + 1)) as Json[];
-      changed[count].sequenceId = 'rewritten';
-      write(changed);
-    },
-  };
+  return growItems(fixture, copySession(fixture, dir), 'chatHistory', (item) => {
+    item.sequenceId = 'rewritten';
+  });
 }

@@ -2,6 +2,7 @@
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { Grower, Injected } from '../contract/testAdapter.js';
+import { growItems, insertItem } from '../support/documentList.js';
 
 export const CLINE = new URL('../../fixtures/cline/', import.meta.url).pathname;
 export const HOME = `${CLINE}home`;
@@ -30,37 +31,12 @@ export function copySession(fixture: string, dir: string): string {
 
 /** A copy whose message list has `message` inserted after the first message (record 2). */
 export function injectMessage(fixture: string, dir: string, message: unknown): Injected {
-  const path = copySession(fixture, dir);
-  const doc = readDocument(path);
-  doc.messages.splice(1, 0, message);
-  writeFileSync(path, JSON.stringify(doc, null, 2));
-  return { path, marker: '', line: 2 };
+  return insertItem(copySession(fixture, dir), 'messages', message);
 }
 
 /** The client rewrites the whole file per step: a copy that grows one message at a time. */
 export function growSession(fixture: string, dir: string): Grower {
-  const path = copySession(fixture, dir);
-  const doc = readDocument(fixture);
-  const all: unknown[] = doc.messages;
-  let count = 0;
-  const write = (messages: unknown[]): void => writeFileSync(path, JSON.stringify({ ...doc, messages }, null, 2));
-  write([]);
-  return {
-    path,
-    count: all.length,
-    add(i) {
-      count = i + 1;
-      write(all.slice(0, count));
-      return { from: count, to: count };
-    },
-    truncate() {
-      count -= 1;
-      write(all.slice(0, count));
-    },
-    rewrite() {
-      const changed = structuredClone(all.slice(0, count + 1)) as Json[];
-      changed[count].id = 'rewritten';
-      write(changed);
-    },
-  };
+  return growItems(fixture, copySession(fixture, dir), 'messages', (item) => {
+    item.id = 'rewritten';
+  });
 }

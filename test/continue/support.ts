@@ -2,6 +2,7 @@
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { Grower, Injected } from '../contract/testAdapter.js';
+import { growItems, insertItem } from '../support/documentList.js';
 
 export const CONTINUE = new URL('../../fixtures/continue/', import.meta.url).pathname;
 export const HOME = `${CONTINUE}home`;
@@ -29,37 +30,12 @@ export function copySession(fixture: string, dir: string): string {
 
 /** A copy whose history has `item` inserted after the first item (record 2). */
 export function injectItem(fixture: string, dir: string, item: unknown): Injected {
-  const path = copySession(fixture, dir);
-  const doc = readDocument(path);
-  doc.history.splice(1, 0, item);
-  writeFileSync(path, JSON.stringify(doc, null, 2));
-  return { path, marker: '', line: 2 };
+  return insertItem(copySession(fixture, dir), 'history', item);
 }
 
 /** The client rewrites the whole file per step: a copy that grows one history item at a time. */
 export function growSession(fixture: string, dir: string): Grower {
-  const path = copySession(fixture, dir);
-  const doc = readDocument(fixture);
-  const all: unknown[] = doc.history;
-  let count = 0;
-  const write = (history: unknown[]): void => writeFileSync(path, JSON.stringify({ ...doc, history }, null, 2));
-  write([]);
-  return {
-    path,
-    count: all.length,
-    add(i) {
-      count = i + 1;
-      write(all.slice(0, count));
-      return { from: count, to: count };
-    },
-    truncate() {
-      count -= 1;
-      write(all.slice(0, count));
-    },
-    rewrite() {
-      const changed = structuredClone(all.slice(0, count + 1)) as Json[];
-      changed[count].contextItems = [{ name: 'rewritten', content: 'x' }];
-      write(changed);
-    },
-  };
+  return growItems(fixture, copySession(fixture, dir), 'history', (item) => {
+    item.contextItems = [{ name: 'rewritten', content: 'x' }];
+  });
 }
