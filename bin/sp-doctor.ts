@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // sp-doctor: checks this machine's sp state — permissions under $SP_HOME, keys, trusted signers, remotes, the store, stale locks and temp files, agent clients — and says how to fix each finding.
+import '../adapters/index.js';
 import { runCli } from '../lib/cli/cli.js';
 import { EXIT_CHECK_FAILED, EXIT_OK, warn } from '../lib/cli/diagnostics.js';
 import { applySafeFixes, diagnose, findingJson, formatFinding } from '../lib/ops/doctor.js';

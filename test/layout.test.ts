@@ -23,7 +23,6 @@ const AGENT_WORDS = new Set(['claude', 'codex', 'pi', 'hermes', 'gemini', 'qwen'
 const REMAINING: Record<string, { words: number; why: string }> = {
   'lib/compile/targets.ts': { words: 1, why: 'the markdown target counts with the `claude-estimate` tokenizer' },
   'lib/compile/tokens.ts': { words: 7, why: 'the tokenizer `claude-estimate` (CLAUDE_FACTOR) is named after the model family it approximates' },
-  'lib/ops/doctor.ts': { words: 9, why: 'the client commands sp-doctor looks for on PATH (qodercli …): not yet a field of the adapter' },
   'lib/formats/content-turns.ts': { words: 1, why: 'the `gemini.part` content block (a Gemini API Part kept as it was) is a block type of the event schema' },
   'lib/hooks/sp-hook.ts': { words: 9, why: 'the hook runner accepts the agents that have hooks; it runs before any adapter loads' },
   'lib/hooks/worker.ts': { words: 1, why: 'a match on the capture cursor\'s own error text (the read position), not the Cursor agent' },

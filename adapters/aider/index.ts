@@ -26,6 +26,7 @@ export const aider: Adapter = {
     sameId: { whyNot: 'an Aider history has no session id to keep (the writer always makes a new history file)' },
     textOnlyToolCalls: 'Aider has no tool calls: its writer carries each call and result as a fenced block in the reply',
   },
+  command: 'aider',
   fidelity,
 };
 

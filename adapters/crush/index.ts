@@ -34,6 +34,7 @@ export const crush: Adapter = {
   },
   // Many providers through Catwalk: counted like Claude, with Claude's window.
   compileProfile: { tokenizer: 'claude-estimate', window: 200_000, reserve: 30_000, budget: 24_000, instructionsFile: 'AGENTS.md' },
+  command: 'crush',
   fidelity,
 };
 

@@ -30,6 +30,7 @@ export const cursor: Adapter = {
     experimental: UNVERIFIED,
     textOnlyToolCalls: 'the Cursor writer carries tool calls as text: native tool-call leaves written by another program are unproven',
   },
+  command: 'cursor-agent',
   fidelity,
 };
 

@@ -37,6 +37,7 @@ export const goose: Adapter = {
   // Goose's default provider setups (Anthropic, OpenAI) count like Claude's estimate; 128k is the
   // smallest window of the models it ships with presets for.
   compileProfile: { tokenizer: 'claude-estimate', window: 128_000, reserve: 32_000, budget: 16_000, instructionsFile: '.goosehints' },
+  command: 'goose',
   fidelity,
 };
 

@@ -39,6 +39,7 @@ export const hermes: Adapter = {
   },
   // OpenRouter, Anthropic models by default: counted like Claude.
   compileProfile: { tokenizer: 'claude-estimate', window: 200_000, reserve: 40_000, budget: 24_000, instructionsFile: 'AGENTS.md' },
+  command: 'hermes',
   fidelity,
 };
 

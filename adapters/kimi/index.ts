@@ -29,6 +29,7 @@ export const kimi: Adapter = {
   },
   // Kimi models: counted with the generic estimate, the 256k window of the K2 models.
   compileProfile: { tokenizer: 'claude-estimate', window: 256_000, reserve: 40_000, budget: 24_000, instructionsFile: 'AGENTS.md' },
+  command: 'kimi',
   fidelity,
 };
 

@@ -34,6 +34,7 @@ export const openhands: Adapter = {
   },
   // The CLI's default models (Claude through the OpenHands or Anthropic provider) count like Claude.
   compileProfile: { tokenizer: 'claude-estimate', window: 200_000, reserve: 40_000, budget: 24_000, instructionsFile: 'AGENTS.md' },
+  command: 'openhands',
   fidelity,
 };
 

@@ -184,6 +184,8 @@ export interface Adapter {
   fidelity: FidelityTable;
   /** The real client the tests run (its pinned devDependency); the drift watch checks its newest release. */
   client?: RealClient;
+  /** The command its client is started with when there is no `client` from the npm registry (pip, a download). */
+  command?: string;
 }
 
 /** An agent's real client as published on the npm registry. */

@@ -63,9 +63,9 @@ export function pidAlive(pid: number): boolean {
   }
 }
 
-/** Temp files and staging folders sp writes next to their target (lib/fs/atomic.ts) and locks moved aside (lib/store/lock.ts). */
+/** Temp files and staging folders sp writes next to their target (lib/fs/atomic.ts), and a lock's staging file and a lock moved aside (lib/store/lock.ts). */
 const TEMP_NAME = /^\..+\.(\d+)\.[0-9a-f]{8}\.tmp$/;
-const STALE_LOCK_NAME = /^lock\.stale\.(\d+)$/;
+const STALE_LOCK_NAME = /^lock\.(?:stale|new)\.(\d+)$/;
 
 /** The pid that owns a temp file, by its name, or undefined when the name is not one of sp's temps. */
 export function tempOwner(name: string): number | undefined {

@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { createPublicKey } from 'node:crypto';
 import { accessSync, chmodSync, closeSync, constants, existsSync, fchmodSync, fstatSync, lstatSync, openSync, readdirSync, readFileSync, realpathSync, statSync, unlinkSync, type Stats } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
+import { registeredAdapters } from '../adapter/registry.js';
 import { parseJsonObject } from '../core/json.js';
 import { pidAlive, tempOwner } from '../fs/private.js';
 import type { EventValidator } from '../core/schema.js';
@@ -271,8 +272,11 @@ function repairCommand(home: string, store: string, session: string): string {
   return `sp-verify ${sh(dir)}  # the signed part changed: restore the session from a remote (sp-sync pull) or a backup`;
 }
 
-/** Agent clients sp reads and writes sessions of, by the command they install. */
-export const AGENT_COMMANDS = ['claude', 'codex', 'pi', 'gemini', 'qwen', 'opencode', 'copilot', 'qodercli', 'aider', 'cursor-agent', 'hermes'];
+/** The commands of the agent clients sp reads and writes sessions of, as their adapters name them. */
+export function agentCommands(): string[] {
+  const commands = Object.values(registeredAdapters()).map((a) => a.client?.bin ?? a.command);
+  return [...new Set(commands.filter((c): c is string => c !== undefined))];
+}
 
 function onPath(command: string): string | undefined {
   for (const dir of (process.env.PATH ?? '').split(delimiter)) {
@@ -320,7 +324,7 @@ function version(path: string, timeoutMs: number): Promise<string | undefined> {
 }
 
 async function checkAgents(timeoutMs: number, out: Finding[]): Promise<void> {
-  const found = AGENT_COMMANDS.map((c) => ({ command: c, path: onPath(c) }));
+  const found = agentCommands().map((c) => ({ command: c, path: onPath(c) }));
   const versions = await Promise.all(found.map((f) => (f.path ? version(f.path, timeoutMs) : Promise.resolve(undefined))));
   const missing: string[] = [];
   found.forEach((f, i) => {

@@ -379,6 +379,9 @@ describe('sp doctor', () => {
     writeFileSync(join(store, 'lock'), `999999 ${hostname()}\n`, { mode: 0o600 });
     const temp = join(store, 'sessions', sessionIds(claudeDebug)[0], '.manifest.json.999998.00ff00ff.tmp');
     writeFileSync(temp, '{', { mode: 0o600 });
+    // A writer killed after staging its lock and before linking it into place leaves the staging file.
+    const stagedLock = join(store, 'lock.new.999997');
+    writeFileSync(stagedLock, `999997 ${hostname()}\n`, { mode: 0o600 });
     const badKey = join(home, 'keys', 'trusted', 'mallory.pub');
     mkdirSync(join(home, 'keys', 'trusted'), { recursive: true });
     writeFileSync(badKey, 'not a key\n', { mode: 0o600 });
@@ -392,22 +395,24 @@ describe('sp doctor', () => {
         expect.stringContaining(`permissions: ${home}: mode 0755, should be 0700`),
         expect.stringContaining(`locks: ${join(store, 'lock')}: a lock left by pid 999999, which is not running — fix: rm ${join(store, 'lock')}`),
         expect.stringContaining(`temp: ${temp}: a temp file left by a process that died (pid 999998)`),
+        expect.stringContaining(`temp: ${stagedLock}: a temp file left by a process that died (pid 999997)`),
         expect.stringContaining(`trusted: ${badKey}: does not parse as an Ed25519 public key`),
       ]),
     );
-    expect(problems).toHaveLength(5);
-    expect(found.stderr).toBe('sp-doctor: 5 problems (4 fixable with --fix)\n');
+    expect(problems).toHaveLength(6);
+    expect(found.stderr).toBe('sp-doctor: 6 problems (5 fixable with --fix)\n');
 
     const json = parseLines(sp('sp-doctor', ['--no-agents', '--json'], { home }).stdout);
-    expect(json.filter((f) => f.status === 'problem').map((f) => f.check).sort()).toEqual(['locks', 'permissions', 'permissions', 'temp', 'trusted']);
+    expect(json.filter((f) => f.status === 'problem').map((f) => f.check).sort()).toEqual(['locks', 'permissions', 'permissions', 'temp', 'temp', 'trusted']);
 
     const fixed = sp('sp-doctor', ['--no-agents', '--fix'], { home });
     expect(fixed.status).toBe(1); // the key file is not the doctor's to delete
-    expect(fixed.stdout.split('\n').filter((l) => l.startsWith('fixed'))).toHaveLength(4);
+    expect(fixed.stdout.split('\n').filter((l) => l.startsWith('fixed'))).toHaveLength(5);
     expect(statSync(join(store, 'index.sqlite')).mode & 0o777).toBe(0o600);
     expect(statSync(home).mode & 0o777).toBe(0o700);
     expect(existsSync(join(store, 'lock'))).toBe(false);
     expect(existsSync(temp)).toBe(false);
+    expect(existsSync(stagedLock)).toBe(false);
     expect(existsSync(badKey)).toBe(true);
 
     rmSync(badKey);
@@ -427,7 +432,10 @@ describe('sp doctor', () => {
     const r = spawnSync(process.execPath, [bin('sp'), 'doctor'], { env: { ...process.env, SP_HOME: home, PATH: `${path}:/usr/bin:/bin` }, encoding: 'utf8', timeout: 30_000 });
     expect(r.stdout).toContain(`ok      agents: claude: 9.9.9 (Claude Code) (${join(path, 'claude')})`);
     expect(r.stdout).toContain(`info    agents: codex: ${join(path, 'codex')} does not answer --version within 5 s`);
-    expect(r.stdout).toMatch(/info {4}agents: PATH: not installed: .*gemini/);
+    // The commands come from the adapters: npm-pinned clients (gemini, cn) and the others (aider, goose).
+    const missing = /info {4}agents: PATH: not installed: (.*)/.exec(r.stdout)?.[1].split(', ') ?? [];
+    expect(missing).toEqual(expect.arrayContaining(['gemini', 'cn', 'auggie', 'aider', 'cursor-agent', 'hermes', 'goose']));
+    expect(missing).not.toContain('claude');
     expect(r.stdout).toContain(`PROBLEM remotes: nas: dir ${join(work, 'nas')} is not a folder this user can read and write — fix: mkdir -p ${join(work, 'nas')}`);
     expect(r.status).toBe(1);
     mkdirSync(join(work, 'nas'));
