@@ -28,6 +28,9 @@ describe('messages', () => {
     expect(rewriteUsageError('Too many non-option arguments: got 3, maximum of 1', [], usage)).toBe('too many arguments (at most 1): usage: sp-capture <agent> [options]');
     expect(rewriteUsageError('Unknown argument: lates', ['latest', 'list'], usage)).toBe('unknown option --lates (did you mean "--latest"?)');
     expect(rewriteUsageError('Unknown arguments: zzzzzz, yyyyyy', ['latest'], usage)).toBe('unknown option --zzzzzz (and 1 more)');
+    // yargs names a stray word like an unknown option; the typed words tell which it was.
+    expect(rewriteUsageError('Unknown argument: ../etc', ['latest'], usage, ['kimi', '../etc'])).toBe('unexpected argument "../etc": usage: sp-capture <agent> [options]');
+    expect(rewriteUsageError('Unknown argument: lates', ['latest'], usage, ['kimi', '--lates'])).toBe('unknown option --lates (did you mean "--latest"?)');
     expect(rewriteUsageError('Missing required argument: for', [], usage)).toBe('--for is required');
     expect(rewriteUsageError('Not enough arguments following: session', [], usage)).toBe('--session needs a value');
     expect(rewriteUsageError('Invalid values:\n  Argument: format, Given: "mesage", Choices: "message", "agents-md", "files"', [], usage)).toBe(

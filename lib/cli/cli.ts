@@ -97,7 +97,7 @@ async function parse<A>(spec: CliSpec<A>, argv: string[]): Promise<A | undefined
   const args = (await configured.parseAsync()) as A & { help?: boolean; version?: boolean; color?: unknown };
   if (usageError !== undefined) {
     const options = Object.keys((configured as unknown as { getOptions(): { key: Record<string, unknown> } }).getOptions().key);
-    throw new UserError(`${rewriteUsageError(usageError, options, `${spec.name} ${spec.usage}`)} (see --help)`, undefined, EXIT_USAGE);
+    throw new UserError(`${rewriteUsageError(usageError, options, `${spec.name} ${spec.usage}`, argv)} (see --help)`, undefined, EXIT_USAGE);
   }
   setColor(colorFlag(args.color));
   setQuiet((args as { quiet?: unknown }).quiet === true);

@@ -8,9 +8,10 @@ const unquote = (s: string) => s.trim().replace(/^"(.*)"$/, '$1');
 
 /**
  * One line for a yargs failure message. `options` are the binary's option names (for suggestions),
- * `usage` its usage line (for missing or extra arguments).
+ * `usage` its usage line (for missing or extra arguments), `argv` the words as typed: yargs names an
+ * unknown option and a stray word the same way ("Unknown argument: x"), the words tell them apart.
  */
-export function rewriteUsageError(message: string, options: readonly string[], usage: string): string {
+export function rewriteUsageError(message: string, options: readonly string[], usage: string, argv: readonly string[] = []): string {
   const text = message.trim();
   let m: RegExpExecArray | null;
   if ((m = /^Not enough non-option arguments: got (\d+), need at least (\d+)/.exec(text))) return `missing argument${Number(m[2]) - Number(m[1]) > 1 ? 's' : ''}: usage: ${usage}`;
@@ -20,6 +21,7 @@ export function rewriteUsageError(message: string, options: readonly string[], u
     const known = options.filter((o) => o !== '$0' && o !== '_');
     const first = names[0];
     const more = names.length > 1 ? ` (and ${names.length - 1} more)` : '';
+    if (argv.includes(first) && !argv.includes(flag(first))) return `unexpected argument ${JSON.stringify(first)}${more}: usage: ${usage}`;
     if (/^-/.test(first) || known.length === 0) return `unknown option ${first}${more}`;
     return `unknown ${names.length === 1 && !/^[a-z-]{2,}$/i.test(first) ? 'argument' : 'option'} ${first.length > 1 ? `--${first}` : `-${first}`}${didYouMean(first, known.filter((o) => o.length > 1), '--')}${more}`;
   }
