@@ -84,7 +84,8 @@ async function handoff(plan: Plan): Promise<void> {
   const store = Store.open(plan.store);
   try {
     say(`2. store it in ${plan.store}`);
-    const stored = await ingest(store, events, { redact: false }); // captured redacted above
+    // Redacted again on the way in (a no-op on redacted text) so the manifest records the redaction.
+    const stored = await ingest(store, events);
     say(`   ${stored.added ?? 0} new events (${sourceSession})`);
 
     say(`3. write a new ${target.displayName} session`);

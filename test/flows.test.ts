@@ -156,6 +156,9 @@ describe('sp handoff', () => {
     const receipts = readdirSync(join(store, 'receipts'));
     expect(receipts).toHaveLength(1);
     const receipt = JSON.parse(readFileSync(join(store, 'receipts', receipts[0]), 'utf8'));
+    // The store's manifest says so (the flow used to store it as unredacted, as if opted out).
+    const manifest = JSON.parse(readFileSync(join(store, 'sessions', receipt.session_id, 'manifest.json'), 'utf8'));
+    expect(manifest.redaction).toMatchObject({ state: 'redacted', profile: 'default' });
     expect(receipt).toMatchObject({ from_agent: 'claude', to_agent: 'codex', target_session: resume.split(' ').pop() });
     expect((await run([join(root, 'dist/bin/sp-verify.js'), '--store', store, join(store, 'receipts', receipts[0])])).code).toBe(0);
     // The stored session now ends with the handoff event.
