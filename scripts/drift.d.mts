@@ -23,6 +23,7 @@ export function shapesOfText(text: string, shapes?: Shapes, file?: string): Shap
 export function shapesOfDocument(text: string, shapes?: Shapes, file?: string): Shapes;
 export function recordFiles(files: string[]): string[];
 export function fixtureRecordFiles(dir: string): string[];
+export function freshRecordFiles(result: CheckResult): string[];
 export function jsonlFiles(dir: string, into?: string[]): string[];
 export function shapesOfFiles(files: string[]): Shapes;
 export function newShapes(fresh: Shapes, known: Shapes): { types: string[]; fields: string[] };

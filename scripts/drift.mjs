@@ -123,6 +123,16 @@ export function recordFiles(files) {
   return lines.length ? lines : files.filter((f) => f.endsWith('.json'));
 }
 
+/**
+ * The session records among the files a check saw the client write: for a session kept as one JSON
+ * document, the documents in its folder (not the settings documents or logs a client writes beside
+ * it: Cline appends a hooks.jsonl); else its JSON-lines files.
+ */
+export function freshRecordFiles(result) {
+  if (result.session_dir !== undefined) return result.fresh_files.filter((f) => f.endsWith('.json') && f.startsWith(`${result.session_dir}/`));
+  return result.fresh_files.filter((f) => f.endsWith('.jsonl'));
+}
+
 /** The session record files under an agent's fixture folder. */
 export const fixtureRecordFiles = (dir) => recordFiles(filesEnding(dir, '.json').concat(jsonlFiles(dir)));
 
@@ -440,8 +450,7 @@ async function main() {
         works.set(agent, workOf(agent, 'newest'));
         return runCheck(agent, bins, { work, budgetMs: args.budget * 1000 });
       },
-      // A document session's own folder only: a client also rewrites settings documents beside it.
-      freshOf: (agent, result) => recordFiles(result.fresh_files.filter((f) => f.endsWith('.jsonl') || (result.session_dir !== undefined && f.startsWith(`${result.session_dir}/`)))).map((f) => join(workOf(agent, 'newest'), 'fresh', f)),
+      freshOf: (agent, result) => freshRecordFiles(result).map((f) => join(workOf(agent, 'newest'), 'fresh', f)),
       fixturesOf: (agent) => fixtureRecordFiles(join(root, 'fixtures', agent)),
       log: (line) => process.stderr.write(`drift: ${line}\n`),
     });

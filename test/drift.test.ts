@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adapters } from '../adapters/index.js';
-import { drift, exitCodeOf, fixtureRecordFiles, renderPins, jsonlFiles, newShapes, recordFiles, renderMarkdown, renderTable, scriptsAllowed, shapesOfDocument, shapesOfFiles, shapesOfText, type CheckResult } from '../scripts/drift.mjs';
+import { drift, exitCodeOf, fixtureRecordFiles, freshRecordFiles, renderPins, jsonlFiles, newShapes, recordFiles, renderMarkdown, renderTable, scriptsAllowed, shapesOfDocument, shapesOfFiles, shapesOfText, type CheckResult } from '../scripts/drift.mjs';
 import { installLauncher } from '../scripts/clients.mjs';
 import { DRIFT_SOURCES, DRIFT_TARGETS, WRITE_TARGETS, recorderOf } from './support/driftTargets.js';
 import { TARGETS } from './support/matrix.js';
@@ -253,6 +253,10 @@ describe('drift: recorders for Cline, Droid, Continue and Auggie (test/support/d
     expect(fixtureRecordFiles(resolve('fixtures/droid')).every((f) => f.endsWith('.jsonl'))).toBe(true);
     expect(recordFiles(['a/s.json', 'b/t.jsonl'])).toEqual(['b/t.jsonl']);
     expect(shapesOfDocument('not json').types.size).toBe(0);
+    // What a check saw Cline write: its session folder's documents, not the log and settings beside them.
+    const seen = { ...pass('cline'), session_dir: 'home/.cline/data/sessions/1_a', fresh_files: ['home/.cline/data/logs/hooks.jsonl', 'home/.cline/data/sessions/1_a/1_a.json', 'home/.cline/data/sessions/1_a/1_a.messages.json', 'home/.cline/data/settings/providers.json'] };
+    expect(freshRecordFiles(seen)).toEqual(['home/.cline/data/sessions/1_a/1_a.json', 'home/.cline/data/sessions/1_a/1_a.messages.json']);
+    expect(freshRecordFiles({ ...pass('droid'), fresh_files: ['home/.factory/settings.json', 'home/.factory/sessions/p/s.jsonl'] })).toEqual(['home/.factory/sessions/p/s.jsonl']);
   });
 });
 
