@@ -10,7 +10,8 @@
 // (the one this project's CI uses has only a later patch release of the Linux binary) makes
 // `npm ci` of the whole project fail. Here the launcher is installed at its pinned version and,
 // when its platform binary did not come with it, the newest patch release of the same minor version
-// is added beside it — the nearest release that exists, named in the output.
+// is added beside it — the nearest release that exists, named in the output. The drift watch
+// (scripts/drift.mjs) installs a newest release the same way (installLauncher).
 // The cache is $SP_CLIENTS_CACHE (default ~/.cache/sp-clients), one folder per package@version.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
