@@ -10,14 +10,16 @@
 // (the one this project's CI uses has only a later patch release of the Linux binary) makes
 // `npm ci` of the whole project fail. Here the launcher is installed at its pinned version and,
 // when its platform binary did not come with it, the newest patch release of the same minor version
-// is added beside it — the nearest release that exists, named in the output.
+// is added beside it — the nearest release that exists, named in the output. The drift watch
+// (scripts/drift.mjs) installs a newest release the same way (installLauncher).
 // The cache is $SP_CLIENTS_CACHE (default ~/.cache/sp-clients), one folder per package@version.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-const root = new URL('..', import.meta.url).pathname;
+const root = fileURLToPath(new URL('..', import.meta.url));
 const cache = resolve(process.env.SP_CLIENTS_CACHE ?? join(homedir(), '.cache', 'sp-clients'));
 const fail = (what) => {
   process.stderr.write(`clients: ${what}\n`);
@@ -43,16 +45,44 @@ async function fetchedClients() {
 const folderOf = (client) => join(cache, `${client.package.replace('/', '+')}@${client.pinned}`);
 const binOf = (client) => join(folderOf(client), 'node_modules', '.bin', client.bin);
 
-function npm(args, cwd) {
+/** `npm ARGS` in `cwd`, bounded: whether it exited 0, and what it printed. */
+export function npmRun(args, cwd) {
   const r = spawnSync('npm', args, { cwd, encoding: 'utf8', timeout: 600_000 });
   return { ok: r.status === 0, output: `${r.stdout ?? ''}${r.stderr ?? ''}`.trim() };
 }
 
 /** The launcher's optional dependencies that are meant for this machine (os/cpu in their names). */
-function platformPackages(folder, client) {
+export function platformPackages(folder, client, platform = `${process.platform}-${process.arch}`) {
   const manifest = JSON.parse(readFileSync(join(folder, 'node_modules', client.package, 'package.json'), 'utf8'));
-  const platform = `${process.platform}-${process.arch}`;
   return Object.keys(manifest.optionalDependencies ?? {}).filter((name) => name.endsWith(`-${platform}`));
+}
+
+/**
+ * Installs `client.package@version` into the prefix `folder` and, when a per-platform binary package
+ * the launcher names did not come with it (the registry lacks that exact release), the newest patch
+ * release of the same minor version beside it. Returns the binary's path and a note per substitute;
+ * throws with one line when npm fails. `ignoreScripts` false lets install scripts run (a scratch
+ * prefix of the drift watch, whose packages may unpack their binary in one); `npm` is the seam the
+ * tests replace.
+ */
+export function installLauncher(folder, client, version, { ignoreScripts = true, platform, npm = npmRun } = {}) {
+  const spec = `${client.package}@${version}`;
+  const flags = ['install', '--prefix', folder, '--no-save', '--no-audit', '--no-fund', ...(ignoreScripts ? ['--ignore-scripts'] : [])];
+  const first = npm([...flags, spec], folder);
+  if (!first.ok) throw new Error(`${spec}: npm install failed: ${first.output.split('\n').pop()}`);
+  const notes = [];
+  for (const name of platformPackages(folder, client, platform)) {
+    if (existsSync(join(folder, 'node_modules', name))) continue;
+    const [major, minor] = version.split('.');
+    const nearest = `${name}@~${major}.${minor}.0`;
+    const added = npm([...flags, spec, nearest], folder);
+    if (!added.ok) throw new Error(`${nearest}: npm install failed: ${added.output.split('\n').pop()}`);
+    const got = JSON.parse(readFileSync(join(folder, 'node_modules', name, 'package.json'), 'utf8')).version;
+    notes.push(`${spec}: its ${name}@${version} is not on the registry; took ${got}, the nearest patch release`);
+  }
+  const bin = join(folder, 'node_modules', '.bin', client.bin);
+  if (!existsSync(bin)) throw new Error(`${spec}: installed, but it has no ${client.bin} binary`);
+  return { bin, notes };
 }
 
 function install(client) {
@@ -62,36 +92,34 @@ function install(client) {
   const scratch = `${folder}.partial-${process.pid}`;
   rmSync(scratch, { recursive: true, force: true });
   mkdirSync(scratch, { recursive: true });
-  const spec = `${client.package}@${client.pinned}`;
-  const first = npm(['install', '--prefix', scratch, '--no-save', '--no-audit', '--no-fund', '--ignore-scripts', spec], scratch);
-  if (!first.ok) fail(`${spec}: npm install failed: ${first.output.split('\n').pop()}`);
-  for (const name of platformPackages(scratch, client)) {
-    if (existsSync(join(scratch, 'node_modules', name))) continue;
-    const [major, minor] = client.pinned.split('.');
-    const nearest = `${name}@~${major}.${minor}.0`;
-    const added = npm(['install', '--prefix', scratch, '--no-save', '--no-audit', '--no-fund', '--ignore-scripts', spec, nearest], scratch);
-    if (!added.ok) fail(`${nearest}: npm install failed: ${added.output.split('\n').pop()}`);
-    const got = JSON.parse(readFileSync(join(scratch, 'node_modules', name, 'package.json'), 'utf8')).version;
-    log(`${spec}: its ${name}@${client.pinned} is not on the registry; took ${got}, the nearest patch release`);
+  try {
+    for (const note of installLauncher(scratch, client, client.pinned).notes) log(note);
+  } catch (err) {
+    fail(err.message);
   }
   rmSync(folder, { recursive: true, force: true });
   renameSync(scratch, folder);
   return folder;
 }
 
-const [command, agent] = process.argv.slice(2);
-const clients = await fetchedClients();
-if (command === 'prepare') {
-  mkdirSync(cache, { recursive: true });
-  for (const [id, client] of clients) {
-    install(client);
-    log(`${id}: ${client.package}@${client.pinned} in ${folderOf(client)}`);
+async function main() {
+  const [command, agent] = process.argv.slice(2);
+  const clients = await fetchedClients();
+  if (command === 'prepare') {
+    mkdirSync(cache, { recursive: true });
+    for (const [id, client] of clients) {
+      install(client);
+      log(`${id}: ${client.package}@${client.pinned} in ${folderOf(client)}`);
+    }
+  } else if (command === 'bin') {
+    const client = clients.get(agent ?? '');
+    if (!client) fail(`no fetched client for ${JSON.stringify(agent)} (fetched: ${[...clients.keys()].join(', ') || 'none'})`);
+    if (!existsSync(binOf(client))) fail(`${client.package}@${client.pinned} is not fetched yet: run \`node scripts/clients.mjs prepare\``);
+    process.stdout.write(`${binOf(client)}\n`);
+  } else {
+    fail('usage: node scripts/clients.mjs prepare | bin AGENT');
   }
-} else if (command === 'bin') {
-  const client = clients.get(agent ?? '');
-  if (!client) fail(`no fetched client for ${JSON.stringify(agent)} (fetched: ${[...clients.keys()].join(', ') || 'none'})`);
-  if (!existsSync(binOf(client))) fail(`${client.package}@${client.pinned} is not fetched yet: run \`node scripts/clients.mjs prepare\``);
-  process.stdout.write(`${binOf(client)}\n`);
-} else {
-  fail('usage: node scripts/clients.mjs prepare | bin AGENT');
 }
+
+// Run as a script; imported (scripts/drift.mjs, the tests) it only lends installLauncher.
+if (process.argv[1] && fileURLToPath(import.meta.url) === resolve(process.argv[1])) await main();

@@ -1,7 +1,7 @@
 // Types for scripts/drift.mjs (imported by test/drift.test.ts).
 export interface Shapes { types: Set<string>; fields: Set<string> }
 export interface TargetResult { target: string; ok: boolean; reason: string; ms: number }
-export interface CheckResult { agent: string; no_recorder?: boolean; read_ok: boolean; read_reason: string; fresh_files: string[]; targets: TargetResult[]; ms: number }
+export interface CheckResult { agent: string; no_recorder?: boolean; read_ok: boolean; read_reason: string; fresh_files: string[]; session_dir?: string; targets: TargetResult[]; ms: number }
 export interface DriftRow {
   agent: string;
   package: string;
@@ -19,7 +19,11 @@ export interface DriftRow {
 }
 export interface ClientLike { id: string; client?: { package: string; bin: string; pinned: string } }
 export function recordType(record: unknown): string;
-export function shapesOfText(text: string, shapes?: Shapes): Shapes;
+export function shapesOfText(text: string, shapes?: Shapes, file?: string): Shapes;
+export function shapesOfDocument(text: string, shapes?: Shapes, file?: string): Shapes;
+export function recordFiles(files: string[]): string[];
+export function fixtureRecordFiles(dir: string): string[];
+export function freshRecordFiles(result: CheckResult): string[];
 export function jsonlFiles(dir: string, into?: string[]): string[];
 export function shapesOfFiles(files: string[]): Shapes;
 export function newShapes(fresh: Shapes, known: Shapes): { types: string[]; fields: string[] };
@@ -31,6 +35,8 @@ export function renderTable(rows: DriftRow[]): string;
 export function renderMarkdown(rows: DriftRow[]): string;
 export function npmView(pkg: string): string;
 export function installedVersion(pkg: string): string | undefined;
+export function scriptsAllowed(pkg: string, manifest?: { devDependencies?: Record<string, string>; allowScripts?: Record<string, boolean> }): boolean;
+export function installClient(scratch: string, client: { package: string; bin: string; pinned: string }, version: string, log?: (line: string) => void): string;
 export function drift(options: {
   adapters: Record<string, ClientLike>;
   only?: string[];

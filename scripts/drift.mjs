@@ -20,6 +20,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { installLauncher } from './clients.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -65,28 +66,87 @@ export function shapesOfText(text, shapes = { types: new Set(), fields: new Set(
   return shapes;
 }
 
-/** Every `.jsonl` file under `dir` (symlinks are not followed: a fixture tree is data). */
-export function jsonlFiles(dir, into = []) {
+/**
+ * The records of a JSON document session (Cline, Continue, Auggie keep a session as one document):
+ * the document, named by its file with ids replaced by `*`, with its top-level fields, and each item
+ * of a top-level list of objects as a record `<document>.<list>[]` with its fields and one level into
+ * the objects they hold (an item's content sits one level down: `message`, `exchange` …).
+ */
+export function shapesOfDocument(text, shapes = { types: new Set(), fields: new Set() }, file = '') {
+  let doc;
+  try {
+    doc = JSON.parse(text);
+  } catch {
+    return shapes;
+  }
+  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) return shapes;
+  const name = `(document ${basename(file).replace(/\.json$/, '').replace(/[^.]*\d[^.]*/g, '*') || '*'})`;
+  shapes.types.add(name);
+  for (const [key, value] of Object.entries(doc)) {
+    shapes.fields.add(`${name}.${key}`);
+    if (!Array.isArray(value)) continue;
+    for (const item of value) {
+      if (!item || typeof item !== 'object' || Array.isArray(item)) continue;
+      const own = recordType(item);
+      const type = `${name}.${key}[]${own === '(untyped)' ? '' : `/${own}`}`;
+      shapes.types.add(type);
+      for (const [field, inner] of Object.entries(item)) {
+        shapes.fields.add(`${type}.${field}`);
+        if (inner && typeof inner === 'object' && !Array.isArray(inner)) for (const k of Object.keys(inner)) shapes.fields.add(`${type}.${field}.${k}`);
+      }
+    }
+  }
+  return shapes;
+}
+
+/** Every file under `dir` whose name ends with `ext` (symlinks are not followed: a fixture tree is data). */
+function filesEnding(dir, ext, into = []) {
   if (!existsSync(dir)) return into;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) jsonlFiles(path, into);
-    else if (entry.isFile() && entry.name.endsWith('.jsonl')) into.push(path);
+    if (entry.isDirectory()) filesEnding(path, ext, into);
+    else if (entry.isFile() && entry.name.endsWith(ext)) into.push(path);
   }
   return into;
 }
 
+/** Every `.jsonl` file under `dir`. */
+export const jsonlFiles = (dir, into = []) => filesEnding(dir, '.jsonl', into);
+
+/**
+ * An agent's session records among `files`: its JSON-lines files, or, for an agent that has none
+ * (its sessions are JSON documents), its `.json` files. Used alike for the fixtures and a fresh
+ * recording, so both sides are scanned the same way.
+ */
+export function recordFiles(files) {
+  const lines = files.filter((f) => f.endsWith('.jsonl'));
+  return lines.length ? lines : files.filter((f) => f.endsWith('.json'));
+}
+
+/**
+ * The session records among the files a check saw the client write: for a session kept as one JSON
+ * document, the documents in its folder (not the settings documents or logs a client writes beside
+ * it: Cline appends a hooks.jsonl); else its JSON-lines files.
+ */
+export function freshRecordFiles(result) {
+  if (result.session_dir !== undefined) return result.fresh_files.filter((f) => f.endsWith('.json') && f.startsWith(`${result.session_dir}/`));
+  return result.fresh_files.filter((f) => f.endsWith('.jsonl'));
+}
+
+/** The session record files under an agent's fixture folder. */
+export const fixtureRecordFiles = (dir) => recordFiles(filesEnding(dir, '.json').concat(jsonlFiles(dir)));
+
 export function shapesOfFiles(files) {
   const shapes = { types: new Set(), fields: new Set() };
-  for (const file of files) shapesOfText(readFileSync(file, 'utf8'), shapes, file);
+  for (const file of files) (file.endsWith('.json') ? shapesOfDocument : shapesOfText)(readFileSync(file, 'utf8'), shapes, file);
   return shapes;
 }
 
 /** What `fresh` has that `known` never had: new types, and new fields of types known before. */
 export function newShapes(fresh, known) {
   const types = [...fresh.types].filter((t) => !known.types.has(t)).sort();
-  const newType = new Set(types);
-  const fields = [...fresh.fields].filter((f) => !known.fields.has(f) && !newType.has(f.slice(0, f.indexOf('.')))).sort();
+  // A new type's own fields are not listed again (matched by prefix: a document's type names hold dots).
+  const fields = [...fresh.fields].filter((f) => !known.fields.has(f) && !types.some((t) => f.startsWith(`${t}.`))).sort();
   return { types, fields };
 }
 
@@ -122,7 +182,7 @@ export function rowOf({ agent, pkg, pinned, newest, checkedAt, error, check, pin
   row.read_ok = check.read_ok;
   if (!check.read_ok) row.notes.push(check.read_reason);
   if (fresh && known && fresh.types.size > 0) Object.assign(row, (({ types, fields }) => ({ new_types: types, new_fields: fields }))(newShapes(fresh, known)));
-  else row.notes.push('record shapes not scanned: the client wrote no JSON lines (a database)');
+  else row.notes.push('record shapes not scanned: the client wrote no JSON records (a database)');
   row.targets = check.targets;
   const reached = check.targets.filter((t) => !/^not checked/.test(t.reason));
   row.write_resume_ok = check.read_ok ? reached.length > 0 && reached.every((t) => t.ok) : false;
@@ -214,16 +274,28 @@ export function installedVersion(pkg) {
   }
 }
 
-/** Installs pkg@version into its own scratch prefix; returns the path of its binary. */
-export function installClient(scratch, client, version) {
+/**
+ * Whether a client's install scripts run, as where the tests get it: a devDependency unless
+ * package.json's allowScripts says false; a fetched client never (scripts/clients.mjs ignores them).
+ */
+export function scriptsAllowed(pkg, manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))) {
+  return pkg in (manifest.devDependencies ?? {}) && manifest.allowScripts?.[pkg] !== false;
+}
+
+/**
+ * Installs pkg@version into its own scratch prefix; returns the path of its binary. A launcher whose
+ * per-platform binary package lacks that exact release (Cline, Droid) gets the nearest patch release
+ * beside it, as `node scripts/clients.mjs prepare` does (the same code: installLauncher).
+ */
+export function installClient(scratch, client, version, log = () => {}) {
   const prefix = join(scratch, `${client.package.replace(/[^\w.-]+/g, '_')}-${version}`);
   const bin = join(prefix, 'node_modules', '.bin', client.bin);
   if (existsSync(bin)) return bin;
   mkdirSync(prefix, { recursive: true });
   writeFileSync(join(prefix, 'package.json'), '{"private":true}\n');
-  const r = spawnSync('npm', ['install', '--prefix', prefix, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', `${client.package}@${version}`], { encoding: 'utf8', timeout: 600_000 });
-  if (r.status !== 0 || !existsSync(bin)) throw new Error(`npm install ${client.package}@${version} failed: ${(r.stderr || r.error?.message || '').trim().split('\n').pop()}`);
-  return bin;
+  const installed = installLauncher(prefix, client, version, { ignoreScripts: !scriptsAllowed(client.package) });
+  for (const note of installed.notes) log(note);
+  return installed.bin;
 }
 
 const binVar = (agent) => `SP_CLIENT_BIN_${agent.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
@@ -371,15 +443,15 @@ async function main() {
       adapters,
       only: args.only,
       force: args.force,
-      install: (client, version) => installClient(join(scratch, 'clients'), client, version),
+      install: (client, version) => installClient(join(scratch, 'clients'), client, version, (line) => process.stderr.write(`drift: ${line}\n`)),
       check: async (agent, bins, which) => {
         const work = workOf(agent, which);
         rmSync(work, { recursive: true, force: true });
         works.set(agent, workOf(agent, 'newest'));
         return runCheck(agent, bins, { work, budgetMs: args.budget * 1000 });
       },
-      freshOf: (agent, result) => result.fresh_files.filter((f) => f.endsWith('.jsonl')).map((f) => join(workOf(agent, 'newest'), 'fresh', f)),
-      fixturesOf: (agent) => jsonlFiles(join(root, 'fixtures', agent)),
+      freshOf: (agent, result) => freshRecordFiles(result).map((f) => join(workOf(agent, 'newest'), 'fresh', f)),
+      fixturesOf: (agent) => fixtureRecordFiles(join(root, 'fixtures', agent)),
       log: (line) => process.stderr.write(`drift: ${line}\n`),
     });
   } catch (err) {

@@ -1,13 +1,16 @@
 // The drift watch's logic without the network (scripts/drift.mjs): a fake registry answer, a fresh
 // recording with a record type and a field no fixture has, and checks that pass or fail on the
 // newest and the pinned client. The real run (npm run drift) installs and runs the clients.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adapters } from '../adapters/index.js';
-import { drift, exitCodeOf, renderPins, jsonlFiles, newShapes, renderMarkdown, renderTable, shapesOfFiles, shapesOfText, type CheckResult } from '../scripts/drift.mjs';
+import { drift, exitCodeOf, fixtureRecordFiles, freshRecordFiles, renderPins, jsonlFiles, newShapes, recordFiles, renderMarkdown, renderTable, scriptsAllowed, shapesOfDocument, shapesOfFiles, shapesOfText, type CheckResult } from '../scripts/drift.mjs';
+import { installLauncher } from '../scripts/clients.mjs';
+import { DRIFT_SOURCES, DRIFT_TARGETS, WRITE_TARGETS, recorderOf } from './support/driftTargets.js';
+import { TARGETS } from './support/matrix.js';
 
 const CLAUDE_S2 = resolve('fixtures/claude/corpus/S2-debug/.claude/projects/-home-alice-acme-api/9a1dc580-54f5-46ea-bece-7461fb46da3a.jsonl');
 let dir: string;
@@ -180,5 +183,124 @@ describe('drift: the run, the table and the exit code', () => {
       expect(r.status).toBe(2);
       expect(r.stderr).toMatch(/^drift: .+\n$/);
     }
+  });
+});
+
+describe('drift: recorders for Cline, Droid, Continue and Auggie (test/support/driftTargets.ts)', () => {
+  const NEW = ['auggie', 'cline', 'continue', 'droid'];
+
+  it('each has a recorder (a writer target and a session its client recorded); the relay matrix keeps its eight targets', async () => {
+    expect(TARGETS).toHaveLength(8);
+    expect(WRITE_TARGETS.map((t) => t.id)).toEqual([...TARGETS.map((t) => t.id), 'cline', 'droid', 'continue', 'auggie']);
+    for (const agent of NEW) {
+      const recorder = recorderOf(agent);
+      expect(recorder?.target.id, agent).toBe(agent);
+      expect(recorder?.source.agent, agent).toBe(agent);
+      // The source is a real recording: sp reads a conversation out of it.
+      const events = await recorder!.source.capture();
+      expect(events.filter((e) => e.type === 'message.user').length, agent).toBeGreaterThan(0);
+      expect(events.filter((e) => e.type === 'message.assistant').length, agent).toBeGreaterThan(0);
+      // Its home is made inside the place it is given.
+      const place = recorder!.target.prepare(join(dir, `place-${agent}`));
+      expect(String(place.options.home).startsWith(join(dir, `place-${agent}`))).toBe(true);
+    }
+    expect(DRIFT_SOURCES.map((s) => s.agent).sort()).toEqual(NEW);
+    expect(DRIFT_TARGETS.map((t) => t.id).sort()).toEqual(NEW);
+    expect(recorderOf('qoder')).toBeUndefined();
+  });
+
+  it('a run with newer releases of all four: a row each with its read, new shapes and write+resume; none says "no recorder"', async () => {
+    const calls: string[] = [];
+    const bump = (version: string) => version.replace(/\d+$/, (n) => String(Number(n) + 1));
+    const pinnedOf = (pkg: string) => Object.values(adapters).find((a) => a.client?.package === pkg)!.client!.pinned;
+    const targets = WRITE_TARGETS.map((t) => t.id);
+    const rows = await drift({
+      adapters,
+      only: NEW,
+      view: (pkg) => bump(pinnedOf(pkg)),
+      installed: () => undefined,
+      install: (client, version) => {
+        calls.push(`install ${client.package}@${version}`);
+        return `/scratch/${client.bin}`;
+      },
+      check: async (agent, bins, which) => {
+        calls.push(`check ${agent} ${which} ${bins[agent]}`);
+        return pass(agent, targets);
+      },
+      // Droid keeps JSON lines; the others one JSON document per session.
+      fixturesOf: (agent) => fixtureRecordFiles(resolve('fixtures', agent)),
+      freshOf: (agent) => fixtureRecordFiles(resolve('fixtures', agent)).slice(0, 1),
+      checkedAt: '2026-12-02',
+    });
+    expect(calls.filter((c) => c.startsWith('install'))).toEqual(NEW.map((agent) => `install ${adapters[agent]!.client!.package}@${bump(adapters[agent]!.client!.pinned)}`));
+    expect(calls.filter((c) => c.startsWith('check'))).toEqual(NEW.map((agent) => `check ${agent} newest /scratch/${adapters[agent]!.client!.bin}`));
+    expect(rows.map((r) => [r.agent, r.status, r.read_ok, r.write_resume_ok, r.new_types, r.new_fields])).toEqual(NEW.map((agent) => [agent, 'checked', true, true, [], []]));
+    const table = renderTable(rows);
+    for (const agent of NEW) expect(table).toMatch(new RegExp(`^${agent}\\s+${adapters[agent]!.client!.pinned.replace(/\./g, '\\.')}\\s+\\S+\\s+yes\\s+none\\s+yes \\(12/12\\)$`, 'm'));
+    expect(table).not.toContain('no recorder');
+  });
+
+  it('a JSON document session is scanned as records: a new field on an item and a new list are named', () => {
+    const [cline] = fixtureRecordFiles(resolve('fixtures/cline')).filter((f) => f.endsWith('.messages.json'));
+    const known = shapesOfFiles(fixtureRecordFiles(resolve('fixtures/cline')));
+    expect(known.types.has('(document *.messages).messages[]')).toBe(true);
+    const doc = JSON.parse(readFileSync(cline!, 'utf8'));
+    doc.messages.push({ ...doc.messages[0], cacheHint: 'x' });
+    doc.checkpoints = [{ type: 'checkpoint', hash: 'abc' }];
+    const fresh = shapesOfDocument(JSON.stringify(doc), undefined, '/x/1796999999999_abcde.messages.json');
+    expect(newShapes(fresh, known)).toEqual({ types: ['(document *.messages).checkpoints[]/checkpoint'], fields: ['(document *.messages).checkpoints', '(document *.messages).messages[].cacheHint'] });
+    // JSON lines win where an agent has them (Droid's settings documents are not its records).
+    expect(fixtureRecordFiles(resolve('fixtures/droid')).every((f) => f.endsWith('.jsonl'))).toBe(true);
+    expect(recordFiles(['a/s.json', 'b/t.jsonl'])).toEqual(['b/t.jsonl']);
+    expect(shapesOfDocument('not json').types.size).toBe(0);
+    // What a check saw Cline write: its session folder's documents, not the log and settings beside them.
+    const seen = { ...pass('cline'), session_dir: 'home/.cline/data/sessions/1_a', fresh_files: ['home/.cline/data/logs/hooks.jsonl', 'home/.cline/data/sessions/1_a/1_a.json', 'home/.cline/data/sessions/1_a/1_a.messages.json', 'home/.cline/data/settings/providers.json'] };
+    expect(freshRecordFiles(seen)).toEqual(['home/.cline/data/sessions/1_a/1_a.json', 'home/.cline/data/sessions/1_a/1_a.messages.json']);
+    expect(freshRecordFiles({ ...pass('droid'), fresh_files: ['home/.factory/settings.json', 'home/.factory/sessions/p/s.jsonl'] })).toEqual(['home/.factory/sessions/p/s.jsonl']);
+  });
+});
+
+describe('drift: installing a launcher whose platform binary is a package of its own (scripts/clients.mjs installLauncher)', () => {
+  /** A fake npm: writes the launcher (naming its per-platform packages) and whichever of those the registry "has". */
+  function fakeNpm(prefix: string, has: Record<string, string>, calls: string[][]) {
+    return (args: string[]) => {
+      calls.push(args);
+      const write = (name: string, manifest: object) => {
+        mkdirSync(join(prefix, 'node_modules', name), { recursive: true });
+        writeFileSync(join(prefix, 'node_modules', name, 'package.json'), JSON.stringify(manifest));
+      };
+      write('@factory/cli', { version: '0.230.4', optionalDependencies: { '@factory/cli-linux-x64': '0.230.4', '@factory/cli-darwin-arm64': '0.230.4' } });
+      mkdirSync(join(prefix, 'node_modules', '.bin'), { recursive: true });
+      writeFileSync(join(prefix, 'node_modules', '.bin', 'droid'), '');
+      for (const spec of args.filter((a) => a.includes('@~'))) {
+        const name = spec.slice(0, spec.lastIndexOf('@'));
+        if (!has[name]) return { ok: false, output: `npm error 404 ${name}` };
+        write(name, { version: has[name] });
+      }
+      return { ok: true, output: '' };
+    };
+  }
+  const client = { package: '@factory/cli', bin: 'droid' };
+
+  it("adds the nearest patch release of this platform's binary when the exact one did not come, and says so", () => {
+    const prefix = join(dir, 'launcher-1');
+    const calls: string[][] = [];
+    const got = installLauncher(prefix, client, '0.230.4', { platform: 'linux-x64', npm: fakeNpm(prefix, { '@factory/cli-linux-x64': '0.230.6' }, calls) });
+    expect(got.bin).toBe(join(prefix, 'node_modules', '.bin', 'droid'));
+    expect(calls.map((c) => c.filter((a) => a.startsWith('@')))).toEqual([['@factory/cli@0.230.4'], ['@factory/cli@0.230.4', '@factory/cli-linux-x64@~0.230.0']]);
+    expect(calls[0]).toContain('--ignore-scripts');
+    expect(got.notes).toEqual(['@factory/cli@0.230.4: its @factory/cli-linux-x64@0.230.4 is not on the registry; took 0.230.6, the nearest patch release']);
+    expect(existsSync(join(prefix, 'node_modules', '@factory/cli-darwin-arm64'))).toBe(false);
+  });
+
+  it('a registry without any release of that minor version: one line naming the package', () => {
+    const prefix = join(dir, 'launcher-2');
+    expect(() => installLauncher(prefix, client, '0.230.4', { platform: 'linux-x64', ignoreScripts: false, npm: fakeNpm(prefix, {}, []) })).toThrow(/^@factory\/cli-linux-x64@~0\.230\.0: npm install failed: npm error 404 @factory\/cli-linux-x64$/);
+  });
+
+  it('install scripts run only for devDependencies package.json allows them for (fetched clients never)', () => {
+    const manifest = { devDependencies: { a: '1', b: '1' }, allowScripts: { b: false } };
+    expect([scriptsAllowed('a', manifest), scriptsAllowed('b', manifest), scriptsAllowed('cline', manifest)]).toEqual([true, false, false]);
+    expect(scriptsAllowed('@factory/cli')).toBe(false);
   });
 });

@@ -4,19 +4,21 @@
 //
 // 1. Fresh recording: a corpus session of the agent is written into a fresh home and the client
 //    resumes it against the mock model: what the client appends is recorded by that client version.
+//    The recorders are the relay matrix's targets and test/support/driftTargets.ts's.
 // 2. Read: sp captures the session back; the probe turn must come out as a user message followed
 //    by an assistant message. Every native file the client wrote or changed is copied out, for the
 //    drift script to list record types and fields the fixtures never had.
-// 3. Write+resume: the captured session is relayed into every writer target and resumed by that
-//    target's client (SP_CLIENT_BIN_<TARGET> when set), within the time left of the budget.
+// 3. Write+resume: the captured session is relayed into every writer target (the relay matrix's and
+//    test/support/driftTargets.ts's) and resumed by that target's client (SP_CLIENT_BIN_<TARGET> when set), within the time left of the budget.
 //
 // In: SP_DRIFT_AGENT, SP_DRIFT_OUT (result JSON), SP_DRIFT_WORK, SP_DRIFT_BUDGET_MS. Out: the JSON.
 import { copyFileSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { it } from 'vitest';
 import { getAdapter } from '../../adapters/index.js';
 import { captureAll, captureRef } from '../contract/testAdapter.js';
-import { SOURCES, TARGETS, limited, runCell, type MatrixSource } from '../support/matrix.js';
+import { limited, runCell, type MatrixSource } from '../support/matrix.js';
+import { WRITE_TARGETS, recorderOf } from '../support/driftTargets.js';
 import { PROBE } from '../support/matrixTargets.js';
 import { relay } from '../../lib/relay/relay.js';
 import type { SpEvent } from '../../lib/core/event.js';
@@ -35,6 +37,8 @@ interface CheckResult {
   read_reason: string;
   /** Native JSON(L) files the client wrote or changed, copied under <work>/fresh/ (relative names). */
   fresh_files: string[];
+  /** A session kept as one JSON document: the folder of the one sp wrote (relative), whose documents are its records. */
+  session_dir?: string;
   targets: TargetResult[];
   ms: number;
 }
@@ -72,13 +76,13 @@ it(`drift check: ${agent}`, async () => {
     writeFileSync(out, JSON.stringify(result, null, 2));
   };
   try {
-    const self = TARGETS.find((t) => t.id === agent);
-    const source = SOURCES.find((s) => s.agent === agent);
-    if (!self || !source) {
+    const recorder = recorderOf(agent);
+    if (!recorder) {
       result.no_recorder = true;
-      result.read_reason = `no recorder: ${agent} is not a relay target with a corpus source in test/support/matrix.ts`;
+      result.read_reason = `no recorder: ${agent} is not a writer target with a source session (test/support/matrix.ts, driftTargets.ts)`;
       return;
     }
+    const { target: self, source } = recorder;
     // 1. The client records its own turn onto a session of its own format.
     const dir = join(work, 'record');
     mkdirSync(dir, { recursive: true });
@@ -95,6 +99,7 @@ it(`drift check: ${agent}`, async () => {
     // Session records only (JSON lines and JSON documents): a client also unpacks skills, locks and databases.
     const changed = [...snapshot(dir)].filter(([path, stamp]) => before.get(path) !== stamp && /\.jsonl?$/.test(path)).map(([path]) => path);
     const freshDir = join(work, 'fresh');
+    if (written.path.endsWith('.json')) result.session_dir = relative(dir, dirname(written.path));
     for (const path of changed) {
       const name = relative(dir, path);
       mkdirSync(join(freshDir, name, '..'), { recursive: true });
@@ -118,7 +123,7 @@ it(`drift check: ${agent}`, async () => {
     // Two at a time (the clients mostly wait on their start-up), each started only while the budget lasts.
     const fresh: MatrixSource = { agent, name: 'fresh', capture: async () => events };
     result.targets = await limited(
-      TARGETS.map((target) => async (): Promise<TargetResult> => {
+      WRITE_TARGETS.map((target) => async (): Promise<TargetResult> => {
         if (Date.now() - started > budgetMs) return { target: target.id, ok: false, reason: 'not checked: the time budget ran out', ms: 0 };
         const cell = await runCell(fresh, target, 'history', join(work, 'relay'));
         return { target: target.id, ok: cell.pass, reason: cell.reason, ms: cell.ms };

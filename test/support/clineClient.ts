@@ -11,7 +11,8 @@ import { cline } from '../../adapters/cline/index.js';
 import { fetchedClientBin } from './fetchedClient.js';
 
 // Not a devDependency (scripts/clients.mjs says why): `npm test` fetches it into a cache first.
-export const CLINE_BIN = process.env.CLINE_BIN ?? fetchedClientBin(cline);
+// SP_CLIENT_BIN_CLINE first: the drift watch (scripts/drift.mjs) points the runner at the newest release.
+export const CLINE_BIN = process.env.SP_CLIENT_BIN_CLINE || process.env.CLINE_BIN || fetchedClientBin(cline);
 export const CLINE_MODEL = 'claude-sonnet-4-5';
 
 /** The client's config folder under a fake HOME, with the Anthropic provider pointed at the mock. */

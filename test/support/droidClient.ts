@@ -9,7 +9,8 @@ import { fetchedClientBin } from './fetchedClient.js';
 import { runClient, type ClientRun } from './run.js';
 
 // Not a devDependency (scripts/clients.mjs says why): `npm test` fetches it into a cache first.
-export const DROID_BIN = process.env.DROID_BIN ?? fetchedClientBin(droid);
+// SP_CLIENT_BIN_DROID first: the drift watch (scripts/drift.mjs) points the runner at the newest release.
+export const DROID_BIN = process.env.SP_CLIENT_BIN_DROID || process.env.DROID_BIN || fetchedClientBin(droid);
 /** The id the client gives the one custom model configured below (`custom:<displayName>-<index>`). */
 export const DROID_MODEL = 'custom:Mock-0';
 

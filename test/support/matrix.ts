@@ -39,7 +39,8 @@ export interface MatrixSource {
   capture(): Promise<SpEvent[]>;
 }
 
-const file = (adapter: Adapter, path: string) => async () => (await captureAll(adapter, path)).events;
+/** A source that is one session file (or `db#id`) of an agent, captured by sp. */
+export const capturedFile = (adapter: Adapter, path: string) => async () => (await captureAll(adapter, path)).events;
 /** A file that holds several sessions (an Aider history): its first one, as `sp-capture --session` gives it. */
 const firstSession = (capture: () => Promise<SpEvent[]>) => async () => {
   const events = await capture();
@@ -48,47 +49,47 @@ const firstSession = (capture: () => Promise<SpEvent[]>) => async () => {
 const HERMES_DB = `${F}hermes/corpus/state.db`;
 
 export const SOURCES: MatrixSource[] = [
-  { agent: 'claude', name: 'S1', capture: file(claude, `${F}claude/corpus/S1-feature/.claude/projects/-home-alice-acme-api/e05d2652-6a94-447f-8b60-cded66e4199a.jsonl`) },
-  { agent: 'claude', name: 'S2', capture: file(claude, `${F}claude/corpus/S2-debug/.claude/projects/-home-alice-acme-api/9a1dc580-54f5-46ea-bece-7461fb46da3a.jsonl`) },
-  { agent: 'claude', name: 'S3', capture: file(claude, `${F}claude/corpus/S3-long/.claude/projects/-home-alice-acme-api/fedfe4e3-0d75-4e8a-ae44-125dd06bbf71.jsonl`) },
-  { agent: 'codex', name: 'S1', capture: file(codex, CODEX.S1) },
-  { agent: 'codex', name: 'S1-paginated', capture: file(codex, CODEX.S1P) },
-  { agent: 'codex', name: 'S2', capture: file(codex, CODEX.S2) },
-  { agent: 'codex', name: 'S3', capture: file(codex, CODEX.S3) },
-  { agent: 'pi', name: 'S1', capture: file(pi, `${F}pi/corpus/S1-feature/agent/sessions/--home-carol-acme-api--/2026-11-30T05-01-52-356Z_01a22ad4-b363-77ef-ab50-931c39c72539.jsonl`) },
-  { agent: 'pi', name: 'S2', capture: file(pi, `${F}pi/corpus/S2-debug/agent/sessions/--home-carol-acme-api--/2026-11-30T05-02-18-208Z_01a22ad5-1860-75b1-a6ae-a6566d610280.jsonl`) },
-  { agent: 'pi', name: 'S3', capture: file(pi, `${F}pi/corpus/S3-long/agent/sessions/--home-carol-acme-api--/2026-11-30T05-03-28-829Z_01a22ad6-2c3b-714c-9526-cda55a420afd.jsonl`) },
+  { agent: 'claude', name: 'S1', capture: capturedFile(claude, `${F}claude/corpus/S1-feature/.claude/projects/-home-alice-acme-api/e05d2652-6a94-447f-8b60-cded66e4199a.jsonl`) },
+  { agent: 'claude', name: 'S2', capture: capturedFile(claude, `${F}claude/corpus/S2-debug/.claude/projects/-home-alice-acme-api/9a1dc580-54f5-46ea-bece-7461fb46da3a.jsonl`) },
+  { agent: 'claude', name: 'S3', capture: capturedFile(claude, `${F}claude/corpus/S3-long/.claude/projects/-home-alice-acme-api/fedfe4e3-0d75-4e8a-ae44-125dd06bbf71.jsonl`) },
+  { agent: 'codex', name: 'S1', capture: capturedFile(codex, CODEX.S1) },
+  { agent: 'codex', name: 'S1-paginated', capture: capturedFile(codex, CODEX.S1P) },
+  { agent: 'codex', name: 'S2', capture: capturedFile(codex, CODEX.S2) },
+  { agent: 'codex', name: 'S3', capture: capturedFile(codex, CODEX.S3) },
+  { agent: 'pi', name: 'S1', capture: capturedFile(pi, `${F}pi/corpus/S1-feature/agent/sessions/--home-carol-acme-api--/2026-11-30T05-01-52-356Z_01a22ad4-b363-77ef-ab50-931c39c72539.jsonl`) },
+  { agent: 'pi', name: 'S2', capture: capturedFile(pi, `${F}pi/corpus/S2-debug/agent/sessions/--home-carol-acme-api--/2026-11-30T05-02-18-208Z_01a22ad5-1860-75b1-a6ae-a6566d610280.jsonl`) },
+  { agent: 'pi', name: 'S3', capture: capturedFile(pi, `${F}pi/corpus/S3-long/agent/sessions/--home-carol-acme-api--/2026-11-30T05-03-28-829Z_01a22ad6-2c3b-714c-9526-cda55a420afd.jsonl`) },
   ...[
     ['S1', '20261130_051619_bb4de5'],
     ['S2', '20261130_051637_0bbbb5'],
     ['S3-in-place', '20261130_051641_564346'],
     ['S3-parent', '20261130_051656_853b11'],
     ['S3-child', '20261130_051711_560b72'],
-  ].map(([name, id]) => ({ agent: 'hermes', name, capture: file(hermes, `${HERMES_DB}#${id}`) })),
+  ].map(([name, id]) => ({ agent: 'hermes', name, capture: capturedFile(hermes, `${HERMES_DB}#${id}`) })),
   // The agents added after the first four, as sources: their corpus sessions recorded by the real clients.
   ...[
     ['S1', 'session-2026-11-30T05-46-3222ee9e.jsonl'],
     ['S2', 'session-2026-11-30T05-46-3b7eba0a.jsonl'],
     ['S3-interactive', 'session-2026-11-30T05-46-c5c0d891.jsonl'],
-  ].map(([name, f]) => ({ agent: 'gemini', name, capture: file(getAdapter('gemini'), `${F}gemini/corpus/.gemini/tmp/acme-api/chats/${f}`) })),
+  ].map(([name, f]) => ({ agent: 'gemini', name, capture: capturedFile(getAdapter('gemini'), `${F}gemini/corpus/.gemini/tmp/acme-api/chats/${f}`) })),
   ...[
     ['S1', '5b9fc1a9-155a-439a-92db-56b55ac98811.jsonl'],
     ['S2', '1979a61b-1f78-43eb-bdec-2a31005e9698.jsonl'],
-  ].map(([name, f]) => ({ agent: 'qwen', name, capture: file(getAdapter('qwen'), `${F}qwen/corpus/.qwen/projects/-home-frank-acme-api/chats/${f}`) })),
+  ].map(([name, f]) => ({ agent: 'qwen', name, capture: capturedFile(getAdapter('qwen'), `${F}qwen/corpus/.qwen/projects/-home-frank-acme-api/chats/${f}`) })),
   ...[
     ['S1', 'ses_dd50d7ac9ffeopDbUmApW0BTAX'],
     ['S2', 'ses_dd50cf703ffetO3iMhNtrSb7wl'],
     ['S3-attachment', 'ses_dd4fd1302ffeOUIzjT5Q4WL6Yw'],
-  ].map(([name, id]) => ({ agent: 'opencode', name, capture: file(getAdapter('opencode'), `${F}opencode/corpus/.local/share/opencode/opencode.db#${id}`) })),
+  ].map(([name, id]) => ({ agent: 'opencode', name, capture: capturedFile(getAdapter('opencode'), `${F}opencode/corpus/.local/share/opencode/opencode.db#${id}`) })),
   ...[
     ['S1-openai', '67f33fd5-d20a-4bad-a942-cd54b8907c3f'],
     ['S1-anthropic', '37ff58dd-12dc-4017-8e24-403f3eda6806'],
-  ].map(([name, id]) => ({ agent: 'copilot', name, capture: file(getAdapter('copilot'), `${F}copilot/corpus/.copilot/session-state/${id}/events.jsonl`) })),
+  ].map(([name, id]) => ({ agent: 'copilot', name, capture: capturedFile(getAdapter('copilot'), `${F}copilot/corpus/.copilot/session-state/${id}/events.jsonl`) })),
   // Agents no client of which records here: a session assembled from Qoder's documented records, a
   // public Cursor agent transcript, and a public Aider history (its first session).
-  { agent: 'qoder', name: 'assembled', capture: file(getAdapter('qoder'), `${F}qoder/assembled/.qoder/projects/-home-ivan-probe/7c1d2e3f-4a5b-4c6d-8e7f-8091a2b3c4d5.jsonl`) },
-  { agent: 'cursor', name: 'transcript', capture: file(getAdapter('cursor'), `${F}cursor/agent-sessions/large.jsonl`) },
-  { agent: 'aider', name: 'history', capture: firstSession(file(getAdapter('aider'), `${F}aider/agentsview/myrepo/.aider.chat.history.md`)) },
+  { agent: 'qoder', name: 'assembled', capture: capturedFile(getAdapter('qoder'), `${F}qoder/assembled/.qoder/projects/-home-ivan-probe/7c1d2e3f-4a5b-4c6d-8e7f-8091a2b3c4d5.jsonl`) },
+  { agent: 'cursor', name: 'transcript', capture: capturedFile(getAdapter('cursor'), `${F}cursor/agent-sessions/large.jsonl`) },
+  { agent: 'aider', name: 'history', capture: firstSession(capturedFile(getAdapter('aider'), `${F}aider/agentsview/myrepo/.aider.chat.history.md`)) },
 ];
 
 export type Mode = 'history' | 'context';

@@ -56,20 +56,22 @@ export interface MatrixTarget {
   resume(result: MaterializeResult, place: Place): Promise<Observed>;
 }
 
-function strings(value: unknown, into: string[] = []): string[] {
+export function strings(value: unknown, into: string[] = []): string[] {
   if (typeof value === 'string') into.push(value);
   else if (value && typeof value === 'object') for (const v of Object.values(value)) strings(v, into);
   return into;
 }
 
-function project(dir: string): string {
+/** The target's project folder under `dir` (real path: clients compare it with their cwd). */
+export function project(dir: string): string {
   const cwd = join(dir, 'project');
   mkdirSync(cwd, { recursive: true });
   return realpathSync(cwd);
 }
 
-const failed = (why: string): Observed => ({ accepted: false, why, texts: '', calls: [], results: [], tools: new Set() });
-const tail = (text: string): string => text.trim().split('\n').slice(-2).join(' ').slice(-200);
+export const failed = (why: string): Observed => ({ accepted: false, why, texts: '', calls: [], results: [], tools: new Set() });
+/** The last two lines of a client's output, for a one-line reason. */
+export const tail = (text: string): string => text.trim().split('\n').slice(-2).join(' ').slice(-200);
 
 /** Anthropic Messages: tool_use blocks in assistant messages, tool_result blocks in user messages. */
 export function anthropicObserved(body: Json): Omit<Observed, 'accepted'> {
