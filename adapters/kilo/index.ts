@@ -1,14 +1,15 @@
 // The Kilo Code CLI adapter (formats/kilo.md): Kilo is a fork of OpenCode and keeps OpenCode's store
 // under its own name (`<data dir>/kilo.db`), read through the format's code (lib/formats/opencode/).
-// Reader only: a session inside the database is `<db>#<session id>`.
+// A session inside the database is `<db>#<session id>`; the writer adds rows to a database the client made.
 import type { Adapter, SessionRef } from '../../lib/adapter/interface.js';
 import { lazyIterable, once } from '../../lib/adapter/lazy.js';
 import { parseLocator } from '../../lib/formats/opencode/locator.js';
 import { fidelity } from './fidelity.js';
-import { DEFAULT_MODEL, HOME_ENV, defaultHome } from './paths.js';
+import { DEFAULT_MODEL, HOME_ENV, KILO_VERSION, defaultHome } from './paths.js';
 
 const discovery = once(() => import('./discover.js'));
 const capturing = once(() => import('./capture.js'));
+const writing = once(() => import('./materialize.js'));
 const vocabulary = once(async () => (await import('./vocabulary.js')).kiloVocabulary);
 
 /** What a running client changes: the database and its -wal (new rows land there first). */
@@ -27,6 +28,7 @@ export const kilo: Adapter = {
   find: async (id, options) => (await discovery()).findSession(id, options),
   watchPaths,
   capture: (ref, options) => lazyIterable(capturing, (m) => m.captureKilo(ref, options)),
+  materialize: async (events, options) => (await writing()).materializeKilo(events, options),
   defaultModel: DEFAULT_MODEL,
   vocabulary,
   capabilities: {
@@ -34,11 +36,13 @@ export const kilo: Adapter = {
     images: { userMessage: false, toolResult: false },
     thinking: 'provider',
     incremental: true,
-    sameId: { whyNot: 'Kilo Code CLI sessions are read, not written (no writer yet)' },
+    sameId: true,
   },
   // Many providers behind Kilo's gateway, like OpenCode: counted like Claude, with Claude's window.
   compileProfile: { tokenizer: 'claude-estimate', window: 200_000, reserve: 30_000, budget: 24_000, instructionsFile: 'AGENTS.md' },
   fidelity,
+  // The launcher's Linux binary exists on the registry for 7.7.7, not for the newest 7.8.x (docs/formats/kilo.md §1).
+  client: { package: '@kilocode/cli', bin: 'kilo', pinned: KILO_VERSION },
 };
 
 export default kilo;

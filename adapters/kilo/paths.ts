@@ -23,6 +23,9 @@ export function dbOfHome(home: string): string {
   return isAbsolute(fromEnv) ? fromEnv : join(dir, fromEnv);
 }
 
+/** The client version sp's writer was verified with (and names in the session rows it writes). */
+export const KILO_VERSION = '7.7.7';
+
 /** The model the client names when a session has none (Kilo's gateway default). */
 export const DEFAULT_MODEL = 'kilo/auto';
 

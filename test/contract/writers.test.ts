@@ -11,6 +11,7 @@ import { continueCli } from '../../adapters/continue/index.js';
 import { copilot } from '../../adapters/copilot/index.js';
 import { droid } from '../../adapters/droid/index.js';
 import { hermes } from '../../adapters/hermes/index.js';
+import { kilo } from '../../adapters/kilo/index.js';
 import { pi } from '../../adapters/pi/index.js';
 import { aider } from '../../adapters/aider/index.js';
 import { atif } from '../../adapters/atif/index.js';
@@ -20,6 +21,7 @@ import { gemini } from '../../adapters/gemini/index.js';
 import { qoder } from '../../adapters/qoder/index.js';
 import { qwen } from '../../adapters/qwen/index.js';
 import { testWriter } from './testWriter.js';
+import { copyDb as copyKiloDb } from '../kilo/support.js';
 
 const root = mkdtempSync(join(tmpdir(), 'sp-writer-contract-'));
 let n = 0;
@@ -42,4 +44,6 @@ describe('writer contract', () => {
   testWriter(cursor, scratch, { options: (home, cwd) => ({ home, cwd }), repairsIds: false });
   testWriter(qoder, scratch, { options: (home, cwd) => ({ home, cwd }) });
   testWriter(auggie, scratch, { options: (home, cwd) => ({ home, cwd }) });
+  // Kilo's writer adds rows to a database the client made: a copy of the recorded one.
+  testWriter(kilo, scratch, { options: (home, cwd) => (copyKiloDb(home), { home, cwd, backup: false }) });
 });

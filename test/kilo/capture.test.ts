@@ -119,7 +119,7 @@ describe('kilo capture: broken and hostile input', () => {
     await expect(captureRef(kilo, ref)).rejects.toThrow(/not a session id/);
   });
 
-  it('a kilo.db symlinked out of the home is read as the client would, never written', async () => {
+  it('a kilo.db symlinked out of the home is read as the client would', async () => {
     const home = join(work, 'linked-home');
     mkdirSync(home, { recursive: true });
     const real = copyDb(join(work, 'elsewhere'));
@@ -127,6 +127,5 @@ describe('kilo capture: broken and hostile input', () => {
     const refs = [];
     for await (const ref of kilo.discover({ home })) refs.push(ref);
     expect(refs.map((r) => r.native_id)).toEqual([SESSION]);
-    expect(kilo.materialize).toBeUndefined();
   });
 });

@@ -1,6 +1,7 @@
 // The shared adapter contract suite on Kilo Code CLI's recorded database (a locator `<db>#<session>`)
 // and the client's export of the same session. Kilo's rows are OpenCode's, so the hooks are the ones
-// the OpenCode suite uses (test/support/opencodeRows.ts) over copies of kilo.db.
+// the OpenCode suite uses (test/support/opencodeRows.ts) over copies of kilo.db; the round trip writes
+// into a copy of the recorded database (the writer never creates one).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,4 +39,12 @@ testAdapter(kilo, {
   },
   injectBroken: (fixture, dir) => injectPart(fixture, dir, '{"type":"text","text":"cut off', 'cut off'),
   incremental: { fixtures: [withoutTodos()], grow },
+  // The writer adds rows to a database the client made: a copy of the recorded one in each home.
+  roundTrip: {
+    fixtures: [locator(DB, SESSION), EXPORT],
+    options: (home) => {
+      copyDb(home);
+      return { home, cwd: join(home, 'project') };
+    },
+  },
 });

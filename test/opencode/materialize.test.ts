@@ -8,8 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { opencode } from '../../adapters/opencode/index.js';
-import { materializeOpenCode, projectOf } from '../../adapters/opencode/materialize.js';
-import { IdMaker, idTime } from '../../adapters/opencode/ids.js';
+import { materializeOpenCode } from '../../adapters/opencode/materialize.js';
+import { projectOf } from '../../lib/formats/opencode/write.js';
+import { IdMaker, idTime } from '../../lib/formats/opencode/ids.js';
 import { UserError } from '../../lib/cli/diagnostics.js';
 import type { LossEntry } from '../../lib/adapter/interface.js';
 import type { SpEvent } from '../../lib/core/event.js';
@@ -101,7 +102,7 @@ describe('opencode writer', () => {
     git('commit', '-q', '--allow-empty', '-m', 'root');
     const root = git('rev-parse', 'HEAD');
     git('commit', '-q', '--allow-empty', '-m', 'next');
-    expect(projectOf(repo)).toMatchObject({ id: root, vcs: 'git' });
+    expect(projectOf(repo, 'opencode')).toMatchObject({ id: root, vcs: 'git' });
   });
 
   it('keeps Anthropic signatures and the provider of an OpenCode source; another agent\'s turns get a provider from the model name', async () => {
