@@ -83,6 +83,8 @@ async function materialize(agent: string): Promise<{ result: Record<string, unkn
   if (agent === 'opencode') return { result, lines: 1 + (await rowsIn(String(result.path).split('#')[0], String(result.session_id), ['message', 'part'])) };
   if (agent === 'hermes') return { result, lines: 1 + (await rowsIn(String(result.path), String(result.session_id), ['messages'])) };
   const text = readFileSync(String(result.path), 'utf8');
+  // An ATIF trajectory is one document: its records are its steps.
+  if (agent === 'atif') return { result, lines: (JSON.parse(text) as { steps: unknown[] }).steps.length };
   return { result, lines: text.split('\n').filter((line) => line !== '').length };
 }
 
@@ -97,7 +99,7 @@ describe(`writers under a ${HEAP_MB} MB heap on a ~60 MB session`, () => {
     expect(r.stderr).toMatch(/heap|memory/i);
   }, 120_000);
 
-  for (const agent of ['claude', 'codex', 'copilot', 'opencode', 'hermes']) {
+  for (const agent of ['claude', 'codex', 'copilot', 'opencode', 'hermes', 'gemini', 'qwen']) {
     it(`${agent}: succeeds and writes every record`, async () => {
       const { result, lines } = await materialize(agent);
       expect(result.records).toBe(lines);
@@ -105,4 +107,11 @@ describe(`writers under a ${HEAP_MB} MB heap on a ~60 MB session`, () => {
       expect(lines).toBeGreaterThan(messages);
     }, 120_000);
   }
+
+  it('atif: succeeds and writes every step', async () => {
+    const { result, lines } = await materialize('atif');
+    expect(result.records).toBe(lines);
+    // Every user message is a step, and every API message of the agent one more (messages with calls only share one).
+    expect(lines).toBeGreaterThan(messages / 2);
+  }, 120_000);
 });

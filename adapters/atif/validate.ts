@@ -15,17 +15,22 @@ export interface AtifIssue {
   unknown?: boolean;
 }
 
-const compiled = new Map<AtifVersion, ValidateFunction>();
+const compiled = new Map<AtifVersion, { root: ValidateFunction; step: ValidateFunction }>();
 
-async function validatorFor(version: AtifVersion): Promise<ValidateFunction> {
-  let validate = compiled.get(version);
-  if (!validate) {
+async function validatorsFor(version: AtifVersion): Promise<{ root: ValidateFunction; step: ValidateFunction }> {
+  let validators = compiled.get(version);
+  if (!validators) {
     const { Ajv2020 } = await import('ajv/dist/2020.js');
     const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true });
-    validate = ajv.compile(atifSchema(version));
-    compiled.set(version, validate);
+    const schema = atifSchema(version);
+    const root = ajv.compile(schema);
+    // The step definition of the same schema, for a trajectory checked a step at a time.
+    const step = ajv.getSchema(`${String(schema.$id)}#/$defs/step`);
+    if (!step) throw new Error(`the ATIF v${version} schema has no step definition`);
+    validators = { root, step };
+    compiled.set(version, validators);
   }
-  return validate;
+  return validators;
 }
 
 function escape(key: string): string {
@@ -58,24 +63,54 @@ function fromAjv(errors: ErrorObject[] | null | undefined): AtifIssue[] {
 function proseRules(doc: unknown, at = ''): AtifIssue[] {
   if (!isObject(doc) || !Array.isArray(doc.steps)) return [];
   const out: AtifIssue[] = [];
-  doc.steps.forEach((step, i) => {
-    if (!isObject(step)) return;
-    if (typeof step.step_id === 'number' && step.step_id !== i + 1) out.push({ pointer: `${at}/steps/${i}/step_id`, message: `must be ${i + 1} (step ids count from 1 without gaps)` });
-    const ids = new Set(Array.isArray(step.tool_calls) ? step.tool_calls.map((c) => (isObject(c) ? c.tool_call_id : undefined)) : []);
-    const results = isObject(step.observation) && Array.isArray(step.observation.results) ? step.observation.results : [];
-    results.forEach((r, j) => {
-      if (isObject(r) && typeof r.source_call_id === 'string' && !ids.has(r.source_call_id)) {
-        out.push({ pointer: `${at}/steps/${i}/observation/results/${j}/source_call_id`, message: `names no tool_call_id of this step (${r.source_call_id})` });
-      }
-    });
-  });
+  doc.steps.forEach((step, i) => out.push(...stepProseRules(step, i, at)));
   if (Array.isArray(doc.subagent_trajectories)) doc.subagent_trajectories.forEach((sub, k) => out.push(...proseRules(sub, `${at}/subagent_trajectories/${k}`)));
   return out;
 }
 
+/** One step's rules: its id is its ordinal (§II StepObject), a result's source_call_id names a call of its own step (§II ObservationResultSchema). */
+function stepProseRules(step: unknown, i: number, at = ''): AtifIssue[] {
+  if (!isObject(step)) return [];
+  const out: AtifIssue[] = [];
+  if (typeof step.step_id === 'number' && step.step_id !== i + 1) out.push({ pointer: `${at}/steps/${i}/step_id`, message: `must be ${i + 1} (step ids count from 1 without gaps)` });
+  const ids = new Set(Array.isArray(step.tool_calls) ? step.tool_calls.map((c) => (isObject(c) ? c.tool_call_id : undefined)) : []);
+  const results = isObject(step.observation) && Array.isArray(step.observation.results) ? step.observation.results : [];
+  results.forEach((r, j) => {
+    if (isObject(r) && typeof r.source_call_id === 'string' && !ids.has(r.source_call_id)) {
+      out.push({ pointer: `${at}/steps/${i}/observation/results/${j}/source_call_id`, message: `names no tool_call_id of this step (${r.source_call_id})` });
+    }
+  });
+  return out;
+}
+
+/**
+ * A trajectory checked as it is written, a step at a time (a writer holds no whole document): `root`
+ * checks the document with its steps left out (`steps: []`), `step` one step at its index. The
+ * problems are the ones checkTrajectory finds, the root's first.
+ */
+export interface TrajectoryChecker {
+  root(doc: Record<string, unknown>): AtifIssue[];
+  step(step: unknown, index: number): AtifIssue[];
+}
+
+export async function trajectoryChecker(version: AtifVersion): Promise<TrajectoryChecker> {
+  const validate = await validatorsFor(version);
+  return {
+    root: (doc) => {
+      const skeleton = { ...doc, steps: [] };
+      return [...(validate.root(skeleton) ? [] : fromAjv(validate.root.errors)), ...proseRules(skeleton)];
+    },
+    step: (step, index) => {
+      const prefix = `/steps/${index}`;
+      const issues = validate.step(step) ? [] : fromAjv(validate.step.errors).map((issue) => ({ ...issue, pointer: prefix + issue.pointer }));
+      return [...issues, ...stepProseRules(step, index)];
+    },
+  };
+}
+
 /** Every problem with `doc` as an ATIF document of `version`, or an empty array. */
 export async function checkTrajectory(doc: unknown, version: AtifVersion): Promise<AtifIssue[]> {
-  const validate = await validatorFor(version);
+  const validate = (await validatorsFor(version)).root;
   const issues = validate(doc) ? [] : fromAjv(validate.errors);
   return [...issues, ...proseRules(doc)];
 }

@@ -20,13 +20,14 @@ import { removeOnInterrupt } from '../../lib/fs/private.js';
 import { UserError } from '../../lib/cli/diagnostics.js';
 import { toIso, type SpEvent } from '../../lib/core/event.js';
 import { str, type Json } from '../../lib/core/json.js';
-import { LossLedger, ensureComponent, ensureUnder, payloadOf, resumeFields, sameNativeId, selectSession, writeLines, type WriterResult } from '../../lib/write/writer.js';
+import { LossLedger, ensureComponent, ensureUnder, payloadOf, resumeFields, sameNativeId, writeLines, type WriterResult } from '../../lib/write/writer.js';
+import { SpooledSession } from '../../lib/write/spool.js';
 import { realCwd as resolveCwd } from '../../lib/fs/paths.js';
 import { readMetadata } from './discover.js';
 import { DEFAULT_MODEL, HOME_ENV, NATIVE_ID, defaultHome, isSessionFileName, sessionFileName, tmpDir } from './paths.js';
 import { projectSlugFor } from './project.js';
 import { AGENT } from './records.js';
-import { activePath, planTurns, type ModelStep } from '../../lib/formats/content-turns.js';
+import { activePath, streamTurns, type ModelStep } from '../../lib/formats/content-turns.js';
 import { PROVIDER_TOOL_ID } from '../../lib/write/plan.js';
 
 /** The client version this writer was verified against. */
@@ -75,15 +76,16 @@ function modelLine(step: ModelStep, model: string): Json {
  * A project the home does not know yet: its whole folder (the session and `.project_root`) is staged
  * under a temp name and renamed into place, so a kill at any moment leaves all of it or none.
  */
-function writeNewProject(slugDir: string, fileName: string, lines: readonly string[], cwd: string, onLine?: (line: string) => void): void {
+function writeNewProject(slugDir: string, fileName: string, lines: Iterable<string>, cwd: string, onLine?: (line: string) => void): number {
   const staging = newTempPath(dirname(slugDir), basename(slugDir));
   const release = removeOnInterrupt(staging);
   try {
     mkdirSync(join(staging, 'chats'), { recursive: true });
-    writeLines(join(staging, 'chats', fileName), lines, { finalNewline: true, onLine });
+    const count = writeLines(join(staging, 'chats', fileName), lines, { finalNewline: true, onLine });
     createFileAtomic(join(staging, '.project_root'), [cwd], 0o644);
     // rename refuses a folder that appeared meanwhile (not empty): nothing of another writer is replaced.
     renameSync(staging, slugDir);
+    return count;
   } catch (err) {
     rmSync(staging, { recursive: true, force: true });
     if ((err as NodeJS.ErrnoException).code === 'ENOTEMPTY' || (err as NodeJS.ErrnoException).code === 'EEXIST') {
@@ -96,7 +98,16 @@ function writeNewProject(slugDir: string, fileName: string, lines: readonly stri
 }
 
 export async function materializeGemini(events: AsyncIterable<SpEvent>, options: MaterializeOptions = {}): Promise<GeminiMaterializeResult> {
-  const selected = await selectSession(events, options.session);
+  // The session is held on disk and read by position: the writer keeps one turn at a time.
+  const selected = await SpooledSession.create(events, options.session);
+  try {
+    return writeGemini(selected, options);
+  } finally {
+    selected.remove();
+  }
+}
+
+function writeGemini(selected: SpooledSession, options: MaterializeOptions): GeminiMaterializeResult {
   const sp = selected.start ? payloadOf(selected.start) : {};
   const sessionCwd = str(options.cwd) ?? str(sp.cwd);
   if (!sessionCwd) throw new UserError('the session names no cwd: pass --cwd DIR (the project folder the client will resume it from)');
@@ -118,60 +129,40 @@ export async function materializeGemini(events: AsyncIterable<SpEvent>, options:
 
   const fromGemini = selected.start?.agent === AGENT;
   const sourceModel = fromGemini ? str(sp.model) : undefined;
-  const turns = planTurns(activePath(selected.events, ledger), { ledger, target: AGENT, toolIds: PROVIDER_TOOL_ID, artifactsDir: options.artifactsDir, safety: options.safety !== false });
+  const turns = streamTurns(activePath(selected.events, ledger), { ledger, target: AGENT, toolIds: PROVIDER_TOOL_ID, artifactsDir: options.artifactsDir, safety: options.safety !== false });
   const now = Date.now();
-  const lines: string[] = [
-    JSON.stringify({ sessionId, projectHash: createHash('sha256').update(cwd).digest('hex'), startTime: toIso(now / 1000), lastUpdated: toIso(now / 1000), kind: 'main' }),
-  ];
-  let userTurns = 0;
-  for (const turn of turns) {
-    if (turn.kind === 'user') {
-      const parts = turn.parts.map((part) => {
-        if (typeof part.text === 'string' && skippedByClient(part.text)) {
-          ledger.add({ action: 'transformed', code: 'slash-text', reason: 'a user text starting with / or ? (the client skips those): prefixed with U+200B' });
-          return { ...part, text: `\u200b${part.text}` };
-        }
-        return part;
-      });
-      userTurns += 1;
-      lines.push(JSON.stringify({ id: randomUUID(), timestamp: toIso(turn.ts), type: 'user', content: parts }));
-    } else {
-      // Another agent's model names mean nothing to the Gemini API: its steps take the default.
-      lines.push(JSON.stringify(modelLine(turn, options.model ?? (fromGemini ? turn.model ?? sourceModel : undefined) ?? DEFAULT_MODEL)));
-    }
-  }
-  if (userTurns === 0) throw new UserError('nothing to write: the session has no user message (the client lists only sessions with one)');
-
   const { slug, register } = projectSlugFor(home, cwd);
   // The slug may come from the home's projects.json: one plain folder name, inside the home.
   const chats = join(tmpDir(home), ensureComponent(slug, 'the project folder'), 'chats');
   const path = ensureUnder(home, join(chats, sessionFileName(now, sessionId)), 'the home');
-  if (options.sameId) {
-    // Another file of the same session would make `--resume` ambiguous.
-    let names: string[] = [];
-    try {
-      names = readdirSync(chats).filter(isSessionFileName);
-    } catch {
-      names = [];
-    }
-    for (const name of names) {
-      if (readMetadata(join(chats, name)).metadata?.sessionId === sessionId) {
-        throw new UserError('exists already: --same-id never writes a second file of a session (move it away, or drop --same-id)', join(chats, name));
+  if (options.sameId) refuseSecondFile(chats, sessionId);
+
+  // The lines are made as the file is written (writeLines takes them one by one); a user text the
+  // client would skip is counted and reported after the plan's own entries, as when it was whole.
+  let slashTexts = 0;
+  function* lines(): Generator<string> {
+    yield JSON.stringify({ sessionId, projectHash: createHash('sha256').update(cwd).digest('hex'), startTime: toIso(now / 1000), lastUpdated: toIso(now / 1000), kind: 'main' });
+    let userTurns = 0;
+    for (const turn of turns) {
+      if (turn.kind === 'user') {
+        const parts = turn.parts.map((part) => {
+          if (typeof part.text === 'string' && skippedByClient(part.text)) {
+            slashTexts += 1;
+            return { ...part, text: `\u200b${part.text}` };
+          }
+          return part;
+        });
+        userTurns += 1;
+        yield JSON.stringify({ id: randomUUID(), timestamp: toIso(turn.ts), type: 'user', content: parts });
+      } else {
+        // Another agent's model names mean nothing to the Gemini API: its steps take the default.
+        yield JSON.stringify(modelLine(turn, options.model ?? (fromGemini ? turn.model ?? sourceModel : undefined) ?? DEFAULT_MODEL));
       }
     }
+    if (userTurns === 0) throw new UserError('nothing to write: the session has no user message (the client lists only sessions with one)');
   }
-  if (options.dryRun) writeLines(path, lines, { finalNewline: true, dryRun: true, onLine: options.onLine });
-  else {
-    const slugDir = join(tmpDir(home), slug);
-    if (register && !existsSync(slugDir)) writeNewProject(slugDir, basename(path), lines, cwd, options.onLine);
-    else {
-      // The folder is there already: the marker first (alone it is a registered project with no
-      // session, which the client ignores), the session file last and atomically.
-      const marker = join(slugDir, '.project_root');
-      if (register && !existsSync(marker)) createFileAtomic(marker, [cwd], 0o644);
-      writeLines(path, lines, { finalNewline: true, onLine: options.onLine });
-    }
-  }
+  const records = writeSession(home, slug, register, path, lines(), cwd, options);
+  for (let i = 0; i < slashTexts; i += 1) ledger.add({ action: 'transformed', code: 'slash-text', reason: 'a user text starting with / or ? (the client skips those): prefixed with U+200B' });
 
   const model = options.model ?? sourceModel ?? DEFAULT_MODEL;
   const result: GeminiMaterializeResult = {
@@ -181,7 +172,7 @@ export async function materializeGemini(events: AsyncIterable<SpEvent>, options:
     cwd,
     // GEMINI_CLI_HOME names the folder that holds `.gemini`: a home of another name cannot be pointed at.
     ...resumeFields(cwd, ['gemini', '--resume', sessionId, '-m', model], basename(home) === '.gemini' ? { variable: HOME_ENV, value: dirname(home), builtIn: homedir() } : undefined),
-    records: lines.length,
+    records,
     written_as: 'rebuilt',
     source_session: selected.session,
     changes: ledger.counts,
@@ -190,4 +181,38 @@ export async function materializeGemini(events: AsyncIterable<SpEvent>, options:
   };
   if (options.dryRun) result.dry_run = true;
   return result;
+}
+
+/** `--same-id`: another file of the same session would make `--resume` ambiguous. */
+function refuseSecondFile(chats: string, sessionId: string): void {
+  let names: string[] = [];
+  try {
+    names = readdirSync(chats).filter(isSessionFileName);
+  } catch {
+    names = [];
+  }
+  for (const name of names) {
+    if (readMetadata(join(chats, name)).metadata?.sessionId === sessionId) {
+      throw new UserError('exists already: --same-id never writes a second file of a session (move it away, or drop --same-id)', join(chats, name));
+    }
+  }
+}
+
+/** Writes the session file (and registers a new project); returns the number of lines. */
+function writeSession(home: string, slug: string, register: boolean, path: string, lines: Iterable<string>, cwd: string, options: MaterializeOptions): number {
+  if (options.dryRun) return writeLines(path, lines, { finalNewline: true, dryRun: true, onLine: options.onLine });
+  const slugDir = join(tmpDir(home), slug);
+  if (register && !existsSync(slugDir)) return writeNewProject(slugDir, basename(path), lines, cwd, options.onLine);
+  // The folder is there already: the marker first (alone it is a registered project with no
+  // session, which the client ignores), the session file last and atomically. A session that
+  // turns out to have nothing to write takes back the marker it made.
+  const marker = join(slugDir, '.project_root');
+  const marks = register && !existsSync(marker);
+  if (marks) createFileAtomic(marker, [cwd], 0o644);
+  try {
+    return writeLines(path, lines, { finalNewline: true, onLine: options.onLine });
+  } catch (err) {
+    if (marks) rmSync(marker, { force: true });
+    throw err;
+  }
 }

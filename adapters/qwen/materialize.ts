@@ -13,9 +13,10 @@ import type { MaterializeOptions } from '../../lib/adapter/interface.js';
 import { UserError } from '../../lib/cli/diagnostics.js';
 import { toIso, type SpEvent } from '../../lib/core/event.js';
 import { str, type Json } from '../../lib/core/json.js';
-import { LossLedger, ensureUnder, payloadOf, resumeFields, sameNativeId, selectSession, writeLines, type WriterResult } from '../../lib/write/writer.js';
+import { LossLedger, ensureUnder, payloadOf, resumeFields, sameNativeId, writeLines, type WriterResult } from '../../lib/write/writer.js';
+import { SpooledSession } from '../../lib/write/spool.js';
 import { realCwd as resolveCwd } from '../../lib/fs/paths.js';
-import { activePath, planTurns } from '../../lib/formats/content-turns.js';
+import { activePath, streamTurns } from '../../lib/formats/content-turns.js';
 import { PROVIDER_TOOL_ID } from '../../lib/write/plan.js';
 import { DEFAULT_MODEL, HOME_ENV, NATIVE_ID, builtInHome, defaultHome, projectFolder, projectsDir, runtimeDir } from './paths.js';
 import { AGENT } from './records.js';
@@ -27,7 +28,16 @@ export function sessionPath(runtime: string, cwd: string, sessionId: string): st
 }
 
 export async function materializeQwen(events: AsyncIterable<SpEvent>, options: MaterializeOptions = {}): Promise<WriterResult> {
-  const selected = await selectSession(events, options.session);
+  // The session is held on disk and read by position: the writer keeps one turn at a time.
+  const selected = await SpooledSession.create(events, options.session);
+  try {
+    return writeQwen(selected, options);
+  } finally {
+    selected.remove();
+  }
+}
+
+function writeQwen(selected: SpooledSession, options: MaterializeOptions): WriterResult {
   const sp = selected.start ? payloadOf(selected.start) : {};
   const sessionCwd = str(options.cwd) ?? str(sp.cwd);
   if (!sessionCwd) throw new UserError('the session names no cwd: pass --cwd DIR (the project folder the client will resume it from)');
@@ -50,51 +60,53 @@ export async function materializeQwen(events: AsyncIterable<SpEvent>, options: M
   const path = ensureUnder(runtime, sessionPath(runtime, cwd, sessionId), 'the home');
   if (existsSync(path)) throw new UserError('exists already: a session is never overwritten', path);
 
-  const turns = planTurns(activePath(selected.events, ledger), { ledger, target: AGENT, toolIds: PROVIDER_TOOL_ID, artifactsDir: options.artifactsDir, safety: options.safety !== false });
+  const turns = streamTurns(activePath(selected.events, ledger), { ledger, target: AGENT, toolIds: PROVIDER_TOOL_ID, artifactsDir: options.artifactsDir, safety: options.safety !== false });
   const gitBranch = str(sp.git_branch);
-  const lines: string[] = [];
   let parent: string | null = null;
-  const add = (type: string, ts: number, body: Json): void => {
+  const record = (type: string, ts: number, body: Json): string => {
     const uuid = randomUUID();
-    const record: Json = { uuid, parentUuid: parent, sessionId, timestamp: toIso(ts), type, cwd, version: CLIENT_VERSION };
-    if (gitBranch) record.gitBranch = gitBranch;
-    lines.push(JSON.stringify({ ...record, ...body }));
+    const head: Json = { uuid, parentUuid: parent, sessionId, timestamp: toIso(ts), type, cwd, version: CLIENT_VERSION };
+    if (gitBranch) head.gitBranch = gitBranch;
     parent = uuid;
+    return JSON.stringify({ ...head, ...body });
   };
-  let users = 0;
-  for (const turn of turns) {
-    if (turn.kind === 'user') {
-      users += 1;
-      add('user', turn.ts, { provenance: 'real_user', message: { role: 'user', parts: turn.parts } });
-      continue;
+  // The records are made as the file is written: one turn is held at a time.
+  function* lines(): Generator<string> {
+    let users = 0;
+    for (const turn of turns) {
+      if (turn.kind === 'user') {
+        users += 1;
+        yield record('user', turn.ts, { provenance: 'real_user', message: { role: 'user', parts: turn.parts } });
+        continue;
+      }
+      const parts: Json[] = [];
+      for (const t of turn.thoughts) parts.push({ text: t.subject ? `**${t.subject}** ${t.text}` : t.text, thought: true });
+      for (const text of turn.texts) parts.push({ text });
+      for (const call of turn.calls) parts.push({ functionCall: { id: call.callId, name: call.name, args: call.args } });
+      if (parts.length === 0) continue;
+      const model = options.model ?? (fromQwen ? turn.model ?? str(sp.model) : undefined) ?? DEFAULT_MODEL;
+      yield record('assistant', turn.ts, { provenance: 'assistant_output', model, message: { role: 'model', parts } });
+      for (const call of turn.calls) {
+        const result = call.result;
+        if (!result) continue; // unanswered: only with --no-safety, written as it was
+        const response = result.isError ? { error: result.text } : { output: result.text };
+        yield record('tool_result', result.ts, {
+          provenance: 'tool_result',
+          message: { role: 'user', parts: [{ functionResponse: { id: call.callId, name: call.name, response } }] },
+          toolCallResult: { callId: call.callId, status: result.isError ? 'error' : 'success' },
+        });
+      }
     }
-    const parts: Json[] = [];
-    for (const t of turn.thoughts) parts.push({ text: t.subject ? `**${t.subject}** ${t.text}` : t.text, thought: true });
-    for (const text of turn.texts) parts.push({ text });
-    for (const call of turn.calls) parts.push({ functionCall: { id: call.callId, name: call.name, args: call.args } });
-    if (parts.length === 0) continue;
-    const model = options.model ?? (fromQwen ? turn.model ?? str(sp.model) : undefined) ?? DEFAULT_MODEL;
-    add('assistant', turn.ts, { provenance: 'assistant_output', model, message: { role: 'model', parts } });
-    for (const call of turn.calls) {
-      const result = call.result;
-      if (!result) continue; // unanswered: only with --no-safety, written as it was
-      const response = result.isError ? { error: result.text } : { output: result.text };
-      add('tool_result', result.ts, {
-        provenance: 'tool_result',
-        message: { role: 'user', parts: [{ functionResponse: { id: call.callId, name: call.name, response } }] },
-        toolCallResult: { callId: call.callId, status: result.isError ? 'error' : 'success' },
-      });
-    }
+    if (users === 0) throw new UserError('nothing to write: the session has no user message');
   }
-  if (users === 0) throw new UserError('nothing to write: the session has no user message');
-  writeLines(path, lines, { finalNewline: true, dryRun: options.dryRun, onLine: options.onLine });
+  const records = writeLines(path, lines(), { finalNewline: true, dryRun: options.dryRun, onLine: options.onLine });
   const result: WriterResult = {
     agent: AGENT,
     session_id: sessionId,
     path,
     cwd,
     ...resumeFields(cwd, ['qwen', '--resume', sessionId], { variable: HOME_ENV, value: options.home ?? defaultHome(), builtIn: builtInHome() }),
-    records: lines.length,
+    records,
     written_as: 'rebuilt',
     source_session: selected.session,
     changes: ledger.counts,

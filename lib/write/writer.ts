@@ -263,28 +263,42 @@ export function capturedRawLines(events: SpEvent[]): string[] | undefined {
 }
 
 /**
- * Writes a new native file: every line goes to `onLine` first (dry runs too: the preview), then,
- * unless it is a dry run, `path` is created with them (atomically, never over an existing file).
+ * Writes a new native file: every line goes to `onLine` (dry runs too: the preview) and, unless it
+ * is a dry run, into the temp file that becomes `path` (atomically, never over an existing file).
+ * `lines` may be a generator: each line is written as it is made, none kept, so a writer that plans
+ * as it goes holds one record at a time. An error from it leaves no file. Returns the line count.
  */
-export function writeLines(path: string, lines: readonly string[], options: { finalNewline?: boolean; dryRun?: boolean; onLine?: (line: string) => void }): void {
-  if (options.onLine) for (const line of lines) options.onLine(line);
-  if (!options.dryRun) createFileAtomic(path, lineChunks(lines, options.finalNewline), 0o600);
+export function writeLines(path: string, lines: Iterable<string>, options: { finalNewline?: boolean; dryRun?: boolean; onLine?: (line: string) => void }): number {
+  let count = 0;
+  function* counted(): Generator<string> {
+    for (const line of lines) {
+      count += 1;
+      options.onLine?.(line);
+      yield line;
+    }
+  }
+  if (options.dryRun) for (const _ of counted());
+  else createFileAtomic(path, lineChunks(counted(), options.finalNewline), 0o600);
+  return count;
 }
 
 /**
  * `lines` joined with "\n" (and one more at the end when `finalNewline`), in ~64 KiB chunks for
  * createFileAtomic: few writes, and no second copy of a whole large file.
  */
-export function* lineChunks(lines: readonly string[], finalNewline = true): Generator<string> {
+export function* lineChunks(lines: Iterable<string>, finalNewline = true): Generator<string> {
   let buffer = '';
-  for (let i = 0; i < lines.length; i += 1) {
-    buffer += lines[i];
-    if (i < lines.length - 1 || finalNewline) buffer += '\n';
+  let first = true;
+  for (const line of lines) {
+    if (!first) buffer += '\n';
+    first = false;
+    buffer += line;
     if (buffer.length >= 1 << 16) {
       yield buffer;
       buffer = '';
     }
   }
+  if (!first && finalNewline) buffer += '\n';
   if (buffer) yield buffer;
 }
 

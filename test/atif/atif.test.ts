@@ -9,6 +9,10 @@ import { join } from 'node:path';
 import { ATIF_VERSIONS, atifSchema, versionOf } from '../../adapters/atif/schemas.js';
 import { checkTrajectory, lineIndex, lineOf } from '../../adapters/atif/validate.js';
 import { FIXTURES, run } from './support.js';
+import { atif } from '../../adapters/atif/index.js';
+import { STUB_RESULT } from '../../adapters/atif/materialize.js';
+import type { LossEntry } from '../../lib/adapter/interface.js';
+import { SessionBuilder, from } from '../support/canonical.js';
 
 const CORPUS: [string, string][] = [
   ['claude', 'fixtures/claude/corpus/S1-feature/.claude/projects/-home-alice-acme-api/e05d2652-6a94-447f-8b60-cded66e4199a.jsonl'],
@@ -225,6 +229,8 @@ describe('round trips', () => {
       const a1 = only(first);
       const doc1 = json(a1);
       expect(await checkTrajectory(doc1, '1.7'), fixture).toEqual([]);
+      // Written a step at a time, the file is the bytes JSON.stringify gives for the whole document.
+      expect(readFileSync(a1, 'utf8'), fixture).toBe(`${JSON.stringify(doc1, null, 2)}\n`);
       expect((doc1.steps as unknown[]).length, fixture).toBeGreaterThan(2);
       expect((doc1.extra as { sp: { source_agent: string } }).sp.source_agent).toBe(agent);
 
@@ -272,5 +278,55 @@ describe('round trips', () => {
       }
       expect(written, fixture).toEqual(source);
     }
+  });
+});
+
+describe('sp-materialize atif, a step at a time (the session read by position)', () => {
+  // A result that comes after later steps, a result that answers no call after a user step (it
+  // joins the last agent step), and a call never answered in the middle.
+  function late(): SessionBuilder {
+    const b = new SessionBuilder('claude');
+    b.user('Start');
+    b.call('toolu_a', 'Bash', { command: 'sleep 9' }, 'm1');
+    b.user('Meanwhile, look at b.js');
+    b.call('toolu_b', 'Read', { file_path: 'b.js' }, 'm2');
+    b.result('toolu_b', 'b body');
+    b.assistant('Read it.', 'm3');
+    b.result('toolu_a', 'slept');
+    b.call('toolu_c', 'Bash', { command: 'never' }, 'm4');
+    b.user('Go on');
+    b.result('toolu_zz', 'stray');
+    b.assistant('Done.', 'm5');
+    return b;
+  }
+
+  it('each result in the step of its call, in the order results came; the stub last, reported last; valid and as JSON.stringify writes it', async () => {
+    const home = dir('late');
+    const losses: LossEntry[] = [];
+    const result = await atif.materialize!(from(late().events), { home, onLoss: (l) => losses.push(l) });
+    const text = readFileSync(result.path, 'utf8');
+    const doc = JSON.parse(text) as { steps: Array<Record<string, any>>; final_metrics: Record<string, number> };
+    expect(text).toBe(`${JSON.stringify(doc, null, 2)}\n`);
+    expect(await checkTrajectory(doc, '1.7')).toEqual([]);
+    expect(result.records).toBe(doc.steps.length);
+    expect(doc.final_metrics.total_steps).toBe(doc.steps.length);
+    expect(doc.steps.map((s) => [s.step_id, s.source, s.message])).toEqual([
+      [1, 'user', 'Start'],
+      [2, 'agent', ''],
+      [3, 'user', 'Meanwhile, look at b.js'],
+      [4, 'agent', ''],
+      [5, 'agent', 'Read it.'],
+      [6, 'agent', ''],
+      [7, 'user', 'Go on'],
+      [8, 'agent', 'Done.'],
+    ]);
+    expect(doc.steps[1].observation.results).toEqual([{ source_call_id: 'toolu_a', content: 'slept' }]);
+    expect(doc.steps[3].observation.results).toEqual([{ source_call_id: 'toolu_b', content: 'b body' }]);
+    // The stray result joined the last agent step before it (after the user step), the stub after it.
+    expect(doc.steps[5].tool_calls.map((c: Record<string, unknown>) => c.tool_call_id)).toEqual(['toolu_c']);
+    expect(doc.steps[5].observation.results).toEqual([{ content: 'stray' }, { source_call_id: 'toolu_c', content: STUB_RESULT, extra: { is_error: true } }]);
+    const codes = losses.map((l) => l.code);
+    expect(codes[codes.length - 1]).toBe('stub-result');
+    expect(codes.filter((c) => c === 'stub-result')).toHaveLength(1);
   });
 });

@@ -2,7 +2,7 @@
 // keeps it), each tool result written once (in toolCalls[].result only), text the client would
 // skip made safe, stubs for unanswered calls, and project registration by new files only.
 import { describe, expect, it } from 'vitest';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { gemini } from '../../adapters/gemini/index.js';
@@ -92,5 +92,52 @@ describe('gemini writer --same-id', () => {
     const first = await gemini.materialize!(from(events), { home, cwd: '/tmp/sp-same', sameId: true });
     expect(first.session_id).toBe('3b7eba0a-dab7-4a58-9689-f21016edd73f');
     await expect(gemini.materialize!(from(events), { home, cwd: '/tmp/sp-same', sameId: true })).rejects.toThrow(/second file/);
+  });
+});
+
+describe('gemini writer, one turn at a time (the session read by position)', () => {
+  // A result that comes after later turns (read ahead into its step), a call never answered in the
+  // middle (stubbed there, reported last), and a result that answers no call after a user turn.
+  function late(): SessionBuilder {
+    const b = new SessionBuilder('claude');
+    b.user('Start');
+    b.call('toolu_a', 'Bash', { command: 'sleep 9' }, 'm1');
+    b.user('Meanwhile, look at b.js');
+    b.call('toolu_b', 'Read', { file_path: 'b.js' }, 'm2');
+    b.result('toolu_b', 'b body');
+    b.assistant('Read it.', 'm3');
+    b.result('toolu_a', 'slept');
+    b.call('toolu_c', 'Bash', { command: 'never' }, 'm4');
+    b.user('Go on');
+    b.result('toolu_zz', 'stray');
+    b.assistant('Done.', 'm5');
+    return b;
+  }
+
+  it('a result after later turns lands in its own step; a stub mid-session; stubs reported after every other change', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'sp-gemini-late-'));
+    const losses: LossEntry[] = [];
+    const result = (await gemini.materialize!(from(late().events), { home, cwd: '/tmp/sp-test-late', onLoss: (l) => losses.push(l) })) as GeminiMaterializeResult;
+    const [, ...messages] = records(result.path);
+    expect(result.records).toBe(messages.length + 1);
+    expect(messages.map((m) => m.type)).toEqual(['user', 'gemini', 'user', 'gemini', 'gemini', 'user', 'user', 'gemini']);
+    expect(messages[1].toolCalls[0]).toMatchObject({ id: 'Bash__toolu_a', status: 'success', result: [{ functionResponse: { response: { output: 'slept' } } }] });
+    expect(messages[3].toolCalls[0]).toMatchObject({ id: 'Read__toolu_b', result: [{ functionResponse: { response: { output: 'b body' } } }] });
+    expect(messages[4]).toMatchObject({ content: 'Read it.', toolCalls: [{ id: 'Bash__toolu_c', status: 'error' }] });
+    expect(messages[6].content[0].text).toBe('[tool result toolu_zz]\nstray');
+    const codes = losses.map((l) => l.code);
+    expect(codes.filter((c) => c === 'stub-result')).toHaveLength(1);
+    expect(codes.indexOf('stub-result')).toBeGreaterThan(codes.findIndex((c) => c.includes('orphan')));
+    expect(codes[codes.length - 1]).toBe('stub-result');
+  });
+
+  it('a session with no user message: exit 2 and nothing written, not even the project marker', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'sp-gemini-none-'));
+    mkdirSync(join(home, 'tmp', 'sp-test-none'), { recursive: true });
+    const b = new SessionBuilder('claude');
+    b.assistant('Alone.', 'm1');
+    await expect(gemini.materialize!(from(b.events), { home, cwd: '/tmp/sp-test-none' })).rejects.toThrow(/no user message/);
+    expect(existsSync(join(home, 'tmp', 'sp-test-none', '.project_root'))).toBe(false);
+    expect(existsSync(join(home, 'tmp', 'sp-test-none', 'chats')) ? readdirSync(join(home, 'tmp', 'sp-test-none', 'chats')) : []).toEqual([]);
   });
 });
