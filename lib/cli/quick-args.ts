@@ -1,4 +1,4 @@
-// The plain command lines a script or a hook repeats (`sp-capture claude --path F --cursor C`,
+// The plain command lines a script or a hook repeats (`sp-capture AGENT --path F --cursor C`,
 // `sp-redact -q`, `sp-verify -q FILE`) parsed without yargs: loading and configuring yargs is most of
 // a short run's start-up. The binary's option builder runs once against a recorder that notes each
 // option; a command line made only of declared long options, single-letter boolean aliases and
