@@ -5,7 +5,6 @@ import { Chainer } from '../lib/core/chain.js';
 import { EXIT_OK, EXIT_USAGE, UserError, warn } from '../lib/cli/diagnostics.js';
 import { NdjsonWriter } from '../lib/core/ndjson.js';
 import { emptyCursor, readCursorFile, writeCursorFile, type CursorFile } from '../lib/capture/read-position.js';
-import { follow, stopOnSignals } from '../lib/capture/follow.js';
 import type { Adapter, Cursor, SessionRef } from '../lib/adapter/interface.js';
 import { adapters, getAdapter } from '../adapters/index.js';
 import { createProgress, type Progress } from '../lib/cli/progress.js';
@@ -130,7 +129,7 @@ async function listAllAgents(args: Args): Promise<number> {
     redactText: redactor ? (text) => redactor.redactText(text) : undefined,
     onDiagnostic: warn,
   });
-  const { wantsTable } = await import('../lib/term/listing.js');
+  const { wantsTable } = await import('../lib/term/terminal.js');
   await printListedSessions(result.sessions, wantsTable({ json: args.json }) ? 'table' : args.json ? 'json' : 'lines');
   // Nothing on this machine is not an error; homes that exist and all failed is.
   return result.read.length === 0 && result.failed.length > 0 ? EXIT_USAGE : EXIT_OK;
@@ -197,7 +196,7 @@ await runCli<Args>({
     checkArgs(args);
     const home = args.home ?? (await import('../lib/cli/config.js')).configuredHome(adapter.id, adapter.homeEnv) ?? adapter.defaultHome();
 
-    const { wantsTable } = await import('../lib/term/listing.js');
+    const { wantsTable } = await import('../lib/term/terminal.js');
     const table = wantsTable({ json: args.json });
     if (args.list) {
       const writer = new NdjsonWriter(process.stdout);
@@ -257,6 +256,7 @@ await runCli<Args>({
 
     // --follow: capture, then again after every change, until SIGINT/SIGTERM. What to watch is
     // asked again after each capture (a session may have gained side files: Claude's subagents).
+    const { follow, stopOnSignals } = await import('../lib/capture/follow.js');
     const signal = stopOnSignals();
     const watchedBy = async (list: SessionRef[]) => (await Promise.all(list.map(async (ref) => (adapter.watchPaths ? adapter.watchPaths(ref) : [ref.path])))).flat();
     let watched = await watchedBy(refs);

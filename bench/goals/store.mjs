@@ -48,7 +48,7 @@ export default [
     goal: "< 50 ms beyond `node -e ''`",
     value(results) {
       // Every incremental row the run has (one session, --all): the goal holds for the worst.
-      const list = rowsOf(results).filter((r) => r.section === 'hermes' && /\(1 new row\)$/.test(r.pass) && measured(r));
+      const list = rowsOf(results).filter((r) => (r.section === 'hermes' || r.section === 'incremental') && /\(1 new row\)$/.test(r.pass) && measured(r));
       if (list.length === 0) return undefined;
       const beyond = Math.max(...list.map((r) => r.seconds - r.baseline_seconds));
       return { value: `${Math.round(beyond * 1000)} ms beyond node -e '' (worst of ${list.length})`, met: beyond < 0.05 };
@@ -59,9 +59,11 @@ export default [
     today: '180–310 ms',
     goal: 'p95 < 100 ms',
     value(results) {
-      const row = rowsOf(results).find((r) => r.section === 'follow' && Number.isFinite(r.p95_ms));
-      if (!row) return undefined;
-      return { value: `p95 ${Math.round(row.p95_ms)} ms`, met: row.p95_ms < 100 };
+      // Every agent the run followed (Claude, Codex): the goal holds for the worst.
+      const list = rowsOf(results).filter((r) => r.section === 'follow' && Number.isFinite(r.p95_ms));
+      if (list.length === 0) return undefined;
+      const worst = Math.max(...list.map((r) => r.p95_ms));
+      return { value: list.map((r) => `${r.pass.split(' ')[1]} p95 ${Math.round(r.p95_ms)} ms`).join(', ') + ` (bare fs.watch p95 ≤ ${Math.round(Math.max(...list.map((r) => r.bare_p95_ms ?? 0)))} ms)`, met: worst < 100 };
     },
   },
 ];

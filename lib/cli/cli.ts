@@ -7,6 +7,7 @@ import { EXIT_USAGE, UserError, setProgramName, setQuiet, warn } from './diagnos
 import { packageRoot } from '../fs/paths.js';
 import { setColor } from './color.js';
 import { rewriteUsageError } from './usage-errors.js';
+import { quickParse } from './quick-args.js';
 
 export interface CliSpec<A> {
   name: string;
@@ -39,7 +40,7 @@ export async function runCli<A>(spec: CliSpec<A>, argv: string[] = process.argv.
   process.stdout.on('error', onStdoutError);
   let code: number;
   try {
-    const args = await parse(spec, argv);
+    const args = await parseArguments(spec, argv);
     code = args === undefined ? 0 : await spec.run(args);
   } catch (err) {
     code = reportError(err);
@@ -64,7 +65,27 @@ function onStdoutError(err: NodeJS.ErrnoException): void {
   process.exit(EXIT_USAGE);
 }
 
-async function parse<A>(spec: CliSpec<A>, argv: string[]): Promise<A | undefined> {
+/** The options every binary takes (a binary that gives one a more exact meaning declares it again). */
+export const COMMON_OPTIONS: Array<[string, Record<string, unknown>]> = [
+  ['color', { type: 'string', describe: 'colour: always, never or auto (the default: on a terminal, unless NO_COLOR is set); --color alone is always, --no-color never' }],
+  ['quiet', { alias: 'q', type: 'boolean', default: false, describe: 'no notes on stderr (warnings and errors still)' }],
+  ['json', { type: 'boolean', default: false, describe: 'machine output: one JSON object per line on stdout, even on a terminal' }],
+];
+
+/** The binary's arguments (undefined after --help): exported for test/quick-args.test.ts. */
+export async function parseArguments<A>(spec: CliSpec<A>, argv: string[]): Promise<A | undefined> {
+  // A plain command line needs no yargs (lib/cli/quick-args.ts): the same object, without loading it.
+  const quick = quickParse<A & { color?: unknown; quiet?: unknown }>(spec.name, COMMON_OPTIONS, spec.options as (y: never) => unknown, argv);
+  if (quick) {
+    setColor(colorFlag(quick.color));
+    setQuiet(quick.quiet === true);
+    return quick;
+  }
+  return parseWithYargs(spec, argv);
+}
+
+/** Exported for test/quick-args.test.ts, which checks quickParse against it. */
+export async function parseWithYargs<A>(spec: CliSpec<A>, argv: string[]): Promise<A | undefined> {
   const { default: yargs } = await import('yargs');
   let usageError: string | undefined;
   let helpShown = false;
@@ -81,11 +102,8 @@ async function parse<A>(spec: CliSpec<A>, argv: string[]): Promise<A | undefined
     .fail((msg, err) => {
       if (err) throw err;
       usageError = msg;
-    })
-    .option('color', { type: 'string', describe: 'colour: always, never or auto (the default: on a terminal, unless NO_COLOR is set); --color alone is always, --no-color never' })
-    // Every binary takes these two; a binary that gives them a more exact meaning describes them again.
-    .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'no notes on stderr (warnings and errors still)' })
-    .option('json', { type: 'boolean', default: false, describe: 'machine output: one JSON object per line on stdout, even on a terminal' });
+    });
+  for (const [name, config] of COMMON_OPTIONS) y.option(name, config);
   // Examples as their own lines, each command whole: yargs would wrap a long command mid-way.
   const examples = spec.examples.map(([command, description]) => `  ${command}\n      ${description}`).join('\n');
   y.epilogue(

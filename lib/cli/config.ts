@@ -8,12 +8,17 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { parse, stringify } from 'smol-toml';
+import { createRequire } from 'node:module';
 import { replaceFileAtomic } from '../fs/atomic.js';
 import { UserError, warn } from './diagnostics.js';
 import { makePrivateDir } from '../fs/private.js';
 import { spHome } from '../store/paths.js';
 import { didYouMean } from './suggest.js';
+
+type Toml = typeof import('smol-toml');
+let toml: Toml | undefined;
+/** The TOML parser, loaded (its single-file build, synchronously) only when a config file exists: most runs have none. */
+const tomlParser = (): Toml => (toml ??= createRequire(import.meta.url)('smol-toml') as Toml);
 
 export type ConfigValue = string | number;
 
@@ -122,7 +127,7 @@ function readToml(path: string): Record<string, unknown> {
     throw new UserError(`cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, path);
   }
   try {
-    return parse(text) as Record<string, unknown>;
+    return tomlParser().parse(text) as Record<string, unknown>;
   } catch (err) {
     const e = err as { line?: number; message: string };
     throw new UserError(`not valid TOML: ${e.message.split('\n')[0]}`, e.line ? `${path}:${e.line}` : path);
@@ -201,7 +206,7 @@ export function setConfigValue(path: string, key: string, value: string | undefi
   if (typed === undefined) delete table[leaf];
   else table[leaf] = typed;
   if (path.startsWith(spHome())) makePrivateDir(dirname(path));
-  replaceFileAtomic(path, stringify(doc) + '\n', 0o600);
+  replaceFileAtomic(path, tomlParser().stringify(doc) + '\n', 0o600);
   return typed;
 }
 

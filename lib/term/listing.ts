@@ -4,7 +4,7 @@
 // plain lines), so piped output stays byte for byte what scripts already read.
 import { palette, wantsColor, type ColorMode } from './color.js';
 import { renderTable, type Column } from './table.js';
-import { stdoutIsTTY, terminalWidth } from './terminal.js';
+import { stdoutIsTTY, terminalWidth, wantsTable } from './terminal.js';
 
 export interface ListingOptions {
   json?: boolean;
@@ -14,10 +14,8 @@ export interface ListingOptions {
   out?: { isTTY?: boolean; columns?: number; write(text: string): unknown };
 }
 
-/** Whether a listing should print a table: stdout is a terminal (or SP_FORCE_TTY=1) and no --json. */
-export function wantsTable(options: ListingOptions = {}): boolean {
-  return options.json !== true && stdoutIsTTY(options.env ?? process.env, options.out ?? process.stdout);
-}
+/** Whether a listing should print a table (lib/term/terminal.ts). */
+export { wantsTable };
 
 /**
  * Prints `rows` as a table (see lib/term/table.ts) sized to the terminal. `columns[i].style`

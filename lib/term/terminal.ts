@@ -8,6 +8,15 @@ export function stdoutIsTTY(env: NodeJS.ProcessEnv = process.env, stream: { isTT
   return stream.isTTY === true;
 }
 
+/**
+ * Whether a listing should print a table: stdout is a terminal (or SP_FORCE_TTY=1) and no --json.
+ * Here rather than in listing.ts so a command that prints no table decides it without loading the
+ * table renderer and its Unicode width data.
+ */
+export function wantsTable(options: { json?: boolean; env?: NodeJS.ProcessEnv; out?: { isTTY?: boolean } } = {}): boolean {
+  return options.json !== true && stdoutIsTTY(options.env ?? process.env, options.out ?? process.stdout);
+}
+
 /** Columns to render for: COLUMNS, else the terminal's, else 80; never below 20. */
 export function terminalWidth(env: NodeJS.ProcessEnv = process.env, stream: { columns?: number } = process.stdout): number {
   const fromEnv = Number.parseInt(env.COLUMNS ?? '', 10);
