@@ -99,7 +99,7 @@ describe(`writers under a ${HEAP_MB} MB heap on a ~60 MB session`, () => {
     expect(r.stderr).toMatch(/heap|memory/i);
   }, 120_000);
 
-  for (const agent of ['claude', 'codex', 'copilot', 'opencode', 'hermes', 'gemini', 'qwen']) {
+  for (const agent of ['claude', 'codex', 'copilot', 'opencode', 'hermes', 'gemini', 'qwen', 'pi']) {
     it(`${agent}: succeeds and writes every record`, async () => {
       const { result, lines } = await materialize(agent);
       expect(result.records).toBe(lines);

@@ -21,11 +21,14 @@ import { artifactNote, readArtifactForWriter } from '../../lib/core/artifacts.js
 import { UserError, errorCode } from '../../lib/cli/diagnostics.js';
 import { toIso, type SpEvent } from '../../lib/core/event.js';
 import { isObject, str, type Json } from '../../lib/core/json.js';
-import { LossLedger, capturedRawLines, ensureComponent, ensureUnder, payloadOf, resumeFields, sameNativeId, selectSession, uuidv7, writeLines, type SelectedSession, type WriterResult } from '../../lib/write/writer.js';
+import { createFileAtomic } from '../../lib/fs/atomic.js';
+import { HashChains, grown, hashString } from '../../lib/write/hashed.js';
+import { SpooledLines, SpooledSession } from '../../lib/write/spool.js';
+import { LossLedger, capturedRawLines, ensureComponent, ensureUnder, payloadOf, resumeFields, sameNativeId, uuidv7, writeLines, type WriterResult } from '../../lib/write/writer.js';
 import { STOP_REASONS } from './format.js';
 import { DEFAULT_MODEL, parseModel, piStopReason, piUsage, type ModelIdentity } from './models.js';
 import { HOME_ENV, NATIVE_ID, builtInHome, cwdFolder, defaultHome, resolveCwd, sessionFileName, sessionsDir } from './paths.js';
-import { TreeBuilder, fromPi, type Report, type Unit } from './tree.js';
+import { NONE, TreeBuilder, fromPi, type Report, type UnitView } from './tree.js';
 
 export type { PiLossEntry } from './tree.js';
 
@@ -55,28 +58,101 @@ interface WriterOptions {
   report: Report;
 }
 
-class EntryWriter {
-  private readonly usedIds = new Set<string>();
-  private readonly usedToolIds = new Set<string>();
+/**
+ * Entry ids used in the file: 8-hex ids (the client's shape, and every one this writer makes) as
+ * numbers in a hash table, a few bytes each; any other native id (a --same-id rebuild) as text.
+ */
+class UsedIds {
+  private readonly hex = new HashChains();
+  private readonly other = new Set<string>();
 
-  constructor(private readonly options: WriterOptions) {}
+  has(id: string): boolean {
+    return HEX_ID.test(id) ? this.hex.newest(Number.parseInt(id, 16)) !== NONE : this.other.has(id);
+  }
+
+  add(id: string): void {
+    if (HEX_ID.test(id)) this.hex.add(Number.parseInt(id, 16));
+    else this.other.add(id);
+  }
+}
+
+const HEX_ID = /^[0-9a-f]{8}$/;
+
+/**
+ * Tool ids written, for the uniqueness of a repaired one: a hash per id, the id itself re-read
+ * (its call's spooled event, or the repaired text kept) when a hash matches.
+ */
+class UsedToolIds {
+  private readonly chains = new HashChains();
+  private slots = new Int32Array(64);
+  private readonly repaired = new Map<number, string>();
+
+  constructor(private readonly tree: TreeBuilder) {}
+
+  /** `id` written for the call of `slot`, whose own id is `callId`. */
+  add(id: string, slot: number, callId: string): void {
+    const entry = this.chains.add(hashString(id));
+    if (entry >= this.slots.length) this.slots = grown(this.slots, this.slots.length * 2);
+    this.slots[entry] = slot;
+    if (id !== callId) this.repaired.set(entry, id);
+  }
+
+  has(id: string): boolean {
+    for (let entry = this.chains.newest(hashString(id)); entry !== NONE; entry = this.chains.previous(entry)) {
+      if ((this.repaired.get(entry) ?? this.tree.callIdOf(this.slots[entry])) === id) return true;
+    }
+    return false;
+  }
+}
+
+class EntryWriter {
+  private readonly usedIds = new UsedIds();
+  private readonly usedToolIds: UsedToolIds;
+  /** Call slot → the tool id written for it, where it is not the call's own id. */
+  private readonly writtenIds = new Map<number, string>();
+  /** Call slot → the ids written for each of its calls, where a message names one id twice. */
+  private readonly repeated = new Map<number, string[]>();
+  /** Replaying: entries made again to be written, with the tool ids of the first pass and no reports. */
+  private replay = false;
+  private readonly quiet: Report = () => undefined;
+
+  constructor(
+    private readonly options: WriterOptions,
+    private readonly tree: TreeBuilder,
+  ) {
+    this.usedToolIds = new UsedToolIds(tree);
+  }
+
+  private get report(): Report {
+    return this.replay ? this.quiet : this.options.report;
+  }
+
+  /** From now on entries are made again (for writing): same tool ids, nothing reported twice. */
+  replaying(): void {
+    this.replay = true;
+  }
+
+  /** The tool id written for a call slot. */
+  writtenId(slot: number): string {
+    return this.writtenIds.get(slot) ?? this.tree.callIdOf(slot);
+  }
 
   /** A fresh 8-hex id (the client's own shape), or the native one for a same-id rebuild. */
-  assignId(unit: Unit): void {
-    const native = unit.events[0]?.origin?.native_uuid;
-    if (this.options.sameId && typeof native === 'string' && fromPi(unit.events[0]) && !this.usedIds.has(native)) {
-      unit.id = native;
+  assignId(first: SpEvent | undefined): string {
+    const native = first?.origin?.native_uuid;
+    let id: string;
+    if (this.options.sameId && typeof native === 'string' && fromPi(first!) && !this.usedIds.has(native)) {
+      id = native;
     } else {
-      let id: string;
       do id = randomBytes(4).toString('hex');
       while (this.usedIds.has(id));
-      unit.id = id;
     }
-    this.usedIds.add(unit.id);
+    this.usedIds.add(id);
+    return id;
   }
 
   /** The model a foreign (or model-less) assistant message is written for. */
-  identityOf(unit: Unit): ModelIdentity {
+  identityOf(unit: UnitView): ModelIdentity {
     let api: string | undefined;
     let provider: string | undefined;
     let model: string | undefined;
@@ -94,16 +170,27 @@ class EntryWriter {
     return { api: api ?? parsed.api, provider: provider ?? parsed.provider, model: parsed.model };
   }
 
-  /** A tool id this message's API accepts, unique in the file. */
-  toolId(callId: string, api: string, event: SpEvent): string {
+  /**
+   * A tool id this message's API accepts, unique in the file (replaying: the one chosen the first
+   * time). `nth`: which of the message's calls with this id (a message may name one id twice).
+   */
+  toolId(callId: string, slot: number, nth: number, api: string, event: SpEvent): string {
+    if (this.replay) return this.repeated.get(slot)?.[nth] ?? this.writtenId(slot);
     let id = callId;
     if (this.options.safety && api === 'anthropic-messages' && !ANTHROPIC_TOOL_ID.test(id)) {
       id = id.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64) || 'toolu_sp';
       let n = 2;
       while (this.usedToolIds.has(id)) id = `${id.slice(0, 60)}_${n++}`;
-      this.options.report('transformed', 'tool-id', `tool id ${JSON.stringify(callId)} written as ${id} (Anthropic accepts [A-Za-z0-9_-]{1,64})`, event);
+      this.report('transformed', 'tool-id', `tool id ${JSON.stringify(callId)} written as ${id} (Anthropic accepts [A-Za-z0-9_-]{1,64})`, event);
     }
-    this.usedToolIds.add(id);
+    this.usedToolIds.add(id, slot, callId);
+    if (nth > 0) {
+      const ids = this.repeated.get(slot) ?? [this.writtenId(slot)];
+      ids.push(id);
+      this.repeated.set(slot, ids);
+    }
+    if (id === callId) this.writtenIds.delete(slot);
+    else this.writtenIds.set(slot, id);
     return id;
   }
 
@@ -114,7 +201,7 @@ class EntryWriter {
     const read = artifact && this.options.artifactsDir ? readArtifactForWriter(this.options.artifactsDir, artifact) : undefined;
     if (read?.ok) return { type: 'image', data: read.bytes.toString('base64'), mimeType };
     const why = artifact ? `artifact ${artifactNote(artifact)}: ${read ? read.reason : 'pass --artifacts DIR'}` : 'no image data';
-    this.options.report('transformed', 'image', `image (${mimeType}) written as a text placeholder: ${why}`, event);
+    this.report('transformed', 'image', `image (${mimeType}) written as a text placeholder: ${why}`, event);
     return { type: 'text', text: `[image ${mimeType} not available: ${artifact ? artifactNote(artifact) : str(block.url) ?? 'no data'}]` };
   }
 
@@ -137,7 +224,7 @@ class EntryWriter {
         case 'tool_result':
           break; // pointers to tool events
         default:
-          this.options.report('transformed', 'unsupported-block', `${String(block.type)} block in a ${where} written as JSON text`, event);
+          this.report('transformed', 'unsupported-block', `${String(block.type)} block in a ${where} written as JSON text`, event);
           out.push({ type: 'text', text: JSON.stringify(block) });
       }
     }
@@ -159,7 +246,7 @@ class EntryWriter {
   }
 
   /** The entry a unit becomes, without id/parentId (set by the caller). Undefined: nothing to write. */
-  entry(unit: Unit): Json | undefined {
+  entry(unit: UnitView): Json | undefined {
     switch (unit.kind) {
       case 'user':
         return this.userEntry(unit);
@@ -168,8 +255,7 @@ class EntryWriter {
       case 'toolResult':
         return this.resultEntry(unit);
       case 'stub': {
-        const call = unit.callUnit!.calls!.get(unit.callId!)!;
-        const message = { role: 'toolResult', toolCallId: call.written, toolName: call.name, content: [{ type: 'text', text: STUB_RESULT }], isError: true, timestamp: this.timestampMs(undefined, unit.ts) };
+        const message = { role: 'toolResult', toolCallId: this.writtenId(unit.slot), toolName: this.tree.callNameOf(unit.slot), content: [{ type: 'text', text: STUB_RESULT }], isError: true, timestamp: this.timestampMs(undefined, unit.ts) };
         return { type: 'message', timestamp: toIso(unit.ts ?? Date.now() / 1000), message };
       }
       case 'compaction':
@@ -177,11 +263,11 @@ class EntryWriter {
       case 'native':
         return this.nativeEntry(unit);
       case 'added':
-        return unit.body;
+        return unit.body!;
     }
   }
 
-  private userEntry(unit: Unit): Json | undefined {
+  private userEntry(unit: UnitView): Json | undefined {
     const event = unit.events[0];
     const p = payloadOf(event);
     const pi = fromPi(event);
@@ -212,14 +298,14 @@ class EntryWriter {
       return { type: 'message', timestamp, ...this.extras(event, 'extra'), message };
     }
     if (this.options.safety && !pi && content.every((b) => b.type === 'text' && String(b.text).trim() === '')) {
-      this.options.report('dropped', 'empty-message', 'user message with no content: not written (the API rejects empty messages)', event);
+      this.report('dropped', 'empty-message', 'user message with no content: not written (the API rejects empty messages)', event);
       return undefined;
     }
     const message: Json = { role: 'user', content, timestamp: this.timestampMs(event), ...this.extras(event, 'message_extra') };
     return { type: 'message', timestamp, ...this.extras(event, 'extra'), message };
   }
 
-  private assistantEntry(unit: Unit): Json | undefined {
+  private assistantEntry(unit: UnitView): Json | undefined {
     const first = unit.events[0];
     const identity = this.identityOf(unit);
     const pi = unit.events.every(fromPi);
@@ -230,6 +316,7 @@ class EntryWriter {
     let messageTs: number | undefined;
     let responseId: string | undefined;
     let messageExtra: Json = {};
+    const seen = new Map<number, number>();
     for (const event of unit.events) {
       const p = payloadOf(event);
       if (usage === undefined && isObject(p.usage)) usage = p.usage;
@@ -243,14 +330,16 @@ class EntryWriter {
         if (block) blocks.push(block);
       } else if (event.type === 'tool.call') {
         const callId = str(p.call_id) ?? `call_${event.seq}`;
-        const call = unit.calls!.get(callId)!;
-        call.written = this.toolId(callId, identity.api, event);
+        const slot = unit.calls!.get(callId)!;
+        const nth = seen.get(slot) ?? 0;
+        seen.set(slot, nth + 1);
+        const written = this.toolId(callId, slot, nth, identity.api, event);
         let args = p.input;
         if (!isObject(args)) {
-          this.options.report('transformed', 'tool-input', `tool call ${callId} input is not an object: written as {"input": …}`, event);
+          this.report('transformed', 'tool-input', `tool call ${callId} input is not an object: written as {"input": …}`, event);
           args = { input: args };
         }
-        const block: Json = { type: 'toolCall', id: call.written, name: call.name, arguments: args };
+        const block: Json = { type: 'toolCall', id: written, name: this.tree.callNameOf(slot), arguments: args };
         if (typeof p.thought_signature === 'string' && fromPi(event) && str(p.provider) === identity.provider) block.thoughtSignature = p.thought_signature;
         if (fromPi(event) && isObject(p.block_extra)) Object.assign(block, p.block_extra);
         blocks.push(block);
@@ -271,7 +360,7 @@ class EntryWriter {
           } else if (fromPi(event)) {
             blocks.push(block); // a block the capture kept verbatim
           } else {
-            this.options.report('transformed', 'unsupported-block', `assistant ${String(block.type)} block has no Pi equivalent: written as JSON text`, event);
+            this.report('transformed', 'unsupported-block', `assistant ${String(block.type)} block has no Pi equivalent: written as JSON text`, event);
             blocks.push({ type: 'text', text: JSON.stringify(block) });
           }
         }
@@ -279,7 +368,7 @@ class EntryWriter {
     }
     const hasCalls = blocks.some((b) => b.type === 'toolCall');
     if (blocks.length === 0 && !pi && this.options.safety) {
-      this.options.report('dropped', 'empty-message', 'assistant message with no content: not written', first);
+      this.report('dropped', 'empty-message', 'assistant message with no content: not written', first);
       return undefined;
     }
     const message: Json = {
@@ -296,7 +385,7 @@ class EntryWriter {
     if (errorMessage !== undefined) message.errorMessage = errorMessage;
     Object.assign(message, messageExtra);
     if (typeof stop === 'string' && !STOP_REASONS.has(stop) && pi) {
-      this.options.report('transformed', 'stop-reason', `stop reason ${stop} written as ${String(message.stopReason)}`, first);
+      this.report('transformed', 'stop-reason', `stop reason ${stop} written as ${String(message.stopReason)}`, first);
     }
     return { type: 'message', timestamp: toIso(first.ts), ...this.extras(first, 'extra'), message };
   }
@@ -310,34 +399,34 @@ class EntryWriter {
     const redacted = p.redacted === true || p.visibility === 'redacted';
     if (redacted) {
       if (signature && (sameProvider || !this.options.safety)) return { type: 'thinking', thinking: text || '[Reasoning redacted]', thinkingSignature: signature, redacted: true };
-      this.options.report('dropped', 'redacted-thinking', `redacted reasoning from ${made ?? 'an unknown provider'} cannot be replayed to ${identity.provider}: not written`, event);
+      this.report('dropped', 'redacted-thinking', `redacted reasoning from ${made ?? 'an unknown provider'} cannot be replayed to ${identity.provider}: not written`, event);
       return undefined;
     }
     if (str(p.opaque) && !fromPi(event)) {
-      this.options.report('transformed', 'opaque-reasoning', `encrypted reasoning state from ${made ?? event.agent} not written (only that provider can read it)`, event);
+      this.report('transformed', 'opaque-reasoning', `encrypted reasoning state from ${made ?? event.agent} not written (only that provider can read it)`, event);
     }
     if (text === '' && !signature) return undefined;
     const block: Json = { type: 'thinking', thinking: text };
     if (signature && (sameProvider || !this.options.safety)) block.thinkingSignature = signature;
-    else if (signature) this.options.report('transformed', 'signature', `thinking signature from ${made ?? 'an unknown provider'} dropped: the message is written for ${identity.provider}`, event);
+    else if (signature) this.report('transformed', 'signature', `thinking signature from ${made ?? 'an unknown provider'} dropped: the message is written for ${identity.provider}`, event);
     if (fromPi(event) && isObject(p.block_extra)) Object.assign(block, p.block_extra);
     return block;
   }
 
-  private resultEntry(unit: Unit): Json {
+  private resultEntry(unit: UnitView): Json {
     const event = unit.events[0];
     const p = payloadOf(event);
-    const call = unit.callUnit?.calls?.get(unit.callId ?? '');
+    const linked = unit.slot !== NONE;
     const message: Json = {
       role: 'toolResult',
-      toolCallId: call?.written ?? unit.callId ?? '',
-      toolName: str(p.name) ?? call?.name ?? 'unknown',
+      toolCallId: linked ? this.writtenId(unit.slot) : (unit.callId ?? ''),
+      toolName: str(p.name) ?? (linked ? this.tree.callNameOf(unit.slot) : 'unknown'),
       content: this.userBlocks(p.content, event, 'tool result'),
     };
     if (p.structured !== undefined) {
       // details feeds the client's renderers (edit diffs …); another agent's structure would not fit them.
       if (fromPi(event)) message.details = p.structured;
-      else this.options.report('dropped', 'structured-result', `structured ${event.agent} tool result (UI data, never sent to the model) not written`, event);
+      else this.report('dropped', 'structured-result', `structured ${event.agent} tool result (UI data, never sent to the model) not written`, event);
     }
     message.isError = p.is_error === true;
     message.timestamp = this.timestampMs(event);
@@ -345,7 +434,7 @@ class EntryWriter {
     return { type: 'message', timestamp: toIso(event.ts), ...this.extras(event, 'extra'), message };
   }
 
-  private compactionEntry(unit: Unit): Json {
+  private compactionEntry(unit: UnitView): Json {
     const event = unit.events[0];
     const p = payloadOf(event);
     const entry: Json = { type: 'compaction', timestamp: toIso(event.ts), ...this.extras(event, 'extra'), summary: p.summary, firstKeptEntryId: '' };
@@ -355,7 +444,7 @@ class EntryWriter {
     return entry;
   }
 
-  private nativeEntry(unit: Unit): Json {
+  private nativeEntry(unit: UnitView): Json {
     const event = unit.events[0];
     const raw = payloadOf(event).raw as Json;
     const { id: _id, parentId: _parent, ...rest } = raw;
@@ -367,7 +456,16 @@ class EntryWriter {
 
 /** Writes the (first, or `session`-selected) session of `events` as a new Pi session file. */
 export async function materializePi(events: AsyncIterable<SpEvent>, options: PiMaterializeOptions = {}): Promise<PiMaterializeResult> {
-  const selected = await selectSession(events, options.session);
+  // The session on disk, read by position (lib/write/spool.ts): the tree holds numbers, never the events.
+  const selected = await SpooledSession.create(events, options.session);
+  try {
+    return writeSession(selected, options);
+  } finally {
+    selected.remove();
+  }
+}
+
+function writeSession(selected: SpooledSession, options: PiMaterializeOptions): PiMaterializeResult {
   const start = selected.start;
   const sp = start ? payloadOf(start) : {};
   const sourceAgent = start?.agent ?? selected.events[0]?.agent;
@@ -389,12 +487,7 @@ export async function materializePi(events: AsyncIterable<SpEvent>, options: PiM
     report('dropped', 'child-session', `session ${id}${other.nativeId ? ` (native ${other.nativeId})` : ''}, ${other.count} event(s), is a separate (subagent) session: not written; the main session keeps the call that started it and its result`);
   }
 
-  let sessionId: string;
-  if (options.sameId) {
-    sessionId = sameNativeId(NATIVE_ID, nativeId);
-  } else {
-    sessionId = uuidv7();
-  }
+  const sessionId = options.sameId ? sameNativeId(NATIVE_ID, nativeId) : uuidv7();
   const createdMs = options.sameId && typeof sp.created === 'string' && !Number.isNaN(Date.parse(sp.created)) ? Date.parse(sp.created) : Date.now();
   const sourceName = typeof sp.source_path === 'string' ? basename(sp.source_path) : undefined;
   const fileName = options.sameId && sourceName?.endsWith(`_${sessionId}.jsonl`) ? sourceName : sessionFileName(createdMs, sessionId);
@@ -403,39 +496,37 @@ export async function materializePi(events: AsyncIterable<SpEvent>, options: PiM
     throw new UserError('exists already: --same-id never overwrites a session (move it away, or drop --same-id to write a copy under a new id)', path);
   }
 
-  let lines: string[];
-  let writtenAs: 'raw' | 'rebuilt' = 'rebuilt';
-  let leafId: string | undefined;
-  let branches = 1;
-  let finalNewline = true;
-  const raw = options.sameId && options.branch !== 'active' ? capturedRawLines(selected.events) : undefined;
-  const headerCwd = raw ? headerCwdOf(raw[0]) : undefined;
-  if (raw && headerCwd !== undefined && resolveCwd(headerCwd) === cwd) {
-    lines = raw;
-    writtenAs = 'raw';
-    finalNewline = sp.raw_final_newline !== false;
-  } else {
-    const built = buildLines(selected, { ...options, safety, cwd, sessionId, createdMs, report });
-    lines = built.lines;
-    leafId = built.leafId;
-    branches = built.branches;
-  }
-
-  writeLines(path, lines, { finalNewline, dryRun: options.dryRun, onLine: options.onLine });
-
   const result: PiMaterializeResult = {
     agent: 'pi',
     session_id: sessionId,
     path,
     cwd,
     ...resumeFields(cwd, ['pi', '--session', path], { variable: HOME_ENV, value: home, builtIn: builtInHome() }),
-    records: lines.length,
-    written_as: writtenAs,
+    records: 0,
+    written_as: 'rebuilt',
     source_session: selected.session,
-    branches,
+    branches: 1,
     changes: ledger.counts,
   };
-  if (leafId !== undefined) result.leaf_id = leafId;
+  const raw = options.sameId && options.branch !== 'active' ? capturedRawLines(selected.events) : undefined;
+  const headerCwd = raw ? headerCwdOf(raw[0]) : undefined;
+  if (raw && headerCwd !== undefined && resolveCwd(headerCwd) === cwd) {
+    writeLines(path, raw, { finalNewline: sp.raw_final_newline !== false, dryRun: options.dryRun, onLine: options.onLine });
+    result.records = raw.length;
+    result.written_as = 'raw';
+  } else {
+    const built = buildLines(selected, { ...options, safety, cwd, sessionId, createdMs, report });
+    try {
+      if (options.onLine) for (const line of built.lines.lines()) options.onLine(line);
+      if (!options.dryRun) createFileAtomic(path, built.lines.chunks(), 0o600);
+    } finally {
+      built.lines.remove();
+    }
+    result.records = built.lines.length;
+    result.branches = built.branches;
+    if (built.leafId !== undefined) result.leaf_id = built.leafId;
+  }
+  result.changes = ledger.counts;
   if (options.dryRun) result.dry_run = true;
   return result;
 }
@@ -487,155 +578,254 @@ interface BuildOptions extends PiMaterializeOptions {
 }
 
 /** The lines of a rebuilt session: header, then the entries of the tree with the active branch last. */
-function buildLines(selected: SelectedSession, options: BuildOptions): { lines: string[]; leafId?: string; branches: number } {
+function buildLines(selected: SpooledSession, options: BuildOptions): { lines: SpooledLines; leafId?: string; branches: number } {
   const sp = selected.start ? payloadOf(selected.start) : {};
   const tree = new TreeBuilder(selected.events, options.safety, options.report);
   tree.build();
   tree.link();
-  tree.parents();
+  tree.parentsPass();
   if (options.safety) tree.stubs();
 
-  const writer = new EntryWriter({
-    safety: options.safety,
-    sameId: Boolean(options.sameId),
-    artifactsDir: options.artifactsDir,
-    model: options.model,
-    sessionModel: str(sp.provider) && str(sp.model) ? `${String(sp.provider)}/${String(sp.model)}` : str(sp.model),
-    report: options.report,
-  });
+  const writer = new EntryWriter(
+    {
+      safety: options.safety,
+      sameId: Boolean(options.sameId),
+      artifactsDir: options.artifactsDir,
+      model: options.model,
+      sessionModel: str(sp.provider) && str(sp.model) ? `${String(sp.provider)}/${String(sp.model)}` : str(sp.model),
+      report: options.report,
+    },
+    tree,
+  );
+  const models = options.model ? new ModelsOf(tree.count) : undefined;
+  let leaf = chooseLeaf(tree, writer, models);
+  leaf = addEntries(tree, leaf, selected.start, sp, options, models);
 
-  // Build every entry first: a unit that writes nothing (an empty foreign message) drops out and
-  // its children move up to its parent.
-  const entries = new Map<Unit, Json>();
-  for (const unit of tree.units) {
-    if (unit.dropped) continue;
-    const entry = writer.entry(unit);
-    if (entry) entries.set(unit, entry);
-    else unit.dropped = true;
-  }
-  for (const unit of tree.units) {
-    let parent = unit.parent;
-    while (parent && parent.dropped) parent = parent.parent;
-    unit.parent = parent;
-  }
+  let ordered = tree.fileOrder(leaf);
+  if (options.branch === 'active' && leaf !== NONE) ordered = activePath(tree, ordered, leaf, options.report);
+  for (const unit of ordered) tree.markWritten(unit);
 
+  const lines = new SpooledLines();
+  try {
+    const leafId = writeEntries(tree, writer, ordered, leaf, lines, options, sp);
+    let leaves = 0;
+    for (const unit of ordered) if (!tree.hasChild(unit)) leaves += 1;
+    return { lines, leafId, branches: Math.max(1, leaves) };
+  } catch (err) {
+    lines.remove();
+    throw err;
+  }
+}
+
+/**
+ * Every entry is made once first, in the tree's order (the reports come in that order): a unit that
+ * writes nothing (an empty foreign message) drops out and its children move up to its parent. The
+ * entries are not kept (they are made again when written); the active leaf is chosen after.
+ */
+function chooseLeaf(tree: TreeBuilder, writer: EntryWriter, models: ModelsOf | undefined): number {
+  let entries = 0;
+  for (const unit of tree.order()) {
+    if (tree.isDropped(unit)) continue;
+    const entry = writer.entry(tree.view(unit));
+    if (!entry) tree.drop(unit);
+    else {
+      entries += 1;
+      models?.note(unit, entry);
+    }
+  }
+  for (let unit = 0; unit < tree.count; unit += 1) {
+    let parent = tree.parentOf(unit);
+    while (parent !== NONE && tree.isDropped(parent)) parent = tree.parentOf(parent);
+    tree.setParent(unit, parent);
+  }
   let leaf = tree.leaf();
-  if (leaf?.dropped) {
-    let at: Unit | null = leaf;
-    while (at && at.dropped) at = at.parent;
-    leaf = at ?? undefined;
-  }
-  if (!leaf && entries.size === 0) throw new UserError('nothing to write: the session has no messages');
+  while (leaf !== NONE && tree.isDropped(leaf)) leaf = tree.parentOf(leaf);
+  if (leaf === NONE && entries === 0) throw new UserError('nothing to write: the session has no messages');
+  writer.replaying();
+  return leaf;
+}
 
-  // --model: the client continues with the last model on the active path, so a different one is
-  // appended there as a model_change (what the client itself writes when the user switches).
-  if (options.model && leaf) {
+/** The model each written entry leaves the client on (a model_change, an assistant message): for --model. */
+class ModelsOf {
+  private readonly names: string[] = [];
+  private readonly numbers = new Map<string, number>();
+  /** Per unit: the number of its model in `names` (NONE: it names none). */
+  private readonly units: Int32Array;
+
+  constructor(count: number) {
+    this.units = new Int32Array(count).fill(NONE);
+  }
+
+  note(unit: number, entry: Json): void {
+    let model: { provider: string; model: string } | undefined;
+    if (entry.type === 'model_change' && typeof entry.provider === 'string' && typeof entry.modelId === 'string') model = { provider: entry.provider, model: entry.modelId };
+    const message = isObject(entry.message) ? entry.message : undefined;
+    if (message?.role === 'assistant' && typeof message.provider === 'string' && typeof message.model === 'string') model = { provider: message.provider, model: message.model };
+    if (!model) return;
+    const key = JSON.stringify([model.provider, model.model]);
+    let number = this.numbers.get(key);
+    if (number === undefined) {
+      number = this.names.length;
+      this.names.push(key);
+      this.numbers.set(key, number);
+    }
+    this.units[unit] = number;
+  }
+
+  /** The model the client would restore on this path: the last model_change or assistant message. */
+  current(path: Int32Array): { provider: string; model: string } | undefined {
+    let current = NONE;
+    for (const unit of path) if (unit < this.units.length && this.units[unit] !== NONE) current = this.units[unit];
+    if (current === NONE) return undefined;
+    const [provider, model] = JSON.parse(this.names[current]) as [string, string];
+    return { provider, model };
+  }
+}
+
+/**
+ * --model: the client continues with the last model on the active path, so a different one is
+ * appended there as a model_change (what the client itself writes when the user switches). Another
+ * agent's title becomes the session's name in the client's picker: a session_info entry after the
+ * leaf, as the client writes one for /name. Returns the leaf.
+ */
+function addEntries(tree: TreeBuilder, leaf: number, start: SpEvent | undefined, sp: Json, options: BuildOptions, models: ModelsOf | undefined): number {
+  if (options.model && leaf !== NONE) {
     const wanted = parseModel(options.model);
-    const current = currentModel(tree.pathTo(leaf), entries);
+    const current = models!.current(tree.pathTo(leaf));
     if (wanted && (!current || current.provider !== wanted.provider || current.model !== wanted.model)) {
-      const unit: Unit = { kind: 'added', events: [], seq: Number.MAX_SAFE_INTEGER, parent: leaf, id: '', ts: leaf.events[0]?.ts };
-      unit.body = { type: 'model_change', timestamp: toIso(Date.now() / 1000), provider: wanted.provider, modelId: wanted.model };
-      tree.units.push(unit);
-      entries.set(unit, unit.body);
-      leaf = unit;
+      const body: Json = { type: 'model_change', timestamp: toIso(Date.now() / 1000), provider: wanted.provider, modelId: wanted.model };
+      leaf = tree.addUnit(leaf, body, tree.firstEvent(leaf)?.ts);
     }
   }
-
-  // Another agent's title becomes the session's name in the client's picker: a session_info entry
-  // after the leaf, as the client writes one for /name.
   const title = str(sp.title);
-  if (title && leaf && selected.start && !fromPi(selected.start)) {
-    const unit: Unit = { kind: 'added', events: [], seq: Number.MAX_SAFE_INTEGER, parent: leaf, id: '' };
-    unit.body = { type: 'session_info', timestamp: toIso(leaf.events[0]?.ts ?? Date.now() / 1000), name: title };
-    tree.units.push(unit);
-    entries.set(unit, unit.body);
-    leaf = unit;
+  if (title && leaf !== NONE && start && !fromPi(start)) {
+    const body: Json = { type: 'session_info', timestamp: toIso(tree.firstEvent(leaf)?.ts ?? Date.now() / 1000), name: title };
+    leaf = tree.addUnit(leaf, body);
   }
+  return leaf;
+}
 
-  let ordered = tree.order(leaf);
-  if (options.branch === 'active' && leaf) {
-    const path = new Set(tree.pathTo(leaf));
-    const other = ordered.filter((u) => !path.has(u));
-    for (const unit of other) {
-      if (unit.events[0]) options.report('dropped', 'other-branch', 'not on the active branch (--branch active): not written', unit.events[0]);
+/** --branch active: only the path to the leaf; what is off it is reported. */
+function activePath(tree: TreeBuilder, ordered: Int32Array, leaf: number, report: Report): Int32Array {
+  tree.markPath(leaf);
+  let kept = 0;
+  for (const unit of ordered) {
+    if (tree.onPath(unit)) kept += 1;
+    else {
+      const first = tree.firstEvent(unit);
+      if (first) report('dropped', 'other-branch', 'not on the active branch (--branch active): not written', first);
     }
-    ordered = ordered.filter((u) => path.has(u));
   }
+  const path = new Int32Array(kept);
+  let k = 0;
+  for (const unit of ordered) if (tree.onPath(unit)) path[k++] = unit;
+  return path;
+}
 
-  for (const unit of ordered) writer.assignId(unit);
-  const written = new Set(ordered);
-  const idOfSeq = (seq: unknown): string | undefined => {
-    if (typeof seq !== 'number') return undefined;
-    const unit = ordered.find((u) => u.events.some((e) => e.seq === seq));
-    return unit?.id;
-  };
-
+/** The header and the entries, in `ordered` order, each made again and spooled; returns the leaf's id. */
+function writeEntries(tree: TreeBuilder, writer: EntryWriter, ordered: Int32Array, leaf: number, lines: SpooledLines, options: BuildOptions, sp: Json): string | undefined {
+  const ids = new EntryIds(tree, ordered, writer);
   const header: Json = { type: 'session', version: 3, id: options.sessionId, timestamp: new Date(options.createdMs).toISOString(), cwd: options.cwd };
   if (options.sameId && typeof sp.parent_session_path === 'string') header.parentSession = sp.parent_session_path;
   const headerLine = JSON.stringify(header);
   if (Buffer.byteLength(headerLine) > HEADER_LIMIT) {
     options.report('transformed', 'long-header', `the header line is ${Buffer.byteLength(headerLine)} bytes: \`pi -c\` reads 512 and will not list it (pi --session PATH still works)`);
   }
-  const lines = [headerLine];
-  const parents = new Set<Unit>();
+  lines.push(headerLine);
   for (const unit of ordered) {
-    const entry = { ...entries.get(unit)! };
-    const parent = unit.parent && written.has(unit.parent) ? unit.parent : null;
-    if (parent) parents.add(parent);
-    const out: Json = { type: entry.type, id: unit.id, parentId: parent ? parent.id : null };
+    const view = tree.view(unit);
+    const entry = writer.entry(view)!;
+    const parentUnit = tree.parentOf(unit);
+    const parent = parentUnit !== NONE && tree.isWritten(parentUnit) ? parentUnit : NONE;
+    if (parent !== NONE) tree.markParent(parent);
+    const id = ids.of(unit);
+    const parentId = parent !== NONE ? ids.of(parent) : null;
+    const out: Json = { type: entry.type, id, parentId };
     Object.assign(out, entry);
-    out.id = unit.id;
-    out.parentId = parent ? parent.id : null;
-    out.timestamp ??= toIso(unit.events[0]?.ts ?? Date.now() / 1000);
-    if (!fixReferences(unit, out, { idOfSeq, tree, written, report: options.report })) continue;
+    out.id = id;
+    out.parentId = parentId;
+    out.timestamp ??= toIso(view.events[0]?.ts ?? Date.now() / 1000);
+    if (!fixReferences(unit, view, out, { ids, tree, report: options.report })) continue;
     lines.push(JSON.stringify(out));
   }
-  const leaves = ordered.filter((u) => !parents.has(u)).length;
-  return { lines, leafId: leaf && written.has(leaf) ? leaf.id : undefined, branches: Math.max(1, leaves) };
+  return leaf !== NONE && tree.isWritten(leaf) ? ids.of(leaf) : undefined;
 }
 
-/** The model the client would restore on this path: the last model_change or assistant message. */
-function currentModel(path: Unit[], entries: Map<Unit, Json>): { provider: string; model: string } | undefined {
-  let current: { provider: string; model: string } | undefined;
-  for (const unit of path) {
-    const entry = entries.get(unit);
-    if (!entry) continue;
-    if (entry.type === 'model_change' && typeof entry.provider === 'string' && typeof entry.modelId === 'string') current = { provider: entry.provider, model: entry.modelId };
-    const message = isObject(entry.message) ? entry.message : undefined;
-    if (message?.role === 'assistant' && typeof message.provider === 'string' && typeof message.model === 'string') current = { provider: message.provider, model: message.model };
+/** The id of every written unit, chosen in file order before any is written (a child may come first). */
+class EntryIds {
+  private readonly hex: Uint32Array;
+  private readonly other = new Map<number, string>();
+  private rank: Int32Array | undefined;
+
+  constructor(
+    tree: TreeBuilder,
+    private readonly ordered: Int32Array,
+    writer: EntryWriter,
+  ) {
+    this.hex = new Uint32Array(tree.count);
+    for (const unit of ordered) {
+      const id = writer.assignId(tree.firstEvent(unit));
+      if (/^[0-9a-f]{8}$/.test(id)) this.hex[unit] = Number.parseInt(id, 16);
+      else this.other.set(unit, id);
+    }
   }
-  return current;
+
+  of(unit: number): string {
+    return this.other.get(unit) ?? this.hex[unit].toString(16).padStart(8, '0');
+  }
+
+  /** The id of the first written unit (in file order) holding the event with this seq. */
+  ofSeq(tree: TreeBuilder, seq: unknown): string | undefined {
+    if (typeof seq !== 'number') return undefined;
+    if (!this.rank) {
+      this.rank = new Int32Array(tree.count).fill(NONE);
+      this.ordered.forEach((unit, k) => (this.rank![unit] = k));
+    }
+    let best = NONE;
+    for (const unit of tree.unitsWithSeq(seq)) {
+      const rank = this.rank[unit];
+      if (rank !== NONE && (best === NONE || rank < this.rank[best])) best = unit;
+    }
+    return best === NONE ? undefined : this.of(best);
+  }
 }
 
 /**
  * Entries that name other entries (label targets, a compaction's first kept entry, a branch
  * summary's origin) get the new ids. False: the entry cannot be written (its target is gone).
  */
-function fixReferences(unit: Unit, out: Json, ctx: { idOfSeq: (seq: unknown) => string | undefined; tree: TreeBuilder; written: Set<Unit>; report: Report }): boolean {
-  const event = unit.events[0];
+function fixReferences(unit: number, view: UnitView, out: Json, ctx: { ids: EntryIds; tree: TreeBuilder; report: Report }): boolean {
+  const event = view.events[0];
   if (!event) return true;
   const p = payloadOf(event);
-  if (out.type === 'label' && unit.kind === 'native') {
+  if (out.type === 'label' && view.kind === 'native') {
     const value = isObject(p.value) ? p.value : {};
-    const target = ctx.idOfSeq(value.target_seq);
+    const target = ctx.ids.ofSeq(ctx.tree, value.target_seq);
     if (!target) {
       ctx.report('dropped', 'label-target', `label ${JSON.stringify(value.label ?? '')} names an entry that is not written: dropped`, event);
       return false;
     }
     out.targetId = target;
   } else if (out.type === 'branch_summary') {
-    out.fromId = ctx.idOfSeq(p.from_seq) ?? (p.from_id === 'root' ? 'root' : out.parentId ?? 'root');
+    out.fromId = ctx.ids.ofSeq(ctx.tree, p.from_seq) ?? (p.from_id === 'root' ? 'root' : out.parentId ?? 'root');
   } else if (out.type === 'compaction') {
     // The kept range starts at the first written entry on the compaction's path at or after the source's.
-    const path = ctx.tree.pathTo(unit).filter((u) => ctx.written.has(u) && u !== unit);
     const wanted = typeof p.first_kept_seq === 'number' ? p.first_kept_seq : undefined;
-    const kept = wanted !== undefined ? path.find((u) => u.seq >= wanted) : undefined;
-    if (kept) {
-      out.firstKeptEntryId = kept.id;
-      if (kept.seq !== wanted) ctx.report('transformed', 'compaction-kept', 'the compaction\'s first kept entry is not written: the next written entry on its path is kept from', event);
+    let kept = NONE;
+    if (wanted !== undefined) {
+      for (const at of ctx.tree.pathTo(unit)) {
+        if (ctx.tree.isWritten(at) && at !== unit && ctx.tree.seqOf(at) >= wanted) {
+          kept = at;
+          break;
+        }
+      }
+    }
+    if (kept !== NONE) {
+      out.firstKeptEntryId = ctx.ids.of(kept);
+      if (ctx.tree.seqOf(kept) !== wanted) ctx.report('transformed', 'compaction-kept', 'the compaction\'s first kept entry is not written: the next written entry on its path is kept from', event);
     } else {
       // Nothing kept before the summary: the client then sends the summary and what follows it.
-      out.firstKeptEntryId = unit.id;
+      out.firstKeptEntryId = ctx.ids.of(unit);
       if (wanted !== undefined) ctx.report('transformed', 'compaction-kept', 'the compaction\'s first kept entry is not on its path: only the summary and what follows are sent', event);
     }
   }

@@ -3,9 +3,15 @@
 // found from its first event's parent (parent_seq, else seq - 1, passing through events that write
 // nothing), tool results chained right after their call's message, stubs for unanswered calls, the
 // active leaf, and the file order that puts the active branch last.
+//
+// The session is read by position (a SpooledSession's view, lib/write/spool.ts), so the tree holds
+// numbers, never events: per event its seq, parent_seq and unit; per unit a few typed columns (a
+// unit is a number); per tool call its unit and a hash of its id (lib/write/hashed.ts), re-checked
+// against the spooled event. An event is read back when an entry is written or a rare case needs it.
 import type { LossEntry } from '../../lib/adapter/interface.js';
 import type { SpEvent } from '../../lib/core/event.js';
 import { isObject, str, type Json } from '../../lib/core/json.js';
+import { HashChains, grown, hashString } from '../../lib/write/hashed.js';
 import { isDerived, payloadOf } from '../../lib/write/writer.js';
 import { reportOrphan, reportStub } from '../../lib/write/plan.js';
 
@@ -18,78 +24,396 @@ export function fromPi(event: SpEvent): boolean {
 }
 
 export type Kind = 'user' | 'assistant' | 'toolResult' | 'compaction' | 'native' | 'stub' | 'added';
+const KINDS: readonly Kind[] = ['user', 'assistant', 'toolResult', 'compaction', 'native', 'stub', 'added'];
+const ASSISTANT = 1;
+const RESULT = 2;
+const STUB = 5;
+const ADDED = 6;
 
-export interface Unit {
+/** No unit (a root's parent), no call, no event. */
+export const NONE = -1;
+
+// Unit flags.
+const DROPPED = 1;
+const ABORTED = 2; // an assistant message whose stop reason is error/aborted (the client never replays it)
+const WRITTEN = 4;
+const WALKING = 8;
+const DONE = 16;
+const ON_PATH = 32;
+const HAS_CHILD = 64;
+// Call flags.
+const ANSWERED = 1;
+
+/** A unit as the entry writer sees it: its events read back from the spool, its calls by slot. */
+export interface UnitView {
+  unit: number;
   kind: Kind;
   events: SpEvent[];
-  /** Seq of the first event (a stub sorts right after the unit it follows). */
-  seq: number;
-  parent: Unit | null;
-  id: string;
-  dropped?: boolean;
-  messageId?: string;
-  /** assistant: its tool calls (by canonical call id) and the last of its results (the chain's tail). */
-  calls?: Map<string, { name: string; written: string; answered: boolean }>;
-  tail?: Unit;
-  /** toolResult / stub: the assistant whose call it answers. */
-  callUnit?: Unit;
-  callId?: string;
-  /** stub / added (a model_change or session_info the writer adds): what to write. */
-  body?: Json;
+  /** stub: the time it is written at. */
   ts?: number;
+  /** added: what to write. */
+  body?: Json;
+  /** toolResult: the result's call id; stub: the call's. */
+  callId?: string;
+  /** toolResult / stub: the call slot it answers (NONE: none). */
+  slot: number;
+  /** assistant: its calls, call id → slot. */
+  calls?: Map<string, number>;
+}
+
+/** Seq → positions, for a session whose positions may not be in seq order (then sorted once). */
+class SeqIndex {
+  private readonly byOrder: Int32Array | undefined;
+  private readonly size: number;
+
+  constructor(private readonly seqs: Float64Array) {
+    let increasing = true;
+    for (let i = 0; i < seqs.length && increasing; i += 1) if (!(seqs[i] >= (i > 0 ? seqs[i - 1] : -Infinity))) increasing = false;
+    if (increasing) {
+      this.size = seqs.length;
+      return;
+    }
+    const numbered: number[] = [];
+    for (let i = 0; i < seqs.length; i += 1) if (!Number.isNaN(seqs[i])) numbered.push(i);
+    this.byOrder = Int32Array.from(numbered).sort((a, b) => seqs[a] - seqs[b] || a - b);
+    this.size = this.byOrder.length;
+  }
+
+  private seqAt(k: number): number {
+    return this.seqs[this.byOrder ? this.byOrder[k] : k];
+  }
+
+  position(k: number): number {
+    return this.byOrder ? this.byOrder[k] : k;
+  }
+
+  /** [from, to): the sorted range of events with this seq. */
+  range(seq: number): [number, number] {
+    if (Number.isNaN(seq)) return [0, 0];
+    let lo = 0;
+    let hi = this.size;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.seqAt(mid) < seq) lo = mid + 1;
+      else hi = mid;
+    }
+    let end = lo;
+    hi = this.size;
+    while (end < hi) {
+      const mid = (end + hi) >> 1;
+      if (this.seqAt(mid) <= seq) end = mid + 1;
+      else hi = mid;
+    }
+    return [lo, end];
+  }
+
+  has(seq: number): boolean {
+    const [from, to] = this.range(seq);
+    return to > from;
+  }
+
+  /** The last position with this seq (NONE: none). */
+  last(seq: number): number {
+    const [from, to] = this.range(seq);
+    return to > from ? this.position(to - 1) : NONE;
+  }
 }
 
 export class TreeBuilder {
-  readonly units: Unit[] = [];
-  private readonly bySeq = new Map<number, SpEvent>();
-  private readonly owner = new Map<number, Unit>();
-  private readonly byNativeUuid = new Map<string, Unit>();
+  private readonly n: number;
+  private readonly seqs: Float64Array;
+  /** Per event: its parent_seq (NaN: none given, -Infinity: null). */
+  private readonly parentSeqs: Float64Array;
+  private readonly index: SeqIndex;
+  /** Per event: the unit it belongs to (NONE: none). */
+  private readonly owner: Int32Array;
+
+  /** Units made. */
+  count = 0;
+  private kinds = new Uint8Array(256);
+  private flags = new Uint8Array(256);
+  /** First and last event of each unit (an assistant's events are its own between them). */
+  private firsts = new Int32Array(256);
+  private lasts = new Int32Array(256);
+  private parents = new Int32Array(256);
+  /** assistant: the last unit of its result chain. */
+  private tails = new Int32Array(256);
+  /** assistant: its first call slot; toolResult: the slot it answers (before link: the slots made before it); stub: its slot. */
+  private callRefs = new Int32Array(256);
+  private readonly stubTs = new Map<number, number | undefined>();
+  private readonly stubSeq = new Map<number, number>();
+  private readonly bodies = new Map<number, { body: Json; ts?: number }>();
+  /** Units in the source's order, stubs right after the unit they follow (set by `stubs`, else every unit made). */
+  private sequence: Int32Array | undefined;
+
+  /** Calls: one slot per distinct call id of an assistant message. */
+  private slots = 0;
+  private slotUnits = new Int32Array(256);
+  private slotEvents = new Int32Array(256);
+  /** The event whose name the call is written with (the last of a message's calls with that id). */
+  private slotNames = new Int32Array(256);
+  private slotFlags = new Uint8Array(256);
+  private readonly callIds = new HashChains();
+  /** Native Pi entry ids, first unit wins (re-checked from the spool). */
+  private readonly uuids = new HashChains();
+  private uuidUnits = new Int32Array(64);
 
   constructor(
-    private readonly events: SpEvent[],
+    private readonly events: readonly SpEvent[],
     private readonly safety: boolean,
     private readonly report: Report,
   ) {
-    for (const e of events) if (typeof e.seq === 'number') this.bySeq.set(e.seq, e);
-  }
-
-  /** The event an event follows: parent_seq, else seq - 1 (null: a root). */
-  private parentSeqOf(event: SpEvent): number | null {
-    if (event.parent_seq === null) return null;
-    if (typeof event.parent_seq === 'number') {
-      if (event.parent_seq < event.seq && this.bySeq.has(event.parent_seq)) return event.parent_seq;
-      this.report('transformed', 'bad-parent', `parent_seq ${event.parent_seq} is not an earlier event: written as a root`, event);
-      return null;
+    this.n = events.length;
+    this.seqs = new Float64Array(this.n);
+    this.parentSeqs = new Float64Array(this.n);
+    for (let i = 0; i < this.n; i += 1) {
+      const event = events[i];
+      this.seqs[i] = typeof event.seq === 'number' ? event.seq : NaN;
+      this.parentSeqs[i] = event.parent_seq === null ? -Infinity : typeof event.parent_seq === 'number' ? event.parent_seq : NaN;
     }
-    return this.bySeq.has(event.seq - 1) ? event.seq - 1 : null;
+    this.index = new SeqIndex(this.seqs);
+    this.owner = new Int32Array(this.n).fill(NONE);
   }
 
-  /** The written unit an event belongs to, or the nearest one above it (through events that write nothing). */
-  private unitAt(seq: number | null): Unit | null {
-    let at = seq;
-    for (let guard = 0; at !== null && guard <= this.events.length; guard += 1) {
-      const unit = this.owner.get(at);
-      if (unit && !unit.dropped) return unit;
-      const event = this.bySeq.get(at);
-      if (!event) return null;
-      at = this.parentSeqOf(event);
+  // ---- columns ------------------------------------------------------------------------------------
+
+  kindOf(unit: number): Kind {
+    return KINDS[this.kinds[unit]];
+  }
+
+  parentOf(unit: number): number {
+    return this.parents[unit];
+  }
+
+  setParent(unit: number, parent: number): void {
+    this.parents[unit] = parent;
+  }
+
+  isDropped(unit: number): boolean {
+    return (this.flags[unit] & DROPPED) !== 0;
+  }
+
+  drop(unit: number): void {
+    this.flags[unit] |= DROPPED;
+  }
+
+  isWritten(unit: number): boolean {
+    return (this.flags[unit] & WRITTEN) !== 0;
+  }
+
+  markWritten(unit: number): void {
+    this.flags[unit] |= WRITTEN;
+  }
+
+  /** Notes that a written unit is the parent of another (the leaves are the units that are not). */
+  markParent(unit: number): void {
+    this.flags[unit] |= HAS_CHILD;
+  }
+
+  hasChild(unit: number): boolean {
+    return (this.flags[unit] & HAS_CHILD) !== 0;
+  }
+
+  /** The unit's seq: its first event's (a stub: the unit it follows). */
+  seqOf(unit: number): number {
+    const kind = this.kinds[unit];
+    if (kind === STUB) return this.stubSeq.get(unit)!;
+    if (kind === ADDED) return Number.MAX_SAFE_INTEGER;
+    return this.seqs[this.firsts[unit]];
+  }
+
+  /** The unit's first event (undefined: a stub or an added entry). */
+  firstEvent(unit: number): SpEvent | undefined {
+    const kind = this.kinds[unit];
+    return kind === STUB || kind === ADDED ? undefined : this.events[this.firsts[unit]];
+  }
+
+  /** The units in the source's order (stubs after the unit they follow, added entries last). */
+  order(): Int32Array {
+    if (!this.sequence || this.sequence.length !== this.count) {
+      const sequence = new Int32Array(this.count);
+      const known = this.sequence?.length ?? 0;
+      if (this.sequence) sequence.set(this.sequence);
+      for (let i = known; i < this.count; i += 1) sequence[i] = i;
+      this.sequence = sequence;
     }
-    return null;
+    return this.sequence;
   }
 
-  private newUnit(kind: Kind, event: SpEvent): Unit {
-    const unit: Unit = { kind, events: [event], seq: event.seq, parent: null, id: '' };
-    this.units.push(unit);
-    this.owner.set(event.seq, unit);
-    const uuid = event.origin?.native_uuid;
-    if (typeof uuid === 'string' && fromPi(event) && !this.byNativeUuid.has(uuid)) this.byNativeUuid.set(uuid, unit);
+  private grow(): void {
+    if (this.count < this.kinds.length) return;
+    const size = this.kinds.length * 2;
+    this.kinds = grown(this.kinds, size);
+    this.flags = grown(this.flags, size);
+    this.firsts = grown(this.firsts, size);
+    this.lasts = grown(this.lasts, size);
+    this.parents = grown(this.parents, size);
+    this.tails = grown(this.tails, size);
+    this.callRefs = grown(this.callRefs, size);
+  }
+
+  private makeUnit(kind: number, first: number): number {
+    this.grow();
+    const unit = this.count++;
+    this.kinds[unit] = kind;
+    this.flags[unit] = 0;
+    this.firsts[unit] = first;
+    this.lasts[unit] = first;
+    this.parents[unit] = NONE;
+    this.tails[unit] = NONE;
+    this.callRefs[unit] = NONE;
     return unit;
   }
 
+  private newUnit(kind: Kind, at: number, event: SpEvent): number {
+    const unit = this.makeUnit(KINDS.indexOf(kind), at);
+    this.owner[at] = unit;
+    const uuid = event.origin?.native_uuid;
+    if (typeof uuid === 'string' && fromPi(event) && this.unitOfUuid(uuid) === NONE) {
+      const entry = this.uuids.add(hashString(uuid));
+      if (entry >= this.uuidUnits.length) this.uuidUnits = grown(this.uuidUnits, this.uuidUnits.length * 2);
+      this.uuidUnits[entry] = unit;
+    }
+    return unit;
+  }
+
+  /** An entry the writer adds (a model_change or session_info) after `parent`. */
+  addUnit(parent: number, body: Json, ts?: number): number {
+    const unit = this.makeUnit(ADDED, NONE);
+    this.parents[unit] = parent;
+    this.bodies.set(unit, { body, ts });
+    return unit;
+  }
+
+  /** The unit whose native Pi id this is (NONE: none). */
+  private unitOfUuid(uuid: string): number {
+    for (let entry = this.uuids.newest(hashString(uuid)); entry !== NONE; entry = this.uuids.previous(entry)) {
+      const unit = this.uuidUnits[entry];
+      if (this.events[this.firsts[unit]].origin?.native_uuid === uuid) return unit;
+    }
+    return NONE;
+  }
+
+  // ---- calls --------------------------------------------------------------------------------------
+
+  private callIdAt(at: number): string {
+    const event = this.events[at];
+    return str(payloadOf(event).call_id) ?? `call_${event.seq}`;
+  }
+
+  /** A slot's call id (from its spooled event). */
+  callIdOf(slot: number): string {
+    return this.callIdAt(this.slotEvents[slot]);
+  }
+
+  /** The name a slot's call is written with. */
+  callNameOf(slot: number): string {
+    return str(payloadOf(this.events[this.slotNames[slot]]).name) ?? 'unknown';
+  }
+
+  /** The unit whose call a slot is. */
+  callUnitOfSlot(slot: number): number {
+    return this.slotUnits[slot];
+  }
+
+  /** toolResult / stub: the assistant whose call it answers (NONE: none). */
+  callUnitOf(unit: number): number {
+    const kind = this.kinds[unit];
+    if (kind !== RESULT && kind !== STUB) return NONE;
+    const slot = this.callRefs[unit];
+    return slot === NONE ? NONE : this.slotUnits[slot];
+  }
+
+  private addCall(unit: number, at: number, callId: string): void {
+    const hash = hashString(callId);
+    // A message that names one call id twice keeps one call (the name of the later).
+    for (let slot = this.callIdsNewest(hash); slot !== NONE && slot >= this.callRefs[unit]; slot = this.callIds.previous(slot)) {
+      if (this.callIdOf(slot) === callId) {
+        this.slotNames[slot] = at;
+        return;
+      }
+    }
+    const slot = this.slots++;
+    if (slot >= this.slotUnits.length) {
+      const size = this.slotUnits.length * 2;
+      this.slotUnits = grown(this.slotUnits, size);
+      this.slotEvents = grown(this.slotEvents, size);
+      this.slotNames = grown(this.slotNames, size);
+      this.slotFlags = grown(this.slotFlags, size);
+    }
+    this.slotUnits[slot] = unit;
+    this.slotEvents[slot] = at;
+    this.slotNames[slot] = at;
+    this.slotFlags[slot] = 0;
+    this.callIds.add(hash);
+  }
+
+  private callIdsNewest(hash: number): number {
+    return this.callIds.newest(hash);
+  }
+
+  /** The slot of the last call with this id among the first `limit` slots (NONE: none). */
+  private latestCall(callId: string, limit: number): number {
+    for (let slot = this.callIds.newest(hashString(callId)); slot !== NONE; slot = this.callIds.previous(slot)) {
+      if (slot < limit && this.callIdOf(slot) === callId) return slot;
+    }
+    return NONE;
+  }
+
+  /** An assistant's slots: [first, end). */
+  private slotRange(unit: number): [number, number] {
+    const first = this.callRefs[unit];
+    let end = first;
+    while (end < this.slots && this.slotUnits[end] === unit) end += 1;
+    return [first, end];
+  }
+
+  // ---- parents ------------------------------------------------------------------------------------
+
+  /** The event an event follows: parent_seq, else seq - 1 (null: a root). */
+  private parentSeqOf(at: number): number | null {
+    const parentSeq = this.parentSeqs[at];
+    const seq = this.seqs[at];
+    if (parentSeq === -Infinity) return null;
+    if (!Number.isNaN(parentSeq)) {
+      if (parentSeq < seq && this.index.has(parentSeq)) return parentSeq;
+      this.report('transformed', 'bad-parent', `parent_seq ${parentSeq} is not an earlier event: written as a root`, this.events[at]);
+      return null;
+    }
+    return this.index.has(seq - 1) ? seq - 1 : null;
+  }
+
+  /** The unit that last took an event with this seq (NONE: none). */
+  private ownerOfSeq(seq: number): number {
+    const [from, to] = this.index.range(seq);
+    for (let k = to - 1; k >= from; k -= 1) {
+      const unit = this.owner[this.index.position(k)];
+      if (unit !== NONE) return unit;
+    }
+    return NONE;
+  }
+
+  /** The written unit an event belongs to, or the nearest one above it (through events that write nothing). */
+  private unitAt(seq: number | null): number {
+    let at = seq;
+    for (let guard = 0; at !== null && guard <= this.n; guard += 1) {
+      const unit = this.ownerOfSeq(at);
+      if (unit !== NONE && !this.isDropped(unit)) return unit;
+      const position = this.index.last(at);
+      if (position === NONE) return NONE;
+      at = this.parentSeqOf(position);
+    }
+    return NONE;
+  }
+
+  // ---- the passes ---------------------------------------------------------------------------------
+
   /** Pass 1: events → units (entries to write); what has no Pi entry is reported. */
   build(): void {
-    let open: Unit | undefined;
-    for (const event of this.events) {
+    let open = NONE;
+    let openMessageId: string | undefined;
+    for (let at = 0; at < this.n; at += 1) {
+      const event = this.events[at];
       const p = payloadOf(event);
       if (isDerived(event)) continue; // the call that made it is written
       switch (event.type) {
@@ -99,36 +423,40 @@ export class TreeBuilder {
         case 'message.assistant':
         case 'tool.call': {
           const messageId = str(p.message_id);
-          const last = this.units[this.units.length - 1];
-          const parentUnit = this.unitAt(this.parentSeqOf(event));
-          if (open && last === open && open.messageId === messageId && parentUnit === open) {
-            open.events.push(event);
-            this.owner.set(event.seq, open);
+          const parentUnit = this.unitAt(this.parentSeqOf(at));
+          if (open !== NONE && this.count - 1 === open && openMessageId === messageId && parentUnit === open) {
+            this.lasts[open] = at;
+            this.owner[at] = open;
           } else {
-            open = this.newUnit('assistant', event);
-            open.messageId = messageId;
-            open.calls = new Map();
+            open = this.newUnit('assistant', at, event);
+            openMessageId = messageId;
+            this.callRefs[open] = this.slots;
           }
-          if (event.type === 'tool.call') {
-            const callId = str(p.call_id) ?? `call_${event.seq}`;
-            open.calls!.set(callId, { name: str(p.name) ?? 'unknown', written: callId, answered: false });
+          if (event.type === 'tool.call') this.addCall(open, at, str(p.call_id) ?? `call_${event.seq}`);
+          const reason = p.stop_reason;
+          if (reason !== undefined && reason !== null) {
+            if (['error', 'aborted'].includes(String(reason))) this.flags[open] |= ABORTED;
+            else this.flags[open] &= ~ABORTED;
           }
           break;
         }
-        case 'tool.result':
-          this.newUnit('toolResult', event).callId = str(p.call_id);
+        case 'tool.result': {
+          // Until link(): the calls made before it, the only ones it can answer.
+          const unit = this.newUnit('toolResult', at, event);
+          this.callRefs[unit] = this.slots;
           break;
+        }
         case 'message.user':
-          this.newUnit('user', event);
+          this.newUnit('user', at, event);
           break;
         case 'checkpoint':
           // Another agent's compaction keeps other things than Pi's would (Codex: a replacement
           // history), so only Pi's own become compaction entries; the full history before is written.
-          if (fromPi(event) && typeof p.summary === 'string') this.newUnit('compaction', event);
+          if (fromPi(event) && typeof p.summary === 'string') this.newUnit('compaction', at, event);
           else this.report('dropped', 'checkpoint', `checkpoint from ${event.agent} has no Pi entry: not written (the full history before it is)`, event);
           break;
         case 'meta':
-          this.meta(event, p);
+          this.meta(at, event, p);
           break;
         case 'command.run':
           // A `!cmd` run captured from Pi: its message.user carries the entry.
@@ -141,11 +469,11 @@ export class TreeBuilder {
     }
   }
 
-  private meta(event: SpEvent, p: Json): void {
+  private meta(at: number, event: SpEvent, p: Json): void {
     const key = String(p.key ?? '');
     const raw = isObject(p.raw) ? p.raw : undefined;
     if (fromPi(event) && raw && key.startsWith('pi.') && !['pi.session', 'pi.blank-line'].includes(key) && typeof raw.type === 'string') {
-      this.newUnit('native', event);
+      this.newUnit('native', at, event);
       return;
     }
     if (key === 'pi.blank-line') {
@@ -159,183 +487,288 @@ export class TreeBuilder {
     this.report('dropped', fromPi(event) ? 'meta' : 'foreign-meta', `meta ${key || '(no key)'} from ${event.agent} has no Pi entry: not written`, event);
   }
 
-  /** Pass 2: tool results to their calls; results chained right after their call's message. */
+  /** Pass 2: tool results to their calls (the last earlier message with a call of that id). */
   link(): void {
-    const callOwner = new Map<string, Unit>();
-    for (const unit of this.units) {
-      if (unit.kind === 'assistant') {
-        for (const callId of unit.calls!.keys()) callOwner.set(callId, unit);
-        unit.tail = unit;
+    for (let unit = 0; unit < this.count; unit += 1) {
+      const kind = this.kinds[unit];
+      if (kind === ASSISTANT) {
+        this.tails[unit] = unit;
         continue;
       }
-      if (unit.kind !== 'toolResult') continue;
-      const event = unit.events[0];
-      const callUnit = unit.callId !== undefined ? callOwner.get(unit.callId) : undefined;
-      const replayed = callUnit ? !['error', 'aborted'].includes(String(this.stopReasonOf(callUnit))) : false;
-      if (!callUnit || (!replayed && this.safety)) {
+      if (kind !== RESULT) continue;
+      const event = this.events[this.firsts[unit]];
+      const callId = str(payloadOf(event).call_id);
+      const slot = callId !== undefined ? this.latestCall(callId, this.callRefs[unit]) : NONE;
+      const callUnit = slot === NONE ? NONE : this.slotUnits[slot];
+      const replayed = callUnit !== NONE && (this.flags[callUnit] & ABORTED) === 0;
+      this.callRefs[unit] = NONE;
+      if (callUnit === NONE || (!replayed && this.safety)) {
         if (this.safety) {
-          unit.dropped = true;
-          const why = callUnit ? 'its call is in an aborted turn, which the client never replays' : 'no tool call with its id comes before it';
-          this.report('dropped', 'orphan-result', `tool result ${unit.callId ?? '(no id)'} dropped: ${why} (a real API rejects it)`, event);
+          this.drop(unit);
+          const why = callUnit !== NONE ? 'its call is in an aborted turn, which the client never replays' : 'no tool call with its id comes before it';
+          this.report('dropped', 'orphan-result', `tool result ${callId ?? '(no id)'} dropped: ${why} (a real API rejects it)`, event);
         }
         continue;
       }
-      unit.callUnit = callUnit;
-      const call = callUnit.calls!.get(unit.callId!)!;
-      if (call.answered && this.safety) {
-        unit.dropped = true;
+      this.callRefs[unit] = slot;
+      if ((this.slotFlags[slot] & ANSWERED) !== 0 && this.safety) {
+        this.drop(unit);
         reportOrphan(this.report, event, 'duplicate', 'a real API rejects it');
         continue;
       }
-      call.answered = true;
+      this.slotFlags[slot] |= ANSWERED;
     }
-  }
-
-  /** A message's stop reason as its events say (the last one that says). */
-  stopReasonOf(unit: Unit): unknown {
-    let reason: unknown;
-    for (const e of unit.events) {
-      const r = payloadOf(e).stop_reason;
-      if (r !== undefined && r !== null) reason = r;
-    }
-    return reason;
   }
 
   /** Pass 3: parents. */
-  parents(): void {
-    for (const unit of this.units) {
-      if (unit.dropped) continue;
-      const first = unit.events[0];
-      let parent = this.unitAt(this.parentSeqOf(first));
-      const nativeParent = first.origin?.native_parent;
-      if (parent === null && typeof nativeParent === 'string' && fromPi(first)) {
-        // A parent that the capture could not link (it came later in the file): the client links by id.
-        const later = this.byNativeUuid.get(nativeParent);
-        if (later && later !== unit && !later.dropped) parent = later;
+  parentsPass(): void {
+    for (let unit = 0; unit < this.count; unit += 1) {
+      if (this.isDropped(unit)) continue;
+      const at = this.firsts[unit];
+      let parent = this.unitAt(this.parentSeqOf(at));
+      if (parent === NONE) {
+        const first = this.events[at];
+        const nativeParent = first.origin?.native_parent;
+        if (typeof nativeParent === 'string' && fromPi(first)) {
+          // A parent that the capture could not link (it came later in the file): the client links by id.
+          const later = this.unitOfUuid(nativeParent);
+          if (later !== NONE && later !== unit && !this.isDropped(later)) parent = later;
+        }
       }
-      if (unit.kind === 'toolResult' && unit.callUnit) {
-        const family = parent === unit.callUnit || parent?.callUnit === unit.callUnit;
+      const callUnit = this.kinds[unit] === RESULT ? this.callUnitOf(unit) : NONE;
+      if (callUnit !== NONE) {
+        const family = parent === callUnit || (parent !== NONE && this.callUnitOf(parent) === callUnit);
         if (!family && this.safety) {
-          this.report('transformed', 'result-moved', `tool result ${unit.callId} moved right after its call (a real API requires it there)`, first);
+          const first = this.events[at];
+          this.report('transformed', 'result-moved', `tool result ${str(payloadOf(first).call_id)} moved right after its call (a real API requires it there)`, first);
         }
         if (family || this.safety) {
-          parent = unit.callUnit.tail!;
-          unit.callUnit.tail = unit;
+          parent = this.tails[callUnit];
+          this.tails[callUnit] = unit;
         }
       }
-      unit.parent = parent;
+      this.parents[unit] = parent;
     }
     this.breakCycles();
   }
 
   /** Parents from forward links can make a loop; the client would walk it forever. One pass: each unit is walked once. */
   private breakCycles(): void {
-    const state = new Map<Unit, 'walking' | 'done'>();
-    for (const unit of this.units) {
-      const walked: Unit[] = [];
-      for (let at: Unit | null = unit; at && state.get(at) !== 'done'; at = at.parent) {
-        if (state.get(at) === 'walking') {
-          this.report('transformed', 'cycle', 'entries whose parents form a loop: one is written as a root', at.events[0]);
-          at.parent = null;
+    const walked: number[] = [];
+    for (let unit = 0; unit < this.count; unit += 1) {
+      walked.length = 0;
+      for (let at = unit; at !== NONE && (this.flags[at] & DONE) === 0; at = this.parents[at]) {
+        if ((this.flags[at] & WALKING) !== 0) {
+          this.report('transformed', 'cycle', 'entries whose parents form a loop: one is written as a root', this.firstEvent(at));
+          this.parents[at] = NONE;
           break;
         }
-        state.set(at, 'walking');
+        this.flags[at] |= WALKING;
         walked.push(at);
       }
-      for (const at of walked) state.set(at, 'done');
+      for (const at of walked) this.flags[at] = (this.flags[at] & ~WALKING) | DONE;
     }
   }
 
   /** Pass 4 (safety): a stub result for each call that has none, chained after the call's results. */
   stubs(): void {
-    const added: Array<{ after: Unit; stub: Unit }> = [];
-    for (const unit of this.units) {
-      if (unit.kind !== 'assistant' || unit.dropped) continue;
-      if (['error', 'aborted'].includes(String(this.stopReasonOf(unit)))) continue; // never replayed, so never answered
-      for (const [callId, call] of unit.calls!) {
-        if (call.answered) continue;
-        const oldTail = unit.tail!;
-        const callEvent = unit.events.find((e) => e.type === 'tool.call' && payloadOf(e).call_id === callId) ?? unit.events[0];
-        const stub: Unit = { kind: 'stub', events: [], seq: oldTail.seq, parent: oldTail, id: '', callUnit: unit, callId, ts: oldTail.events[oldTail.events.length - 1]?.ts ?? oldTail.ts };
+    const made = this.count;
+    const added: Array<{ after: number; stub: number }> = [];
+    for (let unit = 0; unit < made; unit += 1) {
+      if (this.kinds[unit] !== ASSISTANT || this.isDropped(unit)) continue;
+      if ((this.flags[unit] & ABORTED) !== 0) continue; // never replayed, so never answered
+      const [from, to] = this.slotRange(unit);
+      for (let slot = from; slot < to; slot += 1) {
+        if ((this.slotFlags[slot] & ANSWERED) !== 0) continue;
+        const oldTail = this.tails[unit];
+        const callId = this.callIdOf(slot);
+        const events = this.eventsOf(unit);
+        const callEvent = events.find((e) => e.type === 'tool.call' && payloadOf(e).call_id === callId) ?? events[0];
+        const stub = this.makeUnit(STUB, NONE);
+        this.parents[stub] = oldTail;
+        this.callRefs[stub] = slot;
+        this.stubSeq.set(stub, this.seqOf(oldTail));
+        this.stubTs.set(stub, this.lastTsOf(oldTail));
         // What followed the call's message now follows the stub.
-        for (const other of this.units) if (other.parent === oldTail && other !== stub && !other.dropped) other.parent = stub;
-        for (const { stub: s } of added) if (s.parent === oldTail) s.parent = stub;
-        unit.tail = stub;
-        call.answered = true;
+        for (let other = 0; other < this.count; other += 1) if (this.parents[other] === oldTail && other !== stub && !this.isDropped(other)) this.parents[other] = stub;
+        this.tails[unit] = stub;
+        this.slotFlags[slot] |= ANSWERED;
         added.push({ after: oldTail, stub });
         reportStub(this.report, callEvent, 'a stub result (isError) was added', { id: callId });
       }
     }
+    if (added.length > 0) this.placeStubs(made, added);
+  }
+
+  /** The source order with each stub right after the unit it follows (and after stubs already placed there). */
+  private placeStubs(made: number, added: Array<{ after: number; stub: number }>): void {
+    const next = new Int32Array(this.count).fill(NONE);
+    for (let unit = 0; unit + 1 < made; unit += 1) next[unit] = unit + 1;
     for (const { after, stub } of added) {
-      // Right after the unit it follows (and after stubs already placed there).
-      let at = this.units.indexOf(after) + 1;
-      while (at < this.units.length && this.units[at].kind === 'stub' && this.units[at].seq === stub.seq) at += 1;
-      this.units.splice(at, 0, stub);
+      let at = after;
+      while (next[at] !== NONE && this.kinds[next[at]] === STUB && this.seqOf(next[at]) === this.seqOf(stub)) at = next[at];
+      next[stub] = next[at];
+      next[at] = stub;
     }
+    const sequence = new Int32Array(this.count);
+    let k = 0;
+    for (let unit = made > 0 ? 0 : NONE; unit !== NONE; unit = next[unit]) sequence[k++] = unit;
+    this.sequence = sequence;
+  }
+
+  /** The time of a unit's last event (a stub: its own). */
+  private lastTsOf(unit: number): number | undefined {
+    if (this.kinds[unit] === STUB) return this.stubTs.get(unit);
+    if (this.kinds[unit] === ADDED) return this.bodies.get(unit)?.ts;
+    return this.events[this.lasts[unit]].ts ?? undefined;
+  }
+
+  /** A unit's events, read from the spool. */
+  eventsOf(unit: number): SpEvent[] {
+    const kind = this.kinds[unit];
+    if (kind === STUB || kind === ADDED) return [];
+    const events: SpEvent[] = [];
+    for (let at = this.firsts[unit]; at <= this.lasts[unit]; at += 1) if (this.owner[at] === unit) events.push(this.events[at]);
+    return events;
+  }
+
+  /** What the entry writer needs of a unit. */
+  view(unit: number): UnitView {
+    const kind = this.kindOf(unit);
+    const events = this.eventsOf(unit);
+    const view: UnitView = { unit, kind, events, slot: NONE };
+    if (kind === 'assistant') {
+      view.calls = new Map();
+      let slot = this.callRefs[unit];
+      for (const event of events) {
+        if (event.type !== 'tool.call') continue;
+        const callId = str(payloadOf(event).call_id) ?? `call_${event.seq}`;
+        if (!view.calls.has(callId)) view.calls.set(callId, slot++);
+      }
+    } else if (kind === 'toolResult') {
+      view.callId = str(payloadOf(events[0]).call_id);
+      view.slot = this.callRefs[unit];
+    } else if (kind === 'stub') {
+      view.slot = this.callRefs[unit];
+      view.callId = this.callIdOf(view.slot);
+      view.ts = this.stubTs.get(unit);
+    } else if (kind === 'added') {
+      const added = this.bodies.get(unit)!;
+      view.body = added.body;
+      view.ts = added.ts;
+    }
+    return view;
   }
 
   /**
    * The active leaf: the unit of the last event that came from the source (a Pi file's last entry
    * line; any other agent's last record), moved to the end of its stub chain.
    */
-  leaf(): Unit | undefined {
-    let leaf: Unit | undefined;
-    for (let i = this.events.length - 1; i >= 0 && !leaf; i -= 1) {
-      const event = this.events[i];
+  leaf(): number {
+    let leaf = NONE;
+    for (let at = this.n - 1; at >= 0 && leaf === NONE; at -= 1) {
+      const event = this.events[at];
       if (isDerived(event) || event.type === 'session.start') continue;
-      leaf = this.unitAt(event.seq) ?? undefined;
+      leaf = this.unitAt(this.seqs[at]);
     }
-    if (!leaf) return undefined;
-    const family = leaf.kind === 'assistant' ? leaf : leaf.callUnit;
-    if (family?.tail && family.tail.kind === 'stub' && (leaf === family || this.isAncestor(leaf, family.tail))) leaf = family.tail;
+    if (leaf === NONE) return NONE;
+    const family = this.kinds[leaf] === ASSISTANT ? leaf : this.callUnitOf(leaf);
+    const tail = family !== NONE ? this.tails[family] : NONE;
+    if (tail !== NONE && this.kinds[tail] === STUB && (leaf === family || this.isAncestor(leaf, tail))) leaf = tail;
     return leaf;
   }
 
-  isAncestor(ancestor: Unit, unit: Unit): boolean {
-    for (let at: Unit | null = unit; at; at = at.parent) if (at === ancestor) return true;
+  isAncestor(ancestor: number, unit: number): boolean {
+    for (let at = unit; at !== NONE; at = this.parents[at]) if (at === ancestor) return true;
     return false;
   }
 
   /** The path root → leaf. */
-  pathTo(leaf: Unit): Unit[] {
-    const path: Unit[] = [];
-    for (let at: Unit | null = leaf; at; at = at.parent) path.unshift(at);
+  pathTo(leaf: number): Int32Array {
+    let depth = 0;
+    for (let at = leaf; at !== NONE; at = this.parents[at]) depth += 1;
+    const path = new Int32Array(depth);
+    for (let at = leaf; at !== NONE; at = this.parents[at]) path[--depth] = at;
     return path;
   }
 
+  /** Marks the path root → leaf (onPath). */
+  markPath(leaf: number): void {
+    for (let unit = 0; unit < this.count; unit += 1) this.flags[unit] &= ~ON_PATH;
+    for (let at = leaf; at !== NONE; at = this.parents[at]) this.flags[at] |= ON_PATH;
+  }
+
+  onPath(unit: number): boolean {
+    return (this.flags[unit] & ON_PATH) !== 0;
+  }
+
   /** Written units in file order: source order when it already ends with the leaf, else depth first with the active branch last. */
-  order(leaf: Unit | undefined): Unit[] {
-    const live = this.units.filter((u) => !u.dropped);
-    if (!leaf || live[live.length - 1] === leaf) return live;
-    const onPath = new Set(this.pathTo(leaf));
-    const children = new Map<Unit | null, Unit[]>();
-    for (const unit of live) {
-      const key = unit.parent && !unit.parent.dropped ? unit.parent : null;
-      const list = children.get(key) ?? [];
-      list.push(unit);
-      children.set(key, list);
-    }
-    const out: Unit[] = [];
-    const leafDescendants: Unit[] = [];
-    // Iterative depth-first walk; among siblings the one on the active path goes last.
-    const stack: Array<{ unit: Unit; inLeaf: boolean }> = [];
-    const push = (parent: Unit | null, inLeaf: boolean) => {
-      const kids = [...(children.get(parent) ?? [])].sort((a, b) => Number(onPath.has(a)) - Number(onPath.has(b)) || a.seq - b.seq);
-      for (let i = kids.length - 1; i >= 0; i -= 1) stack.push({ unit: kids[i], inLeaf });
+  fileOrder(leaf: number): Int32Array {
+    const sequence = this.order();
+    let live = 0;
+    for (const unit of sequence) if (!this.isDropped(unit)) live += 1;
+    const lives = new Int32Array(live);
+    let k = 0;
+    for (const unit of sequence) if (!this.isDropped(unit)) lives[k++] = unit;
+    if (leaf === NONE || lives[live - 1] === leaf) return lives;
+    return this.depthFirst(lives, leaf);
+  }
+
+  /** The depth-first order of fileOrder: among siblings the one on the active path goes last. */
+  private depthFirst(lives: Int32Array, leaf: number): Int32Array {
+    this.markPath(leaf);
+    // Children of each unit (index unit + 1; 0: the roots), in source order.
+    const starts = new Int32Array(this.count + 2);
+    const keyOf = (unit: number): number => {
+      const parent = this.parents[unit];
+      return parent !== NONE && !this.isDropped(parent) ? parent + 1 : 0;
     };
-    push(null, false);
+    for (const unit of lives) starts[keyOf(unit) + 1] += 1;
+    for (let i = 1; i < starts.length; i += 1) starts[i] += starts[i - 1];
+    const fill = starts.slice();
+    const children = new Int32Array(lives.length);
+    for (const unit of lives) children[fill[keyOf(unit)]++] = unit;
+
+    const out: number[] = [];
+    const leafDescendants: number[] = [];
+    const stack: number[] = [];
+    const inLeafStack: boolean[] = [];
+    const push = (key: number, inLeaf: boolean): void => {
+      const kids = Array.from(children.subarray(starts[key], starts[key + 1])).sort((a, b) => Number(this.onPath(a)) - Number(this.onPath(b)) || this.seqOf(a) - this.seqOf(b));
+      for (let i = kids.length - 1; i >= 0; i -= 1) {
+        stack.push(kids[i]);
+        inLeafStack.push(inLeaf);
+      }
+    };
+    push(0, false);
     while (stack.length > 0) {
-      const { unit, inLeaf } = stack.pop()!;
+      const unit = stack.pop()!;
+      const inLeaf = inLeafStack.pop()!;
       if (unit === leaf) {
-        push(unit, true);
+        push(unit + 1, true);
         continue;
       }
       (inLeaf ? leafDescendants : out).push(unit);
-      push(unit, inLeaf);
+      push(unit + 1, inLeaf);
     }
     if (leafDescendants.length > 0) {
-      this.report('transformed', 'leaf-descendants', `${leafDescendants.length} entries below the active leaf are written before it (the client resumes from the last line)`, leaf.events[0]);
+      this.report('transformed', 'leaf-descendants', `${leafDescendants.length} entries below the active leaf are written before it (the client resumes from the last line)`, this.firstEvent(leaf));
     }
-    return [...out, ...leafDescendants, leaf];
+    const order = new Int32Array(out.length + leafDescendants.length + 1);
+    order.set(out);
+    order.set(leafDescendants, out.length);
+    order[order.length - 1] = leaf;
+    return order;
+  }
+
+  /** Units (made from events) that hold an event with this seq. */
+  unitsWithSeq(seq: number): number[] {
+    const [from, to] = this.index.range(seq);
+    const units: number[] = [];
+    for (let k = from; k < to; k += 1) {
+      const unit = this.owner[this.index.position(k)];
+      if (unit !== NONE) units.push(unit);
+    }
+    return units;
   }
 }

@@ -141,6 +141,9 @@ export class SpooledSession {
   private removed = false;
   private readonly cache = new Map<number, SpEvent>();
   private scratch = Buffer.allocUnsafeSlow(1 << 16);
+  /** The part of the file `scratch` holds: from blockStart, blockLength bytes. */
+  private blockStart = 0;
+  private blockLength = 0;
 
   private constructor() {
     this.dir = mkdtempSync(join(tmpdir(), 'sp-session-'));
@@ -224,11 +227,22 @@ export class SpooledSession {
     const cached = this.cache.get(index);
     if (cached) return cached;
     if (this.removed || this.fd === undefined) throw new Error('the session spool was removed');
-    // One buffer for every read (a new one per event left the allocator holding hundreds of MB).
-    if (this.scratch.length < length) this.scratch = Buffer.allocUnsafeSlow(Math.max(length, this.scratch.length * 2));
-    let got = 0;
-    while (got < length) got += readSync(this.fd, this.scratch, got, length - got, offset + got);
-    const event = JSON.parse(this.scratch.toString('utf8', 0, length)) as SpEvent;
+    // One buffer for every read (a new one per event left the allocator holding hundreds of MB),
+    // filled as far as it goes: a pass in file order then reads the next events from memory, not
+    // with a system call each.
+    if (offset < this.blockStart || offset + length > this.blockStart + this.blockLength) {
+      if (this.scratch.length < length) this.scratch = Buffer.allocUnsafeSlow(Math.max(length, this.scratch.length * 2));
+      let got = 0;
+      while (got < length) {
+        const read = readSync(this.fd, this.scratch, got, this.scratch.length - got, offset + got);
+        if (read === 0) break;
+        got += read;
+      }
+      this.blockStart = offset;
+      this.blockLength = got;
+    }
+    const at = offset - this.blockStart;
+    const event = JSON.parse(this.scratch.toString('utf8', at, at + length)) as SpEvent;
     if (this.cache.size >= CACHED_EVENTS) this.cache.delete(this.cache.keys().next().value as number);
     this.cache.set(index, event);
     return event;
