@@ -81,15 +81,22 @@ export function table(rows) {
   return rows.map((r) => r.map((c, i) => String(c).padEnd(widths[i])).join('  ')).join('\n');
 }
 
-/** Writes a generated working session (lib/core/synthetic.ts workSessionEvents), chained, as NDJSON at `path`. */
-export async function writeWorkSession(path, { events, seed }) {
+/**
+ * Writes a generated working session (lib/core/synthetic.ts workSessionEvents), chained, as NDJSON at
+ * `path`: `events` events, or (given `bytes`) events until the file holds at least that many bytes.
+ */
+export async function writeWorkSession(path, { events, bytes, seed }) {
   const { workSessionEvents } = await import('../dist/lib/core/synthetic.js');
   const { Chainer } = await import('../dist/lib/core/chain.js');
   const stream = createWriteStream(path);
   const chainer = new Chainer();
   let buffer = '';
-  for (const event of workSessionEvents({ events, seed })) {
-    buffer += JSON.stringify(chainer.chain(event)) + '\n';
+  let written = 0;
+  for (const event of workSessionEvents({ events: bytes === undefined ? events : Infinity, seed })) {
+    const line = JSON.stringify(chainer.chain(event)) + '\n';
+    buffer += line;
+    written += Buffer.byteLength(line);
+    if (bytes !== undefined && written >= bytes) break;
     if (buffer.length > 1 << 20) {
       if (!stream.write(buffer)) await once(stream, 'drain');
       buffer = '';

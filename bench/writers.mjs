@@ -6,26 +6,32 @@
 // to a bare readline + JSON.parse pass over the same file (bench/baseline-parse.mjs), in the same run.
 //   node bench/writers.mjs [--mb 100] [--only claude,codex,…] [--json] [--bin DIR]
 // `npm run bench -- --only writers` runs it at 100 MB (1 GB with --big-writers, and in a full run).
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { measure, outDir, root, table, writeWorkSession } from './lib.mjs';
 
-export const WRITERS = ['aider', 'atif', 'claude', 'codex', 'copilot', 'cursor', 'gemini', 'hermes', 'opencode', 'pi', 'qoder', 'qwen'];
+/** Every registered adapter that writes sessions (the adapter registry, built: npm run build first). */
+export const WRITERS = Object.entries((await import('../dist/adapters/index.js')).adapters)
+  .filter(([, adapter]) => typeof adapter.materialize === 'function')
+  .map(([id]) => id)
+  .sort();
 export const GOAL_MB = 200;
 /** RSS(full) / RSS(quarter) at or under this counts as flat (a quarter of the input, the same memory give or take). */
 export const FLAT_RATIO = 1.25;
 // OpenCode writes into a database its client migrated: a copy of the recorded one.
 const OPENCODE_DB = join(root, 'fixtures/opencode/corpus/.local/share/opencode/opencode.db');
 
-/** The working session of about `mb` MB (cached in bench/out); about 1.1 KB per generated event. */
+/** The working session of `mb` MB (2^20 bytes, the last event may pass it; cached in bench/out), sized by its bytes. */
 async function input(mb) {
   mkdirSync(outDir, { recursive: true });
-  const file = join(outDir, `work-session-${mb}mb.ndjson`);
+  const file = join(outDir, `work-session-${mb}mib.ndjson`);
   try {
     statSync(file);
   } catch {
-    await writeWorkSession(file, { events: Math.round((mb * 1024 * 1024) / 1100), seed: 19 });
+    const partial = `${file}.${process.pid}.partial`;
+    await writeWorkSession(partial, { bytes: mb * 1024 * 1024, seed: 19 });
+    renameSync(partial, file);
   }
   return file;
 }
