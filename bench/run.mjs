@@ -242,6 +242,8 @@ async function captureAndPipeline(big = false) {
       const passes = [...baselinePasses(path, mb), { key: 'capture', stages: [[node, bin('capture'), agent, '--path', path]], options: { count: true } }];
       if (want('pipeline') && (mb < 500 || values['big-pipeline'])) {
         passes.push({ key: 'pipeline', stages: [[node, bin('capture'), agent, '--path', path], [node, bin('redact'), '-q'], [node, bin('verify'), '-q']] });
+        // The same three stages in one process (sp run): one start-up, no pipe between the stages.
+        passes.push({ key: 'run', stages: [[node, bin('run'), 'capture', agent, '--path', path, ':', 'redact', '-q', ':', 'verify', '-q']] });
         // ccusage holds what it reads in memory (783 MB at 78 MB of input): not run on the 1 GB inputs.
         if (agent === 'claude' && ccusageVersion && mb < 500) {
           passes.push({ key: 'ccusage', stages: [[ccusageBin, 'daily', '--offline', '--json']], options: { env: { CLAUDE_CONFIG_DIR: claudeHomeWith(path, size) } } });
@@ -263,6 +265,10 @@ async function captureAndPipeline(big = false) {
         const met = ratio >= 0.6 && rate >= 150_000;
         addRow({ section: 'pipeline', pass: 'capture|redact|verify', input: label, events, mb, r: pipe, bare, jqr, goal: '≥0.6× bare, ≥150k ev/s', met });
         goal(`full pipeline ${label}: ≥ 0.6× bare and ≥ 150k events/s`, met, `${ratio.toFixed(2)}×, ${Math.round(rate).toLocaleString('en-US')} events/s`);
+      }
+      const one = best.get('run');
+      if (one && pipe) {
+        addRow({ section: 'pipeline', pass: 'sp run capture : redact : verify', input: label, events, mb, r: one, bare, jqr, note: `${(pipe.seconds / one.seconds).toFixed(2)}× the pipe's wall, ${(pipe.cpuSeconds / one.cpuSeconds).toFixed(2)}× its CPU (pipe ÷ sp run)` });
       }
       const cc = best.get('ccusage');
       if (cc && pipe) {

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // sp-capture: an agent's own session store (read-only) → canonical, hash-chained NDJSON events.
-import { runCli } from '../lib/cli/cli.js';
+import { isMainModule, runCli, type CliSpec, type StageIo } from '../lib/cli/cli.js';
 import { Chainer } from '../lib/core/chain.js';
 import { EXIT_OK, EXIT_USAGE, UserError, warn } from '../lib/cli/diagnostics.js';
 import { NdjsonWriter } from '../lib/core/ndjson.js';
@@ -56,7 +56,7 @@ const select = async (adapter: Adapter, args: Args, home: string): Promise<Sessi
 /** Captures sessions into one chained stream; keeps each session's cursor between runs and steps. */
 class Capturer {
   private readonly chainer = new Chainer();
-  private readonly writer = new NdjsonWriter(process.stdout);
+  private readonly writer: NdjsonWriter;
   private readonly seeded = new Set<string>();
 
   constructor(
@@ -64,7 +64,10 @@ class Capturer {
     private readonly args: Args,
     /** Cursors by native id; undefined for a one-shot capture. */
     private readonly cursors: Record<string, Cursor> | undefined,
-  ) {}
+    out: StageIo['stdout'],
+  ) {
+    this.writer = new NdjsonWriter(out);
+  }
 
   /** Events written so far (all sessions), for the progress line. */
   written = 0;
@@ -135,7 +138,7 @@ async function listAllAgents(args: Args): Promise<number> {
   return result.read.length === 0 && result.failed.length > 0 ? EXIT_USAGE : EXIT_OK;
 }
 
-await runCli<Args>({
+export const spec: CliSpec<Args> = {
   name: 'sp-capture',
   summary:
     "Reads an agent's own session store (never writing to it) and prints canonical events as NDJSON, one per line, " +
@@ -189,7 +192,7 @@ await runCli<Args>({
       .option('json', { type: 'boolean', default: false, describe: 'NDJSON even on a terminal (--list prints a table there; a capture prints only a note)' })
       .option('redact', { type: 'boolean', default: true, describe: "--list shows titles and first prompts redacted with sp-redact's rules and key (--no-redact: as they are); the event stream is never redacted" })
       .command('$0 [agent]', false) as never,
-  run: async (args) => {
+  run: async (args, io) => {
     if (args.allAgents) return listAllAgents(args);
     if (args.agent === undefined) throw new UserError('missing argument: usage: sp-capture <agent> (--list | --session ID | --path FILE | --latest | --all) [options] | --all-agents --list');
     const adapter = await (await import('../lib/adapter/external.js')).adapterOrExternal(args.agent, getAdapter); // else sp-adapter-<agent> on PATH
@@ -197,9 +200,9 @@ await runCli<Args>({
     const home = args.home ?? (await import('../lib/cli/config.js')).configuredHome(adapter.id, adapter.homeEnv) ?? adapter.defaultHome();
 
     const { wantsTable } = await import('../lib/term/terminal.js');
-    const table = wantsTable({ json: args.json });
+    const table = wantsTable({ json: args.json, out: io.stdout });
     if (args.list) {
-      const writer = new NdjsonWriter(process.stdout);
+      const writer = new NdjsonWriter(io.stdout);
       // Titles and first prompts are what a user pasted: a secret in them would land on the terminal.
       const redactor = args.redact ? await (await import('../lib/redact/ensure.js')).Redactor.load() : undefined;
       const refs: SessionRef[] = [];
@@ -224,7 +227,7 @@ await runCli<Args>({
 
     const cursorFile: CursorFile | undefined = args.cursor !== undefined ? readCursorFile(args.cursor, adapter.id) : undefined;
     const cursors = cursorFile?.cursors ?? (args.follow ? {} : undefined);
-    const capturer = new Capturer(adapter, args, cursors);
+    const capturer = new Capturer(adapter, args, cursors, io.stdout);
     const save = () => {
       if (cursorFile && args.cursor !== undefined) writeCursorFile(args.cursor, cursorFile);
     };
@@ -282,4 +285,6 @@ await runCli<Args>({
     save();
     return EXIT_OK;
   },
-});
+};
+
+if (isMainModule(import.meta.url)) await runCli(spec);

@@ -3,12 +3,12 @@
 import { existsSync } from 'node:fs';
 // Loaded for lib/adapter/registry.ts: compile profiles and agent labels are the adapters'.
 import '../adapters/index.js';
-import { runCli } from '../lib/cli/cli.js';
+import { isMainModule, runCli, type CliSpec, type StageIo } from '../lib/cli/cli.js';
 import { EXIT_OK, UserError, warn } from '../lib/cli/diagnostics.js';
-import { inputsFrom } from '../lib/core/ndjson.js';
 import { compileInputs } from '../lib/ops/stages.js';
 import { compileTargets, type FormatName, type TargetName } from '../lib/compile/targets.js';
 import type { TokenizerName } from '../lib/compile/tokens.js';
+import type { Input } from '../lib/core/ndjson.js';
 
 interface Args {
   files?: string[];
@@ -59,7 +59,7 @@ async function summarizerFrom(args: Args) {
 }
 
 /** `--expand ITEM`: the events an item of the last handoff stands for, from the input or the store. */
-async function expandItem(args: Args): Promise<number> {
+async function expandItem(args: Args, io: StageIo): Promise<number> {
   const { expand } = await import('../lib/compile/expand.js');
   const { NdjsonWriter } = await import('../lib/core/ndjson.js');
   let source: import('../lib/compile/expand.js').LineSource;
@@ -78,7 +78,7 @@ async function expandItem(args: Args): Promise<number> {
     const { splitLines } = await import('../lib/core/lines.js');
     // Two passes over the input (find the handoff, then the events): what can be read only once is kept in memory.
     // What is shown is redacted like every other exit (--no-redact: as it is in the input).
-    const inputs = args.redact ? await (await import('../lib/redact/ensure.js')).redactedInputs(inputsFrom(args.files)) : inputsFrom(args.files);
+    const inputs = args.redact ? await (await import('../lib/redact/ensure.js')).redactedInputs(io.inputs(args.files)) : io.inputs(args.files);
     const cached = inputs.some((i) => i.name === 'stdin' || i.readOnce) ? await readAll(inputs) : undefined;
     source = async function* () {
       if (cached) {
@@ -88,14 +88,14 @@ async function expandItem(args: Args): Promise<number> {
       for (const input of inputs) for await (const line of splitLines(input.open())) yield { text: line.text, where: `${input.name}:${line.number}` };
     };
   }
-  const writer = new NdjsonWriter(process.stdout);
+  const writer = new NdjsonWriter(io.stdout);
   const run = expand(source, args.expand!, session);
   for (let next = await run.next(); !next.done; next = await run.next()) await writer.writeLine(next.value);
   await writer.end();
   return EXIT_OK;
 }
 
-async function readAll(inputs: ReturnType<typeof inputsFrom>): Promise<string[]> {
+async function readAll(inputs: Input[]): Promise<string[]> {
   const { splitLines } = await import('../lib/core/lines.js');
   const lines: string[] = [];
   for (const input of inputs) for await (const line of splitLines(input.open())) lines.push(line.text);
@@ -113,7 +113,7 @@ async function publicRedaction(): Promise<{ redact: (text: string) => string; la
 // Every registered agent with a compile profile, then markdown (lib/compile/targets.ts).
 const TARGETS = Object.keys(compileTargets());
 
-await runCli<Args>({
+export const spec: CliSpec<Args> = {
   name: 'sp-compile',
   summary:
     'Compiles a token-budgeted handoff from a session: the goal, open plan steps and todos, decisions with their reasons, ' +
@@ -165,8 +165,8 @@ await runCli<Args>({
       .option('json', { type: 'boolean', default: false, describe: 'the event stream as NDJSON (the default output; not with --render, which prints the text)' })
       .conflicts('budget', ['window', 'reserve'])
       .command('$0 [files..]', false) as never,
-  run: async (args) => {
-    if (args.expand !== undefined) return expandItem(args);
+  run: async (args, io) => {
+    if (args.expand !== undefined) return expandItem(args, io);
     if (args.store !== undefined) throw new UserError('--store only applies with --expand', '--store');
     if (args['extract-decisions'] && args.render) throw new UserError('--extract-decisions adds events to the output stream; --render prints only the text', '--extract-decisions');
     if (args.json && args.render) throw new UserError('--json and --render cannot be combined: --render prints the text, --json the event stream');
@@ -204,7 +204,8 @@ await runCli<Args>({
           ? { redact: (text: string) => redactor!.redactText(text), label: 'default' }
           : await publicRedaction()
       : undefined;
-    await compileInputs(inputsFrom(args.files), {
+    await compileInputs(io.inputs(args.files), {
+        out: io.stdout,
         redact: args.redact,
         onUnverified,
         target: args.for,
@@ -225,4 +226,6 @@ await runCli<Args>({
       });
     return EXIT_OK;
   },
-});
+};
+
+if (isMainModule(import.meta.url)) await runCli(spec);

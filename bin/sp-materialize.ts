@@ -1,8 +1,7 @@
 #!/usr/bin/env node
 // sp-materialize: canonical events → a NEW native session of an agent, and how to resume it.
-import { runCli } from '../lib/cli/cli.js';
+import { isMainModule, runCli, type CliSpec } from '../lib/cli/cli.js';
 import { EXIT_OK, UserError, warn } from '../lib/cli/diagnostics.js';
-import { inputsFrom } from '../lib/core/ndjson.js';
 import { adapters, getAdapter } from '../adapters/index.js';
 import type { LossEntry } from '../lib/adapter/interface.js';
 import { totalsLine } from '../lib/relay/ledger.js';
@@ -60,7 +59,7 @@ function summarize(losses: LossEntry[]): void {
   }
 }
 
-await runCli<Args>({
+export const spec: CliSpec<Args> = {
   name: 'sp-materialize',
   summary:
     'Writes canonical events as a NEW native session of AGENT that the real client resumes, and prints one JSON line per ' +
@@ -133,7 +132,7 @@ await runCli<Args>({
       .option('store', { type: 'string', describe: 'with --handoff: record it in this sp store; default: $SP_HOME/store when it holds the session' })
       .option('redact', { type: 'boolean', default: true, describe: "redact secrets with sp-redact's rules and key before writing (--no-redact writes them as they are; the result line says \"redacted\": false)" })
       .command('$0 <agent> [file]', false) as never,
-  run: async (args) => {
+  run: async (args, io) => {
     const adapter = await (await import('../lib/adapter/external.js')).adapterOrExternal(args.agent, getAdapter); // else sp-adapter-<agent> on PATH
     if (!adapter.materialize) throw new UserError(`${adapter.displayName} sessions cannot be written (writers: ${writers().join(', ')})`);
     if (args.expect !== undefined && !args.handoff) throw new UserError('--expect goes with --handoff (a copy records nothing to expect)', '--expect');
@@ -162,7 +161,7 @@ await runCli<Args>({
     };
     const { relayInputs, writeLedgerReport } = await import('../lib/ops/stages.js'); // loaded here: --help and --version do without it
     // Secrets never reach another agent's home unless --no-redact (then each result line says "redacted": false).
-    const inputs = inputsFrom(args.file ? [args.file] : undefined);
+    const inputs = io.inputs(args.file ? [args.file] : undefined);
     const outcome = await relayInputs(adapter, inputs, { ...options, redact: args.redact, onUnverified: unverifiedWarning });
     const totals = outcome.ledger.totals();
     outcome.results[0].ledger = totals;
@@ -170,9 +169,9 @@ await runCli<Args>({
     (outcome.results[0] as RelayResult & { handoff?: boolean }).handoff = args.handoff === true && !args.dryRun;
     if (outcome.results.length > 1) outcome.results[0].sessions = outcome.results.map((r) => r.session_id);
     outcome.results.forEach((result, i) => {
-      process.stdout.write(JSON.stringify(result) + '\n');
+      io.stdout.write(JSON.stringify(result) + '\n');
       // --json: a preview line (a native line, JSON or not: Aider's is Markdown) rides in an object of its own.
-      for (const line of preview[i] ?? []) process.stdout.write(args.json ? JSON.stringify({ preview: result.session_id, line }) + '\n' : line + '\n');
+      for (const line of preview[i] ?? []) io.stdout.write(args.json ? JSON.stringify({ preview: result.session_id, line }) + '\n' : line + '\n');
     });
     if (!args.quiet) warn('ledger', `${totalsLine(totals)}${outcome.results.length > 1 ? ` (${outcome.results.length} sessions: the active branch and ${outcome.results.length - 1} other)` : ''}`);
     if (!args.quiet) summarize(outcome.entries);
@@ -184,4 +183,6 @@ await runCli<Args>({
     } else if (!args.dryRun && !args.quiet) warn('handoff', 'none: this is a copy; the store and the session\'s owner are unchanged (--handoff records one)');
     return EXIT_OK;
   },
-});
+};
+
+if (isMainModule(import.meta.url)) await runCli(spec);

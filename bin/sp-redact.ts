@@ -2,8 +2,7 @@
 // sp-redact: secrets out of canonical event streams, structure intact, chain re-made; reversible
 // for the owner with an encrypted vault.
 import { replaceFileAtomic } from '../lib/fs/atomic.js';
-import { runCli } from '../lib/cli/cli.js';
-import { inputsFrom } from '../lib/core/ndjson.js';
+import { isMainModule, runCli, type CliSpec, type StageIo } from '../lib/cli/cli.js';
 import { EXIT_CHECK_FAILED, EXIT_OK, UserError, warn } from '../lib/cli/diagnostics.js';
 import { redactStream, redactionConfig } from '../lib/ops/redaction.js';
 import { PROFILES, type Profile, type RedactConfig } from '../lib/redact/config.js';
@@ -28,7 +27,7 @@ interface Args {
   json: boolean;
 }
 
-await runCli<Args>({
+export const spec: CliSpec<Args> = {
   name: 'sp-redact',
   summary:
     'Removes secrets from canonical event streams: message and thinking text, tool arguments (inside JSON strings too), tool ' +
@@ -74,32 +73,33 @@ await runCli<Args>({
       .option('review', { type: 'boolean', default: false, describe: 'write no events: per session, a table of what would be redacted (rule, field path, placeholder) and of suspicious strings kept, values shown only by a prefix of at most 4 characters; with --check, exit 1 if anything would be redacted' })
       .option('json', { type: 'boolean', default: false, describe: 'JSON lines for the listings: --review rows, --check findings, --list-rules rules, --dry-run its report (redacting already writes NDJSON events)' })
       .command('$0 [files..]', false) as never,
-  run: async (args) => {
+  run: async (args, io) => {
     // No flag: the profile of sp config (SP_REDACT_PROFILE, .sp.toml, $SP_HOME/config.toml), else default.
     const { profile, config } = await redactionConfig(args);
     if (args.listRules) {
       if (args.json) {
-        for (const r of config.rules) process.stdout.write(JSON.stringify({ id: r.id, keywords: r.keywords, description: r.description, source: r.source ?? null }) + '\n');
+        for (const r of config.rules) io.stdout.write(JSON.stringify({ id: r.id, keywords: r.keywords, description: r.description, source: r.source ?? null }) + '\n');
         return EXIT_OK;
       }
-      for (const r of config.rules) process.stdout.write(`${r.id}\t${r.keywords.join(',') || (r.prefilter ? `(own prefilter${r.maxLength ? `, texts ≤ ${r.maxLength} characters` : ''})` : '(always)')}\t${r.description}${r.source ? ` [${r.source}]` : ''}\n`);
+      for (const r of config.rules) io.stdout.write(`${r.id}\t${r.keywords.join(',') || (r.prefilter ? `(own prefilter${r.maxLength ? `, texts ≤ ${r.maxLength} characters` : ''})` : '(always)')}\t${r.description}${r.source ? ` [${r.source}]` : ''}\n`);
       return EXIT_OK;
     }
     if (args.review) {
       if (args.restore || args.dryRun || args.vault) throw new UserError(`--review cannot be combined with --${args.restore ? 'restore' : args.dryRun ? 'dry-run' : 'vault'}`);
-      return review(args, config, profile);
+      return review(args, config, profile, io);
     }
     const modes = (['check', 'dry-run', 'restore'] as const).filter((m) => (m === 'dry-run' ? args.dryRun : args[m]));
     if (modes.length > 1) throw new UserError(`--${modes[0]} and --${modes[1]} cannot be combined`);
     const mode = (modes[0] as Mode | undefined) ?? 'redact';
     if (mode === 'check') {
       // `sp-redact --check | head`: a closed pipe ends the listing; there were findings, so exit 1.
-      process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+      io.stdout.on('error', (err: NodeJS.ErrnoException) => {
         if (err.code === 'EPIPE') process.exit(EXIT_CHECK_FAILED);
         throw err;
       });
     }
-    const report = await redactStream(inputsFrom(args.files), {
+    const report = await redactStream(io.inputs(args.files), {
+      out: io.stdout,
       mode,
       config,
       profile,
@@ -108,7 +108,7 @@ await runCli<Args>({
       identity: args.identity,
       onFinding:
         mode === 'check'
-          ? (l) => process.stdout.write(args.json ? JSON.stringify({ source: l.source, line: l.line, seq: l.seq ?? null, session: l.session ?? null, path: l.path, rule: l.rule }) + '\n' : `${l.source}:${l.line}: seq ${l.seq ?? '?'}: ${l.path}: ${l.rule}\n`)
+          ? (l) => io.stdout.write(args.json ? JSON.stringify({ source: l.source, line: l.line, seq: l.seq ?? null, session: l.session ?? null, path: l.path, rule: l.rule }) + '\n' : `${l.source}:${l.line}: seq ${l.seq ?? '?'}: ${l.path}: ${l.rule}\n`)
           : undefined,
     });
     if (report.collisions) {
@@ -125,35 +125,37 @@ await runCli<Args>({
       }
     }
     // --dry-run writes nothing on stdout; with --json its report (counts and where, never a secret) is the line.
-    if (args.json && mode === 'dry-run') process.stdout.write(JSON.stringify(report) + '\n');
+    if (args.json && mode === 'dry-run') io.stdout.write(JSON.stringify(report) + '\n');
     if (!args.quiet) warn(undefined, summarize(report));
     return mode === 'check' && report.findings > 0 ? EXIT_CHECK_FAILED : EXIT_OK;
   },
-});
+};
+
+if (isMainModule(import.meta.url)) await runCli(spec);
 
 /**
  * --review: nothing is written but stdout (no events, no key, no vault). Placeholders are shown
  * when the HMAC key exists already (they are then the ones a redaction would write).
  */
-async function review(args: Args, config: RedactConfig, profile: Profile): Promise<number> {
+async function review(args: Args, config: RedactConfig, profile: Profile, io: StageIo): Promise<number> {
   type Row = { kind: 'redact'; location: Location; detail: FindingDetail } | { kind: 'kept'; location: Location; detail: KeptDetail };
   const sessions = new Map<string, Row[]>();
   const add = (row: Row) => {
     if (args.json) {
       const { location: l } = row;
       const common = { kind: row.kind, session: l.session, seq: l.seq, source: l.source, line: l.line, path: l.path, rule: l.rule, value: row.detail.prefix };
-      process.stdout.write(JSON.stringify(row.kind === 'redact' ? { ...common, placeholder: row.detail.placeholder ?? null } : { ...common, entropy: Number(row.detail.entropy.toFixed(2)) }) + '\n');
+      io.stdout.write(JSON.stringify(row.kind === 'redact' ? { ...common, placeholder: row.detail.placeholder ?? null } : { ...common, entropy: Number(row.detail.entropy.toFixed(2)) }) + '\n');
       return;
     }
     let rows = sessions.get(row.location.session);
     if (!rows) sessions.set(row.location.session, (rows = []));
     rows.push(row);
   };
-  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  io.stdout.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code === 'EPIPE') process.exit(EXIT_OK);
     throw err;
   });
-  const report = await redactStream(inputsFrom(args.files), {
+  const report = await redactStream(io.inputs(args.files), {
     mode: 'dry-run',
     config,
     profile,
@@ -164,17 +166,17 @@ async function review(args: Args, config: RedactConfig, profile: Profile): Promi
   });
   if (!args.json) {
     for (const [session, rows] of sessions) {
-      process.stdout.write(`session ${session}\n`);
+      io.stdout.write(`session ${session}\n`);
       const redacted = rows.filter((r) => r.kind === 'redact');
       const kept = rows.filter((r) => r.kind === 'kept');
       if (redacted.length > 0) {
-        process.stdout.write(table(['would redact', 'seq', 'field path', 'rule', 'placeholder', 'value'], redacted.map((r) => ['', String(r.location.seq ?? '?'), r.location.path, r.location.rule, (r.detail as FindingDetail).placeholder ?? `[REDACTED:${r.location.rule}:(no key yet)]`, r.detail.prefix])));
+        io.stdout.write(table(['would redact', 'seq', 'field path', 'rule', 'placeholder', 'value'], redacted.map((r) => ['', String(r.location.seq ?? '?'), r.location.path, r.location.rule, (r.detail as FindingDetail).placeholder ?? `[REDACTED:${r.location.rule}:(no key yet)]`, r.detail.prefix])));
       }
       if (kept.length > 0) {
-        process.stdout.write(table(['kept (below the entropy threshold)', 'seq', 'field path', 'rule', 'entropy', 'value'], kept.map((r) => ['', String(r.location.seq ?? '?'), r.location.path, r.location.rule, (r.detail as KeptDetail).entropy.toFixed(2), r.detail.prefix])));
+        io.stdout.write(table(['kept (below the entropy threshold)', 'seq', 'field path', 'rule', 'entropy', 'value'], kept.map((r) => ['', String(r.location.seq ?? '?'), r.location.path, r.location.rule, (r.detail as KeptDetail).entropy.toFixed(2), r.detail.prefix])));
       }
     }
-    if (sessions.size === 0) process.stdout.write('nothing to redact, nothing suspicious\n');
+    if (sessions.size === 0) io.stdout.write('nothing to redact, nothing suspicious\n');
   }
   if (!args.quiet) warn(undefined, summarize(report));
   return args.check && report.findings > 0 ? EXIT_CHECK_FAILED : EXIT_OK;

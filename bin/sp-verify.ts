@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // sp-verify: check canonical event streams — JSON per line, schema, seq and the hash chain.
-import { runCli } from '../lib/cli/cli.js';
-import { inputsFrom, readObjects } from '../lib/core/ndjson.js';
+import { isMainModule, runCli, type CliSpec } from '../lib/cli/cli.js';
+import { readObjects } from '../lib/core/ndjson.js';
 import { createValidator } from '../lib/core/schema.js';
 import { Verifier, formatReport } from '../lib/core/verify.js';
 import { EXIT_CHECK_FAILED, EXIT_OK } from '../lib/cli/diagnostics.js';
@@ -17,7 +17,7 @@ interface Args {
   store?: string;
 }
 
-await runCli<Args>({
+export const spec: CliSpec<Args> = {
   name: 'sp-verify',
   summary:
     'Verifies canonical event streams: every line is a JSON event that matches the schema, seq runs 0,1,2… per session ' +
@@ -46,7 +46,7 @@ await runCli<Args>({
       .option('receipt', { type: 'string', array: true, describe: 'verify a signed handoff receipt (a .json receipt given as FILE is detected too)' })
       .option('store', { type: 'string', describe: 'verify every session stored in this store (its signatures too); store and session folders given as FILE are detected' })
       .command('$0 [files..]', false) as never,
-  run: async (args) => {
+  run: async (args, io) => {
     const validator = args.schema ? await createValidator() : undefined;
     // Stored sessions, store folders and receipts are checked with their signatures (lib/store).
     let stored: StoredVerifyReport | undefined;
@@ -61,20 +61,22 @@ await runCli<Args>({
         stored = await st.verifyStoredInputs(split, st.trustedKeys(st.spHome()), validator, args.store ?? st.resolveStoreDir());
         files = split.streams;
         if (files.length === 0) {
-          if (!args.quiet) process.stdout.write(args.json ? JSON.stringify(stored) + '\n' : st.formatStoredReport(stored, (await import('../lib/store/trust.js')).signerNames(st.spHome())) || 'nothing to verify\n');
+          if (!args.quiet) io.stdout.write(args.json ? JSON.stringify(stored) + '\n' : st.formatStoredReport(stored, (await import('../lib/store/trust.js')).signerNames(st.spHome())) || 'nothing to verify\n');
           return stored.ok ? EXIT_OK : EXIT_CHECK_FAILED;
         }
       }
     }
-    const inputs = inputsFrom(files);
+    const inputs = io.inputs(files);
     const verifier = new Verifier({ validator, allowFragment: args.allowFragment });
     const lines = readObjects(inputs, { onBadLine: (bad) => verifier.badLine(bad.source, bad.line, bad.reason) });
     for await (const { value, line, source } of lines) verifier.push(source, line, value);
     const report = verifier.finish();
     if (!args.quiet) {
-      if (args.json) process.stdout.write(JSON.stringify(stored ? { ...report, stored: stored.stored, receipts: stored.receipts, artifacts: stored.artifacts, ok: report.ok && stored.ok } : report) + '\n');
-      else process.stdout.write((stored ? (await import('../lib/store/index.js')).formatStoredReport(stored, (await import('../lib/store/trust.js')).signerNames((await import('../lib/store/index.js')).spHome())) : '') + formatReport(report));
+      if (args.json) io.stdout.write(JSON.stringify(stored ? { ...report, stored: stored.stored, receipts: stored.receipts, artifacts: stored.artifacts, ok: report.ok && stored.ok } : report) + '\n');
+      else io.stdout.write((stored ? (await import('../lib/store/index.js')).formatStoredReport(stored, (await import('../lib/store/trust.js')).signerNames((await import('../lib/store/index.js')).spHome())) : '') + formatReport(report));
     }
     return report.ok && (stored?.ok ?? true) ? EXIT_OK : EXIT_CHECK_FAILED;
   },
-});
+};
+
+if (isMainModule(import.meta.url)) await runCli(spec);

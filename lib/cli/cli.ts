@@ -1,9 +1,12 @@
 // The shared command-line layer: every sp binary is `runCli({...})` over a handler.
 // yargs gives --help with examples and argument checking; it is imported lazily so that
 // `--version` (and nothing else) starts as fast as plain node.
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
+import type { Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
 import type { Argv } from 'yargs';
-import { EXIT_USAGE, UserError, setProgramName, setQuiet, warn } from './diagnostics.js';
+import { inputsFrom, type Input } from '../core/ndjson.js';
+import { EXIT_USAGE, UserError, setProgramName, setQuiet, warn, warn as say } from './diagnostics.js';
 import { packageRoot } from '../fs/paths.js';
 import { setColor } from './color.js';
 import { rewriteUsageError } from './usage-errors.js';
@@ -18,9 +21,38 @@ export interface CliSpec<A> {
   examples: Array<[command: string, description: string]>;
   /** Adds options and positionals. */
   options: (y: Argv) => Argv<A>;
-  /** Does the work; resolves to the exit code. */
-  run: (args: A) => Promise<number> | number;
+  /** Does the work; resolves to the exit code. Standard input and output are reached through `io` only. */
+  run: (args: A, io: StageIo) => Promise<number> | number;
   epilogue?: string;
+}
+
+/**
+ * Where a binary's event streams come from and go to: its standard input and output when it runs
+ * alone, the neighbouring stages' streams inside `sp run`.
+ */
+export interface StageIo {
+  /** Inputs for the file arguments; none or `-` is standard input. */
+  inputs(paths: readonly string[] | undefined): Input[];
+  stdout: Writable;
+}
+
+/** A binary run on its own: the process's standard input and output. */
+export const PROCESS_IO: StageIo = { inputs: inputsFrom, stdout: process.stdout };
+
+/**
+ * True when this module is the program being run (`node sp-x.js`, or `sp x`, which sets argv[1] to
+ * the binary): a binary's spec can then be imported by `sp run` without the binary running.
+ */
+export function isMainModule(moduleUrl: string): boolean {
+  const main = process.argv[1];
+  if (main === undefined) return false;
+  const self = fileURLToPath(moduleUrl);
+  if (main === self) return true;
+  try {
+    return realpathSync(main) === realpathSync(self); // an npm bin link
+  } catch {
+    return false;
+  }
 }
 
 let cachedVersion: string | undefined;
@@ -41,7 +73,7 @@ export async function runCli<A>(spec: CliSpec<A>, argv: string[] = process.argv.
   let code: number;
   try {
     const args = await parseArguments(spec, argv);
-    code = args === undefined ? 0 : await spec.run(args);
+    code = args === undefined ? 0 : await spec.run(args, PROCESS_IO);
   } catch (err) {
     code = reportError(err);
   }
@@ -131,8 +163,12 @@ function colorFlag(value: unknown): boolean | undefined {
   throw new UserError(`--color is auto, always or never (not "${String(value)}")`, undefined, EXIT_USAGE);
 }
 
-/** Prints an error as one diagnostic line and returns its exit code. */
-export function reportError(err: unknown): number {
+/**
+ * Prints an error as one diagnostic line and returns its exit code. `subject` goes before the
+ * place the error names (sp run: the stage it happened in).
+ */
+export function reportError(err: unknown, subject?: string): number {
+  const warn = (where: string | undefined, what: string) => say(subject === undefined ? where : where === undefined ? subject : `${subject}: ${where}`, what);
   if (err instanceof UserError) {
     warn(err.where, err.message);
     return err.exitCode;

@@ -4,6 +4,7 @@
 // these; the event-level `redact` (stages.ts) uses the same rules and key through lib/redact/ensure.ts.
 import { existsSync } from 'node:fs';
 import { UserError } from '../cli/diagnostics.js';
+import type { Writable } from 'node:stream';
 import type { Input } from '../core/ndjson.js';
 import { PROFILES, loadConfig, type Profile, type RedactConfig } from '../redact/config.js';
 import { Redactor } from '../redact/ensure.js';
@@ -45,6 +46,8 @@ export interface RedactStreamOptions {
   placeholdersIfKeyExists?: boolean;
   onFinding?: (location: Location, detail: FindingDetail) => void;
   onKept?: (location: Location, detail: KeptDetail) => void;
+  /** Where the events go (default stdout). */
+  out?: Writable;
 }
 
 /**
@@ -62,7 +65,7 @@ export async function redactStream(inputs: Input[], options: RedactStreamOptions
   // Each session written ends with an sp.redacted marker (see lib/redact/ensure.ts).
   const marker = key && mode === 'redact' ? new Redactor(options.config, key, options.profile).markerPayload() : undefined;
   const vault = options.vault ? await (await import('../redact/vault.js')).Vault.open(options.vault, options.identity) : undefined;
-  const report = await runRedact({ mode, inputs, config: options.config, placeholders, vault, marker, onFinding: options.onFinding, onKept: options.onKept });
+  const report = await runRedact({ mode, inputs, config: options.config, placeholders, vault, marker, onFinding: options.onFinding, onKept: options.onKept, out: options.out });
   if (vault && mode === 'redact' && vault.changed) await vault.save();
   return report;
 }
