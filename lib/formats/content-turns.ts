@@ -92,8 +92,8 @@ interface OpenStep {
  * The turns of `events` one by one, in order, each as soon as it is final: only the turn being
  * built is held. A result that arrives after its step is final is read ahead by position (the
  * pairing pass knows where it is), so `events` may be a session read from disk by position
- * (lib/write/spool.ts SpooledSession). The ledger gets the same entries in the same order as
- * planTurns; stubs are reported last, after every event, before the last turn is given.
+ * (lib/write/spool.ts SpooledSession). The ledger gets its entries in event order; stubs are
+ * reported last, after every event, before the last turn is given.
  */
 export function* streamTurns(events: readonly SpEvent[], options: PlanOptions): Generator<Turn> {
   const { ledger } = options;
@@ -257,9 +257,4 @@ function assistantTexts(p: Json, event: SpEvent, ledger: LossLedger): string[] {
     }
   }
   return texts;
-}
-
-/** Every turn of `events` at once (streamTurns, collected). */
-export function planTurns(events: readonly SpEvent[], options: PlanOptions): Turn[] {
-  return [...streamTurns(events, options)];
 }
