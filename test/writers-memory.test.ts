@@ -22,6 +22,7 @@ const HEAP_MB = 48;
 let dir: string;
 let input: string;
 let messages = 0;
+let users = 0;
 
 beforeAll(() => {
   dir = tempDir('sp-writers-memory-');
@@ -32,6 +33,7 @@ beforeAll(() => {
   let n = 0;
   for (const event of workSessionEvents({ events: EVENTS, seed: 22 })) {
     if (event.type === 'message.user' || event.type === 'message.assistant') messages += 1;
+    if (event.type === 'message.user') users += 1;
     // Message text made large (distinct per event, so nothing dedupes it).
     const payload = isObject(event.payload) ? event.payload : {};
     const padding = (): string => `\n${`line ${(n += 1)} of the padding, so the session is large. `.repeat(Math.ceil(PAD / 48))}`;
@@ -60,7 +62,7 @@ function run(agent: string, heapMb = HEAP_MB): { code: number; stderr: string; r
   const home = join(dir, `home-${agent}-${heapMb}`);
   mkdirSync(home);
   if (agent === 'opencode') copyFileSync(OPENCODE_DB, join(home, 'opencode.db'));
-  const r = runBin('sp-materialize', [agent, input, '--home', home, '--cwd', dir, '--quiet', '--no-redact'], { env: { NODE_OPTIONS: `--max-old-space-size=${heapMb}` } });
+  const r = runBin('sp-materialize', [agent, input, '--home', agent === 'droid' ? join(home, '.factory') : home, '--cwd', dir, '--quiet', '--no-redact', '--experimental'], { env: { NODE_OPTIONS: `--max-old-space-size=${heapMb}` } });
   return { code: r.code, stderr: r.stderr, result: r.code === 0 ? (JSON.parse(r.stdout.trim().split('\n')[0]) as Record<string, unknown>) : undefined };
 }
 
@@ -74,7 +76,23 @@ async function rowsIn(db: string, session: string, tables: string[]): Promise<nu
   }
 }
 
-/** Runs the writer under the heap cap; returns its result line and the records it wrote (lines of its file, or rows of its database). */
+/** Turns of an Aider history: runs of `#### ` lines (user) and the reply text between them. */
+function aiderTurns(text: string): number {
+  let turns = 0;
+  let role: 'user' | 'assistant' | undefined;
+  // The first five lines are the header and the import note.
+  for (const line of text.split('\n').slice(5)) {
+    const now = line.startsWith('#### ') ? 'user' : line.trim() === '' ? role : 'assistant';
+    if (now !== role) turns += 1;
+    role = now;
+  }
+  return turns;
+}
+
+/** The records of a document writer's list (Cline's messages, Continue's history, Auggie's exchanges). */
+const LIST: Record<string, string> = { cline: 'messages', continue: 'history', auggie: 'chatHistory' };
+
+/** Runs the writer under the heap cap; returns its result line and the records it wrote (lines of its file, items of its document, or rows of its database). */
 async function materialize(agent: string): Promise<{ result: Record<string, unknown>; lines: number }> {
   const r = run(agent);
   expect(r.code, r.stderr.slice(-500)).toBe(0);
@@ -82,9 +100,20 @@ async function materialize(agent: string): Promise<{ result: Record<string, unkn
   // The session row is a record of its own.
   if (agent === 'opencode') return { result, lines: 1 + (await rowsIn(String(result.path).split('#')[0], String(result.session_id), ['message', 'part'])) };
   if (agent === 'hermes') return { result, lines: 1 + (await rowsIn(String(result.path), String(result.session_id), ['messages'])) };
+  if (agent === 'cursor') {
+    // Every blob, and the meta row naming the root.
+    const handle = await openForWrite(String(result.path), false);
+    try {
+      return { result, lines: (handle.prepare('SELECT count(*) AS n FROM blobs').get() as { n: number }).n + (handle.prepare('SELECT count(*) AS n FROM meta').get() as { n: number }).n };
+    } finally {
+      handle.close();
+    }
+  }
   const text = readFileSync(String(result.path), 'utf8');
   // An ATIF trajectory is one document: its records are its steps.
   if (agent === 'atif') return { result, lines: (JSON.parse(text) as { steps: unknown[] }).steps.length };
+  if (agent === 'aider') return { result, lines: aiderTurns(text) };
+  if (LIST[agent]) return { result, lines: (JSON.parse(text) as Record<string, unknown[]>)[LIST[agent]].length };
   return { result, lines: text.split('\n').filter((line) => line !== '').length };
 }
 
@@ -114,4 +143,13 @@ describe(`writers under a ${HEAP_MB} MB heap on a ~60 MB session`, () => {
     // Every user message is a step, and every API message of the agent one more (messages with calls only share one).
     expect(lines).toBeGreaterThan(messages / 2);
   }, 120_000);
+  // Writers of merged turns (Aider, Cursor: one text turn per run of a role) and of documents.
+  for (const agent of ['aider', 'cursor', 'cline', 'droid', 'continue', 'auggie']) {
+    it(`${agent}: succeeds and writes every record`, async () => {
+      const { result, lines } = await materialize(agent);
+      expect(result.records).toBe(lines);
+      // At least a record per user message (and the answers between them).
+      expect(lines).toBeGreaterThan(users);
+    }, 180_000);
+  }
 });

@@ -9,6 +9,8 @@
 //   * every call answered (a stub for a call without a result), orphans dropped, ids [A-Za-z0-9_-]
 //     (lib/write/plan.ts); reasoning is not written (the client replays none);
 //   * no task list is written (the client makes one on resume: its task storage is never touched);
+//   * the session is read from a spool on disk and the history written into the temp file one
+//     exchange at a time (memory stays flat however long the session);
 //   * the file is created atomically, never over an existing one.
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
@@ -17,9 +19,11 @@ import { UserError } from '../../lib/cli/diagnostics.js';
 import { toIso, type SpEvent } from '../../lib/core/event.js';
 import { isObject, str, type Json } from '../../lib/core/json.js';
 import { createFileAtomic } from '../../lib/fs/atomic.js';
-import { beginWrite } from '../../lib/write/begin.js';
+import { beginWrite, type WriteStart } from '../../lib/write/begin.js';
+import { activeBranchView } from '../../lib/write/branches.js';
+import { jsonDocumentChunks, keepingText } from '../../lib/write/json-document-out.js';
 import { PROVIDER_TOOL_ID, ToolIds } from '../../lib/write/plan.js';
-import { activeBranch, buildTurns, callsOf, type AssistantTurn, type Report, type UserTurn } from '../../lib/write/turns.js';
+import { callsOf, turnsOf, type AssistantTurn, type Report, type UserTurn } from '../../lib/write/turns.js';
 import { ensureUnder, payloadOf, resumeFields, type WriterResult } from '../../lib/write/writer.js';
 import { REQUEST_IDE_STATE, REQUEST_TEXT, REQUEST_TOOL_RESULT, RESPONSE_TEXT, RESPONSE_TOOL_USE } from './exchange.js';
 import { AGENT, CACHE_DIR_FLAG, NATIVE_ID, builtInHome, defaultHome, newSessionId, sessionPath, sessionsDir } from './paths.js';
@@ -39,9 +43,16 @@ interface Exchange {
   response_nodes: Json[];
 }
 
-/** Builds `chatHistory` one exchange at a time; times never go backwards nor into the future. */
+/**
+ * Builds `chatHistory` one exchange at a time; times never go backwards nor into the future. An
+ * entry is complete when the next one opens (a response grows until then): `take()` gives the
+ * completed ones, so a writer holds one exchange at a time.
+ */
 class HistoryBuilder {
-  readonly entries: Json[] = [];
+  /** Entries made so far. */
+  count = 0;
+  private done: Json[] = [];
+  private last?: Json;
   private current?: Exchange;
   /** Tool results the next request carries (the calls of the last response). */
   private pending: Json[] = [];
@@ -64,12 +75,21 @@ class HistoryBuilder {
     const nodes: Json[] = [...this.pending];
     this.pending = [];
     if (text !== undefined) nodes.push({ id: 0, type: REQUEST_TEXT, text_node: { content: text } });
-    nodes.push({ id: 0, type: REQUEST_IDE_STATE, ide_state_node: { workspace_folders: [{ repository_root: this.cwd, folder_root: this.cwd }], workspace_folders_unchanged: this.entries.length > 0, current_terminal: { terminal_id: 0, current_working_directory: this.cwd } } });
+    nodes.push({ id: 0, type: REQUEST_IDE_STATE, ide_state_node: { workspace_folders: [{ repository_root: this.cwd, folder_root: this.cwd }], workspace_folders_unchanged: this.count > 0, current_terminal: { terminal_id: 0, current_working_directory: this.cwd } } });
     nodes.forEach((node, i) => (node.id = i + 1));
     const exchange: Exchange = { request_message: text ?? '', response_text: '', request_id: randomUUID(), request_nodes: nodes, response_nodes: [] };
-    this.entries.push({ exchange, completed: true, sequenceId: this.entries.length + 1, finishedAt: this.at(ts), changedFiles: [], changedFilesSkipped: [], changedFilesSkippedCount: 0, source: 'local' });
+    if (this.last) this.done.push(this.last);
+    this.count += 1;
+    this.last = { exchange, completed: true, sequenceId: this.count, finishedAt: this.at(ts), changedFiles: [], changedFilesSkipped: [], changedFilesSkippedCount: 0, source: 'local' };
     this.current = exchange;
     return exchange;
+  }
+
+  /** The entries completed since the last call (all of them once `finish` was called). */
+  take(): Json[] {
+    const done = this.done;
+    this.done = [];
+    return done;
   }
 
   user(turn: UserTurn): void {
@@ -111,61 +131,74 @@ class HistoryBuilder {
   /** Results of the last response still waiting: one more exchange carries them (its response empty). */
   finish(): void {
     if (this.pending.length > 0) this.open(undefined);
+    if (this.last) this.done.push(this.last);
+    this.last = undefined;
   }
 }
 
 export async function materializeAuggie(events: AsyncIterable<SpEvent>, options: MaterializeOptions = {}): Promise<AuggieMaterializeResult> {
-  const { selected, source: sp, ledger, report, sameAgent, safety, home, cwd, sessionId } = await beginWrite(events, options, {
-    agent: AGENT,
-    displayName: 'Auggie',
-    nativeId: NATIVE_ID,
-    newSessionId,
-    defaultHome,
-  });
+  const begun = await beginWrite(events, options, { agent: AGENT, displayName: 'Auggie', nativeId: NATIVE_ID, newSessionId, defaultHome }, { spool: true });
+  try {
+    return writeAuggie(begun, options);
+  } finally {
+    begun.selected.remove();
+  }
+}
+
+// The session is read by position from its spool: once to know it has a user message, once to write
+// the history straight into the file, one exchange at a time.
+function writeAuggie(begun: WriteStart, options: MaterializeOptions): AuggieMaterializeResult {
+  const { selected, source: sp, ledger, report, sameAgent, safety, home, cwd, sessionId } = begun;
   const start = selected.start;
   const root = sessionsDir(home);
   const path = ensureUnder(home, sessionPath(home, sessionId), 'the home');
 
-  const chosen = options.branch === 'active' ? activeBranch(selected.events, report) : selected.events;
-  const turns = buildTurns(chosen, report, { safety });
-  if (!turns.some((t) => t.role === 'user')) throw new UserError('nothing to write: the session has no user message');
+  const chosen = options.branch === 'active' ? activeBranchView(selected.events, report) : selected.events;
+  if (!hasUserTurn(chosen, safety)) throw new UserError('nothing to write: the session has no user message');
 
   const now = Date.now();
   const started = typeof start?.ts === 'number' ? Math.min(Math.round(start.ts * 1000), now) : now;
   const history = new HistoryBuilder(cwd, started, now);
   const toolIds = new ToolIds(PROVIDER_TOOL_ID, report, safety);
   let title = str(sp.title);
-  for (const turn of turns) {
-    if (turn.role === 'user') {
-      for (const image of turn.images) report('dropped', 'image', `an image (${image.media_type ?? 'image'}) in a user message: not written (the writer carries text only)`, turn.event);
-      for (const file of turn.files) report('rendered', 'file', `a file attachment written as a text marker`, turn.event);
-      const markers = turn.files.map((f) => `[file: ${String(f.filename ?? f.url ?? 'attachment')}]`);
-      const text = [turn.text, ...markers].filter((t) => t !== '').join('\n');
-      if (text === '') continue;
-      title ??= text.split('\n')[0].slice(0, 80);
-      history.user({ ...turn, text });
-    } else if (turn.role === 'assistant') {
-      if (callsOf(turn).length > 0 || turn.parts.length > 0) history.assistant(turn, toolIds, report);
-    } else {
-      const p = payloadOf(turn.event);
-      const what = turn.event.type === 'meta' ? `meta ${String(p.key ?? '')}` : turn.event.type;
-      report('dropped', turn.event.type === 'meta' ? 'meta' : turn.event.type, `${what} from ${turn.event.agent}: no Auggie exchange carries it`, turn.event);
+  function* entries(): Generator<Json> {
+    for (const turn of turnsOf(chosen, report, { safety })) {
+      if (turn.role === 'user') {
+        for (const image of turn.images) report('dropped', 'image', `an image (${image.media_type ?? 'image'}) in a user message: not written (the writer carries text only)`, turn.event);
+        for (const file of turn.files) report('rendered', 'file', `a file attachment written as a text marker`, turn.event);
+        const markers = turn.files.map((f) => `[file: ${String(f.filename ?? f.url ?? 'attachment')}]`);
+        const text = [turn.text, ...markers].filter((t) => t !== '').join('\n');
+        if (text === '') continue;
+        title ??= text.split('\n')[0].slice(0, 80);
+        history.user({ ...turn, text });
+      } else if (turn.role === 'assistant') {
+        if (callsOf(turn).length > 0 || turn.parts.length > 0) history.assistant(turn, toolIds, report);
+      } else {
+        const p = payloadOf(turn.event);
+        const what = turn.event.type === 'meta' ? `meta ${String(p.key ?? '')}` : turn.event.type;
+        report('dropped', turn.event.type === 'meta' ? 'meta' : turn.event.type, `${what} from ${turn.event.agent}: no Auggie exchange carries it`, turn.event);
+      }
+      yield* history.take();
     }
+    history.finish();
+    yield* history.take();
   }
-  history.finish();
 
   const header = sameAgent && isObject(sp.header) ? sp.header : undefined;
   const sourceState = header && isObject(header.agentState) ? header.agentState : undefined;
   const model = options.model ?? (sameAgent ? str(sourceState?.modelId) : undefined) ?? '';
   const agentState: Json = { userGuidelines: str(sourceState?.userGuidelines) ?? '', workspaceGuidelines: str(sourceState?.workspaceGuidelines) ?? '', modelId: model };
-  const document: Json = { sessionId, created: toIso(started / 1000), modified: toIso(now / 1000), chatHistory: history.entries, agentState };
-  const text = JSON.stringify(document, null, 2);
-  if (options.onLine) options.onLine(text);
-  if (!options.dryRun) {
+  const document = jsonDocumentChunks({ sessionId, created: toIso(started / 1000), modified: toIso(now / 1000) }, 'chatHistory', entries(), () => ({ agentState }));
+
+  // The preview (a dry run) is the document as one text; a write holds one exchange at a time.
+  const preview = { text: '' };
+  if (options.dryRun) for (const chunk of document) preview.text += chunk;
+  else {
     mkdirSync(root, { recursive: true, mode: 0o700 });
     ensureUnder(home, path, 'the home');
-    createFileAtomic(path, [text], 0o600);
+    createFileAtomic(path, keepingText(document, options.onLine !== undefined, preview), 0o600);
   }
+  if (options.onLine) options.onLine(preview.text);
 
   const argv = home === builtInHome() ? ['auggie', '-r', sessionId] : ['auggie', CACHE_DIR_FLAG, home, '-r', sessionId];
   const result: AuggieMaterializeResult = {
@@ -174,7 +207,7 @@ export async function materializeAuggie(events: AsyncIterable<SpEvent>, options:
     path,
     cwd,
     ...resumeFields(cwd, argv),
-    records: history.entries.length,
+    records: history.count,
     source_session: selected.session,
     changes: ledger.counts,
     written_as: 'rebuilt',
@@ -183,4 +216,10 @@ export async function materializeAuggie(events: AsyncIterable<SpEvent>, options:
   if (title) result.title = title;
   if (options.dryRun) result.dry_run = true;
   return result;
+}
+
+/** Whether any user turn is written (a pass of its own, its reports muted: the writing pass makes them). */
+function hasUserTurn(events: readonly SpEvent[], safety: boolean): boolean {
+  for (const turn of turnsOf(events, () => {}, { safety })) if (turn.role === 'user') return true;
+  return false;
 }

@@ -9,6 +9,8 @@
 //   * one entry appended to `sessions/sessions.json` (what `cn ls` lists): the index is backed up
 //     first, parsed, the entry added, and written back atomically; the other entries are written as
 //     they were read, and a change to the index between reading and writing is refused;
+//   * the session is read from a spool on disk and its history written into the temp file item by
+//     item (memory stays flat however long the session);
 //   * both files are written to temps and take their names back to back (the session file never
 //     over another): an interrupted write leaves neither; if the index cannot be written the session
 //     file is removed again.
@@ -20,9 +22,11 @@ import type { SpEvent } from '../../lib/core/event.js';
 import { isObject, str, type Json } from '../../lib/core/json.js';
 import { writeTemp } from '../../lib/fs/atomic.js';
 import { makePrivateDir, settleInterrupt } from '../../lib/fs/private.js';
-import { beginWrite } from '../../lib/write/begin.js';
+import { beginWrite, type WriteStart } from '../../lib/write/begin.js';
+import { activeBranchView } from '../../lib/write/branches.js';
+import { jsonDocumentChunks, keepingText } from '../../lib/write/json-document-out.js';
 import { PROVIDER_TOOL_ID, ToolIds } from '../../lib/write/plan.js';
-import { activeBranch, buildTurns, type AssistantTurn, type Report, type ToolCall, type UserTurn } from '../../lib/write/turns.js';
+import { turnsOf, type AssistantTurn, type Report, type ToolCall, type UserTurn } from '../../lib/write/turns.js';
 import { ensureUnder, payloadOf, resumeFields, type WriterResult } from '../../lib/write/writer.js';
 import { AGENT, DEFAULT_MODEL, HOME_ENV, NATIVE_ID, UNTITLED, builtInHome, defaultHome, indexPath, newSessionId, sessionPath, sessionsDir } from './paths.js';
 
@@ -128,22 +132,22 @@ function backupName(path: string): string {
 }
 
 /**
- * Creates the session file and appends `entry` to the index (backed up first unless `backup` is
+ * Creates the session file (`text`, its chunks as they are made) and appends `entry` (asked for once the file is written) to the index (backed up first unless `backup` is
  * false); returns the backup's path. Both files are written to temps first and take their names back
  * to back (the session file never over another, then the index), so an interrupted write leaves
  * neither; if the index cannot take its name the session file is removed again.
  */
-function commit(file: string, text: string, index: string, entry: Json, backup: boolean): string | undefined {
+function commit(file: string, text: Iterable<string>, index: string, entry: () => Json, sessionId: string, backup: boolean): string | undefined {
   const before = readIndexFile(index);
-  if (before.entries.some((e) => isObject(e) && e.sessionId === entry.sessionId)) throw new UserError(`the session index names ${String(entry.sessionId)} already; nothing was written`, index);
+  if (before.entries.some((e) => isObject(e) && e.sessionId === sessionId)) throw new UserError(`the session index names ${sessionId} already; nothing was written`, index);
   let saved: string | undefined;
   if (backup && before.text !== undefined) {
     saved = backupName(index);
     copyFileSync(index, saved, constants.COPYFILE_EXCL);
   }
-  const temps = [writeTemp(file, [text], 0o600)];
+  const temps = [writeTemp(file, text, 0o600)];
   try {
-    temps.push(writeTemp(index, [JSON.stringify([...before.entries, entry], undefined, 2)], before.mode));
+    temps.push(writeTemp(index, [JSON.stringify([...before.entries, entry()], undefined, 2)], before.mode));
     // The client rewrites the index without a lock: a change since it was read is not overwritten.
     const now = existsSync(index) ? readFileSync(index, 'utf8') : undefined;
     if (now !== before.text) throw new UserError('the session index changed while sp was writing (is the client running?); nothing was written; try again', index);
@@ -176,60 +180,89 @@ function commit(file: string, text: string, index: string, entry: Json, backup: 
 }
 
 export async function materializeContinue(events: AsyncIterable<SpEvent>, options: MaterializeOptions = {}): Promise<ContinueMaterializeResult> {
-  const { selected, source: sp, ledger, report, sameAgent, safety, home, cwd, sessionId } = await beginWrite(events, options, {
-    agent: AGENT,
-    displayName: 'Continue',
-    nativeId: NATIVE_ID,
-    newSessionId,
-    defaultHome,
-  });
+  const begun = await beginWrite(events, options, { agent: AGENT, displayName: 'Continue', nativeId: NATIVE_ID, newSessionId, defaultHome }, { spool: true });
+  try {
+    return writeContinue(begun, options);
+  } finally {
+    begun.selected.remove();
+  }
+}
+
+/**
+ * The first prompt (the title comes before the history in the document), from a pass of its own
+ * over the turns (reports muted: the writing pass makes them); undefined when no user turn is written.
+ */
+function firstPromptOf(events: readonly SpEvent[], safety: boolean): { hasUser: boolean; prompt?: string } {
+  let hasUser = false;
+  for (const turn of turnsOf(events, () => {}, { safety })) {
+    if (turn.role !== 'user') continue;
+    hasUser = true;
+    if (userItem(turn, () => {})) return { hasUser, prompt: turn.text };
+  }
+  return { hasUser };
+}
+
+// The session is read by position from its spool: once for the title, once to write the history
+// straight into the file, one item at a time.
+function writeContinue(begun: WriteStart, options: MaterializeOptions): ContinueMaterializeResult {
+  const { selected, source: sp, report, ledger, sameAgent, safety, home, cwd, sessionId } = begun;
   const file = ensureUnder(home, sessionPath(home, sessionId), 'the home');
   const index = ensureUnder(home, indexPath(home), 'the home');
   if (existsSync(file)) throw new UserError('a session with this id exists already; nothing was written (never overwritten)', file);
 
-  const chosen = options.branch === 'active' ? activeBranch(selected.events, report) : selected.events;
-  const turns = buildTurns(chosen, report, { safety });
-  if (!turns.some((t) => t.role === 'user')) throw new UserError('nothing to write: the session has no user message');
+  const chosen = options.branch === 'active' ? activeBranchView(selected.events, report) : selected.events;
+  const first = firstPromptOf(chosen, safety);
+  if (!first.hasUser) throw new UserError('nothing to write: the session has no user message');
 
   const toolIds = new ToolIds(PROVIDER_TOOL_ID, report, safety);
-  const history: Json[] = [];
-  let firstPrompt: string | undefined;
+  let records = 0;
+  let assistantItemCount = 0;
   let lastModel: string | undefined;
-  for (const turn of turns) {
-    if (turn.role === 'user') {
-      const item = userItem(turn, report);
-      if (!item) continue;
-      firstPrompt ??= turn.text;
-      history.push(item);
-    } else if (turn.role === 'assistant') {
-      lastModel = turn.model ?? lastModel;
-      history.push(...assistantItems(turn, toolIds, report, sameAgent));
-    } else {
-      const p = payloadOf(turn.event);
-      const what = turn.event.type === 'meta' ? `meta ${String(p.key ?? '')}` : turn.event.type;
-      report('dropped', turn.event.type, `${what} from ${turn.event.agent}: no Continue history item carries it`, turn.event);
+  function* history(): Generator<Json> {
+    for (const turn of turnsOf(chosen, report, { safety })) {
+      if (turn.role === 'user') {
+        const item = userItem(turn, report);
+        if (!item) continue;
+        records += 1;
+        yield item;
+      } else if (turn.role === 'assistant') {
+        lastModel = turn.model ?? lastModel;
+        for (const item of assistantItems(turn, toolIds, report, sameAgent)) {
+          records += 1;
+          assistantItemCount += 1;
+          yield item;
+        }
+      } else {
+        const p = payloadOf(turn.event);
+        const what = turn.event.type === 'meta' ? `meta ${String(p.key ?? '')}` : turn.event.type;
+        report('dropped', turn.event.type, `${what} from ${turn.event.agent}: no Continue history item carries it`, turn.event);
+      }
     }
   }
 
   const sourceTitle = str(sp.title);
-  const title = (sourceTitle && sourceTitle !== UNTITLED ? sourceTitle : firstPrompt?.split('\n')[0].slice(0, 80).trim()) || UNTITLED;
+  const title = (sourceTitle && sourceTitle !== UNTITLED ? sourceTitle : first.prompt?.split('\n')[0].slice(0, 80).trim()) || UNTITLED;
   const usage = { totalCost: 0, promptTokens: 0, completionTokens: 0, promptTokensDetails: { cachedTokens: 0, cacheWriteTokens: 0 } };
-  const document: Json = { sessionId, title, workspaceDirectory: cwd, history, usage };
-  if (sameAgent && str(sp.mode)) document.mode = sp.mode;
-  const text = JSON.stringify(document, undefined, 2);
-  const entry: Json = { sessionId, title, dateCreated: String(Date.now()), workspaceDirectory: cwd, messageCount: history.filter((i) => (i.message as Json).role === 'assistant').length };
+  const tail = { usage, ...(sameAgent && str(sp.mode) ? { mode: sp.mode } : {}) };
+  const document = jsonDocumentChunks({ sessionId, title, workspaceDirectory: cwd }, 'history', history(), () => tail, 2);
+  // The index entry counts the assistant items: asked for once the history is written.
+  const created = String(Date.now());
+  const entry = (): Json => ({ sessionId, title, dateCreated: created, workspaceDirectory: cwd, messageCount: assistantItemCount });
 
-  if (options.onLine) options.onLine(text);
+  // The preview (a dry run) is the document as one text; a write holds one item at a time.
+  const preview = { text: '' };
   let backup: string | undefined;
-  if (!options.dryRun) {
+  if (options.dryRun) for (const chunk of document) preview.text += chunk;
+  else {
     makePrivateDir(sessionsDir(home));
     try {
-      backup = commit(file, text, index, entry, options.backup !== false);
+      backup = commit(file, keepingText(document, options.onLine !== undefined, preview), index, entry, sessionId, options.backup !== false);
     } catch (err) {
       if (err instanceof UserError) throw err;
       throw new UserError(`cannot write the session (nothing was written): ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, file);
     }
   }
+  if (options.onLine) options.onLine(preview.text);
 
   const result: ContinueMaterializeResult = {
     agent: AGENT,
@@ -237,7 +270,7 @@ export async function materializeContinue(events: AsyncIterable<SpEvent>, option
     path: file,
     cwd,
     ...resumeFields(cwd, ['cn', '--fork', sessionId], { variable: HOME_ENV, value: home, builtIn: builtInHome() }),
-    records: history.length,
+    records,
     source_session: selected.session,
     changes: ledger.counts,
     written_as: 'rebuilt',

@@ -13,15 +13,19 @@
 //
 // The header must come first but counts what is found later, so the stream is read twice: pass 1
 // spools the events once (lib/write/spool.ts: memory stays flat) and counts;
-// pass 2 reads them back and translates. Only the results of calls rendered as text are held in
-// memory between the passes (the text of such a call carries its result).
+// pass 2 reads them back and translates. Only the results of calls rendered as text are kept
+// between the passes (the text of such a call carries its result), on disk.
 import { createHash } from 'node:crypto';
+import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { LossEntry } from '../adapter/interface.js';
 import type { SpEvent } from '../core/event.js';
 import { toIso } from '../core/event.js';
 import { isObject, str, type Json } from '../core/json.js';
 import { SessionSpool } from '../write/spool.js';
 import { adapterOf, agentLabel, Vocabularies } from '../adapter/registry.js';
+import { removeOnInterrupt } from '../fs/private.js';
 import { relayedFor, type RelayMark } from './mark.js';
 import { PlanState, planText, type Intent, type NativeCall, type VocabularyContext } from './vocabulary/types.js';
 
@@ -122,9 +126,59 @@ interface SessionInfo {
   firstTs?: number;
   lastTs?: number;
   counts: Counts;
-  /** Results of calls rendered as text, by call id (the text carries them). */
-  renderedResults: Map<string, SpEvent>;
+  /** Results of calls rendered as text, by call id (the text carries them), held on disk. */
+  renderedResults: SpilledResults;
   headerDone?: boolean;
+}
+
+/**
+ * Results of calls rendered as text, from pass 1 to pass 2, in a private temp file (0600 in a 0700
+ * folder; opened on the first result): in memory only each one's call id, offset and length, so a
+ * target with no tools (every result carried in the text of its call) keeps memory flat.
+ */
+class SpilledResults {
+  private readonly index = new Map<string, number>();
+  private readonly offsets: number[] = [];
+  private readonly lengths: number[] = [];
+  private file: { dir: string; fd: number; settle: () => void } | undefined;
+  private size = 0;
+  private scratch = Buffer.alloc(0);
+
+  has(callId: string): boolean {
+    return this.index.has(callId);
+  }
+
+  set(callId: string, event: SpEvent): void {
+    if (!this.file) {
+      const dir = mkdtempSync(join(tmpdir(), 'sp-rendered-'));
+      this.file = { dir, fd: openSync(join(dir, 'results.ndjson'), 'wx+', 0o600), settle: removeOnInterrupt(dir) };
+    }
+    const bytes = Buffer.from(JSON.stringify(event), 'utf8');
+    writeSync(this.file.fd, bytes, 0, bytes.length, this.size);
+    this.index.set(callId, this.offsets.length);
+    this.offsets.push(this.size);
+    this.lengths.push(bytes.length);
+    this.size += bytes.length;
+  }
+
+  get(callId: string): SpEvent | undefined {
+    const at = this.index.get(callId);
+    if (at === undefined || !this.file) return undefined;
+    const length = this.lengths[at];
+    if (this.scratch.length < length) this.scratch = Buffer.allocUnsafe(Math.max(length, this.scratch.length * 2));
+    let got = 0;
+    while (got < length) got += readSync(this.file.fd, this.scratch, got, length - got, this.offsets[at] + got);
+    return JSON.parse(this.scratch.toString('utf8', 0, length)) as SpEvent;
+  }
+
+  /** Removes the temp folder (again: nothing). */
+  remove(): void {
+    if (!this.file) return;
+    closeSync(this.file.fd);
+    rmSync(this.file.dir, { recursive: true, force: true });
+    this.file.settle();
+    this.file = undefined;
+  }
 }
 
 interface Translated {
@@ -504,26 +558,30 @@ export async function* relayTransformPasses(events: () => AsyncIterable<SpEvent>
   await vocabularies.load(options.target);
   const sessions = new Map<string, SessionInfo>();
   const translators = new Map<string, SessionTranslator>();
-  for await (const event of events()) {
-    await vocabularies.load(event.agent);
-    notice(event, sessions, translators, options, vocabularies);
-  }
-  const writing = new Map<string, SessionTranslator>();
-  for await (const event of events()) {
-    const id = String(event.session ?? '');
-    const info = sessions.get(id)!;
-    let translator = writing.get(id);
-    if (!translator) writing.set(id, (translator = new SessionTranslator(info, options, options.onLoss, vocabularies)));
-    if (!info.headerDone && info.agent !== options.target && !keepsSourceTerms(options.target)) {
-      info.headerDone = true;
-      if (options.header !== false && info.first) {
-        yield headerEvent(info, sessions.size - 1, options);
-        // The session's first event now follows the header, so a tree writer (Pi) hangs the whole session below it.
-        if (event.parent_seq === undefined) event.parent_seq = info.first.seq - 0.5;
-        delete event.checksum;
-      }
+  try {
+    for await (const event of events()) {
+      await vocabularies.load(event.agent);
+      notice(event, sessions, translators, options, vocabularies);
     }
-    yield* translator.translateLinked(event);
+    const writing = new Map<string, SessionTranslator>();
+    for await (const event of events()) {
+      const id = String(event.session ?? '');
+      const info = sessions.get(id)!;
+      let translator = writing.get(id);
+      if (!translator) writing.set(id, (translator = new SessionTranslator(info, options, options.onLoss, vocabularies)));
+      if (!info.headerDone && info.agent !== options.target && !keepsSourceTerms(options.target)) {
+        info.headerDone = true;
+        if (options.header !== false && info.first) {
+          yield headerEvent(info, sessions.size - 1, options);
+          // The session's first event now follows the header, so a tree writer (Pi) hangs the whole session below it.
+          if (event.parent_seq === undefined) event.parent_seq = info.first.seq - 0.5;
+          delete event.checksum;
+        }
+      }
+      yield* translator.translateLinked(event);
+    }
+  } finally {
+    for (const info of sessions.values()) info.renderedResults.remove();
   }
 }
 
@@ -537,7 +595,7 @@ function notice(event: SpEvent, sessions: Map<string, SessionInfo>, translators:
   const id = String(event.session ?? '');
   let info = sessions.get(id);
   if (!info) {
-    info = { agent: event.agent, counts: { translated: 0, rendered: new Map(), thinkingText: 0, thinkingDropped: 0, images: 0, subagents: 0 }, renderedResults: new Map() };
+    info = { agent: event.agent, counts: { translated: 0, rendered: new Map(), thinkingText: 0, thinkingDropped: 0, images: 0, subagents: 0 }, renderedResults: new SpilledResults() };
     sessions.set(id, info);
   }
   info.first ??= event;

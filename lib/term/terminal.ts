@@ -13,7 +13,7 @@ export function stdoutIsTTY(env: NodeJS.ProcessEnv = process.env, stream: { isTT
  * Here rather than in listing.ts so a command that prints no table decides it without loading the
  * table renderer and its Unicode width data.
  */
-export function wantsTable(options: { json?: boolean; env?: NodeJS.ProcessEnv; out?: { isTTY?: boolean } } = {}): boolean {
+export function wantsTable(options: { json?: boolean; env?: NodeJS.ProcessEnv; out?: { isTTY?: boolean; write?(text: string): unknown } } = {}): boolean {
   return options.json !== true && stdoutIsTTY(options.env ?? process.env, options.out ?? process.stdout);
 }
 

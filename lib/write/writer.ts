@@ -284,21 +284,22 @@ export function writeLines(path: string, lines: Iterable<string>, options: { fin
 
 /**
  * `lines` joined with "\n" (and one more at the end when `finalNewline`), in ~64 KiB chunks for
- * createFileAtomic: few writes, and no second copy of a whole large file.
+ * createFileAtomic: few writes, and no second copy of a whole large file. `lines` may be a
+ * generator (a streaming writer's lines as they are made): each is read once, in order.
  */
 export function* lineChunks(lines: Iterable<string>, finalNewline = true): Generator<string> {
   let buffer = '';
-  let first = true;
+  let any = false;
   for (const line of lines) {
-    if (!first) buffer += '\n';
-    first = false;
+    if (any) buffer += '\n';
+    any = true;
     buffer += line;
     if (buffer.length >= 1 << 16) {
       yield buffer;
       buffer = '';
     }
   }
-  if (!first && finalNewline) buffer += '\n';
+  if (any && finalNewline) buffer += '\n';
   if (buffer) yield buffer;
 }
 
@@ -318,15 +319,39 @@ export function projectFolder(options: MaterializeOptions, start: Json): string 
   return cwd;
 }
 
-/** Turns of alternating roles: a text of the same role as the last turn joins that turn (blank texts are skipped). */
-export class AlternatingTurns {
-  readonly turns: Array<{ role: 'user' | 'assistant'; parts: string[] }> = [];
+/** A turn of an alternating history: its role and its texts (joined by the writer). */
+export interface AlternatingTurn {
+  role: 'user' | 'assistant';
+  parts: string[];
+}
 
-  add(role: 'user' | 'assistant', text: string): void {
-    if (text.trim() === '') return;
-    const last = this.turns[this.turns.length - 1];
-    if (last?.role === role) last.parts.push(text);
-    else this.turns.push({ role, parts: [text] });
+/**
+ * Turns of alternating roles, made one at a time: a text of the same role as the open turn joins
+ * it (blank texts are skipped), a text of the other role closes it. `add` and `end` return the turn
+ * they closed, so a streaming writer holds only the open one.
+ */
+export class AlternatingTurns {
+  /** Turns begun so far. */
+  count = 0;
+  private open: AlternatingTurn | undefined;
+
+  add(role: 'user' | 'assistant', text: string): AlternatingTurn | undefined {
+    if (text.trim() === '') return undefined;
+    if (this.open?.role === role) {
+      this.open.parts.push(text);
+      return undefined;
+    }
+    const closed = this.open;
+    this.open = { role, parts: [text] };
+    this.count += 1;
+    return closed;
+  }
+
+  /** Closes the open turn (the end of the history). */
+  end(): AlternatingTurn | undefined {
+    const closed = this.open;
+    this.open = undefined;
+    return closed;
   }
 }
 
