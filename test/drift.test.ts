@@ -186,12 +186,12 @@ describe('drift: the run, the table and the exit code', () => {
   });
 });
 
-describe('drift: recorders for Cline, Droid, Continue and Auggie (test/support/driftTargets.ts)', () => {
-  const NEW = ['auggie', 'cline', 'continue', 'droid'];
+describe('drift: recorders for Cline, Droid, Continue, Auggie and Kilo (test/support/driftTargets.ts)', () => {
+  const NEW = ['auggie', 'cline', 'continue', 'droid', 'kilo'];
 
   it('each has a recorder (a writer target and a session its client recorded); the relay matrix keeps its eight targets', async () => {
     expect(TARGETS).toHaveLength(8);
-    expect(WRITE_TARGETS.map((t) => t.id)).toEqual([...TARGETS.map((t) => t.id), 'cline', 'droid', 'continue', 'auggie']);
+    expect(WRITE_TARGETS.map((t) => t.id)).toEqual([...TARGETS.map((t) => t.id), 'cline', 'droid', 'continue', 'auggie', 'kilo']);
     for (const agent of NEW) {
       const recorder = recorderOf(agent);
       expect(recorder?.target.id, agent).toBe(agent);
@@ -236,7 +236,7 @@ describe('drift: recorders for Cline, Droid, Continue and Auggie (test/support/d
     expect(calls.filter((c) => c.startsWith('check'))).toEqual(NEW.map((agent) => `check ${agent} newest /scratch/${adapters[agent]!.client!.bin}`));
     expect(rows.map((r) => [r.agent, r.status, r.read_ok, r.write_resume_ok, r.new_types, r.new_fields])).toEqual(NEW.map((agent) => [agent, 'checked', true, true, [], []]));
     const table = renderTable(rows);
-    for (const agent of NEW) expect(table).toMatch(new RegExp(`^${agent}\\s+${adapters[agent]!.client!.pinned.replace(/\./g, '\\.')}\\s+\\S+\\s+yes\\s+none\\s+yes \\(12/12\\)$`, 'm'));
+    for (const agent of NEW) expect(table).toMatch(new RegExp(`^${agent}\\s+${adapters[agent]!.client!.pinned.replace(/\./g, '\\.')}\\s+\\S+\\s+yes\\s+none\\s+yes \\(${targets.length}/${targets.length}\\)$`, 'm'));
     expect(table).not.toContain('no recorder');
   });
 

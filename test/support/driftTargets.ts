@@ -1,5 +1,5 @@
 // Recorders for the drift watch (test/drift/check.drift.ts) beyond the relay matrix's eight targets:
-// Cline, Droid, Continue and Auggie, in the matrix's MatrixTarget shape (a fresh home, a resume of a
+// Cline, Droid, Continue, Auggie and Kilo, in the matrix's MatrixTarget shape (a fresh home, a resume of a
 // written session by the real client against a mock, what the mock received), each built on its
 // acceptance runner (test/support/<agent>Client.ts, which takes its binary from SP_CLIENT_BIN_<AGENT>
 // when set), with a session the client recorded as its source. The relay matrix itself keeps its
@@ -10,15 +10,18 @@ import { auggie } from '../../adapters/auggie/index.js';
 import { cline } from '../../adapters/cline/index.js';
 import { continueCli } from '../../adapters/continue/index.js';
 import { droid } from '../../adapters/droid/index.js';
+import { kilo } from '../../adapters/kilo/index.js';
 import { TOOLS as AUGGIE_SESSION } from '../auggie/support.js';
 import { SUMMARY as CLINE_SESSION } from '../cline/support.js';
 import { SUMMARY as CONTINUE_SESSION } from '../continue/support.js';
 import { SESSION as DROID_SESSION } from '../droid/support.js';
+import { DB as KILO_DB, SESSION as KILO_SESSION } from '../kilo/support.js';
 import { startMockModel } from '../pi/mockModel.js';
 import { runAuggie } from './auggieClient.js';
 import { clineHome, resumeOverAcp } from './clineClient.js';
 import { continueHome, runContinue } from './continueClient.js';
 import { configureDroid, runDroid } from './droidClient.js';
+import { kiloTarget } from './kiloClient.js';
 import { SOURCES, capturedFile, type MatrixSource } from './matrix.js';
 import { PROBE, TARGETS, anthropicObserved, chatObserved, failed, project, strings, tail, type MatrixTarget, type Observed } from './matrixTargets.js';
 import { historyViolations, startMockAugment } from './mockAugment.js';
@@ -155,7 +158,7 @@ export const DRIFT_TARGETS: MatrixTarget[] = [
   droidTarget,
   continueTarget,
   auggieTarget,
-  // KILO: kiloTarget, imported from './kiloClient.js' with its source added to DRIFT_SOURCES (the Kilo writer's change).
+  kiloTarget,
 ];
 
 /** A session each of those clients recorded (their fixtures), to record a fresh turn onto. */
@@ -164,6 +167,7 @@ export const DRIFT_SOURCES: MatrixSource[] = [
   { agent: 'droid', name: 'recorded', capture: capturedFile(droid, DROID_SESSION) },
   { agent: 'continue', name: 'recorded', capture: capturedFile(continueCli, CONTINUE_SESSION) },
   { agent: 'auggie', name: 'recorded', capture: capturedFile(auggie, AUGGIE_SESSION) },
+  { agent: 'kilo', name: 'recorded', capture: capturedFile(kilo, `${KILO_DB}#${KILO_SESSION}`) },
 ];
 
 /** Every writer the drift watch relays a fresh recording into: the matrix's targets, then these. */
