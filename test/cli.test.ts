@@ -11,7 +11,7 @@ describe('every sp binary', () => {
   const file = (name: string) => basename(pkg.bin[name], '.js');
 
   it('is declared in package.json and compiled to the path it names', () => {
-    expect(names.sort()).toEqual(['session-portability', 'sp', 'sp-capture', 'sp-compile', 'sp-config', 'sp-doctor', 'sp-export', 'sp-hooks', 'sp-materialize', 'sp-mcp', 'sp-redact', 'sp-resume', 'sp-serve', 'sp-show', 'sp-sync', 'sp-usage', 'sp-verify', 'sp-watch', 'sp-adapter'].sort());
+    expect(names.sort()).toEqual(['session-portability', 'sp', 'sp-capture', 'sp-compile', 'sp-config', 'sp-doctor', 'sp-export', 'sp-hooks', 'sp-materialize', 'sp-mcp', 'sp-redact', 'sp-resume', 'sp-serve', 'sp-show', 'sp-sync', 'sp-usage', 'sp-verify', 'sp-watch', 'sp-adapter', 'sp-run'].sort());
     for (const [name, path] of Object.entries(pkg.bin)) {
       expect(readFileSync(join(root, path), 'utf8').startsWith('#!/usr/bin/env node'), name).toBe(true);
     }

@@ -10,7 +10,7 @@ import { root } from './support/streams.js';
 
 const specs = new Map<string, CliSpec<unknown>>();
 
-// Importing a binary runs its `await runCli(spec)`: keep the spec instead of running it.
+// Importing a binary runs its `await runCli(spec)` (the others export it): keep the spec instead of running it.
 vi.mock('../lib/cli/cli.js', async (importOriginal) => {
   const real = await importOriginal<typeof import('../lib/cli/cli.js')>();
   return {
@@ -31,7 +31,11 @@ const binaries = readdirSync(join(root, 'bin'))
 const argv = process.argv;
 process.argv = [argv[0], 'sp-test', '--version'];
 try {
-  for (const name of binaries) await import(`../bin/${name}.ts`);
+  for (const name of binaries) {
+    // The stages of `sp run` export their spec and run it only as the program itself.
+    const module = (await import(`../bin/${name}.ts`)) as { spec?: CliSpec<unknown> };
+    if (module.spec) specs.set(module.spec.name, module.spec);
+  }
 } finally {
   process.argv = argv;
 }
