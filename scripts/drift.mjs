@@ -11,7 +11,8 @@
 //   node scripts/drift.mjs [--only claude,codex] [--json] [--markdown FILE] [--force] [--budget SECONDS]
 //   node scripts/drift.mjs --pins-from drift.json     (the README's pinned/newest table from a --json run)
 //
-// --force checks a client whose newest version is the pinned one too, with the pinned binary (by
+// --force checks a client whose newest version is the pinned one too, with the pinned binary, and
+// the pinned one when the newest cannot be installed here (by
 // default that row says "same": the suite's acceptance tests check the pinned clients). --scratch DIR
 // keeps the installed clients and recordings there (else a temp folder, removed at the end).
 // Exit 0 ok, 1 regression, 2 usage or nothing could be looked up.
@@ -173,7 +174,7 @@ export function regressionsOf(newest, pinned) {
 }
 
 /** One table row from the version lookup, the checks and the fixtures' shapes. */
-export function rowOf({ agent, pkg, pinned, newest, checkedAt, error, check, pinnedCheck, fresh, known }) {
+export function rowOf({ agent, pkg, pinned, newest, checkedAt, error, installError, check, pinnedCheck, fresh, known }) {
   const row = { agent, package: pkg, pinned, newest: newest ?? null, checked_at: checkedAt, status: 'checked', read_ok: null, new_types: [], new_fields: [], targets: [], write_resume_ok: null, regressions: [], notes: [] };
   if (error) return { ...row, status: 'error', notes: [error] };
   if (!check) return { ...row, status: 'same' };
@@ -184,6 +185,7 @@ export function rowOf({ agent, pkg, pinned, newest, checkedAt, error, check, pin
   if (fresh && known && fresh.types.size > 0) Object.assign(row, (({ types, fields }) => ({ new_types: types, new_fields: fields }))(newShapes(fresh, known)));
   else row.notes.push('record shapes not scanned: the client wrote no JSON records (a database)');
   row.targets = check.targets;
+  if (installError) row.notes.unshift(`the newest (${newest}) cannot be installed here, so the pinned ${pinned} was checked: ${installError}`);
   const reached = check.targets.filter((t) => !/^not checked/.test(t.reason));
   row.write_resume_ok = check.read_ok ? reached.length > 0 && reached.every((t) => t.ok) : false;
   for (const t of check.targets) if (!t.ok) row.notes.push(`${t.target}: ${t.reason}`);
@@ -378,7 +380,14 @@ export async function drift({ adapters, only, force = false, view = npmView, ins
         plan.run = true; // the newest is the pinned one and node_modules has it: nothing to install
       }
     } catch (err) {
-      plan.error = String(err.message ?? err);
+      const why = String(err.message ?? err);
+      // A newest release that cannot be installed here (Kilo's platform binaries never reached the
+      // registry): with --force the pinned client is checked instead, and the row says why.
+      if (force && plan.newest !== undefined && plan.newest !== plan.pinned) {
+        log(`${adapter.id}: the newest cannot be installed (${why}); checking the pinned ${plan.pinned}`);
+        plan.installError = why;
+        plan.run = true;
+      } else plan.error = why;
     }
     plans.push(plan);
   }
@@ -388,11 +397,12 @@ export async function drift({ adapters, only, force = false, view = npmView, ins
       rows.push(rowOf(plan));
       continue;
     }
-    log(`${plan.agent}: checking ${plan.newest}`);
-    const result = await check(plan.agent, bins, 'newest');
+    const onlyPinned = plan.installError !== undefined;
+    log(`${plan.agent}: checking ${onlyPinned ? plan.pinned : plan.newest}`);
+    const result = await check(plan.agent, bins, onlyPinned ? 'pinned' : 'newest');
     // At the pin, the newest is the pinned client: a failure there is a known gap, not drift.
-    let pinnedCheck = plan.newest === plan.pinned ? result : undefined;
-    if (!passed(result) && plan.newest !== plan.pinned) {
+    let pinnedCheck = plan.newest === plan.pinned || onlyPinned ? result : undefined;
+    if (!passed(result) && !pinnedCheck) {
       // Compare before calling it drift: the same check with the pinned client (node_modules).
       log(`${plan.agent}: the newest failed; checking the pinned ${plan.pinned} to compare`);
       const pinnedBins = { ...bins };

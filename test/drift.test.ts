@@ -158,6 +158,37 @@ describe('drift: the run, the table and the exit code', () => {
     expect(exitCodeOf(rows)).toBe(0);
   });
 
+  it('a newest release that cannot be installed here: without --force an error row; with --force the pinned client is checked and the row says why', async () => {
+    const pinnedOf = (pkg: string) => Object.values(adapters).find((a) => a.client?.package === pkg)!.client!.pinned;
+    const setup = (force: boolean, calls: string[]) =>
+      drift({
+        adapters,
+        only: ['kilo'],
+        force,
+        view: (pkg) => `${pinnedOf(pkg)}-next`,
+        installed: pinnedOf,
+        install: () => {
+          throw new Error('@kilocode/cli-linux-x64@~7.8.0: no release of this minor on the registry');
+        },
+        check: async (agent, bins, which) => {
+          calls.push(`check ${agent} ${which} ${bins[agent] ?? 'pinned'}`);
+          return pass(agent);
+        },
+        fixturesOf: () => [],
+        freshOf: () => [],
+      });
+    const plain: string[] = [];
+    const [error] = await setup(false, plain);
+    expect(error).toMatchObject({ status: 'error', notes: [expect.stringContaining('no release of this minor')] });
+    expect(plain).toEqual([]);
+    const forced: string[] = [];
+    const [row] = await setup(true, forced);
+    expect(forced).toEqual(['check kilo pinned pinned']);
+    expect(row).toMatchObject({ status: 'checked', read_ok: true, write_resume_ok: true, regressions: [] });
+    expect(row!.notes[0]).toMatch(/^the newest \(\S+-next\) cannot be installed here, so the pinned \S+ was checked: .*no release of this minor/);
+    expect(exitCodeOf([row!])).toBe(0);
+  });
+
   it('a registry that does not answer: an error row per client, exit 2; an unknown --only name is refused', async () => {
     const rows = await drift({ adapters, only: ['claude'], view: () => { throw new Error('npm view: ETIMEDOUT'); }, install: () => '', check: async () => pass('claude'), fixturesOf: () => [], freshOf: () => [] });
     expect(rows[0]).toMatchObject({ status: 'error', notes: ['npm view: ETIMEDOUT'] });
