@@ -57,6 +57,13 @@ export function platformPackages(folder, client, platform = `${process.platform}
   return Object.keys(manifest.optionalDependencies ?? {}).filter((name) => name.endsWith(`-${platform}`));
 }
 
+/** Why npm failed, in one line: its first error lines (its last line only points at a log file). */
+export function npmReason(output) {
+  const lines = output.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !/A complete log of this run/.test(l));
+  const errors = lines.filter((l) => /^npm (error|ERR!)/.test(l)).map((l) => l.replace(/^npm (error|ERR!)\s*/, '')).filter((l) => l !== '');
+  return (errors.length > 0 ? errors.slice(0, 2).join('; ') : lines.pop() ?? 'no output').slice(0, 300);
+}
+
 /**
  * Installs `client.package@version` into the prefix `folder` and, when a per-platform binary package
  * the launcher names did not come with it (the registry lacks that exact release), the newest patch
@@ -69,14 +76,14 @@ export function installLauncher(folder, client, version, { ignoreScripts = true,
   const spec = `${client.package}@${version}`;
   const flags = ['install', '--prefix', folder, '--no-save', '--no-audit', '--no-fund', ...(ignoreScripts ? ['--ignore-scripts'] : [])];
   const first = npm([...flags, spec], folder);
-  if (!first.ok) throw new Error(`${spec}: npm install failed: ${first.output.split('\n').pop()}`);
+  if (!first.ok) throw new Error(`${spec}: npm install failed: ${npmReason(first.output)}`);
   const notes = [];
   for (const name of platformPackages(folder, client, platform)) {
     if (existsSync(join(folder, 'node_modules', name))) continue;
     const [major, minor] = version.split('.');
     const nearest = `${name}@~${major}.${minor}.0`;
     const added = npm([...flags, spec, nearest], folder);
-    if (!added.ok) throw new Error(`${nearest}: npm install failed: ${added.output.split('\n').pop()}`);
+    if (!added.ok) throw new Error(`${nearest}: npm install failed: ${npmReason(added.output)}`);
     const got = JSON.parse(readFileSync(join(folder, 'node_modules', name, 'package.json'), 'utf8')).version;
     notes.push(`${spec}: its ${name}@${version} is not on the registry; took ${got}, the nearest patch release`);
   }

@@ -305,7 +305,8 @@ describe('drift: installing a launcher whose platform binary is a package of its
       writeFileSync(join(prefix, 'node_modules', '.bin', 'droid'), '');
       for (const spec of args.filter((a) => a.includes('@~'))) {
         const name = spec.slice(0, spec.lastIndexOf('@'));
-        if (!has[name]) return { ok: false, output: `npm error 404 ${name}` };
+        // npm's own words: its last line only points at a log file.
+        if (!has[name]) return { ok: false, output: `npm error code ETARGET\nnpm error notarget No matching version found for ${spec}.\nnpm error A complete log of this run can be found in: /root/.npm/_logs/x-debug-0.log\n` };
         write(name, { version: has[name] });
       }
       return { ok: true, output: '' };
@@ -324,9 +325,11 @@ describe('drift: installing a launcher whose platform binary is a package of its
     expect(existsSync(join(prefix, 'node_modules', '@factory/cli-darwin-arm64'))).toBe(false);
   });
 
-  it('a registry without any release of that minor version: one line naming the package', () => {
+  it('a registry without any release of that minor version: one line naming the package and npm\'s reason', () => {
     const prefix = join(dir, 'launcher-2');
-    expect(() => installLauncher(prefix, client, '0.230.4', { platform: 'linux-x64', ignoreScripts: false, npm: fakeNpm(prefix, {}, []) })).toThrow(/^@factory\/cli-linux-x64@~0\.230\.0: npm install failed: npm error 404 @factory\/cli-linux-x64$/);
+    expect(() => installLauncher(prefix, client, '0.230.4', { platform: 'linux-x64', ignoreScripts: false, npm: fakeNpm(prefix, {}, []) })).toThrow(
+      /^@factory\/cli-linux-x64@~0\.230\.0: npm install failed: code ETARGET; notarget No matching version found for @factory\/cli-linux-x64@~0\.230\.0\.$/,
+    );
   });
 
   it('install scripts run only for devDependencies package.json allows them for (fetched clients never)', () => {
