@@ -1,6 +1,6 @@
 // Crush databases built in test code from the source (charmbracelet/crush at 37f36e93, its goose
-// migrations and internal/message): no client runs here (docs/formats/crush.md §1) and no public
-// recording with a licence was found, so these are shapes, not recordings. Times are seconds, as the
+// migrations and internal/message): no client runs here (docs/formats/crush.md §1), so these are
+// shapes, not recordings (the one public recording is read in public.test.ts). Times are seconds, as the
 // client's `strftime('%s', 'now')` writes them.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

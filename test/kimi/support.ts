@@ -1,5 +1,5 @@
 // Kimi CLI sessions built here from the client's source (docs/formats/kimi.md): the client is a
-// Python program that cannot run here and its repository holds no recorded session, so the tests
+// Python program that cannot run here (one public recording is read in public.test.ts), so the tests
 // write the shapes its code writes into a throw-away home: kimi.json, one session in its own
 // folder (context.jsonl, wire.jsonl, state.json) and one in the older flat `<uuid>.jsonl` layout.
 import { createHash } from 'node:crypto';

@@ -10,6 +10,8 @@ export const B = '9b8c7d6e5f4a4b3c8d2e1f0a9b8c7d6e';
 export const CONV_A = `${HOME}/conversations/${A}`;
 export const CONV_B = `${HOME}/conversations/${B}`;
 export const PUBLIC_STATE = `${ROOT}fixtures/openhands/public/v1_11_5_cli_default/base_state.json`;
+/** A conversation folder the SDK itself persisted (v1.49.1 test fixture; fixtures/openhands/README.md). */
+export const PUBLIC_CONV = `${ROOT}fixtures/openhands/public/v1_49_1_mcp`;
 
 export function tempDir(prefix = 'sp-openhands-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));

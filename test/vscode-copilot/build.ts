@@ -1,5 +1,5 @@
 // VS Code chat sessions built from the format as the editor's source writes it
-// (docs/formats/vscode-copilot.md): there is no licensed recording to copy, and the editor cannot
+// (docs/formats/vscode-copilot.md; two real sessions are read in public.test.ts), as the editor cannot
 // run here. Three shapes: an agent-mode session as a 1.109+ mutation log, an ask-mode session as a
 // pre-1.109 flat file, and an empty-window session in the oldest shape (string message and response).
 import { afterAll } from 'vitest';

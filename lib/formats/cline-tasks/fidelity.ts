@@ -25,7 +25,7 @@ export const fidelity: FidelityTable = {
   },
   'tool.result': {
     level: 0,
-    capture: 'tool_result and tool-result blocks and the role "tool" messages; a "[tool for …] Result:" text answering a text-mode call; images in results; is_error from the flag, an error output or an [ERROR] prefix',
+    capture: 'tool_result and tool-result blocks and the role "tool" messages; a "[tool for …] Result:" text answering a text-mode or native call; images in results; is_error from the flag, an error output or an [ERROR] prefix',
     materialize: READ_ONLY,
   },
   checkpoint: { level: 1, capture: 'a checkpoint_created UI message: its commit hash in the shadow repository, the record whole', materialize: READ_ONLY },

@@ -176,8 +176,12 @@ export class ApiMapper {
         if (text !== '') texts.push({ type: 'text', text });
       } else if (block.type === 'tool_use' && str(block.id) && str(block.name)) {
         call(String(block.id), String(block.name), block.input, rest(block, ['type', 'id', 'name', 'input']));
+        // A native call can still be answered in text (`[read_file for 'a.ts'] Result:`), as a
+        // recorded public task shows (docs/formats/cline-tasks.md §4); a tool_result block clears it.
+        this.waiting.push({ id: String(block.id), name: String(block.name) });
       } else if (block.type === 'tool-call' && str(block.toolCallId) && str(block.toolName)) {
         call(String(block.toolCallId), String(block.toolName), block.input ?? block.args, rest(block, ['type', 'toolCallId', 'toolName', 'input', 'args']));
+        this.waiting.push({ id: String(block.toolCallId), name: String(block.toolName) });
       } else if ((block.type === 'thinking' || block.type === 'reasoning') && typeof (block.thinking ?? block.text) === 'string') {
         flush();
         const payload: Json = withId({ text: String(block.thinking ?? block.text), visibility: 'visible', provider: this.flavor.agent });

@@ -31,8 +31,12 @@ export function findTextToolCall(text: string, tools: ReadonlySet<string>): Text
   return undefined;
 }
 
-/** The header the extensions put before a text-mode result: `[name]` or `[name for '…']`, then ` Result:`. */
-const RESULT_HEADER = /^\[([a-z_][a-z0-9_]*)(?: for [^\]]*)?\] Result:\s*/;
+/**
+ * The header the extensions put before a text-mode result: `[name]` or `[name for '…']`, then
+ * ` Result:`. The quoted argument may hold `]` itself (a command such as `jq '.[0]'`), so it runs to
+ * the first `] Result:`.
+ */
+const RESULT_HEADER = /^\[([a-z_][a-z0-9_]*)(?: for [\s\S]*?)?\] Result:\s*/;
 
 /** A text block that opens a text-mode tool result: the tool's name and the text after the header. */
 export function textToolResultHeader(text: string): { name: string; rest: string } | undefined {
