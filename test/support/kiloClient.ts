@@ -10,11 +10,10 @@ import { existsSync, mkdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { kilo } from '../../adapters/kilo/index.js';
 import type { MockModel } from '../pi/mockModel.js';
-import { startMockModel } from '../pi/mockModel.js';
 import { copyDb } from '../kilo/support.js';
 import { fetchedClientBin } from './fetchedClient.js';
-import { anthropicObserved, chatObserved, failed, PROBE, strings, tail, type MatrixTarget } from './matrixTargets.js';
-import { configureFamily, familyEnv, familyHome, runFamily, type OpenCodeFamilyClient, type OpenCodeHome } from './opencodeClient.js';
+import { resumeOpenCodeFamily, type MatrixTarget } from './matrixTargets.js';
+import { configureFamily, familyHome, runFamily, type OpenCodeFamilyClient, type OpenCodeHome } from './opencodeClient.js';
 import type { ClientRun } from './run.js';
 
 export const KILO_BIN = process.env.SP_CLIENT_BIN_KILO || process.env.KILO_BIN || fetchedClientBin(kilo);
@@ -38,7 +37,6 @@ const KILO: OpenCodeFamilyClient = {
 /** `<dir>/home`, with `.local/share/kilo` (where kilo.db lives). */
 export const kiloHome = (dir: string): OpenCodeHome => familyHome(dir, KILO);
 export const configureKilo = (home: string, mock: MockModel): void => configureFamily(home, mock, KILO);
-export const kiloEnv = (home: string): NodeJS.ProcessEnv => familyEnv(home, KILO);
 
 /**
  * `kilo run --session ID --format json PROMPT` from `cwd` (the session's directory). The prompt must
@@ -46,8 +44,6 @@ export const kiloEnv = (home: string): NodeJS.ProcessEnv => familyEnv(home, KILO
  */
 export const runKilo = (sessionId: string, prompt: string, options: { home: string; cwd: string; model?: string; timeoutMs?: number }): Promise<ClientRun> =>
   runFamily(KILO, sessionId, prompt, options);
-
-const KILO_PROBE = PROBE.replace(/[: ]+/g, '-');
 
 /** Kilo Code CLI as a relay target (the MatrixTarget shape): rows into a copy of the corpus kilo.db, resumed by `kilo run`. */
 export const kiloTarget: MatrixTarget = {
@@ -61,20 +57,5 @@ export const kiloTarget: MatrixTarget = {
     mkdirSync(cwd, { recursive: true });
     return { dir, home, options: { home: data, cwd: realpathSync(cwd), backup: false } };
   },
-  async resume(result, place) {
-    const mock = await startMockModel();
-    try {
-      configureKilo(place.home as string, mock);
-      const run = await runKilo(result.session_id, KILO_PROBE, { home: place.home as string, cwd: result.cwd });
-      const request = mock.requests.find((q) => strings(q.body.messages).some((s) => s.includes(KILO_PROBE)));
-      if (run.timedOut) return failed('the client timed out');
-      if (run.code !== 0 || !request) return failed(`exit ${run.code}: ${tail(run.stderr || run.stdout)}`);
-      const violations = mock.requests.flatMap((r) => r.violations);
-      if (violations.length) return failed(`the API would reject it: ${violations[0]}`);
-      const seen = request.api === 'anthropic' ? anthropicObserved(request.body) : chatObserved(request.body);
-      return { accepted: true, ...seen };
-    } finally {
-      await mock.close();
-    }
-  },
+  resume: (result, place) => resumeOpenCodeFamily(KILO, result, place),
 };

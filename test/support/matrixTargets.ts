@@ -18,7 +18,7 @@ import { activePath, readEntries } from '../pi/support.js';
 import { readSession } from '../hermes/support.js';
 import { copyDb } from '../opencode/support.js';
 import { runCopilot } from './copilotClient.js';
-import { configureOpenCode, opencodeHome, runOpenCode } from './opencodeClient.js';
+import { OPENCODE, configureFamily, opencodeHome, runFamily, type OpenCodeFamilyClient } from './opencodeClient.js';
 import { agentHome, preparePlace, resumeWith } from './geminiClients.js';
 import { startMockGemini } from './mockGemini.js';
 
@@ -252,7 +252,26 @@ const copilotTarget: MatrixTarget = {
 };
 
 /** `opencode run` re-joins positional words with spaces in quotes: its probe is one word. */
-const OPENCODE_PROBE = PROBE.replace(/[: ]+/g, '-');
+/** The probe as one word: `run` of the OpenCode family re-joins positional words with spaces in quotes. */
+const ONE_WORD_PROBE = PROBE.replace(/[: ]+/g, '-');
+
+/** A client of the OpenCode family (OpenCode, Kilo Code CLI) resumes the session sp wrote: one `run` turn against the mock. */
+export async function resumeOpenCodeFamily(client: OpenCodeFamilyClient, result: MaterializeResult, place: Place, timeoutMs?: number): Promise<Observed> {
+  const mock = await startMockModel();
+  try {
+    configureFamily(place.home as string, mock, client);
+    const run = await runFamily(client, result.session_id, ONE_WORD_PROBE, { home: place.home as string, cwd: result.cwd, timeoutMs });
+    const request = mock.requests.find((q) => strings(q.body.messages).some((s) => s.includes(ONE_WORD_PROBE)));
+    if (run.timedOut) return failed('the client timed out');
+    if (run.code !== 0 || !request) return failed(`exit ${run.code}: ${tail(run.stderr || run.stdout)}`);
+    const violations = mock.requests.flatMap((r) => r.violations);
+    if (violations.length) return failed(`the API would reject it: ${violations[0]}`);
+    const seen = request.api === 'anthropic' ? anthropicObserved(request.body) : chatObserved(request.body);
+    return { accepted: true, ...seen };
+  } finally {
+    await mock.close();
+  }
+}
 
 const opencodeTarget: MatrixTarget = {
   id: 'opencode',
@@ -264,22 +283,7 @@ const opencodeTarget: MatrixTarget = {
     copyDb(data);
     return { dir, home, options: { home: data, cwd: project(dir), backup: false } };
   },
-  async resume(result, place) {
-    const mock = await startMockModel();
-    try {
-      configureOpenCode(place.home as string, mock);
-      const run = await runOpenCode(result.session_id, OPENCODE_PROBE, { home: place.home as string, cwd: result.cwd, timeoutMs: 240_000 });
-      const request = mock.requests.find((q) => strings(q.body.messages).some((s) => s.includes(OPENCODE_PROBE)));
-      if (run.timedOut) return failed('the client timed out');
-      if (run.code !== 0 || !request) return failed(`exit ${run.code}: ${tail(run.stderr || run.stdout)}`);
-      const violations = mock.requests.flatMap((r) => r.violations);
-      if (violations.length) return failed(`the API would reject it: ${violations[0]}`);
-      const seen = request.api === 'anthropic' ? anthropicObserved(request.body) : chatObserved(request.body);
-      return { accepted: true, ...seen };
-    } finally {
-      await mock.close();
-    }
-  },
+  resume: (result, place) => resumeOpenCodeFamily(OPENCODE, result, place, 240_000),
 };
 
 /** Gemini API contents: functionCall / functionResponse parts by id; tools from functionDeclarations. */

@@ -83,7 +83,7 @@ export function runFamily(client: OpenCodeFamilyClient, sessionId: string, promp
 
 export const OPENCODE_BIN = process.env.SP_CLIENT_BIN_OPENCODE || process.env.OPENCODE_BIN || new URL('../../node_modules/.bin/opencode', import.meta.url).pathname;
 
-const OPENCODE: OpenCodeFamilyClient = { name: 'opencode', envPrefix: 'OPENCODE', bin: OPENCODE_BIN, timeoutMs: 120_000 };
+export const OPENCODE: OpenCodeFamilyClient = { name: 'opencode', envPrefix: 'OPENCODE', bin: OPENCODE_BIN, timeoutMs: 120_000 };
 
 export const opencodeHome = (dir: string): OpenCodeHome => familyHome(dir, OPENCODE);
 export const configureOpenCode = (home: string, mock: MockModel): void => configureFamily(home, mock, OPENCODE);
