@@ -1,8 +1,7 @@
 // The Copilot writer without the client: the file's shape (what the client validates line by line),
 // pairing, never overwriting, dry runs.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { describe, expect, it } from 'vitest';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { copilot } from '../../adapters/copilot/index.js';
 import { materializeCopilot } from '../../adapters/copilot/materialize.js';
@@ -12,25 +11,14 @@ import type { LossEntry } from '../../lib/adapter/interface.js';
 import type { SpEvent } from '../../lib/core/event.js';
 import { captureAll } from '../contract/testAdapter.js';
 import { SessionBuilder } from '../support/canonical.js';
+import { freshDirs } from '../support/scratch.js';
 import { ANTHROPIC, OPENAI } from './support.js';
 import { opencode } from '../../adapters/opencode/index.js';
 import { ATTACHMENT, DB, locator } from '../opencode/support.js';
 
 type Json = Record<string, any>;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-let work: string;
-let n = 0;
-beforeAll(() => {
-  work = mkdtempSync(join(tmpdir(), 'sp-copilot-write-'));
-});
-afterAll(() => {
-  if (work) rmSync(work, { recursive: true, force: true });
-});
-const fresh = (): string => {
-  const dir = join(work, String(n++));
-  mkdirSync(dir, { recursive: true });
-  return dir;
-};
+const fresh = freshDirs('sp-copilot-write-');
 async function* from(events: SpEvent[]): AsyncGenerator<SpEvent> {
   yield* events;
 }

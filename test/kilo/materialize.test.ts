@@ -1,11 +1,10 @@
 // The Kilo Code CLI writer without the client (the real client resumes in test/acceptance/kilo.test.ts):
 // Kilo's own columns, what it refuses (a database the client did not make, a --same-id that exists or
 // is not Kilo's shape), that it never touches an existing session, KILO_DB, and the resume line.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { kilo } from '../../adapters/kilo/index.js';
@@ -14,22 +13,11 @@ import { UserError } from '../../lib/cli/diagnostics.js';
 import type { SpEvent } from '../../lib/core/event.js';
 import { captureAll, conversationView } from '../contract/testAdapter.js';
 import { SessionBuilder } from '../support/canonical.js';
+import { freshDirs } from '../support/scratch.js';
 import { DB, SESSION, copyDb, locator } from './support.js';
 
 type Json = Record<string, any>;
-let work: string;
-let n = 0;
-beforeAll(() => {
-  work = mkdtempSync(join(tmpdir(), 'sp-kilo-write-'));
-});
-afterAll(() => {
-  if (work) rmSync(work, { recursive: true, force: true });
-});
-const fresh = (): string => {
-  const dir = join(work, String(n++));
-  mkdirSync(dir, { recursive: true });
-  return dir;
-};
+const fresh = freshDirs('sp-kilo-write-');
 async function* from(events: SpEvent[]): AsyncGenerator<SpEvent> {
   yield* events;
 }

@@ -1,10 +1,9 @@
 // The OpenCode writer without the client: what it refuses, what it writes (ids, times, states, the
 // project row), the backup, dry runs, and that a failed write leaves the database as it was.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { opencode } from '../../adapters/opencode/index.js';
@@ -16,22 +15,11 @@ import type { LossEntry } from '../../lib/adapter/interface.js';
 import type { SpEvent } from '../../lib/core/event.js';
 import { captureAll, conversationView } from '../contract/testAdapter.js';
 import { SessionBuilder } from '../support/canonical.js';
+import { freshDirs } from '../support/scratch.js';
 import { DB, FAILING, FEATURE, copyDb, locator } from './support.js';
 
 type Json = Record<string, any>;
-let work: string;
-let n = 0;
-beforeAll(() => {
-  work = mkdtempSync(join(tmpdir(), 'sp-opencode-write-'));
-});
-afterAll(() => {
-  if (work) rmSync(work, { recursive: true, force: true });
-});
-const fresh = (): string => {
-  const dir = join(work, String(n++));
-  mkdirSync(dir, { recursive: true });
-  return dir;
-};
+const fresh = freshDirs('sp-opencode-write-');
 async function* from(events: SpEvent[]): AsyncGenerator<SpEvent> {
   yield* events;
 }
