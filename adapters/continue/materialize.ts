@@ -29,6 +29,7 @@ import { PROVIDER_TOOL_ID, ToolIds } from '../../lib/write/plan.js';
 import { turnsOf, type AssistantTurn, type Report, type ToolCall, type UserTurn } from '../../lib/write/turns.js';
 import { ensureUnder, payloadOf, resumeFields, type WriterResult } from '../../lib/write/writer.js';
 import { AGENT, DEFAULT_MODEL, HOME_ENV, NATIVE_ID, UNTITLED, builtInHome, defaultHome, indexPath, newSessionId, sessionPath, sessionsDir } from './paths.js';
+import { backupName } from '../../lib/fs/backup.js';
 
 export interface ContinueMaterializeResult extends WriterResult {
   title: string;
@@ -122,13 +123,6 @@ function readIndexFile(path: string): { text?: string; entries: unknown[]; mode:
   }
   if (!Array.isArray(value)) throw new UserError('the session index is not a JSON list; nothing was written', path);
   return { text, entries: value, mode: statSync(path).mode & 0o777 };
-}
-
-function backupName(path: string): string {
-  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
-  let name = `${path}.sp-backup-${stamp}`;
-  for (let n = 2; existsSync(name); n += 1) name = `${path}.sp-backup-${stamp}-${n}`;
-  return name;
 }
 
 /**

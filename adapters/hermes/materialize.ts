@@ -35,6 +35,7 @@ import { FRESH_SCHEMA, checkWritable, introspect, type Schema } from './schema.j
 import { errorText, openForRead, openForWrite, patience, retryBusy, type Db } from '../../lib/capture/sqlite.js';
 import type { Statement } from 'better-sqlite3';
 import { ValidityCheck, type RuleResult } from './validity.js';
+import { backupName } from '../../lib/fs/backup.js';
 
 export const STUB_RESULT = 'No result was recorded for this tool call (the session ended or moved on before it finished).';
 /** Tool ids every provider Hermes routes to accepts (Anthropic is the strictest). */
@@ -593,13 +594,6 @@ function writeSession(db: Db, schema: Schema, session: Json, rows: Iterable<Plan
   insertRow(db, 'sessions', schema.sessions, session);
   const prepared = new Map<string, Statement>();
   for (const row of rows) insertRow(db, 'messages', schema.messages, { session_id: session.id, active: 1, compacted: 0, observed: 0, ...row }, prepared);
-}
-
-function backupName(db: string): string {
-  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
-  let name = `${db}.sp-backup-${stamp}`;
-  for (let n = 2; existsSync(name); n += 1) name = `${db}.sp-backup-${stamp}-${n}`;
-  return name;
 }
 
 /** Pass 1 over the session: which result answers which call (by position), where the results are, and the last model an assistant message names. */

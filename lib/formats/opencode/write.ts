@@ -33,6 +33,7 @@ import { errorText, openForWrite, patience, retryBusy, type Db } from '../../cap
 import { expandTilde } from '../../fs/paths.js';
 import { IdMaker } from './ids.js';
 import { formatLocator, type DataDirOwner } from './locator.js';
+import { backupName } from '../../fs/backup.js';
 
 /** What one client of the format writes differently (its adapter's materialize.ts spells it). */
 export interface StoreWriter {
@@ -119,13 +120,6 @@ interface Row {
   message_id?: string;
   time: number;
   data: Json;
-}
-
-function backupName(db: string): string {
-  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
-  let name = `${db}.sp-backup-${stamp}`;
-  for (let n = 2; existsSync(name); n += 1) name = `${db}.sp-backup-${stamp}-${n}`;
-  return name;
 }
 
 function checkDatabase(db: Db, path: string): void {
