@@ -11,6 +11,7 @@
 //   crush.files: path and version, not the content). `origin.native_seq` numbers the message rows
 //   from 1; `origin.native_uuid` is the row id.
 import type { CaptureOptions, SessionRef } from '../../lib/adapter/interface.js';
+import { tableProblems } from '../../lib/capture/sqlite.js';
 import { UserError } from '../../lib/cli/diagnostics.js';
 import { canonicalSessionId, type Actor, type SpEvent } from '../../lib/core/event.js';
 import { SessionEmitter } from '../../lib/core/emitter.js';
@@ -178,10 +179,14 @@ class SessionCapture {
   }
 }
 
-async function load(ref: SessionRef): Promise<Loaded> {
+async function load(ref: SessionRef, diagnose: CaptureOptions['onDiagnostic']): Promise<Loaded> {
   const { db, session } = parseLocator(ref.path);
   const id = session ?? ref.native_id;
   return withDb(db, (handle) => {
+    const problems = tableProblems(handle, ['sessions', 'messages', 'files']);
+    // The rows that can be read are still captured; the damage is named so it never passes silently.
+    for (const problem of problems.slice(0, 5)) diagnose?.(db, `damaged database: ${problem}`);
+    if (problems.length > 5) diagnose?.(db, `damaged database: ${problems.length - 5} more problems`);
     const row = listSessions(handle).find((s) => s.id === id);
     if (!row) throw new UserError(`no session ${id} in this database`, db);
     return { session: row, messages: listMessages(handle, id), files: listFiles(handle, id) };
@@ -190,6 +195,6 @@ async function load(ref: SessionRef): Promise<Loaded> {
 
 /** The events of one Crush session, read whole (a database session has no append-only file to follow). */
 export async function* captureCrush(ref: SessionRef, options: CaptureOptions = {}): AsyncGenerator<SpEvent> {
-  const loaded = await load(ref);
+  const loaded = await load(ref, options.onDiagnostic);
   yield* new SessionCapture(loaded, ref, options.onDiagnostic).events();
 }

@@ -75,7 +75,7 @@ export async function* captureOpenHands(ref: SessionRef, options: CaptureOptions
 
   if (emitter.nextSeq === 0) {
     const base = readBaseState(dir);
-    if (base.problem) report(join(dir, BASE_STATE), base.problem);
+    if (base.problem) report(base.where ?? join(dir, BASE_STATE), base.problem);
     const summary = stateSummary(base.state);
     const start: Json = { native_id: ref.native_id };
     if (typeof summary.cwd === 'string') start.cwd = summary.cwd;
@@ -116,7 +116,8 @@ export async function* captureOpenHands(ref: SessionRef, options: CaptureOptions
       consumed = { offset: 0, line: file.index + 1, index: file.index, file: file.name, ...fingerprint(undefined, read.bytes) };
       continue;
     }
-    consumed = { offset: 0, line: file.index + 1, index: file.index, file: file.name, ...fingerprint(read.text, Buffer.byteLength(read.text)) };
+    consumed = { offset: 0, line: file.index + 1, index: file.index, file: file.name, ...fingerprint(read.text, read.bytes) };
+    if (read.badUtf8Line !== undefined) report(`${file.path}:${read.badUtf8Line}`, 'not valid UTF-8: the bad bytes are read as U+FFFD');
     if (!read.ok) {
       report(`${file.path}:1`, `not a JSON event (${read.reason}): ${read.text.slice(0, 200)}`);
       yield emitter.emit('meta', { key: 'unparseable', text: read.text, reason: read.reason, file: file.name }, lastTs, { actor: 'system', origin: { native_seq: file.index, ...(options.raw ? { raw: [read.text] } : {}) } });

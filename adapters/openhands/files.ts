@@ -3,6 +3,7 @@
 // in size before it is read, and the event files are taken in the order of their index.
 import { lstatSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { firstInvalidUtf8Line } from '../../lib/capture/json-document.js';
 import { UserError, readError } from '../../lib/cli/diagnostics.js';
 import { isObject, parseJsonObject, type Json } from '../../lib/core/json.js';
 import { BASE_STATE, EVENTS_DIR, EVENT_FILE, LOCK_FILE } from './paths.js';
@@ -57,7 +58,21 @@ export function listEvents(dir: string): EventListing {
   return listing;
 }
 
-export type ReadEvent = { ok: true; record: Json; text: string } | { ok: false; problem: 'too-large'; bytes: number } | { ok: false; problem: 'unparseable'; text: string; reason: string };
+/** `badUtf8Line`: the first line whose bytes are not UTF-8 (read as U+FFFD), when there is one. */
+export type ReadEvent = { ok: true; record: Json; text: string; bytes: number; badUtf8Line?: number } | { ok: false; problem: 'too-large'; bytes: number } | { ok: false; problem: 'unparseable'; text: string; bytes: number; reason: string; badUtf8Line?: number };
+
+/** A bounded file's text; bytes that are not UTF-8 become U+FFFD and the line they sit on is returned. */
+function readText(path: string): { text: string; bytes: number; badUtf8Line?: number } {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(path);
+  } catch (err) {
+    throw readError(err, path);
+  }
+  const badUtf8Line = firstInvalidUtf8Line(bytes);
+  const text = bytes.toString('utf8');
+  return badUtf8Line === undefined ? { text, bytes: bytes.length } : { text, bytes: bytes.length, badUtf8Line };
+}
 
 /** One event file: its JSON object, or why not. */
 export function readEvent(path: string): ReadEvent {
@@ -68,27 +83,26 @@ export function readEvent(path: string): ReadEvent {
     throw readError(err, path);
   }
   if (size > MAX_EVENT_BYTES) return { ok: false, problem: 'too-large', bytes: size };
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    throw readError(err, path);
-  }
+  const { text, bytes, badUtf8Line } = readText(path);
   const parsed = parseJsonObject(text);
-  if (parsed.value) return { ok: true, record: parsed.value, text };
-  return { ok: false, problem: 'unparseable', text, reason: parsed.reason ?? 'not a JSON object' };
+  const bad = badUtf8Line === undefined ? {} : { badUtf8Line };
+  if (parsed.value) return { ok: true, record: parsed.value, text, bytes, ...bad };
+  return { ok: false, problem: 'unparseable', text, bytes, reason: parsed.reason ?? 'not a JSON object', ...bad };
 }
 
-/** base_state.json when it is there, a plain file, small enough and a JSON object; else undefined and why. */
-export function readBaseState(dir: string): { state?: Json; problem?: string } {
+/** base_state.json when it is there, a plain file, small enough and a JSON object; else undefined and why (`where` names a line). */
+export function readBaseState(dir: string): { state?: Json; problem?: string; where?: string } {
   const path = join(dir, BASE_STATE);
   const stat = lstatSync(path, { throwIfNoEntry: false });
   if (!stat) return {};
   if (stat.isSymbolicLink()) return { problem: 'a symbolic link: not followed' };
   if (!stat.isFile()) return { problem: 'not a file' };
   if (stat.size > MAX_STATE_BYTES) return { problem: `${stat.size} bytes, over ${MAX_STATE_BYTES}: not read` };
-  const parsed = parseJsonObject(readFileSync(path, 'utf8'));
-  return parsed.value ? { state: parsed.value } : { problem: `not JSON (${parsed.reason})` };
+  const { text, badUtf8Line } = readText(path);
+  const parsed = parseJsonObject(text);
+  if (!parsed.value) return { problem: `not JSON (${parsed.reason})` };
+  if (badUtf8Line !== undefined) return { state: parsed.value, problem: 'not valid UTF-8: the bad bytes are read as U+FFFD', where: `${path}:${badUtf8Line}` };
+  return { state: parsed.value };
 }
 
 /** What session.start and listings take from base_state.json: never the LLM settings (keys, URLs). */
@@ -116,8 +130,12 @@ export function conversationDirOf(path: string): string {
   if (!stat) throw new UserError('no such OpenHands conversation folder or event file', path);
   if (stat.isSymbolicLink()) throw new UserError('a symbolic link: not followed (give the conversation folder itself)', path);
   if (stat.isDirectory()) {
-    if (path.replace(/\/+$/, '').endsWith(`/${EVENTS_DIR}`)) return join(path, '..');
-    return path;
+    const dir = path.replace(/\/+$/, '').endsWith(`/${EVENTS_DIR}`) ? join(path, '..') : path;
+    // A folder with neither file is not a conversation: reading it as an empty one would pass a wrong path silently.
+    if (!lstatSync(join(dir, BASE_STATE), { throwIfNoEntry: false }) && !lstatSync(join(dir, EVENTS_DIR), { throwIfNoEntry: false })) {
+      throw new UserError(`not an OpenHands conversation folder: it holds neither ${BASE_STATE} nor ${EVENTS_DIR}/`, path);
+    }
+    return dir;
   }
   const parent = join(path, '..');
   if (path.endsWith(`/${BASE_STATE}`)) return parent;

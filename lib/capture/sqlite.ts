@@ -306,3 +306,31 @@ export function rowMaker(statement: Database.Statement): (values: unknown[]) => 
   }
   return make;
 }
+
+const checked = new WeakMap<Db, Map<string, string[]>>();
+
+/**
+ * SQLite's structural check of the tables a capture reads (and their indexes), once per connection:
+ * a damaged page the rows being read do not happen to cross is otherwise invisible, and the capture
+ * would pass a damaged database silently. Cost is proportional to those tables, not the file.
+ * Returns SQLite's own problem lines (empty when the tables are sound); tables that are absent are skipped.
+ */
+export function tableProblems(db: Db, tables: readonly string[]): string[] {
+  let byTables = checked.get(db);
+  if (!byTables) checked.set(db, (byTables = new Map()));
+  const key = tables.join('\u0000');
+  const known = byTables.get(key);
+  if (known) return known;
+  const problems: string[] = [];
+  for (const table of tables) {
+    if (!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table)) continue;
+    try {
+      const rows = db.pragma(`quick_check("${table.replace(/"/g, '""')}")`) as Array<{ quick_check: string }>;
+      for (const row of rows) if (row.quick_check !== 'ok') problems.push(`${table}: ${row.quick_check}`);
+    } catch (err) {
+      problems.push(`${table}: ${errorText(err)}`);
+    }
+  }
+  byTables.set(key, problems);
+  return problems;
+}

@@ -169,4 +169,30 @@ describe('openhands broken input', () => {
     mkdirSync(join(empty, 'events'), { recursive: true });
     expect((await captureAll(openhands, empty)).events.map((e) => e.type)).toEqual(['session.start']);
   });
+
+  it('bytes that are not UTF-8 are named with their file and line, and an incremental capture still continues', async () => {
+    const conv = copyConversation(CONV_B);
+    const path = addEventFile(conv, '');
+    const event = (note: string) => Buffer.from(JSON.stringify({ kind: 'PauseEvent', id: 'p1', timestamp: '2026-11-30T16:00:00', source: 'user', note }));
+    const [before, after] = event('@').toString('latin1').split('@');
+    writeFileSync(path, Buffer.concat([Buffer.from(before, 'latin1'), Buffer.from([0xff, 0xfe]), Buffer.from(after, 'latin1')]));
+    writeFileSync(join(conv, 'base_state.json'), Buffer.concat([Buffer.from('{"title":"a'), Buffer.from([0xc3]), Buffer.from('"}')]));
+    const ref = await openhands.open(conv);
+    const first = await captureRef(openhands, ref, { cursor: { version: 1, agent: 'openhands', native_id: ref.native_id, sources: {}, sessions: {} } });
+    expect(first.diagnostics).toEqual([
+      { where: `${join(conv, 'base_state.json')}:1`, what: 'not valid UTF-8: the bad bytes are read as U+FFFD' },
+      { where: `${path}:1`, what: 'not valid UTF-8: the bad bytes are read as U+FFFD' },
+    ]);
+    expect(first.events.at(-1)).toMatchObject({ type: 'meta', payload: { key: 'openhands.PauseEvent' } });
+    // The cursor's fingerprint is of the file's bytes, so the unchanged file is not taken for a rewrite.
+    const again = await captureRef(openhands, ref, { cursor: first.cursor });
+    expect(again.events).toEqual([]);
+  });
+
+  it('a folder with neither base_state.json nor events/ is refused, not read as an empty conversation', async () => {
+    const dir = join(tempDir(), 'base_state.json');
+    mkdirSync(dir);
+    await expect(openhands.open(dir)).rejects.toThrow(UserError);
+    await expect(openhands.open(dir)).rejects.toThrow(/neither base_state.json nor events/);
+  });
 });
