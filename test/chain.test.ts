@@ -78,9 +78,15 @@ describe('hash chain', () => {
       const adapter = adapters[agent];
       const byObject = new Chainer();
       const byLine = new Chainer();
+      const byBoth = new Chainer();
       for await (const e of adapter.capture(await adapter.open(path, {}), { raw: true })) {
         const line = byLine.chainLine(e);
-        expect(line).toBe(canonicalize(byObject.chain(e)));
+        const chained = byObject.chain(e);
+        expect(line).toBe(canonicalize(chained));
+        // chainWithLine (the store's append): the same object, and its JSON.stringify as the line.
+        const both = byBoth.chainWithLine(e);
+        expect(both.event).toEqual(chained);
+        expect(both.line).toBe(JSON.stringify(chained));
         compared += 1;
       }
     }
@@ -89,6 +95,9 @@ describe('hash chain', () => {
     // no member before "checksum", an empty payload.
     const odd = { session: 'sess_o', seq: 0, ts: 1, type: 'meta', payload: { list: [1, undefined, 'x'] } } as unknown as SpEvent;
     expect(new Chainer().chainLine(odd)).toBe(canonicalize(new Chainer().chain(odd)));
+    // Not plain JSON: chainWithLine's line is JSON.stringify of the chained copy, as the store wrote it.
+    expect(new Chainer().chainWithLine(odd).line).toBe(JSON.stringify(new Chainer().chain(odd)));
+    expect(new Chainer().chainWithLine(event(0)).line).toBe(JSON.stringify(new Chainer().chain(event(0))));
     expect(() => new Chainer().chainLine({ ...event(0), payload: { n: Number.NaN } } as SpEvent)).toThrow();
   });
 });

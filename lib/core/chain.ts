@@ -37,17 +37,18 @@ export class Chainer {
    */
   chain<T extends SpEvent>(event: T): T {
     const { sorted, checksum } = this.link(event);
-    const out: Record<string, unknown> = {};
-    let placed = false;
-    for (const key of Object.keys(sorted)) {
-      if (!placed && key > 'checksum') {
-        out.checksum = checksum;
-        placed = true;
-      }
-      out[key] = sorted[key];
-    }
-    if (!placed) out.checksum = checksum;
-    return out as T;
+    return withChecksum(sorted, checksum) as T;
+  }
+
+  /**
+   * `chain(event)` and `JSON.stringify` of it, the line serialized once: when the event is plain
+   * JSON its line is the checksum body with the member spliced in (as chainLine), not a second
+   * stringify of the whole copy.
+   */
+  chainWithLine<T extends SpEvent>(event: T): { event: T; line: string } {
+    const { sorted, body, checksum, plain } = this.link(event);
+    const chained = withChecksum(sorted, checksum) as T;
+    return { event: chained, line: plain ? spliceChecksum(sorted, body, checksum) : JSON.stringify(chained) };
   }
 
   /**
@@ -57,22 +58,11 @@ export class Chainer {
    */
   chainLine(event: SpEvent): string {
     const { sorted, body, checksum } = this.link(event);
-    const member = `"checksum":${JSON.stringify(checksum)}`;
-    // The members that sort before "checksum" (actor, agent …) are short: their text is the prefix.
-    const before: Record<string, unknown> = {};
-    let any = false;
-    for (const key of Object.keys(sorted)) {
-      if (key > 'checksum') break;
-      before[key] = sorted[key];
-      any = true;
-    }
-    if (!any) return body.length === 2 ? `{${member}}` : `{${member},${body.slice(1)}`;
-    const end = canonicalize(before).length - 1; // where the prefix members end inside the body
-    return `${body.slice(0, end)},${member}${body.slice(end)}`;
+    return spliceChecksum(sorted, body, checksum);
   }
 
   /** Sorts the event, computes its checksum from the session's tail and moves the tail on. */
-  private link(event: SpEvent): { sorted: Record<string, unknown>; body: string; checksum: string } {
+  private link(event: SpEvent): { sorted: Record<string, unknown>; body: string; checksum: string; plain: boolean } {
     const previous = this.tails.get(event.session) ?? '';
     const { copy, plain } = sortKeysDeepPlain(event);
     const sorted = copy as unknown as Record<string, unknown>;
@@ -81,12 +71,46 @@ export class Chainer {
     // One-shot hash: a Hash object and three calls per event cost more than concatenating the tail.
     const checksum = CHECKSUM_PREFIX + hash('sha256', previous + body, 'hex');
     this.tails.set(event.session, checksum);
-    return { sorted, body, checksum };
+    return { sorted, body, checksum, plain };
   }
 
   tail(session: string): string | undefined {
     return this.tails.get(session);
   }
+}
+
+/** A copy of `sorted` (keys in JCS order) with `checksum` in its sorted place. */
+function withChecksum(sorted: Record<string, unknown>, checksum: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  let placed = false;
+  for (const key of Object.keys(sorted)) {
+    if (!placed && key > 'checksum') {
+      out.checksum = checksum;
+      placed = true;
+    }
+    out[key] = sorted[key];
+  }
+  if (!placed) out.checksum = checksum;
+  return out;
+}
+
+/**
+ * The line of `sorted` with its checksum: `body` (the canonical text of `sorted`) with the member
+ * spliced in at its sorted place. The members that sort before "checksum" (actor, agent …) are
+ * short: their text is the prefix.
+ */
+function spliceChecksum(sorted: Record<string, unknown>, body: string, checksum: string): string {
+  const member = `"checksum":${JSON.stringify(checksum)}`;
+  const before: Record<string, unknown> = {};
+  let any = false;
+  for (const key of Object.keys(sorted)) {
+    if (key > 'checksum') break;
+    before[key] = sorted[key];
+    any = true;
+  }
+  if (!any) return body.length === 2 ? `{${member}}` : `{${member},${body.slice(1)}`;
+  const end = canonicalize(before).length - 1; // where the prefix members end inside the body
+  return `${body.slice(0, end)},${member}${body.slice(end)}`;
 }
 
 /** Re-chains a stream after events were changed, inserted or removed. */

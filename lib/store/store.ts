@@ -562,11 +562,12 @@ export class Store {
       const stored: SpEvent = { ...incoming, session: id, seq };
       if (typeof stored.parent_seq === 'number') stored.parent_seq = live.seqMap.get(stored.parent_seq) ?? stored.parent_seq;
       if (typeof stored.derived_from === 'number') stored.derived_from = live.seqMap.get(stored.derived_from) ?? stored.derived_from;
-      const chained = chainer.chain(stored);
+      const { event: chained, line: text } = chainer.chainWithLine(stored);
       // Whatever path an event comes by (ingest, pull, fork), what fails the schema is never stored.
-      const issues = this.validator?.validate(chained) ?? [];
+      // ingest() checked this event already: only its seq, lineage seqs and checksum changed since.
+      const issues = source === 'ingest' ? [] : (this.validator?.validate(chained) ?? []);
       if (issues.length > 0) throw new UserError(`seq ${incoming.seq}: schema: ${issues[0].path} ${issues[0].message}; not stored`, id);
-      const line = JSON.stringify(chained) + '\n';
+      const line = text + '\n';
       lines.push(line);
       bytes += Buffer.byteLength(line);
       writer.addEvent(chained, key);
