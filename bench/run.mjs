@@ -324,9 +324,10 @@ async function streams() {
     const best = await interleaved(passes);
     for (const [key, pass] of [['codex', 'sp-compile --for codex'], ['claude', 'sp-compile --for claude'], ['render', 'sp-compile --for codex --render']]) {
       const r = best.get(key);
-      const met = r.seconds < 2;
-      addRow({ section: 'compile', pass, input: `work session ${fmtInt(events)} events`, events, mb, r, bare: best.get('bare'), jqr: best.get('jq'), goal: '< 2 s', met });
-      if (events >= 100_000) goal(`${pass} of a ${fmtInt(events)}-event session < 2 s`, met, `${r.seconds.toFixed(2)} s`);
+      // Issue #22: < 1.5 s wall (on an idle machine) and < 150 MB; bench/goals/compile.mjs has the row.
+      const met = r.seconds < 1.5 && r.rssMb > 0 && r.rssMb < 150;
+      addRow({ section: 'compile', pass, input: `work session ${fmtInt(events)} events`, events, mb, r, bare: best.get('bare'), jqr: best.get('jq'), goal: '< 1.5 s, < 150 MB', met });
+      if (events >= 100_000) goal(`${pass} of a ${fmtInt(events)}-event session < 1.5 s wall (idle machine), < 150 MB`, met, `${r.seconds.toFixed(2)} s, ${r.cpuSeconds?.toFixed(2) ?? '?'} CPU-s, ${Math.round(r.rssMb)} MB`);
     }
   }
 }
