@@ -6,7 +6,7 @@ import { EXIT_OK, EXIT_USAGE, UserError, warn } from '../lib/cli/diagnostics.js'
 import { NdjsonWriter } from '../lib/core/ndjson.js';
 import { emptyCursor, readCursorFile, writeCursorFile, type CursorFile } from '../lib/capture/read-position.js';
 import type { Adapter, Cursor, SessionRef } from '../lib/adapter/interface.js';
-import { adapters, getAdapter } from '../adapters/index.js';
+import { agentIds, isAgentId, loadAdapter, unknownAgent } from '../adapters/registry.js';
 import { createProgress, type Progress } from '../lib/cli/progress.js';
 import { resolveSessions } from '../lib/ops/resolve.js';
 
@@ -50,8 +50,8 @@ function checkArgs(args: Args): void {
 
 /** The session refs the arguments name (lib/ops: the same resolver as sp-mcp, sp serve and the library). */
 const select = async (adapter: Adapter, args: Args, home: string): Promise<SessionRef[]> =>
-  // An external adapter (sp-adapter-<agent> on PATH) is not in the built-in registry: the resolver gets it beside them.
-  (await resolveSessions(args, { registry: Object.hasOwn(adapters, adapter.id) ? adapters : { ...adapters, [adapter.id]: adapter }, agent: adapter.id, home, onDiagnostic: warn })).map((found) => found.ref);
+  // The selectors look in one agent: the resolver needs only its adapter (built-in or external).
+  (await resolveSessions(args, { registry: { [adapter.id]: adapter }, agent: adapter.id, home, onDiagnostic: warn })).map((found) => found.ref);
 
 /** Captures sessions into one chained stream; keeps each session's cursor between runs and steps. */
 class Capturer {
@@ -125,6 +125,7 @@ async function listAllAgents(args: Args): Promise<number> {
   const { configuredHome } = await import('../lib/cli/config.js');
   const { listAllSessions, printListedSessions } = await import('../lib/ops/list-all.js');
   const redactor = args.redact ? await (await import('../lib/redact/ensure.js')).Redactor.load() : undefined;
+  const { adapters } = await import('../adapters/index.js');
   const result = await listAllSessions({
     registry: adapters,
     cwd: args.cwd,
@@ -144,7 +145,7 @@ export const spec: CliSpec<Args> = {
     "Reads an agent's own session store (never writing to it) and prints canonical events as NDJSON, one per line, " +
     'hash-chained per session: a session.start, then every native record as a typed event (messages, thinking, tool ' +
     'calls and results; derived file.edit / command.run / todo.* events that point at their call) or as a meta event ' +
-    `that keeps the raw record. Agents: ${Object.keys(adapters).sort().join(', ')}.`,
+    `that keeps the raw record. Agents: ${[...agentIds].sort().join(', ')}.`,
   usage: '<agent> (--list | --session ID | --path FILE | --latest | --all) [options] | --all-agents --list',
   examples: [
     ['sp-capture claude --list', "every Claude Code session, newest first: id, path, cwd, first prompt, title, counts"],
@@ -160,8 +161,9 @@ export const spec: CliSpec<Args> = {
     ["sp-capture hermes --path ~/.hermes/state.db#20261130_051619_bb4de5", 'one session of a database: <db>#<session id> (a bare db path: its newest session)'],
     ['sp-capture hermes --session 20261130_051656_853b11+', "a Hermes session's whole lineage (compression continuations, subagent and branch sessions), parents first"],
   ],
-  epilogue:
-    `The home is --home, else the agent's variable (${Object.values(adapters)
+  // Only --help reads it: the homes' variables are the adapters', loaded then.
+  epilogue: async () =>
+    `The home is --home, else the agent's variable (${Object.values((await import('../adapters/index.js')).adapters)
       .map((a) => `${a.homeEnv} for ${a.id}`)
       .join(', ')}), else its default (~/.claude, ~/.codex …).\n\n` +
     'A bad native line is reported as "sp-capture: FILE:LINE: what: excerpt" and carried as a meta event; capture goes on.\n\n' +
@@ -175,7 +177,7 @@ export const spec: CliSpec<Args> = {
     'when homes exist and none could be read.',
   options: (y) =>
     y
-      .positional('agent', { type: 'string', describe: `the agent whose sessions to read (${Object.keys(adapters).sort().join(', ')})` })
+      .positional('agent', { type: 'string', describe: `the agent whose sessions to read (${[...agentIds].sort().join(', ')})` })
       .option('all-agents', { type: 'boolean', default: false, describe: 'with --list: the sessions of every agent found on this machine, newest first' })
       .option('list', { type: 'boolean', default: false, describe: 'print one JSON line per session instead of capturing' })
       .option('session', { type: 'string', describe: 'capture the session with this native id (or a unique prefix), or its canonical sess_… id' })
@@ -195,7 +197,10 @@ export const spec: CliSpec<Args> = {
   run: async (args, io) => {
     if (args.allAgents) return listAllAgents(args);
     if (args.agent === undefined) throw new UserError('missing argument: usage: sp-capture <agent> (--list | --session ID | --path FILE | --latest | --all) [options] | --all-agents --list');
-    const adapter = await (await import('../lib/adapter/external.js')).adapterOrExternal(args.agent, getAdapter); // else sp-adapter-<agent> on PATH
+    const agent = args.agent;
+    const adapter = isAgentId(agent)
+      ? await loadAdapter(agent)
+      : await (await import('../lib/adapter/external.js')).adapterOrExternal(agent, (id) => { throw unknownAgent(id); }); // sp-adapter-<agent> on PATH
     checkArgs(args);
     const home = args.home ?? (await import('../lib/cli/config.js')).configuredHome(adapter.id, adapter.homeEnv) ?? adapter.defaultHome();
 

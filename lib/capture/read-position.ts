@@ -216,6 +216,13 @@ export function rawFinalNewline(path: string, size: number, incremental: boolean
  */
 export async function* sourceLines(path: string, start: number, end: number, firstLineNumber: number): AsyncGenerator<Line> {
   if (end <= start) return;
+  // What an incremental or --follow step usually reads (a few new lines) is read at once: a stream
+  // waits on the thread pool for its open, each read and its close, and on a busy machine each of
+  // those waits took longer than reading the bytes.
+  if (end - start <= READ_CHUNK) {
+    yield* splitLines([readRange(path, start, end - start)], firstLineNumber, start);
+    return;
+  }
   const stream = createReadStream(path, { start, end: end - 1, highWaterMark: READ_CHUNK, flags: 'r' }); // see READ_CHUNK
   yield* splitLines(stream, firstLineNumber, start);
 }

@@ -23,7 +23,8 @@ export interface CliSpec<A> {
   options: (y: Argv) => Argv<A>;
   /** Does the work; resolves to the exit code. Standard input and output are reached through `io` only. */
   run: (args: A, io: StageIo) => Promise<number> | number;
-  epilogue?: string;
+  /** Text after the examples in --help; a function when it needs modules a plain run should not load. */
+  epilogue?: string | (() => Promise<string>);
 }
 
 /**
@@ -138,9 +139,10 @@ export async function parseWithYargs<A>(spec: CliSpec<A>, argv: string[]): Promi
   for (const [name, config] of COMMON_OPTIONS) y.option(name, config);
   // Examples as their own lines, each command whole: yargs would wrap a long command mid-way.
   const examples = spec.examples.map(([command, description]) => `  ${command}\n      ${description}`).join('\n');
+  const epilogue = typeof spec.epilogue === 'function' ? await spec.epilogue() : spec.epilogue;
   y.epilogue(
     (examples ? `Examples:\n${examples}\n\n` : '') +
-      (spec.epilogue ? `${spec.epilogue}\n\n` : '') +
+      (epilogue ? `${epilogue}\n\n` : '') +
       'Exit status: 0 ok, 1 a check failed, 2 usage error or unreadable input. Diagnostics go to stderr.',
   );
   const configured = spec.options(y);

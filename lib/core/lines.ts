@@ -36,7 +36,7 @@ export interface Line {
 const LF = 0x0a;
 const CR = 0x0d;
 
-export async function* splitLines(source: AsyncIterable<Buffer | string>, firstLineNumber = 1, startOffset = 0, keepBytes = false): AsyncGenerator<Line> {
+export async function* splitLines(source: AsyncIterable<Buffer | string> | Iterable<Buffer | string>, firstLineNumber = 1, startOffset = 0, keepBytes = false): AsyncGenerator<Line> {
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   let number = firstLineNumber;
