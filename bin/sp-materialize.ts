@@ -3,8 +3,7 @@
 import { isMainModule, runCli, type CliSpec } from '../lib/cli/cli.js';
 import { EXIT_OK, UserError, warn } from '../lib/cli/diagnostics.js';
 import { adapters, getAdapter } from '../adapters/index.js';
-import type { LossEntry } from '../lib/adapter/interface.js';
-import { totalsLine } from '../lib/relay/ledger.js';
+import { totalsLine, type LossSummary } from '../lib/relay/ledger.js';
 import type { RelayOptions, RelayResult } from '../lib/relay/relay.js';
 
 interface Args {
@@ -44,18 +43,10 @@ function unverifiedWarning(where: string, session: string): void {
 }
 
 /** One stderr line per kind of change: how many, and the first example. */
-function summarize(losses: LossEntry[]): void {
-  const byCode = new Map<string, LossEntry[]>();
-  for (const entry of losses) {
-    const key = `${entry.action} ${entry.code}`;
-    const list = byCode.get(key) ?? [];
-    list.push(entry);
-    byCode.set(key, list);
-  }
-  for (const [key, list] of byCode) {
-    const first = list[0];
+function summarize(summary: LossSummary): void {
+  for (const [key, count, first] of summary.codes()) {
     const at = first.seq !== undefined ? `seq ${first.seq}: ` : '';
-    warn(key, `${list.length}× — ${at}${first.reason}${list.length > 1 ? ' …' : ''}`);
+    warn(key, `${count}× — ${at}${first.reason}${count > 1 ? ' …' : ''}`);
   }
 }
 
@@ -163,19 +154,23 @@ export const spec: CliSpec<Args> = {
     // Secrets never reach another agent's home unless --no-redact (then each result line says "redacted": false).
     const inputs = io.inputs(args.file ? [args.file] : undefined);
     const outcome = await relayInputs(adapter, inputs, { ...options, redact: args.redact, onUnverified: unverifiedWarning });
-    const totals = outcome.ledger.totals();
-    outcome.results[0].ledger = totals;
-    // The result line says whether the write hands the session over or is a copy of it.
-    (outcome.results[0] as RelayResult & { handoff?: boolean }).handoff = args.handoff === true && !args.dryRun;
-    if (outcome.results.length > 1) outcome.results[0].sessions = outcome.results.map((r) => r.session_id);
-    outcome.results.forEach((result, i) => {
-      io.stdout.write(JSON.stringify(result) + '\n');
-      // --json: a preview line (a native line, JSON or not: Aider's is Markdown) rides in an object of its own.
-      for (const line of preview[i] ?? []) io.stdout.write(args.json ? JSON.stringify({ preview: result.session_id, line }) + '\n' : line + '\n');
-    });
-    if (!args.quiet) warn('ledger', `${totalsLine(totals)}${outcome.results.length > 1 ? ` (${outcome.results.length} sessions: the active branch and ${outcome.results.length - 1} other)` : ''}`);
-    if (!args.quiet) summarize(outcome.entries);
-    if (args.report) writeLedgerReport(args.report, outcome.ledger, outcome.results);
+    try {
+      const totals = outcome.ledger.totals();
+      outcome.results[0].ledger = totals;
+      // The result line says whether the write hands the session over or is a copy of it.
+      (outcome.results[0] as RelayResult & { handoff?: boolean }).handoff = args.handoff === true && !args.dryRun;
+      if (outcome.results.length > 1) outcome.results[0].sessions = outcome.results.map((r) => r.session_id);
+      outcome.results.forEach((result, i) => {
+        io.stdout.write(JSON.stringify(result) + '\n');
+        // --json: a preview line (a native line, JSON or not: Aider's is Markdown) rides in an object of its own.
+        for (const line of preview[i] ?? []) io.stdout.write(args.json ? JSON.stringify({ preview: result.session_id, line }) + '\n' : line + '\n');
+      });
+      if (!args.quiet) warn('ledger', `${totalsLine(totals)}${outcome.results.length > 1 ? ` (${outcome.results.length} sessions: the active branch and ${outcome.results.length - 1} other)` : ''}`);
+      if (!args.quiet) summarize(outcome.summary);
+      if (args.report) writeLedgerReport(args.report, outcome.ledger, outcome.results);
+    } finally {
+      outcome.ledger.remove();
+    }
     if (!args.dryRun && args.handoff) {
       const { recordHandoffIfStored } = await import('../lib/store/index.js');
       const handoff = await recordHandoffIfStored({ store: args.store, sourceSession: outcome.session, toAgent: adapter.id, targetSessionId: outcome.results[0].session_id, note: `sp-materialize ${adapter.id} (${outcome.mode} mode)`, expect: args.expect });

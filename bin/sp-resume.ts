@@ -109,7 +109,11 @@ await runCli<Args>({
 
     const outcome = await resume.resumeInto(adapter, events, { mappings: chosen, redact: args.redact, home: args.home, dryRun: args.dryRun, model: args.model, mkcwd: args.mkcwd, experimental: args.experimental, backup: true });
     const main = outcome.results[0];
-    main.ledger = outcome.ledger.totals();
+    try {
+      main.ledger = outcome.ledger.totals();
+    } finally {
+      outcome.ledger.remove();
+    }
     main.source_session = summary.id;
     main.path_mapped = outcome.mapped;
     if (!args.redact) main.redacted = false;

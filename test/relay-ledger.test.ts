@@ -1,5 +1,6 @@
-// The relay's ledger keeps its rows in columns and shares equal strings (lib/relay/ledger.ts): the
-// rows read back are what was recorded, row for row, entries in their order and shape.
+// The relay's ledger keeps its sources in columns and its entries in a temp file (lib/relay/ledger.ts):
+// the rows read back are what was recorded, row for row, entries in their order and shape.
+import { existsSync, statSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { SpEvent } from '../lib/core/event.js';
 import { RelayLedger } from '../lib/relay/ledger.js';
@@ -55,5 +56,31 @@ describe('RelayLedger', () => {
     }
     const rows = [...ledger.rows()];
     expect(rows.map((row) => row.reason)).toEqual(Array.from({ length: 6000 }, (_, seq) => `id call_${seq} rewritten`));
+  });
+
+  it('keeps apart entries whose session and seq hash alike (seqs 40189 and 797186 of "s")', () => {
+    const ledger = new RelayLedger();
+    for (const seq of [40189, 797186]) ledger.source(event('s', seq, 'tool.call'));
+    ledger.add('s', { action: 'stubbed', code: 'stub-result', reason: 'first', seq: 40189, type: 'tool.call' });
+    ledger.add('s', { action: 'dropped', code: 'orphan-result', reason: 'second', seq: 797186, type: 'tool.call' });
+    expect(ledger.entriesOf('s', 40189).map((e) => e.reason)).toEqual(['first']);
+    expect(ledger.entriesOf('s', 797186).map((e) => e.reason)).toEqual(['second']);
+    expect(ledger.entriesOf('t', 40189)).toEqual([]);
+    ledger.remove();
+  });
+
+  it('holds its entries in a private temp folder that remove() deletes (and nothing before the first entry)', () => {
+    const ledger = new RelayLedger();
+    ledger.source(event('s', 1, 'tool.call'));
+    ledger.add('s', { action: 'transformed', code: 'model', reason: 'session-level', type: 'message.assistant' });
+    expect(ledger.path).toBeUndefined();
+    ledger.add('s', { action: 'stubbed', code: 'stub-result', reason: 'no result', seq: 1, type: 'tool.call' });
+    const dir = ledger.path!;
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect([...ledger.rows()][0]).toMatchObject({ action: 'stubbed', reason: 'no result' });
+    ledger.remove();
+    expect(existsSync(dir)).toBe(false);
+    ledger.remove();
+    expect(() => ledger.add('s', { action: 'stubbed', code: 'stub-result', reason: 'late', seq: 1, type: 'tool.call' })).toThrow(/removed/);
   });
 });

@@ -6,7 +6,7 @@
 // lib/ asks the adapter registry about agents (lib/adapter/registry.ts): loading it registers them.
 import '../adapters/index.js';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { claude } from '../adapters/claude/index.js';
@@ -184,7 +184,35 @@ describe('the ledger', () => {
       const totals = outcome.ledger.totals();
       expect(totals.events).toBe(events.length);
       expect(totals.translated).toBeGreaterThan(0);
+      outcome.ledger.remove();
     }
+  });
+
+  it("the ledger's temp file goes with remove(), and with the relay when the write fails; sp-materialize leaves none", async () => {
+    const { events } = await captureAll(claude, CLAUDE_S3);
+    const outcome = await relay(codex, from(events), { home: dir(), cwd: dir(), mkcwd: true });
+    const path = outcome.ledger.path!;
+    expect(existsSync(path)).toBe(true);
+    outcome.ledger.remove();
+    expect(existsSync(path)).toBe(false);
+    // A write that fails after the ledger has entries (the Codex writer refuses a home that is a file).
+    const tmp = dir();
+    const home = join(dir(), 'a-file');
+    writeFileSync(home, '');
+    const cwd = dir();
+    const before = process.env.TMPDIR;
+    process.env.TMPDIR = tmp;
+    try {
+      await expect(relay(codex, from(events), { home, cwd, mkcwd: true })).rejects.toThrow();
+    } finally {
+      if (before === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = before;
+    }
+    expect(readdirSync(tmp)).toEqual([]);
+    const bin = dir();
+    const written = runBin('sp-materialize', ['codex', '--home', dir(), '--cwd', dir(), '--mkcwd', file(events)], { env: { TMPDIR: bin } });
+    expect(written.code).toBe(0);
+    expect(readdirSync(bin)).toEqual([]);
   });
 });
 

@@ -15,6 +15,7 @@ import type { Adapter, SessionRef } from '../adapter/interface.js';
 import { UserError } from '../cli/diagnostics.js';
 import type { SpEvent } from '../core/event.js';
 import type { Line } from '../core/lines.js';
+import type { LedgerRow, LedgerTotals } from '../relay/ledger.js';
 import {
   ToolInputError,
   adapterOf,
@@ -519,13 +520,22 @@ function registerHandoffTools(server: McpServer, ctx: ToolContext): void {
         if (!dryRun) {
           // A symlink inside an allowed home (sessions/ → elsewhere) would carry the write out: the
           // writer's own paths, from a dry run, must resolve under an allowed folder too.
-          for (const planned of (await relayEvents(target, input, { ...relayOptions, dryRun: true })).results) c.writableSessionFile(planned.path);
+          const planned = await relayEvents(target, input, { ...relayOptions, dryRun: true });
+          planned.ledger.remove();
+          for (const { path } of planned.results) c.writableSessionFile(path);
           budget.check();
         }
         const outcome = await relayEvents(target, input, { ...relayOptions, dryRun });
         const [main, ...others] = outcome.results;
         // What an agent needs to judge the relay: the totals, and each event that did not go over as it was.
-        const changed = [...outcome.ledger.rows()].filter((row) => row.action !== 'carried');
+        let changed: LedgerRow[];
+        let totals: LedgerTotals;
+        try {
+          changed = [...outcome.ledger.rows()].filter((row) => row.action !== 'carried');
+          totals = outcome.ledger.totals();
+        } finally {
+          outcome.ledger.remove();
+        }
         return {
           json: {
             from: { agent: ref.agent, native_id: ref.native_id, session: events[0]?.session, events: events.length },
@@ -534,7 +544,7 @@ function registerHandoffTools(server: McpServer, ctx: ToolContext): void {
             resume: main.resume,
             ...(others.length ? { branches: others.map((r) => ({ session_id: r.session_id, path: r.path, resume: r.resume, branch: r.branch })) } : {}),
             ledger: {
-              totals: outcome.ledger.totals(),
+              totals,
               changed: changed.slice(0, 100),
               truncated: changed.length > 100,
               session_changes: outcome.ledger.unattached,

@@ -207,7 +207,7 @@ export async function resumeInto(adapter: Adapter, events: readonly SpEvent[], o
   // The mapping ran before the relay's ledger existed: its entries join the rows of their events.
   for (const { session, entry } of pending) {
     outcome.ledger.add(session, entry);
-    outcome.entries.push(entry);
+    outcome.summary.add(entry);
   }
   return { ...outcome, mapped, secrets };
 }

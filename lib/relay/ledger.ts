@@ -6,6 +6,11 @@
 // all its entries stay in the row.
 import type { LossEntry } from '../adapter/interface.js';
 import type { SpEvent } from '../core/event.js';
+import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { removeOnInterrupt } from '../fs/private.js';
+import { HashChains, grown, hashString } from '../write/hashed.js';
 
 /**
  * The actions of a ledger row, most significant first (a row takes the first its entries have): a
@@ -42,13 +47,10 @@ const rank = (action: string): number => {
   return at === -1 ? ACTIONS.indexOf('transformed') : at;
 };
 
-/** One copy of each string seen often (a session id, an event type, a reason written per event). */
+/** One copy of each string seen often (a session id, an event type), as a small number. */
 class Interned {
   private readonly ids = new Map<string, number>();
   readonly values: string[] = [];
-
-  /** `limit`: past that many strings, `same` stops remembering new ones (reasons unique per event would only cost). */
-  constructor(private readonly limit = Infinity) {}
 
   id(value: string): number {
     let id = this.ids.get(value);
@@ -58,17 +60,7 @@ class Interned {
     }
     return id;
   }
-
-  /** `value`, or the equal string kept already. */
-  same(value: string): string {
-    const id = this.ids.get(value);
-    if (id !== undefined) return this.values[id];
-    return this.values.length < this.limit ? this.values[this.id(value)] : value;
-  }
 }
-
-/** Distinct entry strings shared at most: a few hundred templates in practice. */
-const SHARED_ENTRY_STRINGS = 4096;
 
 /** A column of numbers that grows by doubling: 8 bytes a row, no object per row. */
 class NumberColumn {
@@ -76,11 +68,7 @@ class NumberColumn {
   length = 0;
 
   push(value: number): void {
-    if (this.length === this.data.length) {
-      const grown = new Float64Array(this.data.length * 2);
-      grown.set(this.data);
-      this.data = grown;
-    }
+    if (this.length === this.data.length) this.data = grown(this.data, this.data.length * 2);
     this.data[this.length++] = value;
   }
 
@@ -89,9 +77,120 @@ class NumberColumn {
   }
 }
 
+/** Bytes written to the entry file at once (and read back at once). */
+const BLOCK = 1 << 16;
+
+/**
+ * The entries of source events, on disk: a relay reports one for most events of a session, and
+ * held as objects with their per-event reasons they grew with the session (about 250 bytes each).
+ * Each entry is a line `[session, entry]` in a private temp file (lib/fs/private.ts), made at the
+ * first entry; memory keeps 24 bytes an entry: where its line is, and a hash of its session and
+ * seq (lib/write/hashed.ts), confirmed against the line read back. `remove()` deletes the file
+ * (also on exit and on signals, as the spools of lib/write/spool.ts).
+ */
+class EntryFile {
+  private readonly chains = new HashChains();
+  private offsets = new Float64Array(1024);
+  private lengths = new Int32Array(1024);
+  private dir: string | undefined;
+  private fd: number | undefined;
+  private settle: (() => void) | undefined;
+  private size = 0;
+  private pending = '';
+  private pendingFrom = 0;
+  private removed = false;
+  private block = Buffer.alloc(0);
+  private blockStart = 0;
+
+  add(session: string, entry: LossEntry & { seq: number }): void {
+    if (this.removed) throw new Error('the relay ledger was removed');
+    if (this.fd === undefined) this.open();
+    const line = JSON.stringify([session, entry]);
+    const bytes = Buffer.byteLength(line);
+    const at = this.chains.add(keyHash(session, entry.seq));
+    if (at >= this.offsets.length) {
+      this.offsets = grown(this.offsets, this.offsets.length * 2);
+      this.lengths = grown(this.lengths, this.lengths.length * 2);
+    }
+    this.offsets[at] = this.size;
+    this.lengths[at] = bytes;
+    this.size += bytes + 1;
+    this.pending += `${line}\n`;
+    if (this.pending.length >= BLOCK) this.flush();
+  }
+
+  /** The entries of one source event, in the order they were added. */
+  entriesOf(session: string, seq: number): LossEntry[] {
+    if (this.fd === undefined) return [];
+    const found: LossEntry[] = [];
+    for (let at = this.chains.newest(keyHash(session, seq)); at !== -1; at = this.chains.previous(at)) {
+      const [s, entry] = JSON.parse(this.read(this.offsets[at], this.lengths[at])) as [string, LossEntry];
+      if (s === session && entry.seq === seq) found.push(entry);
+    }
+    return found.reverse();
+  }
+
+  remove(): void {
+    if (this.removed) return;
+    this.removed = true;
+    liveFiles.delete(this);
+    this.pending = '';
+    if (this.fd !== undefined) closeSync(this.fd);
+    if (this.dir !== undefined) rmSync(this.dir, { recursive: true, force: true });
+    this.settle?.();
+  }
+
+  get path(): string | undefined {
+    return this.dir;
+  }
+
+  private open(): void {
+    this.dir = mkdtempSync(join(tmpdir(), 'sp-ledger-'));
+    this.settle = removeOnInterrupt(this.dir);
+    liveFiles.add(this);
+    if (!exitHook) {
+      exitHook = true;
+      process.on('exit', () => {
+        for (const file of liveFiles) file.remove();
+      });
+    }
+    this.fd = openSync(join(this.dir, 'entries.ndjson'), 'wx+', 0o600);
+  }
+
+  private flush(): void {
+    if (this.pending === '' || this.fd === undefined) return;
+    writeSync(this.fd, this.pending, this.pendingFrom);
+    this.pendingFrom = this.size;
+    this.pending = '';
+  }
+
+  /** One line's text: from the block read last when it holds it (a pass in order reads each block once). */
+  private read(offset: number, length: number): string {
+    if (this.removed || this.fd === undefined) throw new Error('the relay ledger was removed');
+    this.flush();
+    if (offset < this.blockStart || offset + length > this.blockStart + this.block.length) {
+      const room = Math.max(length, BLOCK);
+      const buffer = this.block.buffer.byteLength >= room && this.block.byteOffset === 0 ? Buffer.from(this.block.buffer, 0, this.block.buffer.byteLength) : Buffer.allocUnsafeSlow(room);
+      let got = 0;
+      while (got < length) {
+        const n = readSync(this.fd, buffer, got, buffer.length - got, offset + got);
+        if (n === 0) break;
+        got += n;
+      }
+      this.block = buffer.subarray(0, got);
+      this.blockStart = offset;
+    }
+    const at = offset - this.blockStart;
+    return this.block.toString('utf8', at, at + length);
+  }
+}
+
+const keyHash = (session: string, seq: number): number => hashString(`${seq}\u0000${session}`);
+const liveFiles = new Set<EntryFile>();
+let exitHook = false;
+
 // A ledger row per source event, for sessions of a million events: the sources are three number
-// columns (session and type as ids of interned strings) and an entry's strings are shared with
-// every equal one, so the ledger costs a few dozen bytes an event, not an object and its strings.
+// columns (session and type as ids of interned strings), the entries a file on disk (EntryFile).
 export class RelayLedger {
   /** Source events in input order: session and type (interned ids) and seq. */
   private readonly sourceSessions = new NumberColumn();
@@ -99,12 +198,10 @@ export class RelayLedger {
   private readonly sourceSeqs = new NumberColumn();
   /** Sessions and types (ids in the columns). */
   private readonly strings = new Interned();
-  /** Codes and reasons of entries. */
-  private readonly entryStrings = new Interned(SHARED_ENTRY_STRINGS);
   /** A source seq that is not a number (a malformed event), by position: given back as it was. */
   private readonly unnumbered = new Map<number, unknown>();
-  /** Entries per source event: per session, by seq (one entry as it is, several in a list). */
-  private readonly entries = new Map<string, Map<number, LossEntry | LossEntry[]>>();
+  /** Entries per source event (by session and seq). */
+  private readonly entries = new EntryFile();
   /** Entries that name no source event. */
   readonly unattached: SessionEntry[] = [];
 
@@ -116,32 +213,13 @@ export class RelayLedger {
     if (typeof event.seq !== 'number') this.unnumbered.set(this.sourceSeqs.length - 1, event.seq);
   }
 
-  /** `entry` with its repeated strings shared (reasons repeat across events of a large session). */
-  private compact(entry: LossEntry): LossEntry {
-    const kept: LossEntry = { ...entry, code: this.entryStrings.same(entry.code), reason: this.entryStrings.same(entry.reason) };
-    if (typeof entry.type === 'string') kept.type = this.entryStrings.same(entry.type);
-    return kept;
-  }
-
   /**
    * An entry for a source event of `session`. `seq` of the entry is the SOURCE seq (callers that
    * renumbered map it back first); an entry without one is kept as a session-level change.
-   * Returns the entry as kept (its strings shared), for a caller that lists entries too.
    */
-  add(session: string, entry: LossEntry): LossEntry {
-    if (typeof entry.seq !== 'number') {
-      this.unattached.push({ ...entry, session });
-      return entry;
-    }
-    const name = this.strings.same(session);
-    let bySeq = this.entries.get(name);
-    if (!bySeq) this.entries.set(name, (bySeq = new Map()));
-    const kept = this.compact(entry);
-    const before = bySeq.get(entry.seq);
-    if (before === undefined) bySeq.set(entry.seq, kept);
-    else if (Array.isArray(before)) before.push(kept);
-    else bySeq.set(entry.seq, [before, kept]);
-    return kept;
+  add(session: string, entry: LossEntry): void {
+    if (typeof entry.seq !== 'number') this.unattached.push({ ...entry, session });
+    else this.entries.add(session, entry as LossEntry & { seq: number });
   }
 
   /** Marks every event of `session` in `seqs` with the same entry (other sessions, summarized turns). */
@@ -151,8 +229,17 @@ export class RelayLedger {
 
   /** Entries of one source event. */
   entriesOf(session: string, seq: number): LossEntry[] {
-    const found = this.entries.get(session)?.get(seq);
-    return found === undefined ? [] : Array.isArray(found) ? found : [found];
+    return typeof seq === 'number' ? this.entries.entriesOf(session, seq) : [];
+  }
+
+  /** Deletes the entries' temp file, when whoever holds the relay's outcome is done with its rows. */
+  remove(): void {
+    this.entries.remove();
+  }
+
+  /** The entries' temp folder, once the first entry made it (tests check it goes). */
+  get path(): string | undefined {
+    return this.entries.path;
   }
 
   /** One row per source event, in input order. */
@@ -198,4 +285,21 @@ export function totalsLine(totals: LedgerTotals): string {
   if (totals.transformed) parts.push(`${totals.transformed} transformed`);
   parts.push(`${totals.stubbed} stubbed`, `${totals.dropped} dropped${totals.summarized ? ` (${totals.summarized} summarized)` : ''}`);
   return parts.join(', ');
+}
+
+/** Entries counted per `action code`, with the first of each (what sp-materialize's stderr summary says), in order of first report. */
+export class LossSummary {
+  private readonly byCode = new Map<string, { count: number; first: LossEntry }>();
+
+  add(entry: LossEntry): void {
+    const key = `${entry.action} ${entry.code}`;
+    const seen = this.byCode.get(key);
+    if (seen) seen.count += 1;
+    else this.byCode.set(key, { count: 1, first: entry });
+  }
+
+  /** `[action code, count, first entry]` per code. */
+  *codes(): Generator<[key: string, count: number, first: LossEntry]> {
+    for (const [key, { count, first }] of this.byCode) yield [key, count, first];
+  }
 }

@@ -8,9 +8,10 @@ import { UserError } from '../cli/diagnostics.js';
 import type { SpEvent } from '../core/event.js';
 import { isObject } from '../core/json.js';
 import { SessionSpool } from '../write/spool.js';
+import { grown } from '../write/hashed.js';
 import { BranchIndex, type BranchPlan, type BranchSelection } from '../write/branches.js';
 import { compiledOf, contextSession, type ContextSession } from './context.js';
-import { RelayLedger } from './ledger.js';
+import { LossSummary, RelayLedger } from './ledger.js';
 import { relayTransformPasses } from './translate.js';
 
 
@@ -40,8 +41,8 @@ export interface RelayOutcome {
   /** The active (or only) session first, then one per other branch. */
   results: RelayResult[];
   ledger: RelayLedger;
-  /** Every entry as reported (writer, transform, relay), with source seqs, for the per-code summary. */
-  entries: LossEntry[];
+  /** Every entry as reported (writer, transform, relay), counted per code, for the stderr summary. */
+  summary: LossSummary;
   /** The source session written. */
   session: string;
   context?: Pick<ContextSession, 'turns' | 'turnTokens' | 'room'> & { summarized: number };
@@ -57,7 +58,7 @@ async function* fromArray(events: SpEvent[]): AsyncGenerator<SpEvent> {
  * tree writer never starts a new root there.
  */
 async function* knownParents(events: AsyncIterable<SpEvent>): AsyncGenerator<SpEvent> {
-  const seen = new Set<number>();
+  const seen = new SeqSet();
   let previous: number | undefined;
   for await (const event of events) {
     const explicit = typeof event.parent_seq === 'number';
@@ -66,6 +67,40 @@ async function* knownParents(events: AsyncIterable<SpEvent>): AsyncGenerator<SpE
     else yield event;
     seen.add(event.seq);
     previous = event.seq;
+  }
+}
+
+/**
+ * The seqs seen, as bits: a Set of every seq of a large session held a few dozen bytes an event.
+ * Seqs are small whole numbers in practice (a bit each); any other (a gap 64 times the count, a
+ * fraction, a negative) turns it into a Set, which holds what hostile input brings.
+ */
+export class SeqSet {
+  private bits = new Uint8Array(1024);
+  private count = 0;
+  private other: Set<number> | undefined;
+
+  add(seq: number): void {
+    this.count += 1;
+    if (!this.other && Number.isInteger(seq) && seq >= 0 && seq < (this.count + 8192) * 64) {
+      const byte = Math.floor(seq / 8);
+      if (byte >= this.bits.length) this.bits = grown(this.bits, Math.max(byte + 1, this.bits.length * 2));
+      this.bits[byte] |= 1 << (seq % 8);
+      return;
+    }
+    if (!this.other) {
+      this.other = new Set();
+      for (let byte = 0; byte < this.bits.length; byte += 1) for (let bit = 0; bit < 8; bit += 1) if (this.bits[byte] & (1 << bit)) this.other.add(byte * 8 + bit);
+      this.bits = new Uint8Array(0);
+    }
+    this.other.add(seq);
+  }
+
+  has(seq: number): boolean {
+    if (this.other) return this.other.has(seq);
+    if (!Number.isInteger(seq) || seq < 0) return false;
+    const byte = Math.floor(seq / 8);
+    return byte < this.bits.length && (this.bits[byte] & (1 << (seq % 8))) !== 0;
   }
 }
 
@@ -114,23 +149,28 @@ export async function relay(adapter: Adapter, input: AsyncIterable<SpEvent>, opt
   const ledger = new RelayLedger();
   const order = new SeqOrder();
   // The input is held once, on disk (docs/design.md §5.1, "One stream, held once"): every later step is a pass over this spool.
-  const spool = await SessionSpool.create(input, {
-    prefix: 'sp-relay',
-    onEvent: (event) => {
-      ledger.source(event);
-      order.add(event);
-    },
-  });
+  let spool: SessionSpool | undefined;
   try {
+    spool = await SessionSpool.create(input, {
+      prefix: 'sp-relay',
+      onEvent: (event) => {
+        ledger.source(event);
+        order.add(event);
+      },
+    });
     return await relaySpooled(adapter, spool, order, ledger, options);
+  } catch (err) {
+    // The outcome's holder removes the ledger's file (ledger.remove()); with no outcome it goes here.
+    ledger.remove();
+    throw err;
   } finally {
-    spool.remove();
+    spool?.remove();
   }
 }
 
 async function relaySpooled(adapter: Adapter, spool: SessionSpool, order: SeqOrder, ledger: RelayLedger, options: RelayOptions): Promise<RelayOutcome> {
   const { tree } = adapter.capabilities;
-  const entries: LossEntry[] = [];
+  const summary = new LossSummary();
   const last = spool.last;
   if (!last) throw new UserError('no events in the input');
 
@@ -140,9 +180,9 @@ async function relaySpooled(adapter: Adapter, spool: SessionSpool, order: SeqOrd
   const mode = compiled ? 'context' : 'history';
   const compiledSource = compiled && isObject(last.payload) && isObject(last.payload.source) ? last.payload.source.session : undefined;
   const session = compiled ? (typeof compiledSource === 'string' ? compiledSource : last.session) : spool.picker.pick(options.session);
-  // The list and the ledger share one copy of each entry (a large session reports one per event).
   const record = (s: string, entry: LossEntry): void => {
-    entries.push(ledger.add(s, entry));
+    ledger.add(s, entry);
+    summary.add(entry);
   };
 
   // Every event but a closing compiled handoff, in stream order, with the session it belongs to.
@@ -161,7 +201,7 @@ async function relaySpooled(adapter: Adapter, spool: SessionSpool, order: SeqOrd
   }
   for (const [other, count] of othersCounts) {
     const reason = `another session in the stream (${count} events): not written; sp-materialize --session ${other} writes it`;
-    entries.push({ action: 'dropped', code: 'other-session', reason });
+    summary.add({ action: 'dropped', code: 'other-session', reason });
   }
   if (othersCounts.size > 0) {
     for await (const event of input()) {
@@ -247,5 +287,5 @@ async function relaySpooled(adapter: Adapter, spool: SessionSpool, order: SeqOrd
     }
     results.push(result);
   }
-  return { mode, results, ledger, entries, session, ...(context ? { context } : {}) };
+  return { mode, results, ledger, summary, session, ...(context ? { context } : {}) };
 }

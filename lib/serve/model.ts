@@ -465,22 +465,28 @@ export class SessionModel {
     };
     if (write) {
       // As sp-mcp: the writer's own paths, from a dry run, must resolve under an --allow-write folder too.
-      for (const planned of (await run(true)).results) c.writableSessionFile(planned.path);
+      const planned = await run(true);
+      planned.ledger.remove();
+      for (const { path } of planned.results) c.writableSessionFile(path);
       lines.length = 0;
       lineBytes = 0;
     }
     const outcome = await run(!write);
-    return this.redactor.redactValue({
-      written: write,
-      mode: outcome.mode,
-      results: outcome.results,
-      totals: outcome.ledger.totals(),
-      rows: [...outcome.ledger.rows()],
-      session_changes: outcome.ledger.unattached,
-      lines,
-      lines_truncated: lineBytes > 2 << 20,
-      source: { agent: ref?.agent ?? events[0]?.agent, session: events[0]?.session, events: events.length },
-    });
+    try {
+      return this.redactor.redactValue({
+        written: write,
+        mode: outcome.mode,
+        results: outcome.results,
+        totals: outcome.ledger.totals(),
+        rows: [...outcome.ledger.rows()],
+        session_changes: outcome.ledger.unattached,
+        lines,
+        lines_truncated: lineBytes > 2 << 20,
+        source: { agent: ref?.agent ?? events[0]?.agent, session: events[0]?.session, events: events.length },
+      });
+    } finally {
+      outcome.ledger.remove();
+    }
   }
 }
 

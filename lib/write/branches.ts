@@ -173,9 +173,10 @@ export class BranchIndex {
     for (let i = 0; i < n; i += 1) if (parents[i] !== NONE && children[i + 1] === 0) leaves.push(i);
     const activeLeaf = leaves.length ? leaves[leaves.length - 1] : -1;
 
-    const pathOf = (leaf: number): Set<number> => {
-      const path = new Set<number>();
-      for (let at = leaf; at >= 0 && !path.has(at); at = parents[at] !== NONE ? parents[at] : -1) path.add(at);
+    // A path as a mark per position (a Set of a large session's steps held dozens of bytes each, through the write).
+    const pathOf = (leaf: number): Uint8Array => {
+      const path = new Uint8Array(n);
+      for (let at = leaf; at >= 0 && path[at] === 0; at = parents[at] !== NONE ? parents[at] : -1) path[at] = 1;
       return path;
     };
     const activePath = pathOf(activeLeaf);
@@ -197,14 +198,14 @@ export class BranchIndex {
         }
       }
     }
-    const onPath = (path: Set<number>, i: number): boolean => {
-      if (parents[i] !== NONE) return path.has(i);
-      return owners[i] === NONE || path.has(owners[i]);
+    const onPath = (path: Uint8Array, i: number): boolean => {
+      if (parents[i] !== NONE) return path[i] === 1;
+      return owners[i] === NONE || path[owners[i]] === 1;
     };
     const branch = (leaf: number): BranchSelection => {
       const path = leaf === activeLeaf ? activePath : pathOf(leaf);
       let fork: number | undefined;
-      for (const at of path) if (activePath.has(at) && (fork === undefined || at > fork)) fork = at;
+      for (let at = n - 1; at >= 0 && fork === undefined; at -= 1) if (path[at] === 1 && activePath[at] === 1) fork = at;
       const own = new Set<number>();
       if (leaf !== activeLeaf) for (let i = 0; i < n; i += 1) if (onPath(path, i) && !onPath(activePath, i)) own.add(seqs[i]);
       return { leafSeq: leaf >= 0 ? seqs[leaf] : -1, forkSeq: fork !== undefined ? seqs[fork] : undefined, includes: (i) => onPath(path, i), own };

@@ -30,6 +30,7 @@ import type { LossEntry } from '../adapter/interface.js';
 import type { SpEvent } from '../core/event.js';
 import { randomBytes } from 'node:crypto';
 import { isObject } from '../core/json.js';
+import { grown } from './hashed.js';
 
 /** The resume-safety pass's loss codes (see the header). */
 export const LOSS = {
@@ -55,11 +56,38 @@ export type SkippedResult = 'orphan' | 'unknown' | 'duplicate';
  */
 export interface Pairing {
   /** Call position → the position of its result. */
-  resultOf: Map<number, number>;
+  resultOf: PositionMap;
   /** Result position → the position of its call. */
-  callOf: Map<number, number>;
+  callOf: PositionMap;
   /** Results that answer no call (not written when safety is on). */
   skipped: Map<number, SkippedResult>;
+}
+
+/**
+ * Position → position, as a column of 4 bytes a position (a Map of a large session's pairs held
+ * dozens of bytes each, and the pass keeps them through the write).
+ */
+export class PositionMap {
+  private data = new Int32Array(256).fill(-1);
+
+  set(at: number, value: number): void {
+    if (at >= this.data.length) {
+      const size = Math.max(at + 1, this.data.length * 2);
+      const old = this.data.length;
+      this.data = grown(this.data, size);
+      this.data.fill(-1, old);
+    }
+    this.data[at] = value;
+  }
+
+  get(at: number): number | undefined {
+    const value = at < this.data.length ? this.data[at] : -1;
+    return value === -1 || value === undefined ? undefined : value;
+  }
+
+  has(at: number): boolean {
+    return this.get(at) !== undefined;
+  }
 }
 
 /**
@@ -71,7 +99,7 @@ export class CallPairing {
   private readonly open = new Map<string, number[]>();
   private readonly waiting = new Map<string, number[]>();
   private readonly answered = new Set<string>();
-  private readonly pairing: Pairing = { resultOf: new Map(), callOf: new Map(), skipped: new Map() };
+  private readonly pairing: Pairing = { resultOf: new PositionMap(), callOf: new PositionMap(), skipped: new Map() };
   private position = 0;
 
   constructor(private readonly order: 'stream' | 'anywhere' = 'stream') {}
@@ -82,12 +110,13 @@ export class CallPairing {
     if (isDerived(event)) return at;
     if (event.type === 'tool.call') {
       const id = callIdOf(event);
+      // (waiting keeps its keys: done() reports what is left in their order)
       const early = this.order === 'anywhere' ? this.waiting.get(id)?.shift() : undefined;
       if (early !== undefined) this.pair(at, early, id);
       else push(this.open, id, at);
     } else if (event.type === 'tool.result') {
       const id = callIdOf(event);
-      const call = this.open.get(id)?.shift();
+      const call = take(this.open, id);
       if (call !== undefined) this.pair(call, at, id);
       else if (this.order === 'anywhere') push(this.waiting, id, at);
       else this.pairing.skipped.set(at, this.answered.has(id) ? 'duplicate' : 'orphan');
@@ -107,6 +136,15 @@ export class CallPairing {
     this.waiting.clear();
     return this.pairing;
   }
+}
+
+/** The first position listed under `key`, taken off (an emptied key goes: answered calls are not kept). */
+function take(map: Map<string, number[]>, key: string): number | undefined {
+  const list = map.get(key);
+  if (!list) return undefined;
+  const first = list.shift();
+  if (list.length === 0) map.delete(key);
+  return first;
 }
 
 function push(map: Map<string, number[]>, key: string, value: number): void {

@@ -63,6 +63,7 @@ describe('atif acceptance: a Harbor trajectory continued in Codex', () => {
     expect(sent).toContain('cat hello.txt');
     expect(sent).toContain('Hello, world!\n');
     // The ledger says how the calls went: rendered as text, nothing silently lost.
-    expect(outcome.entries.filter((e) => e.code === 'tool-name' && e.action === 'rendered').map((e) => e.from)).toEqual(['bash', 'bash']);
+    const entries = [...outcome.ledger.rows()].flatMap((row): Array<{ code?: string; action: string; from?: string }> => row.entries ?? (row.code ? [row] : []));
+    expect(entries.filter((e) => e.code === 'tool-name' && e.action === 'rendered').map((e) => e.from)).toEqual(['bash', 'bash']);
   });
 });
