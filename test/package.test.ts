@@ -42,7 +42,7 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 describe('npm pack', () => {
   it('ships the build, the schemas, the flows and their small demo fixtures — not the tests or the sources', () => {
     const files = packed.files;
-    for (const f of ['dist/index.js', 'dist/index.d.ts', 'dist/bin/sp-capture.js', 'dist/examples/library.js', 'schema/event.schema.json', 'dist/flows/relay.js', 'dist/flows/handoff.js', 'README.md']) expect(files, f).toContain(f);
+    for (const f of ['dist/index.js', 'dist/index.d.ts', 'dist/bin/sp-capture.js', 'dist/lib/core/schema.validators.cjs', 'dist/examples/library.js', 'schema/event.schema.json', 'dist/flows/relay.js', 'dist/flows/handoff.js', 'README.md']) expect(files, f).toContain(f);
     expect(files.some((f) => f.startsWith('fixtures/claude/corpus/S2-debug/'))).toBe(true);
     expect(files.filter((f) => /^(test|bench|scripts|node_modules|lib|adapters|bin)\//.test(f))).toEqual([]);
     expect(packed.size).toBeLessThan(2 * 1024 * 1024);

@@ -39,33 +39,70 @@ function issues(errors: ErrorObject[] | null | undefined, prefix = ''): SchemaIs
     .map((e) => ({ path: prefix + e.instancePath || '/', message: e.message ?? 'invalid' }));
 }
 
-/** Compiles the schemas (ajv is imported here, lazily: only binaries that validate pay for it). */
 // One validator per process: compiling the schemas makes new functions each time, and a long-running
 // process that opens the store again and again (sp watch) would otherwise grow with every open.
 let shared: Promise<EventValidator> | undefined;
 
+/**
+ * The validator. The build compiles the schemas once into schema.validators.cjs next to this module
+ * (scripts/finish-build.mjs, ajv standalone): loading it costs a fraction of compiling them, which was
+ * most of sp-verify's start-up CPU. Run from the sources (vitest), there is no such file: compile here.
+ */
 export function createValidator(): Promise<EventValidator> {
-  shared ??= compileValidator();
+  shared ??= loadPrecompiled().then((done) => done ?? compileValidator());
   return shared;
 }
 
-async function compileValidator(): Promise<EventValidator> {
+/** The file name the build writes the generated validators to, next to the compiled schema.js. */
+export const PRECOMPILED = 'schema.validators.cjs';
+
+async function loadPrecompiled(): Promise<EventValidator | undefined> {
+  let mod: { default: Record<string, ValidateFunction> };
+  try {
+    mod = (await import(new URL(PRECOMPILED, import.meta.url).href)) as typeof mod;
+  } catch (err) {
+    if ((err as { code?: string }).code === 'ERR_MODULE_NOT_FOUND') return undefined;
+    throw err;
+  }
+  return validatorFrom(mod.default);
+}
+
+/** Compiles the schemas at run time (ajv is imported here, lazily: only processes that validate pay for it). */
+export async function compileValidator(): Promise<EventValidator> {
+  const { ajv, refs } = await schemaAjv();
+  return validatorFrom(Object.fromEntries(Object.entries(refs).map(([name, id]) => [name, ajv.getSchema(id)!])));
+}
+
+/** The payload types checked beyond the envelope: the core types payloads.schema.json defines. */
+function payloadTypes(payloads: Record<string, unknown>): string[] {
+  return Object.keys(payloads.$defs as Record<string, unknown>).filter((name) => name.includes('.') || ['decision', 'checkpoint', 'handoff', 'meta'].includes(name));
+}
+
+/**
+ * The one ajv set-up: the build generates its module from it (schemaAjv({ source: true })), the
+ * fallback compiles with it, so both accept and reject alike. `refs` maps the export names
+ * (`envelope`, `manifest`, `payload:<type>`) to schema ids.
+ */
+export async function schemaAjv(code: { source?: boolean } = {}): Promise<{ ajv: import('ajv').default; refs: Record<string, string> }> {
   const { Ajv2020 } = await import('ajv/dist/2020.js');
   // validateSchema off: checking our own fixed schemas against the 2020-12 meta-schema compiled that
   // meta-schema first, about 140 of sp-verify's 330 ms of start-up CPU; test/schema.test.ts checks them once.
-  const ajv = new Ajv2020({ allErrors: false, strict: true, strictRequired: false, allowUnionTypes: true, validateSchema: false });
+  const ajv = new Ajv2020({ allErrors: false, strict: true, strictRequired: false, allowUnionTypes: true, validateSchema: false, code });
   ajv.addKeyword({ keyword: 'schema_version', schemaType: 'string' });
-  const envelope = ajv.compile(loadSchema('event.schema.json'));
   const payloads = loadSchema('payloads.schema.json');
+  ajv.addSchema(loadSchema('event.schema.json'));
   ajv.addSchema(payloads);
-  const manifest = ajv.compile(loadSchema('manifest.schema.json'));
-  const definitions = Object.keys(payloads.$defs as Record<string, unknown>);
-  const byType = new Map<string, ValidateFunction>();
-  for (const name of definitions) {
-    if (!name.includes('.') && !['decision', 'checkpoint', 'handoff', 'meta'].includes(name)) continue;
-    byType.set(name, ajv.getSchema(`urn:sp:schema:payloads#/$defs/${name}`)!);
-  }
+  ajv.addSchema(loadSchema('manifest.schema.json'));
+  const refs: Record<string, string> = { envelope: 'urn:sp:schema:event', manifest: 'urn:sp:schema:manifest' };
+  for (const name of payloadTypes(payloads)) refs[`payload:${name}`] = `urn:sp:schema:payloads#/$defs/${name}`;
+  return { ajv, refs };
+}
 
+function validatorFrom(fns: Record<string, ValidateFunction>): EventValidator {
+  const { envelope, manifest } = fns;
+  if (!envelope || !manifest) throw new Error('schema: the envelope or manifest validator is missing');
+  const byType = new Map<string, ValidateFunction>();
+  for (const [name, fn] of Object.entries(fns)) if (name.startsWith('payload:')) byType.set(name.slice('payload:'.length), fn);
   return {
     validate(event: unknown): SchemaIssue[] {
       if (!envelope(event)) return issues(envelope.errors);
