@@ -11,6 +11,7 @@
 import { lstatSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CaptureOptions, SessionRef, SourcePosition } from '../../lib/adapter/interface.js';
+import { NOT_UTF8 } from '../../lib/capture/json-document.js';
 import { UserError } from '../../lib/cli/diagnostics.js';
 import { cursorFor, emitterFor, sha256Hex, storeNextSeq } from '../../lib/capture/read-position.js';
 import type { SpEvent } from '../../lib/core/event.js';
@@ -117,7 +118,7 @@ export async function* captureOpenHands(ref: SessionRef, options: CaptureOptions
       continue;
     }
     consumed = { offset: 0, line: file.index + 1, index: file.index, file: file.name, ...fingerprint(read.text, read.bytes) };
-    if (read.badUtf8Line !== undefined) report(`${file.path}:${read.badUtf8Line}`, 'not valid UTF-8: the bad bytes are read as U+FFFD');
+    if (read.badUtf8Line !== undefined) report(`${file.path}:${read.badUtf8Line}`, NOT_UTF8);
     if (!read.ok) {
       report(`${file.path}:1`, `not a JSON event (${read.reason}): ${read.text.slice(0, 200)}`);
       yield emitter.emit('meta', { key: 'unparseable', text: read.text, reason: read.reason, file: file.name }, lastTs, { actor: 'system', origin: { native_seq: file.index, ...(options.raw ? { raw: [read.text] } : {}) } });

@@ -1,9 +1,9 @@
 // Reading a conversation folder (docs/formats/openhands.md §2) as hostile input: only plain files
 // inside the folder are read (a symbolic link is reported, never followed), each file is bounded
 // in size before it is read, and the event files are taken in the order of their index.
-import { lstatSync, readFileSync, readdirSync } from 'node:fs';
+import { lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { firstInvalidUtf8Line } from '../../lib/capture/json-document.js';
+import { NOT_UTF8, readUtf8File } from '../../lib/capture/json-document.js';
 import { UserError, readError } from '../../lib/cli/diagnostics.js';
 import { isObject, parseJsonObject, type Json } from '../../lib/core/json.js';
 import { BASE_STATE, EVENTS_DIR, EVENT_FILE, LOCK_FILE } from './paths.js';
@@ -61,19 +61,6 @@ export function listEvents(dir: string): EventListing {
 /** `badUtf8Line`: the first line whose bytes are not UTF-8 (read as U+FFFD), when there is one. */
 export type ReadEvent = { ok: true; record: Json; text: string; bytes: number; badUtf8Line?: number } | { ok: false; problem: 'too-large'; bytes: number } | { ok: false; problem: 'unparseable'; text: string; bytes: number; reason: string; badUtf8Line?: number };
 
-/** A bounded file's text; bytes that are not UTF-8 become U+FFFD and the line they sit on is returned. */
-function readText(path: string): { text: string; bytes: number; badUtf8Line?: number } {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(path);
-  } catch (err) {
-    throw readError(err, path);
-  }
-  const badUtf8Line = firstInvalidUtf8Line(bytes);
-  const text = bytes.toString('utf8');
-  return badUtf8Line === undefined ? { text, bytes: bytes.length } : { text, bytes: bytes.length, badUtf8Line };
-}
-
 /** One event file: its JSON object, or why not. */
 export function readEvent(path: string): ReadEvent {
   let size: number;
@@ -83,7 +70,7 @@ export function readEvent(path: string): ReadEvent {
     throw readError(err, path);
   }
   if (size > MAX_EVENT_BYTES) return { ok: false, problem: 'too-large', bytes: size };
-  const { text, bytes, badUtf8Line } = readText(path);
+  const { text, bytes, badUtf8Line } = readUtf8File(path);
   const parsed = parseJsonObject(text);
   const bad = badUtf8Line === undefined ? {} : { badUtf8Line };
   if (parsed.value) return { ok: true, record: parsed.value, text, bytes, ...bad };
@@ -98,10 +85,10 @@ export function readBaseState(dir: string): { state?: Json; problem?: string; wh
   if (stat.isSymbolicLink()) return { problem: 'a symbolic link: not followed' };
   if (!stat.isFile()) return { problem: 'not a file' };
   if (stat.size > MAX_STATE_BYTES) return { problem: `${stat.size} bytes, over ${MAX_STATE_BYTES}: not read` };
-  const { text, badUtf8Line } = readText(path);
+  const { text, badUtf8Line } = readUtf8File(path);
   const parsed = parseJsonObject(text);
   if (!parsed.value) return { problem: `not JSON (${parsed.reason})` };
-  if (badUtf8Line !== undefined) return { state: parsed.value, problem: 'not valid UTF-8: the bad bytes are read as U+FFFD', where: `${path}:${badUtf8Line}` };
+  if (badUtf8Line !== undefined) return { state: parsed.value, problem: NOT_UTF8, where: `${path}:${badUtf8Line}` };
   return { state: parsed.value };
 }
 

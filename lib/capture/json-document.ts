@@ -23,17 +23,26 @@ export function firstInvalidUtf8Line(bytes: Buffer): number | undefined {
   return line;
 }
 
-/** The document a file holds; a file that is not one JSON object is unreadable input (a UserError naming `kind`, with its article). */
-export function readJsonDocument(path: string, kind: string, onDiagnostic?: Diagnose): { text: string; document: Json } {
+/** What a reader reports for a line whose bytes are not UTF-8. */
+export const NOT_UTF8 = 'not valid UTF-8: the bad bytes are read as U+FFFD';
+
+/** A file's text and byte count; bytes that are not UTF-8 become U+FFFD and the first line holding some is given. */
+export function readUtf8File(path: string): { text: string; bytes: number; badUtf8Line?: number } {
   let bytes: Buffer;
   try {
     bytes = readFileSync(path);
   } catch (err) {
     throw readError(err, path);
   }
-  const bad = firstInvalidUtf8Line(bytes);
-  if (bad !== undefined) onDiagnostic?.(`${path}:${bad}`, 'not valid UTF-8: the bad bytes are read as U+FFFD');
+  const badUtf8Line = firstInvalidUtf8Line(bytes);
   const text = bytes.toString('utf8');
+  return badUtf8Line === undefined ? { text, bytes: bytes.length } : { text, bytes: bytes.length, badUtf8Line };
+}
+
+/** The document a file holds; a file that is not one JSON object is unreadable input (a UserError naming `kind`, with its article). */
+export function readJsonDocument(path: string, kind: string, onDiagnostic?: Diagnose): { text: string; document: Json } {
+  const { text, badUtf8Line } = readUtf8File(path);
+  if (badUtf8Line !== undefined) onDiagnostic?.(`${path}:${badUtf8Line}`, NOT_UTF8);
   let value: unknown;
   try {
     value = JSON.parse(text);

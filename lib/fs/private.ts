@@ -3,7 +3,8 @@
 // to mkdir/open only ever narrows under a umask; a folder made here is chmodded as well so an odd
 // umask cannot leave it unusable. Temp files and locks a run leaves behind are removed when it is
 // interrupted (SIGINT, SIGTERM), and stale ones of dead pids by the next run.
-import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
 export const PRIVATE_DIR = 0o700;
@@ -50,6 +51,44 @@ export function removeOnInterrupt(path: string): () => void {
 /** `path` took its final name or was removed: nothing to clean up for it on an interrupt. */
 export function settleInterrupt(path: string): void {
   pending.delete(path);
+}
+
+/** A private temp folder (0700 under the OS temp dir) and its removal. */
+export interface ScratchDir {
+  readonly path: string;
+  /** Removes the folder (again: nothing). */
+  remove(): void;
+}
+
+const scratchDirs = new Set<string>();
+let scratchExitHook = false;
+
+/**
+ * A temp folder for what a run spools (a session, a ledger): it goes when `remove()` is called, when
+ * the process exits, or on an interrupt, whichever comes first — a long-running server or a killed
+ * run never leaves one behind.
+ */
+export function scratchDir(prefix: string): ScratchDir {
+  const path = mkdtempSync(join(tmpdir(), `${prefix}-`));
+  const settle = removeOnInterrupt(path);
+  scratchDirs.add(path);
+  if (!scratchExitHook) {
+    scratchExitHook = true;
+    process.on('exit', () => {
+      for (const dir of scratchDirs) rmSync(dir, { recursive: true, force: true });
+    });
+  }
+  let removed = false;
+  return {
+    path,
+    remove() {
+      if (removed) return;
+      removed = true;
+      scratchDirs.delete(path);
+      rmSync(path, { recursive: true, force: true });
+      settle();
+    },
+  };
 }
 
 /** Whether a process with this pid runs on this host (EPERM: it does, as another user). */

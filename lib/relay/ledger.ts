@@ -6,10 +6,9 @@
 // all its entries stay in the row.
 import type { LossEntry } from '../adapter/interface.js';
 import type { SpEvent } from '../core/event.js';
-import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { removeOnInterrupt } from '../fs/private.js';
+import { scratchDir, type ScratchDir } from '../fs/private.js';
 import { HashChains, grown, hashString } from '../write/hashed.js';
 
 /**
@@ -92,9 +91,8 @@ class EntryFile {
   private readonly chains = new HashChains();
   private offsets = new Float64Array(1024);
   private lengths = new Int32Array(1024);
-  private dir: string | undefined;
+  private dir: ScratchDir | undefined;
   private fd: number | undefined;
-  private settle: (() => void) | undefined;
   private size = 0;
   private pending = '';
   private pendingFrom = 0;
@@ -133,28 +131,18 @@ class EntryFile {
   remove(): void {
     if (this.removed) return;
     this.removed = true;
-    liveFiles.delete(this);
     this.pending = '';
     if (this.fd !== undefined) closeSync(this.fd);
-    if (this.dir !== undefined) rmSync(this.dir, { recursive: true, force: true });
-    this.settle?.();
+    this.dir?.remove();
   }
 
   get path(): string | undefined {
-    return this.dir;
+    return this.dir?.path;
   }
 
   private open(): void {
-    this.dir = mkdtempSync(join(tmpdir(), 'sp-ledger-'));
-    this.settle = removeOnInterrupt(this.dir);
-    liveFiles.add(this);
-    if (!exitHook) {
-      exitHook = true;
-      process.on('exit', () => {
-        for (const file of liveFiles) file.remove();
-      });
-    }
-    this.fd = openSync(join(this.dir, 'entries.ndjson'), 'wx+', 0o600);
+    this.dir = scratchDir('sp-ledger');
+    this.fd = openSync(join(this.dir.path, 'entries.ndjson'), 'wx+', 0o600);
   }
 
   private flush(): void {
@@ -186,8 +174,6 @@ class EntryFile {
 }
 
 const keyHash = (session: string, seq: number): number => hashString(`${seq}\u0000${session}`);
-const liveFiles = new Set<EntryFile>();
-let exitHook = false;
 
 // A ledger row per source event, for sessions of a million events: the sources are three number
 // columns (session and type as ids of interned strings), the entries a file on disk (EntryFile).

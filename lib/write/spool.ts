@@ -3,18 +3,15 @@
 // the file 0600: a session may hold what the redactor missed), and read back as often as a pass
 // needs, all of them or one session's. The picker (select.ts) sees every event on the way in, so
 // the session to write is chosen without another read. The folder goes when `remove()` is called,
-// when the process exits, or on SIGINT/SIGTERM/SIGHUP (lib/fs/private.ts removeOnInterrupt).
-import { closeSync, createReadStream, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+// when the process exits, or on SIGINT/SIGTERM/SIGHUP (lib/fs/private.ts scratchDir).
+import { closeSync, createReadStream, openSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SpEvent } from '../core/event.js';
 import { READ_CHUNK, splitLines } from '../core/lines.js';
-import { removeOnInterrupt } from '../fs/private.js';
+import { scratchDir, type ScratchDir } from '../fs/private.js';
 import { SessionPicker, nativeIdOf } from './select.js';
 
 const FLUSH_AT = 1 << 20;
-const live = new Set<SessionSpool>();
-let exitHook = false;
 
 export class SessionSpool {
   /** Every session of the stream, in order of appearance, with its session.start. */
@@ -25,22 +22,13 @@ export class SessionSpool {
   count = 0;
   /** The stream's last event (a compiled handoff closes the stream it hands off). */
   last: SpEvent | undefined;
-  private readonly dir: string;
+  private readonly dir: ScratchDir;
   private readonly file: string;
-  private readonly settle: () => void;
   private removed = false;
 
   private constructor(prefix: string) {
-    this.dir = mkdtempSync(join(tmpdir(), `${prefix}-`));
-    this.file = join(this.dir, 'events.ndjson');
-    this.settle = removeOnInterrupt(this.dir);
-    live.add(this);
-    if (!exitHook) {
-      exitHook = true;
-      process.on('exit', () => {
-        for (const spool of live) spool.remove();
-      });
-    }
+    this.dir = scratchDir(prefix);
+    this.file = join(this.dir.path, 'events.ndjson');
   }
 
   /**
@@ -91,16 +79,13 @@ export class SessionSpool {
 
   /** Removes the temp folder (again: nothing). */
   remove(): void {
-    if (this.removed) return;
     this.removed = true;
-    live.delete(this);
-    rmSync(this.dir, { recursive: true, force: true });
-    this.settle();
+    this.dir.remove();
   }
 
   /** The temp folder (tests check it is private and gone). */
   get path(): string {
-    return this.dir;
+    return this.dir.path;
   }
 }
 
@@ -134,9 +119,8 @@ export class SpooledSession {
   session = '';
   start: SpEvent | undefined;
   others = new Map<string, { count: number; nativeId?: string }>();
-  private readonly dir: string;
+  private readonly dir: ScratchDir;
   private readonly file: string;
-  private readonly settle: () => void;
   private fd: number | undefined;
   private removed = false;
   private readonly cache = new Map<number, SpEvent>();
@@ -146,16 +130,8 @@ export class SpooledSession {
   private blockLength = 0;
 
   private constructor() {
-    this.dir = mkdtempSync(join(tmpdir(), 'sp-session-'));
-    this.file = join(this.dir, 'events.ndjson');
-    this.settle = removeOnInterrupt(this.dir);
-    liveSessions.add(this);
-    if (!sessionExitHook) {
-      sessionExitHook = true;
-      process.on('exit', () => {
-        for (const spooled of liveSessions) spooled.remove();
-      });
-    }
+    this.dir = scratchDir('sp-session');
+    this.file = join(this.dir.path, 'events.ndjson');
   }
 
   static async create(events: AsyncIterable<SpEvent>, selector?: string): Promise<SpooledSession> {
@@ -273,20 +249,15 @@ export class SpooledSession {
   remove(): void {
     if (this.removed) return;
     this.removed = true;
-    liveSessions.delete(this);
     this.cache.clear();
     if (this.fd !== undefined) closeSync(this.fd);
-    rmSync(this.dir, { recursive: true, force: true });
-    this.settle();
+    this.dir.remove();
   }
 
   get path(): string {
-    return this.dir;
+    return this.dir.path;
   }
 }
-
-const liveSessions = new Set<SpooledSession>();
-let sessionExitHook = false;
 
 /**
  * Lines of a native file as they are made, spooled to a private temp file (a writer of a large
@@ -295,26 +266,10 @@ let sessionExitHook = false;
  */
 export class SpooledLines {
   length = 0;
-  private readonly dir: string;
-  private readonly file: string;
-  private readonly fd: number;
+  private readonly dir = scratchDir('sp-lines');
+  private readonly fd = openSync(join(this.dir.path, 'lines'), 'wx+', 0o600);
   private buffer = '';
-  private readonly settle: () => void;
   private removed = false;
-
-  constructor() {
-    this.dir = mkdtempSync(join(tmpdir(), 'sp-lines-'));
-    this.file = join(this.dir, 'lines');
-    this.fd = openSync(this.file, 'wx+', 0o600);
-    this.settle = removeOnInterrupt(this.dir);
-    liveLines.add(this);
-    if (!linesExitHook) {
-      linesExitHook = true;
-      process.on('exit', () => {
-        for (const lines of liveLines) lines.remove();
-      });
-    }
-  }
 
   push(line: string): void {
     this.buffer += `${line}\n`;
@@ -354,12 +309,7 @@ export class SpooledLines {
   remove(): void {
     if (this.removed) return;
     this.removed = true;
-    liveLines.delete(this);
     closeSync(this.fd);
-    rmSync(this.dir, { recursive: true, force: true });
-    this.settle();
+    this.dir.remove();
   }
 }
-
-const liveLines = new Set<SpooledLines>();
-let linesExitHook = false;
