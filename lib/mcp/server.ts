@@ -401,7 +401,12 @@ function registerSessionTools(server: McpServer, ctx: ToolContext): void {
 
 /** compile_context and relay: continue a session elsewhere. */
 function registerHandoffTools(server: McpServer, ctx: ToolContext): void {
-  const { adapters, access, confined, confineHomes, tool, takeNotes, sessionEvents } = ctx;
+  registerCompileContextTool(server, ctx);
+  registerRelayTool(server, ctx);
+}
+
+function registerCompileContextTool(server: McpServer, ctx: ToolContext): void {
+  const { adapters, tool, takeNotes, sessionEvents } = ctx;
   server.registerTool(
     'compile_context',
     {
@@ -429,7 +434,23 @@ function registerHandoffTools(server: McpServer, ctx: ToolContext): void {
       };
     }),
   );
+}
 
+type RelayArgs = SessionArgs & {
+  target: string;
+  target_home?: string;
+  cwd?: string;
+  model?: string;
+  mode?: 'history' | 'context';
+  budget?: number;
+  branches?: 'active' | 'all';
+  thinking?: 'keep-text' | 'drop';
+  mkcwd?: boolean;
+  experimental?: boolean;
+  dry_run?: boolean;
+};
+
+function registerRelayTool(server: McpServer, ctx: ToolContext): void {
   server.registerTool(
     'relay',
     {
@@ -457,104 +478,101 @@ function registerHandoffTools(server: McpServer, ctx: ToolContext): void {
       }),
       annotations: { destructiveHint: false, idempotentHint: false },
     },
-    tool(
-      'relay',
-      async (args: {
-        session: string;
-        agent?: string;
-        home?: string;
-        homes?: Record<string, string>;
-        target: string;
-        target_home?: string;
-        cwd?: string;
-        model?: string;
-        mode?: 'history' | 'context';
-        budget?: number;
-        branches?: 'active' | 'all';
-        thinking?: 'keep-text' | 'drop';
-        mkcwd?: boolean;
-        experimental?: boolean;
-        dry_run?: boolean;
-      }, budget) => {
-        const registry = await adapters();
-        const target = adapterOf(registry, args.target);
-        const experimental = target.capabilities.experimental;
-        if (experimental && !args.experimental) {
-          throw new ToolInputError(`writing ${target.displayName} sessions is experimental and unverified (${experimental}); pass experimental: true to write one anyway`);
-        }
-        if (!target.materialize) {
-          const writers = Object.keys(registry).filter((id) => registry[id].materialize).sort();
-          throw new ToolInputError(`${target.displayName} sessions cannot be written; targets: ${writers.join(', ')}`);
-        }
-        if (args.budget !== undefined && args.mode !== 'context') throw new ToolInputError('"budget" is for mode "context"');
-        const c = await confined();
-        const dryRun = args.dry_run === true;
-        // Where it would write, checked before anything is read: a real relay only under --allow-write
-        // folders; a dry run writes nothing, so the paths it is given only need to be readable.
-        const place = (path: string, what: string) => (dryRun ? c.readable(path, what) : c.writable(path, what));
-        // The target's home by default: homes[target], else its start-up home, else its own default.
-        const defaultHome = homeOf(target, { homes: (await confineHomes(args)).homes, defaultHomes: access.homes });
-        const home = args.target_home !== undefined ? place(args.target_home, 'target_home') : dryRun ? defaultHome : place(defaultHome, 'target_home');
-        let cwd = args.cwd !== undefined ? place(args.cwd, 'cwd') : undefined;
-        const { ref, events } = await sessionEvents(args, budget);
-        if (cwd === undefined) {
-          // The session's own folder (as the writers default to it), held to the same rule when writing.
-          const start = events.find((e) => e.type === 'session.start')?.payload as Json | undefined;
-          const recorded = typeof start?.cwd === 'string' && start.cwd !== '' ? start.cwd : typeof ref.cwd === 'string' ? ref.cwd : process.cwd();
-          cwd = dryRun ? resolve(recorded) : place(recorded, 'cwd (the session\'s own folder)');
-        }
-        if (args.cwd !== undefined && !existsSync(cwd) && !args.mkcwd) {
-          throw new ToolInputError(`the project directory ${args.cwd} does not exist (pass mkcwd: true to create it)`);
-        }
-        const input = args.mode === 'context' ? [...events, await compiledEvent(events, { target: target.id, budget: args.budget })] : events;
-        const relayOptions = {
-          home,
-          cwd,
-          model: args.model,
-          branches: args.branches,
-          thinking: args.thinking,
-          mkcwd: args.mkcwd,
-          experimental: args.experimental,
-          backup: true,
-        };
-        if (!dryRun) {
-          // A symlink inside an allowed home (sessions/ → elsewhere) would carry the write out: the
-          // writer's own paths, from a dry run, must resolve under an allowed folder too.
-          const planned = await relayEvents(target, input, { ...relayOptions, dryRun: true });
-          planned.ledger.remove();
-          for (const { path } of planned.results) c.writableSessionFile(path);
-          budget.check();
-        }
-        const outcome = await relayEvents(target, input, { ...relayOptions, dryRun });
-        const [main, ...others] = outcome.results;
-        // What an agent needs to judge the relay: the totals, and each event that did not go over as it was.
-        let changed: LedgerRow[];
-        let totals: LedgerTotals;
-        try {
-          changed = [...outcome.ledger.rows()].filter((row) => row.action !== 'carried');
-          totals = outcome.ledger.totals();
-        } finally {
-          outcome.ledger.remove();
-        }
-        return {
-          json: {
-            from: { agent: ref.agent, native_id: ref.native_id, session: events[0]?.session, events: events.length },
-            mode: outcome.mode,
-            to: main,
-            resume: main.resume,
-            ...(others.length ? { branches: others.map((r) => ({ session_id: r.session_id, path: r.path, resume: r.resume, branch: r.branch })) } : {}),
-            ledger: {
-              totals,
-              changed: changed.slice(0, 100),
-              truncated: changed.length > 100,
-              session_changes: outcome.ledger.unattached,
-            },
-            diagnostics: takeNotes(),
-          },
-        };
-      },
-    ),
+    ctx.tool('relay', (args: RelayArgs, budget) => relayTool(ctx, args, budget)),
   );
+}
+
+/** The relay tool's steps: the target checked, where it writes confined, the relay, the ledger summarised. */
+async function relayTool(ctx: ToolContext, args: RelayArgs, budget: Budget): Promise<{ json: unknown }> {
+  const target = await writableTarget(ctx, args);
+  const c = await ctx.confined();
+  const dryRun = args.dry_run === true;
+  const { home, cwd, ref, events } = await relayPlaces(ctx, c, target, args, budget);
+  const input = args.mode === 'context' ? [...events, await compiledEvent(events, { target: target.id, budget: args.budget })] : events;
+  const relayOptions = {
+    home,
+    cwd,
+    model: args.model,
+    branches: args.branches,
+    thinking: args.thinking,
+    mkcwd: args.mkcwd,
+    experimental: args.experimental,
+    backup: true,
+  };
+  if (!dryRun) {
+    // A symlink inside an allowed home (sessions/ → elsewhere) would carry the write out: the
+    // writer's own paths, from a dry run, must resolve under an allowed folder too.
+    const planned = await relayEvents(target, input, { ...relayOptions, dryRun: true });
+    planned.ledger.remove();
+    for (const { path } of planned.results) c.writableSessionFile(path);
+    budget.check();
+  }
+  const outcome = await relayEvents(target, input, { ...relayOptions, dryRun });
+  const [main, ...others] = outcome.results;
+  // What an agent needs to judge the relay: the totals, and each event that did not go over as it was.
+  let changed: LedgerRow[];
+  let totals: LedgerTotals;
+  try {
+    changed = [...outcome.ledger.rows()].filter((row) => row.action !== 'carried');
+    totals = outcome.ledger.totals();
+  } finally {
+    outcome.ledger.remove();
+  }
+  return {
+    json: {
+      from: { agent: ref.agent, native_id: ref.native_id, session: events[0]?.session, events: events.length },
+      mode: outcome.mode,
+      to: main,
+      resume: main.resume,
+      ...(others.length ? { branches: others.map((r) => ({ session_id: r.session_id, path: r.path, resume: r.resume, branch: r.branch })) } : {}),
+      ledger: {
+        totals,
+        changed: changed.slice(0, 100),
+        truncated: changed.length > 100,
+        session_changes: outcome.ledger.unattached,
+      },
+      diagnostics: ctx.takeNotes(),
+    },
+  };
+}
+
+/** The relay's target adapter, refused when it cannot be written (or is experimental and not allowed). */
+async function writableTarget(ctx: ToolContext, args: RelayArgs): Promise<Adapter> {
+  const registry = await ctx.adapters();
+  const target = adapterOf(registry, args.target);
+  const experimental = target.capabilities.experimental;
+  if (experimental && !args.experimental) {
+    throw new ToolInputError(`writing ${target.displayName} sessions is experimental and unverified (${experimental}); pass experimental: true to write one anyway`);
+  }
+  if (!target.materialize) {
+    const writers = Object.keys(registry).filter((id) => registry[id].materialize).sort();
+    throw new ToolInputError(`${target.displayName} sessions cannot be written; targets: ${writers.join(', ')}`);
+  }
+  if (args.budget !== undefined && args.mode !== 'context') throw new ToolInputError('"budget" is for mode "context"');
+  return target;
+}
+
+/** The target home and project folder (confined: writable for a relay, readable for a dry run) and the source session. */
+async function relayPlaces(ctx: ToolContext, c: Confinement, target: Adapter, args: RelayArgs, budget: Budget) {
+  const dryRun = args.dry_run === true;
+  // Where it would write, checked before anything is read: a real relay only under --allow-write
+  // folders; a dry run writes nothing, so the paths it is given only need to be readable.
+  const place = (path: string, what: string) => (dryRun ? c.readable(path, what) : c.writable(path, what));
+  // The target's home by default: homes[target], else its start-up home, else its own default.
+  const defaultHome = homeOf(target, { homes: (await ctx.confineHomes(args)).homes, defaultHomes: ctx.access.homes });
+  const home = args.target_home !== undefined ? place(args.target_home, 'target_home') : dryRun ? defaultHome : place(defaultHome, 'target_home');
+  let cwd = args.cwd !== undefined ? place(args.cwd, 'cwd') : undefined;
+  const { ref, events } = await ctx.sessionEvents(args, budget);
+  if (cwd === undefined) {
+    // The session's own folder (as the writers default to it), held to the same rule when writing.
+    const start = events.find((e) => e.type === 'session.start')?.payload as Json | undefined;
+    const recorded = typeof start?.cwd === 'string' && start.cwd !== '' ? start.cwd : typeof ref.cwd === 'string' ? ref.cwd : process.cwd();
+    cwd = dryRun ? resolve(recorded) : place(recorded, "cwd (the session's own folder)");
+  }
+  if (args.cwd !== undefined && !existsSync(cwd) && !args.mkcwd) {
+    throw new ToolInputError(`the project directory ${args.cwd} does not exist (pass mkcwd: true to create it)`);
+  }
+  return { home, cwd, ref, events };
 }
 
 /** search, verify and expand_context: the local store and what a handoff left out. */
