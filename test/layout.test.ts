@@ -34,7 +34,6 @@ const REMAINING: Record<string, { words: number; why: string }> = {
   'lib/capture/sqlite.ts': { words: 2, why: 'the busy-retry setting SP_HERMES_BUSY_MS (a documented environment variable)' },
   'lib/core/synthetic.ts': { words: 7, why: 'the synthetic sessions of the benches and simulations are recorded as one agent\'s (its meta keys)' },
   'lib/capture/titles.ts': { words: 5, why: 'the instruction files clients inject into the first prompt (CLAUDE.md, GEMINI.md …)' },
-  'lib/usage/usage.ts': { words: 4, why: 'cumulative token totals one client reports (per-session state of the usage reader)' },
   'lib/watch/state.ts': { words: 1, why: 'the key of the capture cursor, not the agent' },
 };
 

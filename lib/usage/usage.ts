@@ -76,7 +76,7 @@ const empty = (t: Tokens) => t.input === 0 && t.output === 0 && t.cache_read ===
 export class UsageReader {
   readonly records: UsageRecord[] = [];
   private readonly seen = new Set<string>();
-  private readonly sessions = new Map<string, { project?: string; model?: string; codexTotal?: number }>();
+  private readonly sessions = new Map<string, { project?: string; model?: string; reportedTotal?: number }>();
 
   add(event: unknown): void {
     if (!isObject(event) || typeof event.session !== 'string' || typeof event.type !== 'string' || !isObject(event.payload)) return;
@@ -98,10 +98,10 @@ export class UsageReader {
     // several events carries the request id on only some of them).
     const keys: string[] = [];
     if (event.type === 'meta' && /token_count$/.test(String(p.key)) && isObject(p.value)) {
-      // Codex: count what the running total grew by (a repeated token_count adds nothing).
+      // A client that reports a running total: count what it grew by (a repeated token_count adds nothing).
       const total = isObject(p.value.total) ? n(p.value.total.total_tokens) : undefined;
-      if (total !== undefined && state.codexTotal !== undefined && total <= state.codexTotal) return;
-      if (total !== undefined) state.codexTotal = total;
+      if (total !== undefined && state.reportedTotal !== undefined && total <= state.reportedTotal) return;
+      if (total !== undefined) state.reportedTotal = total;
       tokens = normalizeUsage(p.value.last);
     } else if (event.type !== 'meta' && isObject(p.usage)) {
       tokens = normalizeUsage(p.usage);
