@@ -26,7 +26,7 @@ const REMAINING: Record<string, { words: number; why: string }> = {
   'lib/formats/content-turns.ts': { words: 1, why: 'the `gemini.part` content block (a Gemini API Part kept as it was) is a block type of the event schema' },
   'lib/hooks/sp-hook.ts': { words: 9, why: 'the hook runner accepts the agents that have hooks; it runs before any adapter loads' },
   'lib/hooks/worker.ts': { words: 1, why: 'a match on the capture cursor\'s own error text (the read position), not the Cursor agent' },
-  'lib/mcp/loop.ts': { words: 21, why: 'environment variables that tell which client started sp-mcp, and agent ids as examples in tool descriptions' },
+  'lib/mcp/loop.ts': { words: 11, why: 'agent ids and their home variables as examples in MCP tool descriptions (text a model reads)' },
   'lib/mcp/server.ts': { words: 16, why: 'agent ids as examples in MCP tool descriptions (text a model reads)' },
   'lib/redact/rules.ts': { words: 1, why: 'a secret pattern named after the service whose keys it finds' },
   'lib/relay/relay.ts': { words: 1, why: 'a compiled handoff counted with the `claude-estimate` tokenizer' },

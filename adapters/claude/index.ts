@@ -13,6 +13,7 @@ export const claude: Adapter = {
   id: 'claude',
   displayName: 'Claude Code',
   homeEnv: HOME_ENV,
+  clientEnv: ['CLAUDECODE', 'CLAUDE_CODE_ENTRYPOINT'],
   defaultHome,
   discover: (options) => lazyIterable(discovery, (m) => m.discoverSessions(options)),
   open: async (path) => (await discovery()).openTranscript(path),

@@ -13,6 +13,7 @@ export const codex: Adapter = {
   id: 'codex',
   displayName: 'Codex CLI',
   homeEnv: HOME_ENV,
+  clientEnv: ['CODEX_THREAD_ID', 'CODEX_SANDBOX', 'CODEX_SANDBOX_NETWORK_DISABLED'],
   defaultHome,
   discover: (options) => lazyIterable(discovery, (m) => m.discoverSessions(options)),
   open: async (path) => (await discovery()).openRollout(path),

@@ -13,6 +13,7 @@ export const gemini: Adapter = {
   id: 'gemini',
   displayName: 'Gemini CLI',
   homeEnv: HOME_ENV,
+  clientEnv: ['GEMINI_CLI'],
   defaultHome,
   discover: (options) => lazyIterable(discovery, (m) => m.discoverSessions(options)),
   open: async (path) => (await discovery()).openSession(path),

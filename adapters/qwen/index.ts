@@ -13,6 +13,7 @@ export const qwen: Adapter = {
   id: 'qwen',
   displayName: 'Qwen Code',
   homeEnv: HOME_ENV,
+  clientEnv: ['QWEN_CODE'],
   defaultHome,
   discover: (options) => lazyIterable(discovery, (m) => m.discoverSessions(options)),
   open: async (path) => (await discovery()).openSession(path),

@@ -158,6 +158,11 @@ export interface Adapter {
   displayName: string;
   /** The environment variable that overrides the home, and the home it names by default. */
   homeEnv: string;
+  /**
+   * Variables the client sets in the environment of the tools and MCP servers it starts (Claude Code
+   * sets CLAUDECODE=1): how sp-mcp tells which agent is calling it. The home variable counts too.
+   */
+  clientEnv?: readonly string[];
   defaultHome(): string;
   /** Sessions found under the home, newest first. */
   discover(options: DiscoverOptions): AsyncIterable<SessionRef>;

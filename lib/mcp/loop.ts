@@ -21,25 +21,13 @@ export interface LoopContext {
   adapterNote: (where: string, what: string) => void;
 }
 
-/**
- * Variables a client sets in the environment of the tools and servers it starts: the agent calling
- * is the one whose marker (or home variable) is set. Markers are the clients' own (Claude Code sets
- * CLAUDECODE=1; Codex marks the processes it starts with CODEX_* sandbox variables).
- */
-const AGENT_MARKERS: Record<string, string[]> = {
-  claude: ['CLAUDECODE', 'CLAUDE_CODE_ENTRYPOINT'],
-  codex: ['CODEX_THREAD_ID', 'CODEX_SANDBOX', 'CODEX_SANDBOX_NETWORK_DISABLED'],
-  gemini: ['GEMINI_CLI'],
-  qwen: ['QWEN_CODE'],
-};
-
-/** The agents the environment points at, and why; none found: every agent. */
+/** The agents the environment points at (a client's marker variable, or its home variable), and why; none found: every agent. */
 export function callingAgents(registry: Registry, env: NodeJS.ProcessEnv): { agents: string[]; because: string[] } {
   const because: string[] = [];
   const agents: string[] = [];
   const set = (name: string) => (env[name] ?? '').trim() !== '';
   for (const id of Object.keys(registry).sort()) {
-    const marker = (AGENT_MARKERS[id] ?? []).find(set);
+    const marker = (registry[id].clientEnv ?? []).find(set);
     const home = set(registry[id].homeEnv) ? registry[id].homeEnv : undefined;
     if (marker ?? home) {
       agents.push(id);
