@@ -19,8 +19,11 @@ export const WRITERS = Object.entries((await import('../dist/adapters/index.js')
 export const GOAL_MB = 200;
 /** RSS(full) / RSS(quarter) at or under this counts as flat (a quarter of the input, the same memory give or take). */
 export const FLAT_RATIO = 1.25;
-// OpenCode writes into a database its client migrated: a copy of the recorded one.
-const OPENCODE_DB = join(root, 'fixtures/opencode/corpus/.local/share/opencode/opencode.db');
+// OpenCode and Kilo write into a database their client migrated: a copy of the recorded one.
+const CLIENT_DBS = {
+  opencode: ['opencode.db', join(root, 'fixtures/opencode/corpus/.local/share/opencode/opencode.db')],
+  kilo: ['kilo.db', join(root, 'fixtures/kilo/corpus/.local/share/kilo/kilo.db')],
+};
 
 /** The working session of `mb` MB (2^20 bytes, the last event may pass it; cached in bench/out), sized by its bytes. */
 async function input(mb) {
@@ -39,7 +42,8 @@ async function input(mb) {
 async function writeOnce(binDir, agent, file, scratch) {
   const home = join(scratch, agent);
   mkdirSync(home);
-  if (agent === 'opencode') copyFileSync(OPENCODE_DB, join(home, 'opencode.db'));
+  const db = CLIENT_DBS[agent];
+  if (db) copyFileSync(db[1], join(home, db[0]));
   try {
     return await measure(process.execPath, [join(binDir, 'sp-materialize.js'), agent, file, '--home', home, '--cwd', home, '--quiet', '--experimental'], {});
   } finally {

@@ -617,26 +617,50 @@ async function chosenBranch(spool: Spool, session: string, index: SessionIndex, 
   return { pairing: pairing.done(), events: kept };
 }
 
-async function write(spool: Spool, options: CodexMaterializeOptions): Promise<CodexMaterializeResult> {
-  const session = spool.events.picker.pick(options.session);
-  const index = spool.sessions.get(session)!;
-  const start = spool.events.picker.startOf(session);
-  const sp = start ? payloadOf(start) : {};
-  const sourceAgent = start?.agent;
-  const codexSource = sourceAgent === AGENT;
-  const nativeId = str(sp.native_id);
-  const sessionCwd = str(options.cwd) ?? str(sp.cwd);
-  if (!sessionCwd) throw new UserError('the session names no cwd: pass --cwd DIR (the project folder the client will resume it from)');
-  const cwd = resolve(sessionCwd);
-  const home = resolve(options.home ?? defaultHome());
-  const safety = options.safety !== false;
-  const now = Date.now();
+/** The rollout as it is made: a temp file in the spool's folder, lines buffered in 64 KiB writes, each one shown to `onLine`. */
+class RolloutOut {
+  readonly path: string;
+  private readonly fd: number;
+  private buffer = '';
 
+  constructor(dir: string, private readonly onLine?: (line: string) => void) {
+    this.path = join(dir, 'rollout.jsonl');
+    this.fd = openSync(this.path, 'w', 0o600);
+  }
+
+  readonly emit = (line: string): void => {
+    this.onLine?.(line);
+    this.buffer += line + '\n';
+    if (this.buffer.length >= 1 << 16) {
+      writeSync(this.fd, this.buffer);
+      this.buffer = '';
+    }
+  };
+
+  /** The last line of a file that ended without a newline. */
+  unterminated(line: string): void {
+    this.onLine?.(line);
+    this.buffer += line;
+  }
+
+  flush(): void {
+    if (this.buffer) writeSync(this.fd, this.buffer);
+    this.buffer = '';
+  }
+
+  close(): void {
+    closeSync(this.fd);
+  }
+}
+
+/** The new session's id, start time and rollout path (a same-id move keeps the session's own, and never overwrites). */
+function rolloutTarget(start: SpEvent | undefined, sp: Json, home: string, now: number, options: CodexMaterializeOptions): { sessionId: string; startedAt: number; path: string } {
+  const sourceAgent = start?.agent;
   let sessionId: string;
   let startedAt: number;
   if (options.sameId) {
-    if (!codexSource) throw new UserError(`--same-id keeps a Codex session's own id; this session comes from ${sourceAgent ?? 'an unknown agent'} (drop --same-id to write it under a new id)`);
-    sessionId = sameNativeId(NATIVE_ID, nativeId);
+    if (sourceAgent !== AGENT) throw new UserError(`--same-id keeps a Codex session's own id; this session comes from ${sourceAgent ?? 'an unknown agent'} (drop --same-id to write it under a new id)`);
+    sessionId = sameNativeId(NATIVE_ID, str(sp.native_id));
     const named = typeof sp.source_path === 'string' ? parseRolloutName(sp.source_path) : undefined;
     startedAt = named?.startedAt ?? (typeof sp.started_at === 'string' && !Number.isNaN(Date.parse(sp.started_at)) ? Date.parse(sp.started_at) / 1000 : start?.ts ?? now / 1000);
   } else {
@@ -648,6 +672,111 @@ async function write(spool: Spool, options: CodexMaterializeOptions): Promise<Co
     const existing = existsSync(path) ? path : existingRollout(home, sessionId);
     if (existing) throw new UserError('exists already: --same-id never overwrites a session (move it away, or drop --same-id to write a copy under a new id)', existing);
   }
+  return { sessionId, startedAt, path };
+}
+
+/**
+ * The provider the session_meta names. The client refuses to resume a thread under another provider
+ * than the one its session_meta names, so a new session takes the target home's provider; a
+ * same-id move keeps its own.
+ */
+function modelProviderFor(home: string, sp: Json, codexSource: boolean, options: CodexMaterializeOptions, ledger: LossLedger): string | undefined {
+  const providerOfHome = configProvider(home);
+  const sourceProvider = codexSource ? str(sp.model_provider) : undefined;
+  const modelProvider = options.sameId ? sourceProvider : providerOfHome ?? sourceProvider;
+  if (!options.sameId && sourceProvider && modelProvider !== sourceProvider) {
+    ledger.add({ action: 'transformed', code: 'model-provider', reason: `model_provider ${JSON.stringify(sourceProvider)} written as ${JSON.stringify(modelProvider)} (the provider ${home}/config.toml uses; the client refuses to switch a thread's provider on resume)` });
+  }
+  return modelProvider;
+}
+
+/** The session_meta payload of a rebuilt rollout. */
+function sessionMeta(sp: Json, at: { sessionId: string; now: number; cwd: string; modelProvider?: string; codexSource: boolean }, options: CodexMaterializeOptions, ledger: LossLedger): Json {
+  const { codexSource } = at;
+  const meta: Json = {};
+  if (options.sameId && isObject(sp.meta_extra)) Object.assign(meta, sp.meta_extra);
+  Object.assign(meta, {
+    id: at.sessionId,
+    timestamp: options.sameId && typeof sp.started_at === 'string' ? sp.started_at : new Date(at.now).toISOString(),
+    cwd: at.cwd,
+    originator: (codexSource ? str(sp.originator) : undefined) ?? DEFAULT_ORIGINATOR,
+    cli_version: (codexSource ? str(sp.version) : undefined) ?? CLIENT_VERSION,
+    // "cli" so the TUI picker lists it (it hides exec sessions); a same-id move keeps its own.
+    source: options.sameId && sp.source !== undefined ? sp.source : 'cli',
+  });
+  if (at.modelProvider) meta.model_provider = at.modelProvider;
+  if (codexSource && typeof sp.instructions === 'string') meta.instructions = sp.instructions;
+  if (codexSource) {
+    const base = baseInstructions(sp, options.artifactsDir);
+    if (base) meta.base_instructions = base;
+    else if (sp.base_instructions !== undefined) ledger.add({ action: 'dropped', code: 'base-instructions', reason: 'base instructions stored as an artifact that was not found (pass --artifacts DIR): the client uses its default prompt' });
+  }
+  if (str(sp.git_head) || str(sp.git_branch) || str(sp.git_origin)) {
+    const git: Json = {};
+    if (str(sp.git_head)) git.commit_hash = sp.git_head;
+    if (str(sp.git_branch)) git.branch = sp.git_branch;
+    if (str(sp.git_origin)) git.repository_url = sp.git_origin;
+    meta.git = git;
+  }
+  if (codexSource && sp.history_mode === 'paginated') {
+    ledger.add({ action: 'transformed', code: 'legacy-style', reason: 'paginated rollout written in the legacy style (no ordinals, no paginated item metadata)' });
+    if (options.sameId) meta.history_mode = 'legacy';
+  } else if (options.sameId && sp.history_mode !== undefined) {
+    // 0.171 knows only "legacy" and "paginated"; any other value makes it refuse the file.
+    if (sp.history_mode === 'legacy' || options.safety === false) meta.history_mode = sp.history_mode;
+    else ledger.add({ action: 'dropped', code: 'history-mode', reason: `history_mode ${JSON.stringify(sp.history_mode)} not written (the client accepts only "legacy" or "paginated")` });
+  }
+  return meta;
+}
+
+/** A same-id move of a whole capture: the native lines as they were (the last one without a newline when the file had none). Returns the line count. */
+async function writeRawLines(spool: Spool, session: string, sp: Json, out: RolloutOut): Promise<number> {
+  const finalNewline = sp.raw_final_newline !== false;
+  let records = 0;
+  let pendingLine: string | undefined;
+  for await (const event of spool.events.events(session)) {
+    for (const line of event.origin?.raw ?? []) {
+      if (pendingLine !== undefined) out.emit(pendingLine);
+      pendingLine = line;
+      records += 1;
+    }
+  }
+  if (pendingLine !== undefined) {
+    if (finalNewline) out.emit(pendingLine);
+    else out.unterminated(pendingLine);
+  }
+  return records;
+}
+
+/** The rollout's lines into `out`: raw (byte-identical) when a same-id move allows it, else rebuilt from the events. */
+async function writeRollout(spool: Spool, session: string, index: SessionIndex, sp: Json, at: { sessionId: string; now: number; cwd: string; modelProvider?: string; codexSource: boolean }, out: RolloutOut, options: CodexMaterializeOptions, ledger: LossLedger): Promise<{ records: number; userEvents: number; writtenAs: 'raw' | 'rebuilt' }> {
+  // Byte-identical only when every line came along and the session stays in its own folder.
+  const stays = str(sp.cwd) !== undefined && resolve(String(sp.cwd)) === at.cwd;
+  if (options.sameId && stays && index.onlyLines && index.raw.complete) {
+    const records = await writeRawLines(spool, session, sp, out);
+    return { records, userEvents: index.firstPrompt !== undefined ? 1 : 0, writtenAs: 'raw' };
+  }
+  const meta = sessionMeta(sp, at, options, ledger);
+  out.emit(JSON.stringify({ timestamp: String(meta.timestamp), type: 'session_meta', payload: meta }));
+  const { pairing, events } = await chosenBranch(spool, session, index, options, ledger);
+  const writer = new RolloutWriter(pairing, { cwdFrom: str(sp.cwd), cwdTo: at.cwd, safety: options.safety !== false, sameId: Boolean(options.sameId), artifactsDir: options.artifactsDir, ledger, write: out.emit });
+  for await (const event of events()) writer.write(event);
+  if (writer.items === 0) throw new UserError('nothing to write: the session has no messages or tool calls');
+  return { records: writer.records + 1, userEvents: writer.userEvents, writtenAs: 'rebuilt' };
+}
+
+async function write(spool: Spool, options: CodexMaterializeOptions): Promise<CodexMaterializeResult> {
+  const session = spool.events.picker.pick(options.session);
+  const index = spool.sessions.get(session)!;
+  const start = spool.events.picker.startOf(session);
+  const sp = start ? payloadOf(start) : {};
+  const codexSource = start?.agent === AGENT;
+  const sessionCwd = str(options.cwd) ?? str(sp.cwd);
+  if (!sessionCwd) throw new UserError('the session names no cwd: pass --cwd DIR (the project folder the client will resume it from)');
+  const cwd = resolve(sessionCwd);
+  const home = resolve(options.home ?? defaultHome());
+  const now = Date.now();
+  const { sessionId, startedAt, path } = rolloutTarget(start, sp, home, now, options);
 
   const ledger = new LossLedger(options.onLoss);
   for (const id of spool.events.picker.order) {
@@ -656,99 +785,16 @@ async function write(spool: Spool, options: CodexMaterializeOptions): Promise<Co
     const otherNative = nativeIdOf(spool.events.picker.startOf(id));
     ledger.add({ action: 'dropped', code: 'other-session', reason: `session ${id}${otherNative ? ` (native ${otherNative})` : ''}, ${other.count} event(s), is a separate session: not written` });
   }
-
-  // The client refuses to resume a thread under another provider than the one its session_meta
-  // names, so a new session takes the target home's provider; a same-id move keeps its own.
-  const providerOfHome = configProvider(home);
-  const sourceProvider = codexSource ? str(sp.model_provider) : undefined;
-  const modelProvider = options.sameId ? sourceProvider : providerOfHome ?? sourceProvider;
-  if (!options.sameId && sourceProvider && modelProvider !== sourceProvider) {
-    ledger.add({ action: 'transformed', code: 'model-provider', reason: `model_provider ${JSON.stringify(sourceProvider)} written as ${JSON.stringify(modelProvider)} (the provider ${home}/config.toml uses; the client refuses to switch a thread's provider on resume)` });
-  }
-  const out = join(spool.events.path, 'rollout.jsonl');
-  const fd = openSync(out, 'w', 0o600);
-  let buffer = '';
-  const emit = (line: string): void => {
-    options.onLine?.(line);
-    buffer += line + '\n';
-    if (buffer.length >= 1 << 16) {
-      writeSync(fd, buffer);
-      buffer = '';
-    }
-  };
-  let records = 0;
-  let userEvents = 0;
-  let writtenAs: 'raw' | 'rebuilt' = 'rebuilt';
+  const modelProvider = modelProviderFor(home, sp, codexSource, options, ledger);
+  const out = new RolloutOut(spool.events.path, options.onLine);
+  let written: { records: number; userEvents: number; writtenAs: 'raw' | 'rebuilt' };
   try {
-    // Byte-identical only when every line came along and the session stays in its own folder.
-    const stays = str(sp.cwd) !== undefined && resolve(String(sp.cwd)) === cwd;
-    const raw = options.sameId && stays && index.onlyLines && index.raw.complete;
-    if (raw) {
-      writtenAs = 'raw';
-      const finalNewline = sp.raw_final_newline !== false;
-      let pendingLine: string | undefined;
-      for await (const event of spool.events.events(session)) {
-        for (const line of event.origin?.raw ?? []) {
-          if (pendingLine !== undefined) emit(pendingLine);
-          pendingLine = line;
-          records += 1;
-        }
-      }
-      userEvents = index.firstPrompt !== undefined ? 1 : 0;
-      if (pendingLine !== undefined) {
-        if (finalNewline) emit(pendingLine);
-        else {
-          options.onLine?.(pendingLine);
-          buffer += pendingLine;
-        }
-      }
-    } else {
-      const meta: Json = {};
-      if (options.sameId && isObject(sp.meta_extra)) Object.assign(meta, sp.meta_extra);
-      Object.assign(meta, {
-        id: sessionId,
-        timestamp: options.sameId && typeof sp.started_at === 'string' ? sp.started_at : new Date(now).toISOString(),
-        cwd,
-        originator: (codexSource ? str(sp.originator) : undefined) ?? DEFAULT_ORIGINATOR,
-        cli_version: (codexSource ? str(sp.version) : undefined) ?? CLIENT_VERSION,
-        // "cli" so the TUI picker lists it (it hides exec sessions); a same-id move keeps its own.
-        source: options.sameId && sp.source !== undefined ? sp.source : 'cli',
-      });
-      if (modelProvider) meta.model_provider = modelProvider;
-      if (codexSource && typeof sp.instructions === 'string') meta.instructions = sp.instructions;
-      if (codexSource) {
-        const base = baseInstructions(sp, options.artifactsDir);
-        if (base) meta.base_instructions = base;
-        else if (sp.base_instructions !== undefined) ledger.add({ action: 'dropped', code: 'base-instructions', reason: 'base instructions stored as an artifact that was not found (pass --artifacts DIR): the client uses its default prompt' });
-      }
-      if (str(sp.git_head) || str(sp.git_branch) || str(sp.git_origin)) {
-        const git: Json = {};
-        if (str(sp.git_head)) git.commit_hash = sp.git_head;
-        if (str(sp.git_branch)) git.branch = sp.git_branch;
-        if (str(sp.git_origin)) git.repository_url = sp.git_origin;
-        meta.git = git;
-      }
-      if (codexSource && sp.history_mode === 'paginated') {
-        ledger.add({ action: 'transformed', code: 'legacy-style', reason: 'paginated rollout written in the legacy style (no ordinals, no paginated item metadata)' });
-        if (options.sameId) meta.history_mode = 'legacy';
-      } else if (options.sameId && sp.history_mode !== undefined) {
-        // 0.171 knows only "legacy" and "paginated"; any other value makes it refuse the file.
-        if (sp.history_mode === 'legacy' || !safety) meta.history_mode = sp.history_mode;
-        else ledger.add({ action: 'dropped', code: 'history-mode', reason: `history_mode ${JSON.stringify(sp.history_mode)} not written (the client accepts only "legacy" or "paginated")` });
-      }
-      const metaTime = String(meta.timestamp);
-      emit(JSON.stringify({ timestamp: metaTime, type: 'session_meta', payload: meta }));
-      const { pairing, events } = await chosenBranch(spool, session, index, options, ledger);
-      const writer = new RolloutWriter(pairing, { cwdFrom: str(sp.cwd), cwdTo: cwd, safety, sameId: Boolean(options.sameId), artifactsDir: options.artifactsDir, ledger, write: emit });
-      for await (const event of events()) writer.write(event);
-      records = writer.records + 1;
-      userEvents = writer.userEvents;
-      if (writer.items === 0) throw new UserError('nothing to write: the session has no messages or tool calls');
-    }
-    if (buffer) writeSync(fd, buffer);
+    written = await writeRollout(spool, session, index, sp, { sessionId, now, cwd, modelProvider, codexSource }, out, options, ledger);
+    out.flush();
   } finally {
-    closeSync(fd);
+    out.close();
   }
+  const { records, userEvents, writtenAs } = written;
 
   // Planned (read-only) before the file is written, dry run or not: an unknown schema stops the run
   // with nothing written.
@@ -771,7 +817,7 @@ async function write(spool: Spool, options: CodexMaterializeOptions): Promise<Co
     git_branch: str(sp.git_branch),
     git_origin_url: str(sp.git_origin),
   });
-  if (!options.dryRun) createFileAtomic(path, fileChunks(out), 0o600);
+  if (!options.dryRun) createFileAtomic(path, fileChunks(out.path), 0o600);
   let registered: CodexMaterializeResult['registered'];
   if (registration && options.dryRun) {
     registered = { db: registration.db, copied_columns: registration.copied };

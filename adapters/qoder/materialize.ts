@@ -12,6 +12,7 @@ import type { MaterializeOptions } from '../../lib/adapter/interface.js';
 import type { SpEvent } from '../../lib/core/event.js';
 import { isObject, type Json } from '../../lib/core/json.js';
 import { resumeFields, writeLines, type WriterResult } from '../../lib/write/writer.js';
+import { SpooledLines } from '../../lib/write/spool.js';
 import { writeClaudeCodeTranscript, type ClaudeCodeTarget } from '../../lib/formats/claude-code/writer.js';
 // Claude Code's slug rule (Qoder keeps its projects under the same folder names).
 import { projectSlug, resolveCwd } from '../../lib/formats/claude-code/slug.js';
@@ -43,56 +44,69 @@ async function* asClaude(events: AsyncIterable<SpEvent>, sameId: boolean): Async
 }
 
 export async function materializeQoder(events: AsyncIterable<SpEvent>, options: MaterializeOptions = {}): Promise<WriterResult> {
-  const collected: string[] = [];
-  let fromQoder = false;
-  async function* watch(): AsyncGenerator<SpEvent> {
-    for await (const event of events) {
-      if (event.type === 'session.start' && event.agent === AGENT) fromQoder = true;
-      yield event;
-    }
-  }
-  const model = options.model ?? DEFAULT_MODEL;
-  // The Claude writer runs as a dry run (this writer writes the file), so the folder is made here.
-  if (options.mkcwd && !options.dryRun && options.cwd) mkdirSync(resolve(options.cwd), { recursive: true });
-  const built = await writeClaudeCodeTranscript(asClaude(watch(), Boolean(options.sameId)), {
-    ...options,
-    home: options.home ?? defaultHome(),
-    idFormat: NATIVE_ID,
-    model,
-    dryRun: true,
-    onLine: (line) => collected.push(line),
-  }, QODER_CLI);
-  let lines: string[];
-  if (built.written_as === 'raw') {
-    lines = collected;
-  } else {
-    const now = Date.now();
-    lines = [JSON.stringify({ type: 'runtime-config', sessionId: built.session_id, model, reasoningEffort: null, contextWindow: CONTEXT_WINDOW, generation: null, timestamp: now })];
-    let leaf: string | undefined;
-    let tail: string[] = [];
-    for (const text of collected) {
-      const record = JSON.parse(text) as Json;
-      if (typeof record.uuid === 'string') {
-        record.version = CLIENT_VERSION;
-        if (record.type === 'assistant' && isObject(record.message) && !(fromQoder && options.model === undefined && typeof record.message.model === 'string')) {
-          record.message.model = model;
-        }
-        leaf = record.uuid;
-        lines.push(...tail, JSON.stringify(record));
-        tail = [];
-      } else {
-        // Metadata after the last message (titles, last-prompt) stays after the active-leaf pointer.
-        tail.push(text);
+  // The Claude writer's lines, on disk (an array of them grew with the session: 640 MB at 150 MB of input).
+  const collected = new SpooledLines();
+  try {
+    let fromQoder = false;
+    async function* watch(): AsyncGenerator<SpEvent> {
+      for await (const event of events) {
+        if (event.type === 'session.start' && event.agent === AGENT) fromQoder = true;
+        yield event;
       }
     }
-    if (leaf !== undefined) lines.push(JSON.stringify({ type: 'active-leaf', sessionId: built.session_id, leafUuid: leaf, explicit: false, timestamp: now }));
-    lines.push(...tail);
+    const model = options.model ?? DEFAULT_MODEL;
+    // The Claude writer runs as a dry run (this writer writes the file), so the folder is made here.
+    if (options.mkcwd && !options.dryRun && options.cwd) mkdirSync(resolve(options.cwd), { recursive: true });
+    const built = await writeClaudeCodeTranscript(asClaude(watch(), Boolean(options.sameId)), {
+      ...options,
+      home: options.home ?? defaultHome(),
+      idFormat: NATIVE_ID,
+      model,
+      dryRun: true,
+      onLine: (line) => collected.push(line),
+    }, QODER_CLI);
+    const lines = built.written_as === 'raw' ? collected.lines() : qoderLines(collected.lines(), built.session_id, model, fromQoder && options.model === undefined);
+    const records = writeLines(built.path, lines, { finalNewline: true, dryRun: options.dryRun, onLine: options.onLine });
+    return resultOf(built, records, options);
+  } finally {
+    collected.remove();
   }
-  writeLines(built.path, lines, { finalNewline: true, dryRun: options.dryRun, onLine: options.onLine });
+}
+
+/**
+ * The Claude writer's lines made Qoder's, one at a time: a runtime-config head, the Qoder version
+ * on every message (and the model unless a Qoder session keeps its own), an active-leaf record
+ * after the last message, metadata after it (titles, last-prompt) kept after that pointer.
+ */
+function* qoderLines(collected: Iterable<string>, sessionId: string, model: string, keepOwnModel: boolean): Generator<string> {
+  const now = Date.now();
+  yield JSON.stringify({ type: 'runtime-config', sessionId, model, reasoningEffort: null, contextWindow: CONTEXT_WINDOW, generation: null, timestamp: now });
+  let leaf: string | undefined;
+  let tail: string[] = [];
+  for (const text of collected) {
+    const record = JSON.parse(text) as Json;
+    if (typeof record.uuid === 'string') {
+      record.version = CLIENT_VERSION;
+      if (record.type === 'assistant' && isObject(record.message) && !(keepOwnModel && typeof record.message.model === 'string')) {
+        record.message.model = model;
+      }
+      leaf = record.uuid;
+      yield* tail;
+      yield JSON.stringify(record);
+      tail = [];
+    } else {
+      tail.push(text);
+    }
+  }
+  if (leaf !== undefined) yield JSON.stringify({ type: 'active-leaf', sessionId, leafUuid: leaf, explicit: false, timestamp: now });
+  yield* tail;
+}
+
+function resultOf(built: WriterResult, records: number, options: MaterializeOptions): WriterResult {
   const result: WriterResult = {
     ...built,
     agent: AGENT,
-    records: lines.length,
+    records,
     ...resumeFields(built.cwd, ['qodercli', '--resume', built.session_id], { variable: HOME_ENV, value: options.home ?? defaultHome(), builtIn: builtInHome() }),
   };
   if (options.dryRun) result.dry_run = true;

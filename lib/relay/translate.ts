@@ -255,6 +255,15 @@ class SessionTranslator {
 
   /** Tool call seq → what it was written as (target tool names, or text). */
   private readonly callOfSeq = new Map<number, string>();
+  /** One copy of each tool-name text: a joined name made per call was a new string held per call. */
+  private readonly names = new Map<string, string>();
+
+  private interned(text: string): string {
+    const known = this.names.get(text);
+    if (known !== undefined) return known;
+    this.names.set(text, text);
+    return text;
+  }
 
   // ---- thinking ---------------------------------------------------------------------------------
 
@@ -364,7 +373,7 @@ class SessionTranslator {
     const seqs = calls.map((_, i) => (i === 0 ? event.seq : event.seq + i / 1000));
     this.translated.set(callId, { from: name, calls, ids });
     const to = calls.map((c) => c.name).join('+');
-    this.callOfSeq.set(event.seq, to);
+    this.callOfSeq.set(event.seq, this.interned(to));
     this.loss({ action: 'translated', code: 'tool-name', seq: event.seq, type: event.type, from: name, to, reason: calls.length > 1 ? `${name} written as ${calls.length} calls (${to}): the target has no single call for it` : `${name} written as ${to}` });
     return calls.map((call, i) => {
       const payload: Json = { ...messageFields(p), call_id: ids[i], name: call.name, input: call.input, relay: this.mark(name) };

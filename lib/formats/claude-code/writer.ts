@@ -23,6 +23,7 @@ import { isObject, str, type Json } from '../../core/json.js';
 import { LOSS, ToolIds, pairCalls, reportOrphan, reportStub, type PlanReport, type SkippedResult, type ToolIdSpelling } from '../../write/plan.js';
 import { LossLedger, capturedRawLines, ensureUnder, isDerived, payloadOf, resumeFields, sameNativeId, writeLines, type ClientHome, type NativeIdFormat, type WriterResult } from '../../write/writer.js';
 import { SeqPositions } from '../../write/positions.js';
+import { UuidColumn } from '../../write/uuids.js';
 import { SpooledLines, SpooledSession } from '../../write/spool.js';
 import { createFileAtomic } from '../../fs/atomic.js';
 
@@ -118,6 +119,12 @@ function rawRecord(event: SpEvent): Json | undefined {
 function fromClaude(event: SpEvent): boolean {
   return (event.origin?.agent ?? event.agent) === FORMAT_AGENT;
 }
+/** A tool call's own id ('' when it has none): what the tool id check starts from. */
+function ownCallId(event: SpEvent): string {
+  const id = payloadOf(event).call_id;
+  return typeof id === 'string' ? id : '';
+}
+
 function messageId(event: SpEvent): string | undefined {
   return str(payloadOf(event).message_id);
 }
@@ -257,15 +264,18 @@ class ClaudeWriter {
   readonly out: TranscriptLines;
   /** How often the chain went back to an earlier line: branches of the source session. */
   branches = 0;
-  private readonly calls = new Map<number, Call>();
-  private readonly resultOwner = new Map<number, Call>();
+  /** Per event: its result's position (-1 none; -2 not a call), and a result's call (-1 none): columns, not a Call object per call. */
+  private readonly resultOf: Int32Array;
+  private readonly ownerOf: Int32Array;
+  /** The written ids that differ from the call's own (the rest are read from the call again). */
+  private readonly renamedIds = new Map<number, string>();
   private skippedResults = new Map<number, SkippedResult>();
   private readonly usedMessageIds = new Set<string>();
   /** Tool ids the API accepts, unique in the file (the resume-safety pass, lib/write/plan.ts). */
   private readonly toolIds: ToolIds;
   private readonly indexOfSeq: SeqPositions;
   /** Event index → the line that what follows the event hangs from (for an assistant message: its last result). */
-  private readonly lineOf = new Map<number, string>();
+  private readonly lineOf: UuidColumn;
   private readonly sessionModel?: string;
   private lastModel?: string;
   private lastPrompt?: string;
@@ -286,6 +296,9 @@ class ClaudeWriter {
     this.toolIds = new ToolIds(TOOL_ID_SPELLING, (action, code, reason, event) => this.loss(action, code, reason, event), options.safety);
     this.sessionModel = options.start ? str(payloadOf(options.start).model) : undefined;
     this.indexOfSeq = new SeqPositions(events);
+    this.lineOf = new UuidColumn(events.length);
+    this.resultOf = new Int32Array(events.length).fill(-2);
+    this.ownerOf = new Int32Array(events.length).fill(-1);
   }
 
   private loss(action: LossEntry['action'], code: string, reason: string, event?: SpEvent): void {
@@ -302,12 +315,13 @@ class ClaudeWriter {
   run(): void {
     this.pair();
     const keep = this.options.branch === 'active' ? this.activePath() : undefined;
-    const indices: number[] = [];
+    const indices = new Int32Array(this.events.length);
+    let kept = 0;
     this.events.forEach((event, index) => {
-      if (!keep || keep.has(index)) indices.push(index);
+      if (!keep || keep.has(index)) indices[kept++] = index;
       else if (isConversational(event) || isTranscriptMeta(event) || isDerived(event)) this.loss('dropped', LOSS.otherBranch, 'not on the active branch (--branch active)', event);
     });
-    this.layout(indices);
+    this.layout(indices.subarray(0, kept));
     this.finish();
   }
 
@@ -366,8 +380,8 @@ class ClaudeWriter {
     this.events.forEach((e, i) => {
       if (keep.has(i)) return;
       if (e.type === 'tool.result') {
-        const owner = this.resultOwner.get(i);
-        if (owner && keep.has(owner.index)) keep.add(i);
+        const owner = this.ownerOf[i];
+        if (owner !== -1 && keep.has(owner)) keep.add(i);
       } else if (!isConversational(e) && !isTranscriptMeta(e) && !isDerived(e)) {
         keep.add(i);
       }
@@ -390,26 +404,34 @@ class ClaudeWriter {
     this.skippedResults = pairing.skipped;
     this.events.forEach((event, index) => {
       if (isDerived(event) || event.type !== 'tool.call') return;
-      const p = payloadOf(event);
-      const call: Call = { index, id: this.toolIds.id(typeof p.call_id === 'string' ? p.call_id : '', event) };
-      this.calls.set(index, call);
+      const own = ownCallId(event);
+      const id = this.toolIds.id(own, event);
+      if (id !== own) this.renamedIds.set(index, id);
       const result = pairing.resultOf.get(index);
-      if (result !== undefined) {
-        call.resultIndex = result;
-        this.resultOwner.set(result, call);
-      }
+      this.resultOf[index] = result ?? -1;
+      if (result !== undefined) this.ownerOf[result] = index;
     });
+  }
+
+  /** The call at `index` (undefined: not a call): its written id and its result. */
+  private callAt(index: number): Call | undefined {
+    const result = this.resultOf[index];
+    if (result === undefined || result === -2) return undefined;
+    const call: Call = { index, id: this.renamedIds.get(index) ?? ownCallId(this.events[index]) };
+    if (result !== -1) call.resultIndex = result;
+    return call;
   }
 
   // ---- pass 2: lines in stream order ----
 
-  private layout(indices: number[]): void {
+  private layout(indices: ArrayLike<number>): void {
     let message: OpenMessage | null = null;
     const flush = (): void => {
       if (message) this.writeAssistant(message);
       message = null;
     };
-    for (const index of indices) {
+    for (let k = 0; k < indices.length; k += 1) {
+      const index = indices[k];
       const event = this.events[index];
       // Derived: its call carries it (the relay ledger counts what no writer reports on as carried).
       if (isDerived(event)) continue;
@@ -432,10 +454,10 @@ class ClaudeWriter {
           break;
         }
         case 'tool.result': {
-          const owner = this.resultOwner.get(index);
+          const owner = this.ownerOf[index];
           const m = message as OpenMessage | null;
-          if (owner) {
-            if (m && m.parts.includes(owner.index)) m.sawResult = true;
+          if (owner !== -1) {
+            if (m && m.parts.includes(owner)) m.sawResult = true;
             break; // written right after its call
           }
           if (this.copying) break;
@@ -515,7 +537,7 @@ class ClaudeWriter {
         const block = this.thinkingBlock(event);
         if (block) blocks.push({ block, index });
       } else if (event.type === 'tool.call') {
-        const call = this.calls.get(index)!;
+        const call = this.callAt(index)!;
         const block: Json = { type: 'tool_use', id: call.id, name: String(p.name ?? 'unknown'), input: p.input ?? {} };
         blocks.push({ block: this.withBlockExtra(block, event), index, call });
       } else {
@@ -575,8 +597,8 @@ class ClaudeWriter {
     if (last !== null) {
       for (const index of message.parts) {
         this.lineOf.set(index, last);
-        const resultIndex = this.calls.get(index)?.resultIndex;
-        if (resultIndex !== undefined) this.lineOf.set(resultIndex, last);
+        const resultIndex = this.resultOf[index];
+        if (resultIndex >= 0) this.lineOf.set(resultIndex, last);
       }
     }
     this.lastUnit = message.parts[message.parts.length - 1];
