@@ -27,6 +27,7 @@ import { jsonDocumentChunks, keepingText } from '../../lib/write/json-document-o
 import { PROVIDER_TOOL_ID, ToolIds } from '../../lib/write/plan.js';
 import { callsOf, turnsOf, turnsOutline, type AssistantTurn, type Report, type UserTurn } from '../../lib/write/turns.js';
 import { ensureUnder, payloadOf, resumeFields, type WriterResult } from '../../lib/write/writer.js';
+import { boundHeapGrowth } from '../../lib/write/heap-growth.js';
 import { AGENT, CLINE_VERSION, DEFAULT_MODEL, HOME_ENV, MESSAGES_SUFFIX, NATIVE_ID, builtInHome, defaultHome, newSessionId, sessionsDir } from './paths.js';
 
 export interface ClineMaterializeResult extends WriterResult {
@@ -43,6 +44,7 @@ function wrapUserInput(text: string, mode = 'act'): string {
 }
 
 export async function materializeCline(events: AsyncIterable<SpEvent>, options: MaterializeOptions = {}): Promise<ClineMaterializeResult> {
+  boundHeapGrowth();
   const begun = await beginWrite(events, options, { agent: AGENT, displayName: 'Cline', nativeId: NATIVE_ID, newSessionId, defaultHome }, { spool: true });
   try {
     return writeCline(begun, options);
