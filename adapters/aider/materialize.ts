@@ -16,6 +16,7 @@ import { activeBranchView } from '../../lib/write/branches.js';
 import { SpooledSession } from '../../lib/write/spool.js';
 import { TEXT_STUB_RESULT, planTextCalls } from '../../lib/write/text-calls.js';
 import { AlternatingTurns, LossLedger, ensureUnder, fenced, isDerived, lineChunks, nativeIdOf, payloadOf, projectFolder, resumeCommand, type AlternatingTurn, type WriterResult } from '../../lib/write/writer.js';
+import { boundHeapGrowth } from '../../lib/write/heap-growth.js';
 import { AGENT } from './paths.js';
 
 /**
@@ -33,6 +34,7 @@ function stamp(date: Date): string {
 }
 
 export async function materializeAider(events: AsyncIterable<SpEvent>, options: MaterializeOptions = {}): Promise<WriterResult> {
+  boundHeapGrowth();
   if (options.sameId) throw new UserError('--same-id: an Aider history has no session id to keep (drop --same-id; the writer always makes a new history file)');
   const selected = await SpooledSession.create(events, options.session);
   try {

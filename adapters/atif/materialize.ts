@@ -19,6 +19,7 @@ import { LossLedger, isDerived, payloadOf, shellQuote, type WriterResult } from 
 import { activeBranchView } from '../../lib/write/branches.js';
 import { CallPairing, ToolIds, reportOrphan, reportStub, type Pairing, type PlanReport, type ToolIdSpelling } from '../../lib/write/plan.js';
 import { SpooledSession } from '../../lib/write/spool.js';
+import { boundHeapGrowth } from '../../lib/write/heap-growth.js';
 import { AGENT, defaultHome, safeFileStem } from './paths.js';
 import { ATIF_VERSIONS, LATEST_ATIF_VERSION, atLeast, type AtifVersion } from './schemas.js';
 import { trajectoryChecker, type AtifIssue } from './validate.js';
@@ -413,6 +414,7 @@ function lineSplitter(onLine: ((line: string) => void) | undefined): (piece: str
 }
 
 export async function materializeAtif(events: AsyncIterable<SpEvent>, options: MaterializeOptions = {}): Promise<WriterResult> {
+  boundHeapGrowth();
   const version = parseAtifVersion(options.formatVersion);
   const ledger = new LossLedger(options.onLoss);
   // The session is held on disk and read by position: the writer keeps the steps not given yet.

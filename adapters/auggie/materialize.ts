@@ -25,6 +25,7 @@ import { jsonDocumentChunks, keepingText } from '../../lib/write/json-document-o
 import { PROVIDER_TOOL_ID, ToolIds } from '../../lib/write/plan.js';
 import { callsOf, turnsOf, type AssistantTurn, type Report, type UserTurn } from '../../lib/write/turns.js';
 import { ensureUnder, payloadOf, resumeFields, type WriterResult } from '../../lib/write/writer.js';
+import { boundHeapGrowth } from '../../lib/write/heap-growth.js';
 import { REQUEST_IDE_STATE, REQUEST_TEXT, REQUEST_TOOL_RESULT, RESPONSE_TEXT, RESPONSE_TOOL_USE } from './exchange.js';
 import { AGENT, CACHE_DIR_FLAG, NATIVE_ID, builtInHome, defaultHome, newSessionId, sessionPath, sessionsDir } from './paths.js';
 
@@ -137,6 +138,7 @@ class HistoryBuilder {
 }
 
 export async function materializeAuggie(events: AsyncIterable<SpEvent>, options: MaterializeOptions = {}): Promise<AuggieMaterializeResult> {
+  boundHeapGrowth();
   const begun = await beginWrite(events, options, { agent: AGENT, displayName: 'Auggie', nativeId: NATIVE_ID, newSessionId, defaultHome }, { spool: true });
   try {
     return writeAuggie(begun, options);

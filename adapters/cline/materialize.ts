@@ -25,8 +25,9 @@ import { beginWrite, type WriteStart } from '../../lib/write/begin.js';
 import { activeBranchView } from '../../lib/write/branches.js';
 import { jsonDocumentChunks, keepingText } from '../../lib/write/json-document-out.js';
 import { PROVIDER_TOOL_ID, ToolIds } from '../../lib/write/plan.js';
-import { callsOf, turnsOf, turnsOutline } from '../../lib/write/turns.js';
+import { callsOf, turnsOf, turnsOutline, type AssistantTurn, type Report, type UserTurn } from '../../lib/write/turns.js';
 import { ensureUnder, payloadOf, resumeFields, type WriterResult } from '../../lib/write/writer.js';
+import { boundHeapGrowth } from '../../lib/write/heap-growth.js';
 import { AGENT, CLINE_VERSION, DEFAULT_MODEL, HOME_ENV, MESSAGES_SUFFIX, NATIVE_ID, builtInHome, defaultHome, newSessionId, sessionsDir } from './paths.js';
 
 export interface ClineMaterializeResult extends WriterResult {
@@ -43,11 +44,135 @@ function wrapUserInput(text: string, mode = 'act'): string {
 }
 
 export async function materializeCline(events: AsyncIterable<SpEvent>, options: MaterializeOptions = {}): Promise<ClineMaterializeResult> {
+  boundHeapGrowth();
   const begun = await beginWrite(events, options, { agent: AGENT, displayName: 'Cline', nativeId: NATIVE_ID, newSessionId, defaultHome }, { spool: true });
   try {
     return writeCline(begun, options);
   } finally {
     begun.selected.remove();
+  }
+}
+
+/** What the message steps share: the report, the tool ids, the clock and what the manifest learns on the way. */
+interface MessageContext {
+  report: Report;
+  sameAgent: boolean;
+  model: string;
+  provider: string;
+  toolIds: ToolIds;
+  /** A time for a message (ms), never going backwards, never in the future. */
+  at: (ts: number | undefined) => number;
+  seen: { records: number; title: string | undefined; prompt: string | undefined };
+}
+
+/** A user turn as one user message (texts wrapped, images inline or as markers); undefined when nothing is left. */
+function userMessage(turn: UserTurn, ctx: MessageContext): Json | undefined {
+  const p = payloadOf(turn.event);
+  const mode = turn.event.agent === AGENT && str(p.user_input_mode) ? (p.user_input_mode as string) : 'act';
+  const content: Json[] = [];
+  if (turn.text !== '') content.push({ type: 'text', text: wrapUserInput(turn.text, mode) });
+  for (const image of turn.images) {
+    if (typeof image.data === 'string') content.push({ type: 'image', source: { type: 'base64', media_type: image.media_type ?? 'image/png', data: image.data } });
+    else {
+      content.push({ type: 'text', text: `[image: ${image.media_type ?? 'image'} (not carried over)]` });
+      ctx.report('rendered', 'image', 'an image stored by reference (no inline data) written as a text marker', turn.event);
+    }
+  }
+  for (const file of turn.files) {
+    content.push({ type: 'text', text: `[file: ${String(file.filename ?? file.url ?? 'attachment')}]` });
+    ctx.report('rendered', 'file', 'a file attachment written as a text marker', turn.event);
+  }
+  if (content.length === 0) return undefined;
+  ctx.seen.prompt ??= turn.text;
+  ctx.seen.title ??= turn.text.split('\n')[0].slice(0, 80);
+  return { id: randomUUID(), role: 'user', content, ts: ctx.at(turn.event.ts) };
+}
+
+/** An assistant turn: its message (text, thinking, tool_use), then one user message per tool_result. */
+function* assistantMessages(turn: AssistantTurn, ctx: MessageContext): Generator<Json> {
+  const { report, sameAgent } = ctx;
+  const content: Json[] = [];
+  const calls = callsOf(turn);
+  const ids = new Map(calls.map((c) => [c, ctx.toolIds.id(c.call_id, c.event)]));
+  for (const part of turn.parts) {
+    if (part.kind === 'text') {
+      if (part.text.trim() !== '') content.push({ type: 'text', text: part.text });
+    } else if (part.kind === 'thinking') {
+      if (sameAgent && part.event.agent === AGENT && part.signature) content.push({ type: 'thinking', thinking: part.text, signature: part.signature });
+      else if (sameAgent && part.event.agent === AGENT && part.opaque) content.push({ type: 'redacted_thinking', data: part.opaque });
+      else report('dropped', 'reasoning', 'reasoning without a signature the provider verifies: not written (the API refuses an unsigned thinking block)', part.event);
+    } else {
+      const c = part.call;
+      if (!isObject(c.input)) report('transformed', 'tool-input', `tool call ${c.call_id} input is not an object: written as {input: …}`, c.event);
+      content.push({ type: 'tool_use', id: ids.get(c)!, name: c.name, input: isObject(c.input) ? c.input : { input: c.input } });
+    }
+  }
+  if (content.length === 0) return;
+  const message: Json = { id: messageId(), role: 'assistant', content, ts: ctx.at(turn.ts) };
+  message.modelInfo = { id: turn.model ?? ctx.model, provider: ctx.provider };
+  ctx.seen.records += 1;
+  yield message;
+  for (const c of calls) {
+    const result: Json = { type: 'tool_result', tool_use_id: ids.get(c)!, name: c.name, content: c.content };
+    if (c.is_error) result.is_error = true;
+    ctx.seen.records += 1;
+    yield { id: messageId(), role: 'user', content: [result], ts: ctx.at(c.result?.ts ?? c.event.ts) };
+  }
+}
+
+/** An item no Cline message carries: reported as dropped. */
+function dropOther(event: SpEvent, report: Report): void {
+  const p = payloadOf(event);
+  if (event.type === 'meta') report('dropped', 'meta', `meta ${String(p.key ?? '')} from ${event.agent}: no Cline message carries it`, event);
+  else report('dropped', event.type, `${event.type} from ${event.agent}: no Cline message carries it`, event);
+}
+
+/** The manifest `<id>.json` the client adopts the session from (title and prompt known once the messages are written). */
+function manifest(at: { sessionId: string; started: string; updated: string; provider: string; model: string; cwd: string; file: string }, seen: MessageContext['seen']): Json {
+  const { prompt, title } = seen;
+  return {
+    version: 1,
+    session_id: at.sessionId,
+    source: 'cli',
+    pid: 0,
+    started_at: at.started,
+    ended_at: at.updated,
+    exit_code: 0,
+    status: 'completed',
+    interactive: false,
+    provider: at.provider,
+    model: at.model,
+    cwd: at.cwd,
+    workspace_root: at.cwd,
+    enable_tools: true,
+    enable_spawn: true,
+    enable_teams: true,
+    ...(prompt !== undefined ? { prompt: wrapUserInput(prompt) } : {}),
+    metadata: { sessionHistoryOrigin: { mode: 'user', version: CLINE_VERSION }, ...(title ? { title: title.replace(/\s+/g, ' ').trim() } : {}) },
+    messages_path: at.file,
+  };
+}
+
+/**
+ * The session folder built under a temp name and renamed into place (whole or not at all): the
+ * messages document written as it is made, then the manifest.
+ */
+function writeFolder(root: string, dir: string, sessionId: string, document: Iterable<string>, manifestText: () => string): void {
+  mkdirSync(root, { recursive: true, mode: 0o700 });
+  const staging = newTempPath(root, `sp-${sessionId}`);
+  const release = removeOnInterrupt(staging);
+  try {
+    mkdirSync(staging, { mode: 0o700 });
+    createFileAtomic(join(staging, `${sessionId}${MESSAGES_SUFFIX}`), document, 0o600);
+    createFileAtomic(join(staging, `${sessionId}.json`), [manifestText()], 0o600);
+    if (existsSync(dir)) throw new UserError('a session with this id appeared meanwhile; nothing was written', dir);
+    renameSync(staging, dir);
+  } catch (err) {
+    rmSync(staging, { recursive: true, force: true });
+    if (err instanceof UserError) throw err;
+    throw new UserError(`cannot write the session: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, dir);
+  } finally {
+    release();
   }
 }
 
@@ -68,73 +193,29 @@ function writeCline(begun: WriteStart, options: MaterializeOptions): ClineMateri
   const provider = sameAgent && str(sp.provider) ? (sp.provider as string) : 'anthropic';
   const now = Date.now();
   let clock = typeof start?.ts === 'number' ? Math.round(start.ts * 1000) : now;
-  // Times never go backwards and never lie in the future (events without a source time take the previous one).
-  const at = (ts: number | undefined): number => {
-    if (typeof ts === 'number' && Number.isFinite(ts) && ts * 1000 > clock) clock = Math.round(ts * 1000);
-    return Math.min(clock, now);
+  const ctx: MessageContext = {
+    report,
+    sameAgent,
+    model,
+    provider,
+    toolIds: new ToolIds(PROVIDER_TOOL_ID, report, safety),
+    // Events without a source time take the previous one.
+    at: (ts) => {
+      if (typeof ts === 'number' && Number.isFinite(ts) && ts * 1000 > clock) clock = Math.round(ts * 1000);
+      return Math.min(clock, now);
+    },
+    seen: { records: 0, title: str(sp.title), prompt: undefined },
   };
-  const toolIds = new ToolIds(PROVIDER_TOOL_ID, report, safety);
-  let records = 0;
-  let title = str(sp.title);
-  let prompt: string | undefined;
 
   function* messages(): Generator<Json> {
     for (const turn of turnsOf(chosen, report, { safety })) {
       if (turn.role === 'user') {
-        const p = payloadOf(turn.event);
-        const mode = turn.event.agent === AGENT && str(p.user_input_mode) ? (p.user_input_mode as string) : 'act';
-        const content: Json[] = [];
-        if (turn.text !== '') content.push({ type: 'text', text: wrapUserInput(turn.text, mode) });
-        for (const image of turn.images) {
-          if (typeof image.data === 'string') content.push({ type: 'image', source: { type: 'base64', media_type: image.media_type ?? 'image/png', data: image.data } });
-          else {
-            content.push({ type: 'text', text: `[image: ${image.media_type ?? 'image'} (not carried over)]` });
-            report('rendered', 'image', 'an image stored by reference (no inline data) written as a text marker', turn.event);
-          }
-        }
-        for (const file of turn.files) {
-          content.push({ type: 'text', text: `[file: ${String(file.filename ?? file.url ?? 'attachment')}]` });
-          report('rendered', 'file', 'a file attachment written as a text marker', turn.event);
-        }
-        if (content.length === 0) continue;
-        prompt ??= turn.text;
-        title ??= turn.text.split('\n')[0].slice(0, 80);
-        records += 1;
-        yield { id: randomUUID(), role: 'user', content, ts: at(turn.event.ts) };
-      } else if (turn.role === 'assistant') {
-        const content: Json[] = [];
-        const calls = callsOf(turn);
-        const ids = new Map(calls.map((c) => [c, toolIds.id(c.call_id, c.event)]));
-        for (const part of turn.parts) {
-          if (part.kind === 'text') {
-            if (part.text.trim() !== '') content.push({ type: 'text', text: part.text });
-          } else if (part.kind === 'thinking') {
-            if (sameAgent && part.event.agent === AGENT && part.signature) content.push({ type: 'thinking', thinking: part.text, signature: part.signature });
-            else if (sameAgent && part.event.agent === AGENT && part.opaque) content.push({ type: 'redacted_thinking', data: part.opaque });
-            else report('dropped', 'reasoning', 'reasoning without a signature the provider verifies: not written (the API refuses an unsigned thinking block)', part.event);
-          } else {
-            const c = part.call;
-            if (!isObject(c.input)) report('transformed', 'tool-input', `tool call ${c.call_id} input is not an object: written as {input: …}`, c.event);
-            content.push({ type: 'tool_use', id: ids.get(c)!, name: c.name, input: isObject(c.input) ? c.input : { input: c.input } });
-          }
-        }
-        if (content.length === 0) continue;
-        const message: Json = { id: messageId(), role: 'assistant', content, ts: at(turn.ts) };
-        message.modelInfo = { id: turn.model ?? model, provider };
-        records += 1;
+        const message = userMessage(turn, ctx);
+        if (message === undefined) continue;
+        ctx.seen.records += 1;
         yield message;
-        for (const c of calls) {
-          const result: Json = { type: 'tool_result', tool_use_id: ids.get(c)!, name: c.name, content: c.content };
-          if (c.is_error) result.is_error = true;
-          records += 1;
-          yield { id: messageId(), role: 'user', content: [result], ts: at(c.result?.ts ?? c.event.ts) };
-        }
-      } else {
-        const event = turn.event;
-        const p = payloadOf(event);
-        if (event.type === 'meta') report('dropped', 'meta', `meta ${String(p.key ?? '')} from ${event.agent}: no Cline message carries it`, event);
-        else report('dropped', event.type, `${event.type} from ${event.agent}: no Cline message carries it`, event);
-      }
+      } else if (turn.role === 'assistant') yield* assistantMessages(turn, ctx);
+      else dropOther(turn.event, report);
     }
   }
 
@@ -145,59 +226,24 @@ function writeCline(begun: WriteStart, options: MaterializeOptions): ClineMateri
   const document = jsonDocumentChunks({ version: 1, updated_at: updated, agent: 'lead', sessionId, origin }, 'messages', messages(), () => tail);
   const file = join(dir, `${sessionId}${MESSAGES_SUFFIX}`);
   const started = toIso((typeof start?.ts === 'number' ? Math.min(start.ts * 1000, now) : now) / 1000);
-  // Title and first prompt are known once the messages are written.
-  const manifest = (): Json => ({
-    version: 1,
-    session_id: sessionId,
-    source: 'cli',
-    pid: 0,
-    started_at: started,
-    ended_at: updated,
-    exit_code: 0,
-    status: 'completed',
-    interactive: false,
-    provider,
-    model,
-    cwd,
-    workspace_root: cwd,
-    enable_tools: true,
-    enable_spawn: true,
-    enable_teams: true,
-    ...(prompt !== undefined ? { prompt: wrapUserInput(prompt) } : {}),
-    metadata: { sessionHistoryOrigin: { mode: 'user', version: CLINE_VERSION }, ...(title ? { title: title.replace(/\s+/g, ' ').trim() } : {}) },
-    messages_path: file,
-  });
 
   // The preview (a dry run) is the document as one text; a write holds one message at a time.
   const preview = { text: '' };
   if (options.dryRun) for (const chunk of document) preview.text += chunk;
   else {
-    mkdirSync(root, { recursive: true, mode: 0o700 });
-    const staging = newTempPath(root, `sp-${sessionId}`);
-    const release = removeOnInterrupt(staging);
-    try {
-      mkdirSync(staging, { mode: 0o700 });
-      createFileAtomic(join(staging, `${sessionId}${MESSAGES_SUFFIX}`), keepingText(document, options.onLine !== undefined, preview), 0o600);
-      createFileAtomic(join(staging, `${sessionId}.json`), [JSON.stringify(manifest(), null, 2)], 0o600);
-      if (existsSync(dir)) throw new UserError('a session with this id appeared meanwhile; nothing was written', dir);
-      renameSync(staging, dir);
-    } catch (err) {
-      rmSync(staging, { recursive: true, force: true });
-      if (err instanceof UserError) throw err;
-      throw new UserError(`cannot write the session: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, dir);
-    } finally {
-      release();
-    }
+    const manifestText = (): string => JSON.stringify(manifest({ sessionId, started, updated, provider, model, cwd, file }, ctx.seen), null, 2);
+    writeFolder(root, dir, sessionId, keepingText(document, options.onLine !== undefined, preview), manifestText);
   }
   if (options.onLine) options.onLine(preview.text);
 
+  const title = ctx.seen.title;
   const result: ClineMaterializeResult = {
     agent: AGENT,
     session_id: sessionId,
     path: file,
     cwd,
     ...resumeFields(cwd, ['cline', '--id', sessionId], { variable: HOME_ENV, value: home, builtIn: builtInHome() }),
-    records,
+    records: ctx.seen.records,
     source_session: selected.session,
     changes: ledger.counts,
     written_as: 'rebuilt',

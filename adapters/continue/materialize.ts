@@ -28,6 +28,7 @@ import { jsonDocumentChunks, keepingText } from '../../lib/write/json-document-o
 import { PROVIDER_TOOL_ID, ToolIds } from '../../lib/write/plan.js';
 import { turnsOf, type AssistantTurn, type Report, type ToolCall, type UserTurn } from '../../lib/write/turns.js';
 import { ensureUnder, payloadOf, resumeFields, type WriterResult } from '../../lib/write/writer.js';
+import { boundHeapGrowth } from '../../lib/write/heap-growth.js';
 import { AGENT, DEFAULT_MODEL, HOME_ENV, NATIVE_ID, UNTITLED, builtInHome, defaultHome, indexPath, newSessionId, sessionPath, sessionsDir } from './paths.js';
 import { backupName } from '../../lib/fs/backup.js';
 
@@ -174,6 +175,7 @@ function commit(file: string, text: Iterable<string>, index: string, entry: () =
 }
 
 export async function materializeContinue(events: AsyncIterable<SpEvent>, options: MaterializeOptions = {}): Promise<ContinueMaterializeResult> {
+  boundHeapGrowth();
   const begun = await beginWrite(events, options, { agent: AGENT, displayName: 'Continue', nativeId: NATIVE_ID, newSessionId, defaultHome }, { spool: true });
   try {
     return writeContinue(begun, options);

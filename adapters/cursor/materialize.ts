@@ -23,6 +23,7 @@ import { activeBranchView } from '../../lib/write/branches.js';
 import { SpooledLines, SpooledSession } from '../../lib/write/spool.js';
 import { TEXT_STUB_RESULT, planTextCalls } from '../../lib/write/text-calls.js';
 import { AlternatingTurns, LossLedger, ensureUnder, fenced, isDerived, nativeIdOf, payloadOf, projectFolder, resumeFields, sameNativeId, type AlternatingTurn, type WriterResult } from '../../lib/write/writer.js';
+import { boundHeapGrowth } from '../../lib/write/heap-growth.js';
 import { AGENT, HOME_ENV, NATIVE_ID, UNVERIFIED, builtInHome, defaultHome, expandTilde } from './paths.js';
 import { pbNode } from './protobuf.js';
 
@@ -53,6 +54,7 @@ interface BlobSink {
 }
 
 export async function materializeCursor(events: AsyncIterable<SpEvent>, options: MaterializeOptions = {}): Promise<WriterResult> {
+  boundHeapGrowth();
   const selected = await SpooledSession.create(events, options.session);
   try {
     return await writeCursor(selected, options);

@@ -27,6 +27,7 @@ import { activeBranchView } from '../../lib/write/branches.js';
 import { PROVIDER_TOOL_ID, ToolIds } from '../../lib/write/plan.js';
 import { callsOf, turnsOf, turnsOutline, type Report, type UserTurn } from '../../lib/write/turns.js';
 import { ensureComponent, ensureUnder, lineChunks, payloadOf, resumeFields, type WriterResult } from '../../lib/write/writer.js';
+import { boundHeapGrowth } from '../../lib/write/heap-growth.js';
 import { AGENT } from './events.js';
 import { CLIENT_HOME_ENV, DEFAULT_MODEL, NATIVE_ID, builtInHome, defaultHome, projectSlug, sessionsDir } from './paths.js';
 
@@ -35,6 +36,7 @@ export interface DroidMaterializeResult extends WriterResult {
 }
 
 export async function materializeDroid(events: AsyncIterable<SpEvent>, options: MaterializeOptions = {}): Promise<DroidMaterializeResult> {
+  boundHeapGrowth();
   const begun = await beginWrite(events, options, { agent: AGENT, displayName: 'Droid', nativeId: NATIVE_ID, newSessionId: randomUUID, defaultHome }, { spool: true });
   try {
     return writeDroid(begun, options);

@@ -29,6 +29,7 @@ import { projectSlugFor } from './project.js';
 import { AGENT } from './records.js';
 import { activePath, streamTurns, type ModelStep } from '../../lib/formats/content-turns.js';
 import { PROVIDER_TOOL_ID } from '../../lib/write/plan.js';
+import { boundHeapGrowth } from '../../lib/write/heap-growth.js';
 
 /** The client version this writer was verified against. */
 export const CLIENT_VERSION = '0.61.0';
@@ -98,6 +99,7 @@ function writeNewProject(slugDir: string, fileName: string, lines: Iterable<stri
 }
 
 export async function materializeGemini(events: AsyncIterable<SpEvent>, options: MaterializeOptions = {}): Promise<GeminiMaterializeResult> {
+  boundHeapGrowth();
   // The session is held on disk and read by position: the writer keeps one turn at a time.
   const selected = await SpooledSession.create(events, options.session);
   try {

@@ -18,6 +18,7 @@ import { SpooledSession } from '../../lib/write/spool.js';
 import { realCwd as resolveCwd } from '../../lib/fs/paths.js';
 import { activePath, streamTurns } from '../../lib/formats/content-turns.js';
 import { PROVIDER_TOOL_ID } from '../../lib/write/plan.js';
+import { boundHeapGrowth } from '../../lib/write/heap-growth.js';
 import { DEFAULT_MODEL, HOME_ENV, NATIVE_ID, builtInHome, defaultHome, projectFolder, projectsDir, runtimeDir } from './paths.js';
 import { AGENT } from './records.js';
 
@@ -28,6 +29,7 @@ export function sessionPath(runtime: string, cwd: string, sessionId: string): st
 }
 
 export async function materializeQwen(events: AsyncIterable<SpEvent>, options: MaterializeOptions = {}): Promise<WriterResult> {
+  boundHeapGrowth();
   // The session is held on disk and read by position: the writer keeps one turn at a time.
   const selected = await SpooledSession.create(events, options.session);
   try {
