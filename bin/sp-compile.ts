@@ -193,7 +193,8 @@ export const spec: CliSpec<Args> = {
     // `--no-workspace` arrives as false; a bare `--workspace` (no folder) means the default.
     const workspace = args.workspace === false ? false : typeof args.workspace === 'string' && args.workspace !== '' ? args.workspace : undefined;
     if (typeof workspace === 'string' && !existsSync(workspace)) throw new UserError('no such folder', '--workspace');
-    const redactor = args.redact ? await (await import('../lib/redact/ensure.js')).Redactor.load() : undefined;
+    // Only a local summarizer uses it here (compileInputs redacts the input with its own).
+    const redactor = args.redact && args.summarizer !== undefined ? await (await import('../lib/redact/ensure.js')).Redactor.load() : undefined;
     const summarizer = args.summarizer === undefined ? undefined : await summarizerFrom(args);
     // What leaves for a model: redacted with the public profile (paths, hosts, emails too) unless the
     // model is on this machine; --no-redact sends it as it is, and the event records that.

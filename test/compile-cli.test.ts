@@ -10,6 +10,7 @@ import type { SpEvent } from '../lib/core/event.js';
 import { AGENTS_MD_BEGIN, AGENTS_MD_END } from '../lib/compile/render.js';
 import { SessionBuilder } from './support/canonical.js';
 import { CORPUS, captureFile, measureTokens, parseLines } from './support/compile.js';
+import { FAKE } from './support/fakeSecrets.js';
 import { runBin, tempDir, writeLines } from './support/streams.js';
 
 const chained = (events: SpEvent[]) => {
@@ -87,6 +88,42 @@ describe('sp-compile output', () => {
     const payload = parseLines(o200k.stdout).pop()!.payload;
     expect(payload.tokenizer).toBe('o200k_base');
     expect(payload.tokens).toBe(measureTokens('o200k_base', payload.text as string));
+  });
+
+  it('redacts file inputs as it reads them: copied as they are until a line changes or drops, then spooled; equal to stdin', () => {
+    const lines = chained(small());
+    // A secret in a chained line: that line and the session after it are rewritten (re-chained).
+    const withSecret = chained(small('sess_cli', (b) => b.user(`deploy with GITHUB_TOKEN=${FAKE.githubPat}`)));
+    const bom = '\ufeff';
+    const cases: Array<{ name: string; files: string[]; stream: string }> = [
+      // Clean: the files' own bytes (BOM left out, a missing last newline added).
+      { name: 'clean', files: [bom + lines.slice(0, 6).join('\r\n'), lines.slice(6).join('\n') + '\n'], stream: bom + lines.slice(0, 6).join('\r\n') + '\n' + lines.slice(6).join('\n') + '\n' },
+      // A blank line in the first file is left out of the copy.
+      { name: 'blank', files: [bom + lines.slice(0, 4).join('\n') + '\n\n' + lines.slice(4, 8).join('\n'), lines.slice(8).join('\n') + '\n'], stream: bom + lines.slice(0, 4).join('\n') + '\n\n' + lines.slice(4, 8).join('\n') + '\n' + lines.slice(8).join('\n') + '\n' },
+      // The secret in the second file: the first is copied whole, the second up to the secret.
+      { name: 'secret', files: [bom + withSecret.slice(0, 5).join('\n'), withSecret.slice(5).join('\n') + '\n'], stream: bom + withSecret.slice(0, 5).join('\n') + '\n' + withSecret.slice(5).join('\n') + '\n' },
+    ];
+    for (const c of cases) {
+      const dir = tempDir();
+      const paths = c.files.map((text, i) => {
+        const path = join(dir, `${i}.ndjson`);
+        writeFileSync(path, text);
+        return path;
+      });
+      const files = runBin('sp-compile', ['--for', 'codex', ...paths]);
+      const stdin = runBin('sp-compile', ['--for', 'codex'], { input: c.stream });
+      expect(files.code, `${c.name}: ${files.stderr}`).toBe(0);
+      expect(files.stdout, c.name).toBe(stdin.stdout);
+      expect(files.stdout).not.toContain(FAKE.githubPat);
+      const out = join(dir, 'out.ndjson');
+      writeFileSync(out, files.stdout);
+      expect(runBin('sp-verify', [out]).code, c.name).toBe(0);
+    }
+    // The secret's line and the rest of its session are no longer the input's; what precedes is.
+    const secret = runBin('sp-compile', ['--for', 'codex', writeLines(withSecret)]).stdout.split('\n');
+    const at = withSecret.findIndex((l) => l.includes(FAKE.githubPat));
+    expect(secret.slice(0, at)).toEqual(withSecret.slice(0, at));
+    expect(secret[at]).not.toBe(withSecret[at]);
   });
 
   it('--render prints only the markdown', () => {

@@ -4,10 +4,11 @@
 //
 // Nothing reaches stdout before the compile has succeeded, so a failed compile (P0 over budget)
 // never leaves a stream without its context.compiled event in a pipeline. File inputs are read a
-// second time for the copy; stdin is spooled to a temp file while it is read. Memory stays bounded
-// either way: lines are not kept, only the extractor's bounded state.
+// second time for the copy; stdin is spooled to a temp file while it is read, and so are files from
+// the first line redaction changes (or drops) on. Memory stays bounded either way: lines are not
+// kept, only the extractor's bounded state.
 import { isUtf8 } from 'node:buffer';
-import { closeSync, createReadStream, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, fstatSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -60,6 +61,11 @@ export interface CompileOptions {
   summarizerRedaction?: { redact: (text: string) => string; label: string };
   /** Append a derived `decision` event for each decision only text suggests, before context.compiled. */
   extractDecisions?: boolean;
+  /**
+   * Redacts each parsed line in place (lib/redact/ensure.ts LineRedaction), in this one pass over
+   * the input: the line's new text, or undefined when it passes as it is.
+   */
+  lineRedaction?: { line(event: Record<string, unknown>, text: string, where: string): string | undefined };
 }
 
 export interface CompileResult {
@@ -95,12 +101,42 @@ class Spool {
     if (this.used > 0) writeSync(this.fd, this.buffer, 0, this.used);
     this.used = 0;
   }
+  /** Bytes [start, end) of a file. */
+  copyRange(path: string, start: number, end: number): void {
+    const fd = openSync(path, 'r');
+    try {
+      for (let at = start; at < end; ) {
+        if (this.used === this.buffer.length) this.flush();
+        const n = readSync(fd, this.buffer, this.used, Math.min(this.buffer.length - this.used, end - at), at);
+        if (n === 0) throw new Error(`${path} shrank while it was read`);
+        this.used += n;
+        at += n;
+      }
+    } finally {
+      closeSync(fd);
+    }
+  }
   close(): void {
     this.flush();
     closeSync(this.fd);
   }
   remove(): void {
     rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** A file's size, whether it starts with a UTF-8 BOM (3 bytes) or not (0), and whether it ends with a newline. */
+function fileHead(path: string): { size: number; bom: number; endsWithNewline: boolean } {
+  const fd = openSync(path, 'r');
+  try {
+    const { size } = fstatSync(fd);
+    const head = Buffer.alloc(3);
+    const bom = readSync(fd, head, 0, 3, 0) === 3 && head.equals(BOM) ? 3 : 0;
+    const last = Buffer.alloc(1);
+    const endsWithNewline = size > 0 && readSync(fd, last, 0, 1, size - 1) === 1 && last[0] === 0x0a;
+    return { size, bom, endsWithNewline };
+  } finally {
+    closeSync(fd);
   }
 }
 
@@ -270,14 +306,32 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
   const out = options.out ?? process.stdout;
   const writesEvents = !options.renderOnly;
   const fromFiles = options.inputs.every((i) => i.name !== 'stdin' && !i.readOnce);
-  const spool = writesEvents && !fromFiles ? new Spool() : undefined;
+  const redaction = options.lineRedaction;
+  let spool = writesEvents && !fromFiles ? new Spool() : undefined;
+  // Redacted file inputs are copied from the files themselves while every line passes as it is
+  // (the usual case: a stream sp-redact wrote); the spool starts at the first line that does not.
+  const lazy = writesEvents && fromFiles && redaction !== undefined;
+  /** Starts the spool with what the files gave so far: inputs before `index` whole, then `passed` bytes of it. */
+  const startSpool = (index: number, passed: number): Spool => {
+    const s = new Spool();
+    for (let i = 0; i <= index; i++) {
+      const path = options.inputs[i].name;
+      const head = fileHead(path);
+      if (i < index) {
+        s.copyRange(path, head.bom, head.size);
+        if (head.size > head.bom && !head.endsWithNewline) s.write(NEWLINE);
+      } else s.copyRange(path, head.bom, head.bom + passed);
+    }
+    return s;
+  };
   const counter = createCounter(options.tokenizer ?? target.tokenizer);
   prepareTokenizer(counter.name); // loads while the input is read
   try {
     // ---- one pass over the input ---------------------------------------------------------------
     const ex = new Extractor();
     let chained = true;
-    for (const input of options.inputs) {
+    for (const [index, input] of options.inputs.entries()) {
+      let passed = 0; // bytes of this input's lines so far (lazy: before the spool starts)
       let stream: AsyncIterable<Buffer | string>;
       try {
         stream = input.open();
@@ -286,16 +340,31 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
       }
       try {
         await forEachLine(stream, true, (line) => {
-          if (line.text.charCodeAt(0) !== 0x7b && line.text.trim() === '') return; // a JSON object starts with {
+          if (line.text.charCodeAt(0) !== 0x7b && line.text.trim() === '') {
+            // a JSON object starts with {; a blank line is left out of a redacted copy
+            if (lazy && !spool) spool = startSpool(index, passed);
+            passed += line.bytes!.length;
+            return;
+          }
           // Bytes that are not UTF-8 would be passed on as they are, into a stream that no longer verifies.
           const invalid = line.text.includes('\ufffd') && line.bytes !== undefined && !isUtf8(line.bytes);
           const parsed = invalid ? { reason: 'not valid UTF-8' } : parseJsonObject(line.text);
           if (!parsed.value) throw new UserError(badLine(line, parsed.reason!), `${input.name}:${line.number}`);
-          const event = checkEvent(parsed.value, input.name, line.number);
+          let value = parsed.value;
+          let bytes = line.bytes;
+          const redacted = redaction?.line(value, line.text, `${input.name}:${line.number}`);
+          if (redacted !== undefined) {
+            // Read back from its text, as a later stage reading this output would.
+            value = parseJsonObject(redacted).value!;
+            bytes = Buffer.from(line.terminated ? `${redacted}\n` : redacted);
+            if (lazy && !spool) spool = startSpool(index, passed);
+          }
+          const event = checkEvent(value, input.name, line.number);
           if (typeof event.checksum !== 'string') chained = false;
           ex.push(event);
-          if (spool && line.bytes) {
-            spool.write(line.bytes);
+          passed += line.bytes!.length;
+          if (spool && bytes) {
+            spool.write(bytes);
             if (!line.terminated) spool.write(NEWLINE);
           }
         });

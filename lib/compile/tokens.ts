@@ -1,18 +1,17 @@
-// Token counting for budgets. OpenAI targets are measured with their real encodings (tiktoken:
+// Token counting for budgets. OpenAI targets are measured with their real encodings (encoding.ts:
 // o200k_base for GPT-5/4o-era Codex models, cl100k_base on request). Anthropic publishes no local
 // tokenizer (its count_tokens endpoint needs the network), so Claude targets use a documented
 // estimate: the cl100k_base count times CLAUDE_FACTOR, rounded up. Claude's tokenizers produce
 // somewhat more tokens than cl100k_base on English and code, and newer Claude models up to about
 // a third more; 1.35 keeps a margin above that, so a handoff sized by it fits a Claude window.
 //
-// tiktoken (WASM) is not loaded at import: `--help` never pays its start (o200k_base ~0.4–1 s cold);
+// The encoder is not loaded at import: `--help` never pays its start (o200k_base ~0.3–0.8 s cold);
 // sp-compile starts loading it while it reads the input, and counts only what is near the line.
-// Text goes through encode_ordinary, so special tokens such as <|endoftext|> are plain text and
-// never make the encoder throw.
+// Special tokens such as <|endoftext|> count as plain text and never make the encoder throw.
 import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { loadEncoding, type EncodingName } from './encoding.js';
 
 export const TOKENIZERS = ['o200k_base', 'cl100k_base', 'claude-estimate'] as const;
 export type TokenizerName = (typeof TOKENIZERS)[number];
@@ -30,20 +29,6 @@ export interface TokenCounter {
   exceeds(text: string, limit: number): boolean;
   /** How many exact counts ran (for tests and the bench). */
   readonly counted: number;
-}
-
-interface Encoder {
-  encode_ordinary(text: string): Uint32Array;
-  free(): void;
-}
-
-type Tiktoken = { get_encoding(name: 'o200k_base' | 'cl100k_base'): Encoder };
-
-let tiktoken: Tiktoken | undefined;
-function loadTiktoken(): Tiktoken {
-  // createRequire: a synchronous load, so a counter can load on its first count. The package is CJS.
-  tiktoken ??= createRequire(import.meta.url)('tiktoken') as Tiktoken;
-  return tiktoken;
 }
 
 /**
@@ -83,14 +68,13 @@ interface Counting {
 }
 
 class ThreadCounting implements Counting {
-  private encoder?: Encoder;
-  constructor(private readonly encoding: 'o200k_base' | 'cl100k_base') {}
+  private encoder?: (text: string) => number;
+  constructor(private readonly encoding: EncodingName) {}
   count(text: string): number {
-    this.encoder ??= loadTiktoken().get_encoding(this.encoding);
-    return this.encoder.encode_ordinary(text).length;
+    this.encoder ??= loadEncoding(this.encoding);
+    return this.encoder(text);
   }
   free(): void {
-    this.encoder?.free();
     this.encoder = undefined;
   }
 }
@@ -101,7 +85,7 @@ class WorkerCounting implements Counting {
   private readonly state = new Int32Array(new SharedArrayBuffer(12));
   private readonly worker: Worker;
   private failed = false;
-  constructor(encoding: 'o200k_base' | 'cl100k_base') {
+  constructor(encoding: EncodingName) {
     this.worker = new Worker(WORKER, { workerData: { encoding, shared: this.state.buffer } });
     this.worker.unref();
     this.worker.on('error', () => {
@@ -126,7 +110,7 @@ class WorkerCounting implements Counting {
 
 const countings = new Map<string, { primary: Counting; fallback: ThreadCounting }>();
 
-function countingFor(encoding: 'o200k_base' | 'cl100k_base'): { primary: Counting; fallback: ThreadCounting } {
+function countingFor(encoding: EncodingName): { primary: Counting; fallback: ThreadCounting } {
   let c = countings.get(encoding);
   if (!c) {
     const fallback = new ThreadCounting(encoding);
@@ -161,8 +145,8 @@ export function releaseTokenizers(): void {
 }
 
 /**
- * Texts longer than this are counted piece by piece: the encoder's memory grows ~70× the text it
- * is given, so a 10 MB paste would cost 700 MB at once. Pieces end before a space or newline, where
+ * Texts longer than this are counted piece by piece: an encoder's memory grows with the text it is
+ * given (tiktoken's ~70×: a 10 MB paste cost 700 MB at once). Pieces end before a space or newline, where
  * the encoders' pre-tokenizer splits anyway, so the sum equals the whole count bar a rare token.
  */
 export const COUNT_PIECE = 1 << 20;

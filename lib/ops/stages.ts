@@ -11,7 +11,7 @@ import { canonicalSessionId, isEventLike, type SpEvent } from '../core/event.js'
 import { replaceFileAtomic } from '../fs/atomic.js';
 import { canonicalize } from '../core/jcs.js';
 import { readObjects, type Input } from '../core/ndjson.js';
-import { isMarker, redactedInputs } from '../redact/ensure.js';
+import { isMarker, LineRedaction, redactedInputs } from '../redact/ensure.js';
 import type { CompileOptions as FullCompileOptions, CompileResult } from '../compile/compile.js';
 import type { FormatName, TargetName } from '../compile/targets.js';
 import type { RelayOptions, RelayOutcome, RelayResult } from '../relay/relay.js';
@@ -136,7 +136,7 @@ export async function compile(events: Events, options: CompileOptions): Promise<
   return { text: payload.text, tokens: payload.tokens, event: result.event };
 }
 
-export type CompileInputsOptions = Omit<FullCompileOptions, 'inputs' | 'redactText'> & {
+export type CompileInputsOptions = Omit<FullCompileOptions, 'inputs' | 'redactText' | 'lineRedaction'> & {
   /** Secrets out first, with sp-redact's rules and key (default true); the handoff's own texts too. */
   redact?: boolean;
   /** An input chain that did not verify where redaction re-chained it. */
@@ -144,7 +144,7 @@ export type CompileInputsOptions = Omit<FullCompileOptions, 'inputs' | 'redactTe
 };
 
 /**
- * compile over NDJSON inputs (sp-compile's files or stdin): redacted line for line first unless
+ * compile over NDJSON inputs (sp-compile's files or stdin): redacted line for line as it reads unless
  * `redact: false`, written to `out` (default stdout) as lib/compile writes it; the tokenizers
  * are released afterwards.
  */
@@ -153,9 +153,10 @@ export async function compileInputs(inputs: Input[], options: CompileInputsOptio
   const { releaseTokenizers } = await import('../compile/tokens.js');
   const { redact: redactFirst = true, onUnverified, ...rest } = options;
   const redactor = redactFirst ? await (await import('../redact/ensure.js')).Redactor.load() : undefined;
-  const redacted = redactFirst ? await redactedInputs(inputs, { onUnverified }) : inputs;
+  // Redacted in compile's own pass over the input: each line parsed once, files not spooled when nothing changes.
+  const lineRedaction = redactor ? new LineRedaction(redactor, onUnverified) : undefined;
   try {
-    return await run({ ...rest, inputs: redacted, redactText: redactor ? (text) => redactor.redactText(text) : undefined });
+    return await run({ ...rest, inputs, lineRedaction, redactText: redactor ? (text) => redactor.redactText(text) : undefined });
   } finally {
     releaseTokenizers();
   }

@@ -141,20 +141,60 @@ export class Redactor {
 }
 
 /**
- * The inputs with secrets replaced, line for line, read in this process by a stage (compile,
- * materialize) that uses the events rather than passing the stream on as sp-redact's: no marker.
+ * sp-redact's pass over one stream's lines, in order, for a stage that parses each line itself
+ * (compile parses once for both). A line without a secret goes on byte for byte until a change in
+ * its session; from there on a chained session is re-chained (as sp-redact does) and an unchained
+ * one stays unchained.
+ */
+export class LineRedaction {
+  // Per session: the input's and the output's last checksum (they differ after the first change).
+  private readonly tails = new Map<string, { input: string; output: string; warned?: boolean }>();
+  constructor(
+    private readonly redactor: Redactor,
+    private readonly onUnverified?: (where: string, session: string) => void,
+  ) {}
+
+  /**
+   * Redacts `event` (parsed from `text`) in place. Returns the line's new text (canonical JSON,
+   * without its newline), or undefined when the line passes as it is.
+   */
+  line(event: Record<string, unknown>, text: string, where: string): string | undefined {
+    const stored = typeof event.checksum === 'string' ? event.checksum : undefined;
+    const session = typeof event.session === 'string' ? event.session : '';
+    let tail = this.tails.get(session);
+    if (!tail) this.tails.set(session, (tail = { input: '', output: '' }));
+    const changed = this.redactor.redactEvent(event) > 0;
+    if (!changed && (stored === undefined || tail.input === tail.output)) {
+      if (stored !== undefined) tail.input = tail.output = stored;
+      return undefined;
+    }
+    if (stored === undefined) return canonicalize(event);
+    // Re-chaining would hide damage in the input: say so when its own checksum does not verify.
+    const original = parseJsonObject(text).value as SpEvent;
+    if (computeChecksum(tail.input, original) !== stored && !tail.warned) {
+      tail.warned = true;
+      this.onUnverified?.(where, session);
+    }
+    const { checksum: _old, ...rest } = event;
+    const checksum = computeChecksum(tail.output, rest as SpEvent);
+    tail.input = stored;
+    tail.output = checksum;
+    return canonicalize({ ...rest, checksum });
+  }
+}
+
+/**
+ * The inputs with secrets replaced, line for line (LineRedaction), read in this process by a stage
+ * (materialize) that uses the events rather than passing the stream on as sp-redact's: no marker.
  * Lines map one to one, so the stage's own diagnostics name the same file:line; a line that is not
- * a JSON object passes as it is, for the stage to report. A line without a secret goes on byte for
- * byte until a change in its session; from there on a chained session is re-chained (as sp-redact
- * does) and an unchained one stays unchained.
+ * a JSON object passes as it is, for the stage to report.
  */
 export async function redactedInputs(
   inputs: Input[],
   options: { keyPath?: string; onUnverified?: (where: string, session: string) => void } = {},
 ): Promise<Input[]> {
   const redactor = await Redactor.load({ keyPath: options.keyPath });
-  // Per session: the input's and the output's last checksum (they differ after the first change).
-  const tails = new Map<string, { input: string; output: string; warned?: boolean }>();
+  const lines = new LineRedaction(redactor, options.onUnverified);
   return inputs.map((input) => ({
     name: input.name,
     readOnce: true,
@@ -162,35 +202,9 @@ export async function redactedInputs(
       for await (const line of splitLines(input.open(), 1, 0, true)) {
         const bytes = line.bytes!;
         const event = !line.invalidUtf8 && line.text.trimStart().startsWith('{') ? parseJsonObject(line.text).value : undefined;
-        if (!event) {
-          yield bytes;
-          continue;
-        }
-        const stored = typeof event.checksum === 'string' ? event.checksum : undefined;
-        const session = typeof event.session === 'string' ? event.session : '';
-        const tail = tails.get(session) ?? { input: '', output: '' };
-        tails.set(session, tail);
-        const changed = redactor.redactEvent(event) > 0;
-        if (!changed && (stored === undefined || tail.input === tail.output)) {
-          if (stored !== undefined) tail.input = tail.output = stored;
-          yield bytes;
-          continue;
-        }
-        let text: string;
-        if (stored !== undefined) {
-          // Re-chaining would hide damage in the input: say so when its own checksum does not verify.
-          const original = parseJsonObject(line.text).value as SpEvent;
-          if (computeChecksum(tail.input, original) !== stored && !tail.warned) {
-            tail.warned = true;
-            options.onUnverified?.(`${input.name}:${line.number}`, session);
-          }
-          const { checksum: _old, ...rest } = event;
-          const checksum = computeChecksum(tail.output, rest as SpEvent);
-          tail.input = stored;
-          tail.output = checksum;
-          text = canonicalize({ ...rest, checksum });
-        } else text = canonicalize(event);
-        yield Buffer.from(line.terminated ? `${text}\n` : text);
+        const text = event ? lines.line(event, line.text, `${input.name}:${line.number}`) : undefined;
+        if (text === undefined) yield bytes;
+        else yield Buffer.from(line.terminated ? `${text}\n` : text);
       }
     },
   }));
