@@ -7,7 +7,7 @@ import { NdjsonWriter } from '../lib/core/ndjson.js';
 import { emptyCursor, readCursorFile, writeCursorFile, type CursorFile } from '../lib/capture/read-position.js';
 import type { Adapter, Cursor, SessionRef } from '../lib/adapter/interface.js';
 import { agentIds, isAgentId, loadAdapter, unknownAgent } from '../adapters/registry.js';
-import { createProgress, type Progress } from '../lib/cli/progress.js';
+import { createProgress, formatCount, type Progress } from '../lib/cli/progress.js';
 import { resolveSessions } from '../lib/ops/resolve.js';
 
 interface Args {
@@ -98,7 +98,7 @@ class Capturer {
       await this.writer.writeLine(this.chainer.chainLine(event));
       count += 1;
       this.written += 1;
-      if (progress && (this.written & 1023) === 0) progress.note(`${this.written.toLocaleString('en-US')} events`);
+      if (progress && (this.written & 1023) === 0) progress.note(`${formatCount(this.written)} events`);
     }
     if (this.cursors && next) {
       for (const [session, position] of Object.entries(next.sessions)) {
@@ -252,7 +252,7 @@ export const spec: CliSpec<Args> = {
             warn(err.where, err.message);
             failed = true;
           }
-          progress.tick(1, `${capturer.written.toLocaleString('en-US')} events`);
+          progress.tick(1, `${formatCount(capturer.written)} events`);
         }
       } finally {
         progress.done();

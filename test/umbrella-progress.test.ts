@@ -3,7 +3,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { acquireDrawLock, createProgress, lockPath, releaseDrawLock, wantsProgress } from '../lib/cli/progress.js';
+import { acquireDrawLock, createProgress, formatCount, lockPath, releaseDrawLock, wantsProgress } from '../lib/cli/progress.js';
 
 const root = new URL('..', import.meta.url).pathname;
 
@@ -98,5 +98,13 @@ describe('progress', () => {
     expect(run.stdout.split('\n').length).toBeGreaterThan(10);
     expect(run.stderr).not.toContain('\r');
     expect(run.stderr).not.toContain('sessions');
+  });
+});
+
+describe('formatCount', () => {
+  it("writes counts as toLocaleString('en-US') does, without Intl", () => {
+    for (const n of [0, 7, 999, 1000, 12_345, 999_999, 1_000_000, 123_456_789, -1234, -999, Number.MAX_SAFE_INTEGER, 1.5, 1e21]) {
+      expect(formatCount(n)).toBe(n.toLocaleString('en-US'));
+    }
   });
 });

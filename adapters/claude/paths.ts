@@ -3,7 +3,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { envPath } from '../../lib/fs/paths.js';
-import { UUID, type NativeIdFormat } from '../../lib/write/writer.js';
+import { UUID, type NativeIdFormat } from '../../lib/write/native-id.js';
 
 export const HOME_ENV = 'CLAUDE_CONFIG_DIR';
 

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
 import { envPath } from '../../lib/fs/paths.js';
-import type { NativeIdFormat } from '../../lib/write/writer.js';
+import type { NativeIdFormat } from '../../lib/write/native-id.js';
 
 export { expandTilde } from '../../lib/fs/paths.js';
 

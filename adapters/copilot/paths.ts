@@ -8,10 +8,10 @@ import { envPath } from '../../lib/fs/paths.js';
 
 export const HOME_ENV = 'COPILOT_HOME';
 export const EVENTS_FILE = 'events.jsonl';
-export { UUID } from '../../lib/write/writer.js';
+export { UUID } from '../../lib/write/native-id.js';
 
 export { expandTilde } from '../../lib/fs/paths.js';
-import { UUID, type NativeIdFormat } from '../../lib/write/writer.js';
+import { UUID, type NativeIdFormat } from '../../lib/write/native-id.js';
 
 /** The home the client uses when COPILOT_HOME is unset. */
 export function builtInHome(): string {

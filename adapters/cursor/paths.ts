@@ -12,7 +12,7 @@ export const HOME_ENV = 'CURSOR_HOME';
 export const IDE_ENV = 'CURSOR_IDE_DIR';
 
 export { expandTilde } from '../../lib/fs/paths.js';
-import { UUID, type NativeIdFormat } from '../../lib/write/writer.js';
+import { UUID, type NativeIdFormat } from '../../lib/write/native-id.js';
 
 /** The home the client uses when CURSOR_HOME is unset. */
 export function builtInHome(): string {

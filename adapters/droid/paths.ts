@@ -5,7 +5,7 @@
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
 import { envPath } from '../../lib/fs/paths.js';
-import { UUID, type NativeIdFormat } from '../../lib/write/writer.js';
+import { UUID, type NativeIdFormat } from '../../lib/write/native-id.js';
 
 export const HOME_ENV = 'SP_DROID_HOME';
 export const CLIENT_HOME_ENV = 'FACTORY_HOME_OVERRIDE';

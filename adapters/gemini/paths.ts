@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { envPath } from '../../lib/fs/paths.js';
-import { UUID, type NativeIdFormat } from '../../lib/write/writer.js';
+import { UUID, type NativeIdFormat } from '../../lib/write/native-id.js';
 
 export const HOME_ENV = 'GEMINI_CLI_HOME';
 

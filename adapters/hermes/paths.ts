@@ -14,7 +14,7 @@ export const HOME_ENV = 'HERMES_HOME';
 export const DB_NAME = 'state.db';
 
 export { expandTilde } from '../../lib/fs/paths.js';
-import type { NativeIdFormat } from '../../lib/write/writer.js';
+import type { NativeIdFormat } from '../../lib/write/native-id.js';
 
 /** The home the client uses when HERMES_HOME is unset. */
 export function builtInHome(): string {

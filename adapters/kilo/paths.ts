@@ -5,7 +5,7 @@
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { envPath, expandTilde } from '../../lib/fs/paths.js';
-import type { NativeIdFormat } from '../../lib/write/writer.js';
+import type { NativeIdFormat } from '../../lib/write/native-id.js';
 
 export const HOME_ENV = 'XDG_DATA_HOME';
 export const DB_NAME = 'kilo.db';

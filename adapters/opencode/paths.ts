@@ -9,7 +9,7 @@ export const HOME_ENV = 'XDG_DATA_HOME';
 export const DB_NAME = 'opencode.db';
 
 export { expandTilde } from '../../lib/fs/paths.js';
-import type { NativeIdFormat } from '../../lib/write/writer.js';
+import type { NativeIdFormat } from '../../lib/write/native-id.js';
 
 /** The data dir: `$XDG_DATA_HOME/opencode`, else `~/.local/share/opencode`. */
 export function defaultHome(): string {

@@ -9,7 +9,7 @@ import { envPath, expandTilde } from '../../lib/fs/paths.js';
 export const HOME_ENV = 'PI_CODING_AGENT_DIR';
 
 export { expandTilde } from '../../lib/fs/paths.js';
-import { UUID, type NativeIdFormat } from '../../lib/write/writer.js';
+import { UUID, type NativeIdFormat } from '../../lib/write/native-id.js';
 
 /** The home the client uses when PI_CODING_AGENT_DIR is unset. */
 export function builtInHome(): string {

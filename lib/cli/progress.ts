@@ -119,7 +119,13 @@ export function releaseDrawLock(path = lockPath()): void {
 
 const SILENT: Progress = { drawing: false, tick() {}, note() {}, setTotal() {}, clear() {}, done() {} };
 
-const format = (n: number) => n.toLocaleString('en-US');
+/**
+ * A count with thousands separators, as toLocaleString('en-US') writes it — without Intl: the first
+ * toLocaleString call loads ICU's number formatting, ≈ 25 ms of a one-record incremental capture.
+ */
+export const formatCount = (n: number): string => (Number.isSafeInteger(n) ? String(n).replace(/\B(?=(\d{3})+$)/g, ',') : n.toLocaleString('en-US'));
+
+const format = formatCount;
 
 /**
  * A progress line `sp-capture: 12/340 sessions · <detail>`. A no-op unless it may draw (see the

@@ -85,18 +85,9 @@ export function resumeFields(cwd: string | undefined, argv: readonly string[], h
 
 // ---- native ids and target paths: data from the input, never a path or code --------------------
 
-/** The shape of an agent's native session ids, declared once next to the agent (its paths.ts). */
-export interface NativeIdFormat {
-  /** The agent's display name, for the diagnostic. */
-  agent: string;
-  /** Matches exactly the ids the client makes and accepts (anchored). */
-  pattern: RegExp;
-  /** The format in words: `a UUID`, `YYYYMMDD_HHMMSS_<hex>` … */
-  described: string;
-}
-
-/** Any RFC 4122 UUID (8-4-4-4-12 hex), the session id of most clients. */
-export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+// The id shapes live in native-id.ts (the adapters' paths.ts import them without the writer).
+export { UUID, type NativeIdFormat } from './native-id.js';
+import type { NativeIdFormat } from './native-id.js';
 
 /** Whether `id` has the agent's native id format. */
 export function isNativeId(format: NativeIdFormat, id: unknown): id is string {
