@@ -6,18 +6,20 @@ import { spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { bin, sp, tempDir } from './support/store.js';
-import { Store, trustedKeys, verifyStore } from '../lib/store/index.js';
+import { createRequire } from 'node:module';
+import { Store, searchText, trustedKeys, verifyStore } from '../lib/store/index.js';
+import type { SpEvent } from '../lib/core/event.js';
 import { syntheticChained, random } from '../lib/core/synthetic.js';
 
 const RUNS = 200;
 const BUDGET_MS = 60_000;
 const LANES = 4;
 
-function runIngest(home: string, file: string, killAfterMs: number | undefined): Promise<{ code: number | null; killed: boolean; ms: number }> {
+function runIngest(home: string, file: string, killAfterMs: number | undefined, args = ['ingest', '-q', file]): Promise<{ code: number | null; killed: boolean; ms: number }> {
   return new Promise((resolve) => {
     const started = Date.now();
-    const child = spawn(process.execPath, [bin('sp-sync'), 'ingest', '-q', file], {
-      env: { ...process.env, SP_HOME: home, SP_PROGRESS: '0', SP_INGEST_BATCH: '16' },
+    const child = spawn(process.execPath, [bin('sp-sync'), ...args], {
+      env: { ...process.env, SP_HOME: home, SP_PROGRESS: '0', SP_INGEST_BATCH: '16', SP_SEARCH_BATCH: '16' },
       stdio: 'ignore',
     });
     let killed = false;
@@ -119,4 +121,66 @@ describe('ingest killed at random points', () => {
     const ls = sp('sp-sync', ['ls', '--json'], { home }).stdout.trim().split('\n').map((l) => JSON.parse(l) as { events: number });
     expect(ls.reduce((n, s) => n + s.events, 0)).toBe(600);
   }, 60_000);
+
+  it('adds the search text after the log: ingests and searches killed at random points leave the text of every event once', async () => {
+    const home = tempDir('sp-crash-');
+    const storeDir = join(home, 'store');
+    const events = [...syntheticChained({ events: 900, sessions: 3, seed: 21 })].map((e) =>
+      e.seq === 0 ? e : { ...e, payload: { ...e.payload, content: [{ type: 'text', text: `${e.type} ${e.seq}: 测试 removeTodo` }] } },
+    );
+    const { Chainer } = await import('../lib/core/chain.js');
+    const chainer = new Chainer();
+    const lines = events.map((e) => JSON.stringify(chainer.chain(e)));
+    const file = join(home, 'all.ndjson');
+    writeFileSync(file, lines.join('\n') + '\n');
+    const rand = random(77);
+    const started = Date.now();
+    let kills = 0;
+    let partial = 0;
+    const typical = { ingest: 600, search: 600 };
+    const marked = () => {
+      const Database = createRequire(import.meta.url)('better-sqlite3');
+      const db = new Database(join(storeDir, 'index.sqlite'), { readonly: true });
+      try {
+        return db.prepare('SELECT (SELECT coalesce(sum(seq), 0) FROM fts_mark) AS marked, (SELECT coalesce(sum(events), 0) FROM sessions) AS stored').get() as { marked: number; stored: number };
+      } finally {
+        db.close();
+      }
+    };
+    // Growing prefixes: an ingest (killed between its log appends and its index commits, or not),
+    // then a search killed while it adds the text the ingest left.
+    for (let n = 0; n < 30 && Date.now() - started < 40_000; n++) {
+      const prefix = join(home, `in-${n % 2}.ndjson`);
+      writeFileSync(prefix, lines.slice(0, Math.min(lines.length, 60 + n * 40)).join('\n') + '\n');
+      for (const pass of ['ingest', 'search'] as const) {
+        const args = pass === 'ingest' ? ['ingest', '-q', prefix] : ['search', 'removeTodo', '--limit', '1'];
+        const r = await runIngest(home, prefix, rand() < 0.6 ? Math.floor(rand() * typical[pass] * 1.3) : undefined, args);
+        if (r.killed) kills += 1;
+        else typical[pass] = Math.round(typical[pass] * 0.7 + r.ms * 0.3);
+        if (pass === 'search' && r.killed && existsSync(join(storeDir, 'index.sqlite'))) {
+          const m = marked();
+          if (m.marked > 0 && m.marked < m.stored) partial += 1;
+        }
+      }
+    }
+    expect((await runIngest(home, file, undefined)).code).toBe(0);
+    expect((await runIngest(home, file, undefined, ['search', 'removeTodo', '--limit', '1'])).code).toBe(0);
+    // Exactly the text of every stored event, once, and every mark at its session's end.
+    const want = lines
+      .map((l) => JSON.parse(l) as SpEvent)
+      .filter((e) => searchText(e) !== '')
+      .map((e) => `${e.session} ${e.seq} ${searchText(e)}`)
+      .sort();
+    const Database = createRequire(import.meta.url)('better-sqlite3');
+    const db = new Database(join(storeDir, 'index.sqlite'), { readonly: true });
+    try {
+      const got = (db.prepare('SELECT session, seq, text FROM fts').all() as Array<{ session: string; seq: number; text: string }>).map((r) => `${r.session} ${r.seq} ${r.text}`).sort();
+      expect(got).toEqual(want);
+      expect(db.prepare('SELECT m.seq = s.events AS done FROM sessions s LEFT JOIN fts_mark m ON m.session = s.id').all()).toEqual([{ done: 1 }, { done: 1 }, { done: 1 }]);
+    } finally {
+      db.close();
+    }
+    console.log(`search-text crash test: ${kills} kills, ${partial} searches killed half-way`);
+    expect(kills).toBeGreaterThan(0);
+  }, 120_000);
 });

@@ -1,11 +1,11 @@
 // index.sqlite: a rebuildable index over the logs (sessions, event keys for deduplication, lineage,
-// full-text search) plus the per-remote sync cursors. FTS5 with the trigram tokenizer: substrings
-// of Chinese text and of code identifiers are searchable (unicode61 would index a CJK run as one
-// token). better-sqlite3 is loaded only when a store is opened.
+// full-text search, whose text is added after the log: search-index.ts) plus the per-remote sync
+// cursors. FTS5 with the trigram tokenizer: substrings of Chinese text and of code identifiers are
+// searchable (unicode61 would index a CJK run as one token). better-sqlite3 is loaded only when a store is opened.
 import { createRequire } from 'node:module';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { SpEvent } from '../core/event.js';
-import { emptySummary, searchText, type SessionSummary } from './derive.js';
+import { emptySummary, type SessionSummary } from './derive.js';
 
 export type Db = BetterSqlite3.Database;
 
@@ -29,6 +29,8 @@ export function openDb(path: string, readonly: boolean): Db {
 }
 
 export function createSchema(db: Db): void {
+  const hadMark = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'fts_mark'").get() !== undefined;
+  const hadSessions = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sessions'").get() !== undefined;
   db.exec(`
     CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
     CREATE TABLE IF NOT EXISTS sessions(
@@ -39,9 +41,12 @@ export function createSchema(db: Db): void {
       PRIMARY KEY(session, seq)) WITHOUT ROWID;
     CREATE INDEX IF NOT EXISTS events_key ON events(session, key);
     CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(text, session UNINDEXED, seq UNINDEXED, tokenize='trigram');
+    CREATE TABLE IF NOT EXISTS fts_mark(session TEXT PRIMARY KEY, seq INTEGER NOT NULL) WITHOUT ROWID;
     CREATE TABLE IF NOT EXISTS cursors(remote TEXT NOT NULL, machine TEXT NOT NULL, session TEXT NOT NULL,
       seq INTEGER NOT NULL, head TEXT, PRIMARY KEY(remote, machine, session)) WITHOUT ROWID;
   `);
+  // Writers before fts_mark added every event's text as they indexed it: their sessions are complete.
+  if (hadSessions && !hadMark) db.exec('INSERT INTO fts_mark(session, seq) SELECT id, events FROM sessions');
   db.prepare('INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)').run('schema', SCHEMA_VERSION);
 }
 
@@ -49,14 +54,12 @@ export function createSchema(db: Db): void {
 export class IndexWriter {
   private readonly findKey;
   private readonly insertEvent;
-  private readonly insertText;
   private readonly upsertSession;
   private readonly getSession;
 
   constructor(readonly db: Db) {
     this.findKey = db.prepare('SELECT seq FROM events WHERE session = ? AND key = ? LIMIT 1').pluck();
     this.insertEvent = db.prepare('INSERT INTO events(session, seq, key, type, ts) VALUES (?, ?, ?, ?, ?)');
-    this.insertText = db.prepare('INSERT INTO fts(text, session, seq) VALUES (?, ?, ?)');
     this.upsertSession = db.prepare(`INSERT INTO sessions(id, agent, native_id, cwd, title, events, first_ts, last_ts, owner, uri, parent, fork_seq, fork_reason, deleted, head, bytes)
       VALUES (@id, @agent, @native_id, @cwd, @title, @events, @first_ts, @last_ts, @owner, @uri, @parent, @fork_seq, @fork_reason, @deleted, @head, @bytes)
       ON CONFLICT(id) DO UPDATE SET agent=excluded.agent, native_id=excluded.native_id, cwd=excluded.cwd, title=excluded.title,
@@ -70,10 +73,9 @@ export class IndexWriter {
     return this.findKey.get(session, key) as number | undefined;
   }
 
+  /** Indexes an event's key, type and time; its search text is added later (search-index.ts). */
   addEvent(event: SpEvent, key: string): void {
     this.insertEvent.run(event.session, event.seq, key, event.type, typeof event.ts === 'number' ? event.ts : null);
-    const text = searchText(event);
-    if (text) this.insertText.run(text, event.session, event.seq);
   }
 
   putSession(s: SessionSummary): void {
@@ -94,6 +96,7 @@ export class IndexWriter {
   dropSession(session: string): void {
     this.db.prepare('DELETE FROM events WHERE session = ?').run(session);
     this.db.prepare('DELETE FROM fts WHERE session = ?').run(session);
+    this.db.prepare('DELETE FROM fts_mark WHERE session = ?').run(session);
     this.db.prepare('DELETE FROM sessions WHERE id = ?').run(session);
   }
 }

@@ -30,6 +30,7 @@ import { UserError, warn } from '../cli/diagnostics.js';
 import { makePrivateDir, PRIVATE_FILE, removeStaleTemps } from '../fs/private.js';
 import type { EventValidator } from '../core/schema.js';
 import { IndexWriter, openDb, rowToSummary, type Db } from './db.js';
+import { catchUpSearchIndex, fillSearchIndex, unsearchedEvents } from './search-index.js';
 import { applyEvent, emptySummary, eventKey, TOMBSTONE_KEY, type SessionSummary } from './derive.js';
 import { ensureKeys, keysDir, signDocument, type KeyPair, type Signature } from './identity.js';
 import { StoreLock } from './lock.js';
@@ -292,6 +293,9 @@ export class Store {
    */
   search(text: string, options: { limit?: number; session?: string } = {}): SearchHit[] {
     if (!this.db || text === '') return [];
+    // The text of what writers appended since the last search goes in first (search-index.ts).
+    if (this.writer) fillSearchIndex(this.db, this.dir);
+    else catchUpSearchIndex(this.dir, this.db);
     const limit = options.limit ?? 20;
     const long = [...text].length >= 3;
     const where = long ? 'fts MATCH @q' : "fts.text LIKE @q ESCAPE '\\'";
@@ -345,6 +349,11 @@ export class Store {
   /** The stored seq of the event with this event key in a session, or undefined. */
   storedSeq(sessionId: string, key: string): number | undefined {
     return this.requireWriter().seqOfKey(sessionId, key);
+  }
+
+  /** How many stored events the search index does not hold the text of yet (the next search adds it). */
+  unsearched(): number {
+    return this.db ? unsearchedEvents(this.db) : 0;
   }
 
   /** Sync cursors: how far a remote's log of one machine's session was read (pull) or written (push, machine = own). */
@@ -646,11 +655,12 @@ export class Store {
     this.requireWriter();
     this.reindexAll(true);
     for (const err of this.damaged.values()) warn(err.where, `${err.message}; not indexed`);
+    fillSearchIndex(this.db!, this.dir);
   }
 
   private reindexAll(drop: boolean): void {
     const db = this.db!;
-    if (drop) db.exec('DELETE FROM sessions; DELETE FROM events; DELETE FROM fts;');
+    if (drop) db.exec('DELETE FROM sessions; DELETE FROM events; DELETE FROM fts; DELETE FROM fts_mark;');
     this.live.clear();
     const root = join(this.dir, 'sessions');
     const journal = this.ownJournal();

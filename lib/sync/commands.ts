@@ -85,6 +85,9 @@ export async function ingestCommand(args: CommonArgs & { files?: string[]; artif
     else if (!args.quiet) {
       const secrets = found > 0 ? `; ${found} secret${found === 1 ? '' : 's'} redacted` : '';
       warn(undefined, `${result.added} new event${result.added === 1 ? '' : 's'} stored, ${result.skipped} already stored, in ${result.sessions.length} session${result.sessions.length === 1 ? '' : 's'} (${store.dir})${secrets}`);
+      // The search text goes in after the log (lib/store/search-index.ts): say what the next search adds.
+      const unsearched = store.unsearched();
+      if (unsearched > 0) warn(undefined, `${unsearched} event${unsearched === 1 ? '' : 's'} to add to the search index: the next sp-sync search does`);
     }
     if (!redacted && result.added > 0 && !args.quiet) {
       warn(undefined, 'stored unredacted (--no-redact): the manifest says so, and sp-sync push refuses these sessions without --allow-unredacted');

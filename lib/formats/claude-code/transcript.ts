@@ -13,6 +13,7 @@ import { nativeRawText, nonBlockContent, parseNativeLine } from '../../capture/n
 import { deriveEvents, newTodoState, type TodoState } from './derive.js';
 import { levelOf } from './fidelity.js';
 import { subagentNativeId } from './paths.js';
+import { UuidMap } from '../../core/uuid-map.js';
 
 export const AGENT = 'claude';
 const ASSISTANT: Actor = 'agent:claude';
@@ -58,6 +59,21 @@ export interface FileState {
 
 export function newFileState(): FileState {
   return { started: false, level: {}, root_seen: false, uuids: {}, open_calls: {}, idless_calls: [], agent_calls: {}, agent_results: {}, task_calls: {}, todos: newTodoState() };
+}
+
+const UUID_MAP = Symbol('uuids');
+
+/**
+ * The state's uuid → seq map, held compactly (a 1 GB transcript has a million uuids): the cursor's
+ * plain object is built from it only when the state is written or copied (a getter in its place).
+ */
+function uuidMapOf(state: FileState): UuidMap {
+  const held = (state as FileState & { [UUID_MAP]?: UuidMap })[UUID_MAP];
+  if (held) return held;
+  const map = UuidMap.from(state.uuids);
+  Object.defineProperty(state, UUID_MAP, { value: map, enumerable: false });
+  Object.defineProperty(state, 'uuids', { get: () => map.toRecord(), enumerable: true, configurable: true });
+  return map;
 }
 
 /** A subagent transcript of this session, from its file name and `.meta.json`. */
@@ -122,10 +138,12 @@ interface Pending {
 export class TranscriptMapper {
   private readonly state: FileState;
   private readonly emitter: SessionEmitter;
+  private readonly uuids: UuidMap;
 
   constructor(private readonly options: MapperOptions) {
     this.state = options.state;
     this.emitter = options.emitter;
+    this.uuids = uuidMapOf(options.state);
   }
 
   get lastTs(): number | undefined {
@@ -166,8 +184,8 @@ export class TranscriptMapper {
       if (parent === null) {
         if (this.state.root_seen) parentSeq = null; // a cut: compact_boundary, or a new root
         mapped.add('parentUuid');
-      } else if (typeof parent === 'string' && this.state.uuids[parent] !== undefined) {
-        const seq = this.state.uuids[parent];
+      } else if (typeof parent === 'string' && this.uuids.get(parent) !== undefined) {
+        const seq = this.uuids.get(parent)!;
         if (seq !== this.emitter.nextSeq - 1) parentSeq = seq;
         mapped.add('parentUuid');
       }
@@ -197,7 +215,7 @@ export class TranscriptMapper {
       if (extra) pending[0].payload.extra = extra;
     }
     const events = this.finishLine(line, record, pending, rawText, parentSeq);
-    if (typeof record.uuid === 'string' && events.length > 0) this.state.uuids[record.uuid] = events[events.length - 1].seq;
+    if (typeof record.uuid === 'string' && events.length > 0) this.uuids.set(record.uuid, events[events.length - 1].seq);
     return events;
   }
 
