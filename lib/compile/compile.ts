@@ -297,23 +297,21 @@ function decisionEvents(extraction: Extraction, info: Extraction['primary']['inf
   }));
 }
 
-export async function compile(options: CompileOptions): Promise<CompileResult> {
-  const target = targetOf(options.target);
-  if (!target) throw new UserError(`unknown target "${options.target}"; targets: ${Object.keys(compileTargets()).join(', ')}`);
-  const format = options.format ?? 'message';
-  const budget = resolveBudget(target, options);
-  if (!Number.isSafeInteger(budget) || budget <= 0) throw new UserError(`the budget must be a positive number of tokens (got ${budget})`, '--budget');
-  const out = options.out ?? process.stdout;
-  const writesEvents = !options.renderOnly;
+/**
+ * Compile's one pass over its inputs: each line parsed once, redacted (options.lineRedaction), checked
+ * and handed to the extractor; the lines that go out are spooled when they cannot be copied from
+ * the inputs themselves. `onSpool` learns of the spool as soon as it exists, so a failure removes it.
+ */
+async function readInputs(options: CompileOptions, writesEvents: boolean, onSpool: (spool: Spool) => Spool): Promise<{ ex: Extractor; chained: boolean }> {
   const fromFiles = options.inputs.every((i) => i.name !== 'stdin' && !i.readOnce);
   const redaction = options.lineRedaction;
-  let spool = writesEvents && !fromFiles ? new Spool() : undefined;
+  let spool = writesEvents && !fromFiles ? onSpool(new Spool()) : undefined;
   // Redacted file inputs are copied from the files themselves while every line passes as it is
   // (the usual case: a stream sp-redact wrote); the spool starts at the first line that does not.
   const lazy = writesEvents && fromFiles && redaction !== undefined;
   /** Starts the spool with what the files gave so far: inputs before `index` whole, then `passed` bytes of it. */
   const startSpool = (index: number, passed: number): Spool => {
-    const s = new Spool();
+    const s = onSpool(new Spool());
     for (let i = 0; i <= index; i++) {
       const path = options.inputs[i].name;
       const head = fileHead(path);
@@ -324,56 +322,69 @@ export async function compile(options: CompileOptions): Promise<CompileResult> {
     }
     return s;
   };
+  const ex = new Extractor();
+  let chained = true;
+  for (const [index, input] of options.inputs.entries()) {
+    let passed = 0; // bytes of this input's lines so far (lazy: before the spool starts)
+    let stream: AsyncIterable<Buffer | string>;
+    try {
+      stream = input.open();
+    } catch (err) {
+      throw new UserError(`cannot read: ${(err as Error).message}`, input.name);
+    }
+    try {
+      await forEachLine(stream, true, (line) => {
+        if (line.text.charCodeAt(0) !== 0x7b && line.text.trim() === '') {
+          // a JSON object starts with {; a blank line is left out of a redacted copy
+          if (lazy && !spool) spool = startSpool(index, passed);
+          passed += line.bytes!.length;
+          return;
+        }
+        // Bytes that are not UTF-8 would be passed on as they are, into a stream that no longer verifies.
+        const invalid = line.text.includes('\ufffd') && line.bytes !== undefined && !isUtf8(line.bytes);
+        const parsed = invalid ? { reason: 'not valid UTF-8' } : parseJsonObject(line.text);
+        if (!parsed.value) throw new UserError(badLine(line, parsed.reason!), `${input.name}:${line.number}`);
+        let value = parsed.value;
+        let bytes = line.bytes;
+        const redacted = redaction?.line(value, line.text, `${input.name}:${line.number}`);
+        if (redacted !== undefined) {
+          // Read back from its text, as a later stage reading this output would.
+          value = parseJsonObject(redacted).value!;
+          bytes = Buffer.from(line.terminated ? `${redacted}\n` : redacted);
+          if (lazy && !spool) spool = startSpool(index, passed);
+        }
+        const event = checkEvent(value, input.name, line.number);
+        if (typeof event.checksum !== 'string') chained = false;
+        ex.push(event);
+        passed += line.bytes!.length;
+        if (spool && bytes) {
+          spool.write(bytes);
+          if (!line.terminated) spool.write(NEWLINE);
+        }
+      });
+    } catch (err) {
+      if (err instanceof UserError) throw err;
+      throw new UserError(`cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, input.name);
+    }
+  }
+  spool?.close();
+  return { ex, chained };
+}
+
+export async function compile(options: CompileOptions): Promise<CompileResult> {
+  const target = targetOf(options.target);
+  if (!target) throw new UserError(`unknown target "${options.target}"; targets: ${Object.keys(compileTargets()).join(', ')}`);
+  const format = options.format ?? 'message';
+  const budget = resolveBudget(target, options);
+  if (!Number.isSafeInteger(budget) || budget <= 0) throw new UserError(`the budget must be a positive number of tokens (got ${budget})`, '--budget');
+  const out = options.out ?? process.stdout;
+  const writesEvents = !options.renderOnly;
+  let spool: Spool | undefined;
   const counter = createCounter(options.tokenizer ?? target.tokenizer);
   prepareTokenizer(counter.name); // loads while the input is read
   try {
     // ---- one pass over the input ---------------------------------------------------------------
-    const ex = new Extractor();
-    let chained = true;
-    for (const [index, input] of options.inputs.entries()) {
-      let passed = 0; // bytes of this input's lines so far (lazy: before the spool starts)
-      let stream: AsyncIterable<Buffer | string>;
-      try {
-        stream = input.open();
-      } catch (err) {
-        throw new UserError(`cannot read: ${(err as Error).message}`, input.name);
-      }
-      try {
-        await forEachLine(stream, true, (line) => {
-          if (line.text.charCodeAt(0) !== 0x7b && line.text.trim() === '') {
-            // a JSON object starts with {; a blank line is left out of a redacted copy
-            if (lazy && !spool) spool = startSpool(index, passed);
-            passed += line.bytes!.length;
-            return;
-          }
-          // Bytes that are not UTF-8 would be passed on as they are, into a stream that no longer verifies.
-          const invalid = line.text.includes('\ufffd') && line.bytes !== undefined && !isUtf8(line.bytes);
-          const parsed = invalid ? { reason: 'not valid UTF-8' } : parseJsonObject(line.text);
-          if (!parsed.value) throw new UserError(badLine(line, parsed.reason!), `${input.name}:${line.number}`);
-          let value = parsed.value;
-          let bytes = line.bytes;
-          const redacted = redaction?.line(value, line.text, `${input.name}:${line.number}`);
-          if (redacted !== undefined) {
-            // Read back from its text, as a later stage reading this output would.
-            value = parseJsonObject(redacted).value!;
-            bytes = Buffer.from(line.terminated ? `${redacted}\n` : redacted);
-            if (lazy && !spool) spool = startSpool(index, passed);
-          }
-          const event = checkEvent(value, input.name, line.number);
-          if (typeof event.checksum !== 'string') chained = false;
-          ex.push(event);
-          passed += line.bytes!.length;
-          if (spool && bytes) {
-            spool.write(bytes);
-            if (!line.terminated) spool.write(NEWLINE);
-          }
-        });
-      } catch (err) {
-        if (err instanceof UserError) throw err;
-        throw new UserError(`cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, input.name);
-      }
-    }
-    spool?.close();
+    const { ex, chained } = await readInputs(options, writesEvents, (started) => (spool = started));
 
     // ---- items, budget, rendering ------------------------------------------------------------------
     const primaryId = pickSession(ex, options.session);
