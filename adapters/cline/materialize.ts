@@ -13,11 +13,10 @@
 //     and an existing session is never touched; the session is read from a spool on disk and the
 //     messages go into the file one at a time (memory stays flat however long the session).
 import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { MaterializeOptions } from '../../lib/adapter/interface.js';
-import { createFileAtomic, newTempPath } from '../../lib/fs/atomic.js';
-import { removeOnInterrupt } from '../../lib/fs/private.js';
+import { createFolderAtomic } from '../../lib/write/folder.js';
 import { UserError } from '../../lib/cli/diagnostics.js';
 import { toIso, type SpEvent } from '../../lib/core/event.js';
 import { isObject, str, type Json } from '../../lib/core/json.js';
@@ -159,21 +158,10 @@ function manifest(at: { sessionId: string; started: string; updated: string; pro
  */
 function writeFolder(root: string, dir: string, sessionId: string, document: Iterable<string>, manifestText: () => string): void {
   mkdirSync(root, { recursive: true, mode: 0o700 });
-  const staging = newTempPath(root, `sp-${sessionId}`);
-  const release = removeOnInterrupt(staging);
-  try {
-    mkdirSync(staging, { mode: 0o700 });
-    createFileAtomic(join(staging, `${sessionId}${MESSAGES_SUFFIX}`), document, 0o600);
-    createFileAtomic(join(staging, `${sessionId}.json`), [manifestText()], 0o600);
-    if (existsSync(dir)) throw new UserError('a session with this id appeared meanwhile; nothing was written', dir);
-    renameSync(staging, dir);
-  } catch (err) {
-    rmSync(staging, { recursive: true, force: true });
-    if (err instanceof UserError) throw err;
-    throw new UserError(`cannot write the session: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, dir);
-  } finally {
-    release();
-  }
+  createFolderAtomic(root, dir, `sp-${sessionId}`, [
+    [`${sessionId}${MESSAGES_SUFFIX}`, () => document],
+    [`${sessionId}.json`, () => [manifestText()]],
+  ]);
 }
 
 // The session is read by position from its spool: once for what the document's head needs (a user

@@ -13,11 +13,10 @@
 //   * the folder is built under a temporary name and renamed into place: it appears whole or not at all,
 //     and an existing session is never touched. A workspace.yaml (cwd, name) lets pickers show it.
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { MaterializeOptions } from '../../lib/adapter/interface.js';
-import { createFileAtomic, newTempPath } from '../../lib/fs/atomic.js';
-import { removeOnInterrupt } from '../../lib/fs/private.js';
+import { createFolderAtomic } from '../../lib/write/folder.js';
 import { UserError } from '../../lib/cli/diagnostics.js';
 import { toIso, type SpEvent } from '../../lib/core/event.js';
 import { isObject, str, type Json } from '../../lib/core/json.js';
@@ -226,21 +225,10 @@ function writeOther(event: SpEvent, { out, report, sameAgent }: TurnContext): vo
 /** The session folder, built under a temporary name and renamed into place (whole or not at all). */
 function writeFolder(root: string, dir: string, sessionId: string, lines: SpooledLines, about: { cwd: string; title?: string; created: string }): void {
   mkdirSync(root, { recursive: true });
-  const staging = newTempPath(root, `sp-${sessionId}`);
-  const release = removeOnInterrupt(staging);
-  try {
-    mkdirSync(staging, { mode: 0o700 });
-    createFileAtomic(join(staging, EVENTS_FILE), lines.chunks(), 0o600);
-    const { cwd, title, created } = about;
-    const yaml = [`id: ${sessionId}`, `cwd: ${yamlScalar(cwd)}`, ...(title ? [`name: ${yamlScalar(title.replace(/\s+/g, ' ').trim())}`] : []), 'user_named: false', 'summary_count: 0', 'fork_count: 0', `created_at: ${created}`, `updated_at: ${created}`, ''];
-    createFileAtomic(join(staging, 'workspace.yaml'), [yaml.join('\n')], 0o600);
-    if (existsSync(dir)) throw new UserError('a session with this id appeared meanwhile; nothing was written', dir);
-    renameSync(staging, dir);
-  } catch (err) {
-    rmSync(staging, { recursive: true, force: true });
-    if (err instanceof UserError) throw err;
-    throw new UserError(`cannot write the session: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, dir);
-  } finally {
-    release();
-  }
+  const { cwd, title, created } = about;
+  const yaml = [`id: ${sessionId}`, `cwd: ${yamlScalar(cwd)}`, ...(title ? [`name: ${yamlScalar(title.replace(/\s+/g, ' ').trim())}`] : []), 'user_named: false', 'summary_count: 0', 'fork_count: 0', `created_at: ${created}`, `updated_at: ${created}`, ''];
+  createFolderAtomic(root, dir, `sp-${sessionId}`, [
+    [EVENTS_FILE, () => lines.chunks()],
+    ['workspace.yaml', () => [yaml.join('\n')]],
+  ]);
 }

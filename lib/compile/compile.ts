@@ -19,7 +19,7 @@ import type { SpEvent } from '../core/event.js';
 import { canonicalize } from '../core/jcs.js';
 import { parseJsonObject } from '../core/json.js';
 import { splitLines } from '../core/lines.js';
-import { NdjsonWriter, type Input } from '../core/ndjson.js';
+import { NdjsonWriter, openInput, type Input } from '../core/ndjson.js';
 import { forEachLine, type RawLine } from './read.js';
 import { selectItems, type Selection } from './budget.js';
 import { Extractor, type SessionState } from './extract.js';
@@ -326,12 +326,7 @@ async function readInputs(options: CompileOptions, writesEvents: boolean, onSpoo
   let chained = true;
   for (const [index, input] of options.inputs.entries()) {
     let passed = 0; // bytes of this input's lines so far (lazy: before the spool starts)
-    let stream: AsyncIterable<Buffer | string>;
-    try {
-      stream = input.open();
-    } catch (err) {
-      throw new UserError(`cannot read: ${(err as Error).message}`, input.name);
-    }
+    const stream = openInput(input);
     try {
       await forEachLine(stream, true, (line) => {
         if (line.text.charCodeAt(0) !== 0x7b && line.text.trim() === '') {

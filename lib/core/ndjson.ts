@@ -58,18 +58,22 @@ export function describeBadLine(bad: BadLine): string {
   return `${bad.reason}${torn}: ${excerpt(bad.line.text)}`;
 }
 
+/** An input's byte stream; one that cannot be opened is a UserError naming it. */
+export function openInput(input: Input): AsyncIterable<Buffer | string> {
+  try {
+    return input.open();
+  } catch (err) {
+    throw new UserError(`cannot read: ${(err as Error).message}`, input.name);
+  }
+}
+
 /**
  * Reads JSON objects, one per line, from each input in turn. Blank lines are skipped; CRLF and a
  * leading BOM are accepted.
  */
 export async function* readObjects<T = Record<string, unknown>>(inputs: Input[], options: ReadOptions = {}): AsyncGenerator<ParsedLine<T>> {
   for (const input of inputs) {
-    let stream: AsyncIterable<Buffer | string>;
-    try {
-      stream = input.open();
-    } catch (err) {
-      throw new UserError(`cannot read: ${(err as Error).message}`, input.name);
-    }
+    const stream = openInput(input);
     try {
       for await (const line of splitLines(stream, 1, 0, options.keepBytes)) {
         if (line.text.trim() === '') continue;
