@@ -8,6 +8,7 @@ import { EXIT_OK, UserError, warn } from '../lib/cli/diagnostics.js';
 import { compileInputs } from '../lib/ops/stages.js';
 import { compileTargets, type FormatName, type TargetName } from '../lib/compile/targets.js';
 import type { TokenizerName } from '../lib/compile/tokens.js';
+import { tokenizers } from '../lib/compile/tokenizers.js';
 import type { Input } from '../lib/core/ndjson.js';
 
 interface Args {
@@ -151,7 +152,7 @@ export const spec: CliSpec<Args> = {
       .option('out', { type: 'string', describe: 'write the files (--format files) or the instructions-file section (--format agents-md) into this directory' })
       .option('force', { type: 'boolean', default: false, describe: 'with --out: overwrite files (an instructions file keeps all but its sp-compile section)' })
       .option('session', { type: 'string', describe: 'the session to compile when the stream holds several (id, prefix or native id)' })
-      .option('tokenizer', { type: 'string', choices: ['o200k_base', 'cl100k_base', 'claude-estimate'], describe: "count with this tokenizer instead of the target's" })
+      .option('tokenizer', { type: 'string', choices: tokenizers().map((t) => t.name), describe: "count with this tokenizer instead of the target's" })
       .option('redact', { type: 'boolean', default: true, describe: "redact secrets with sp-redact's rules and key first (--no-redact compiles them as they are)" })
       .option('workspace', { type: 'string', describe: "add this folder's git state and test result as observed now (default: the session's cwd when it exists here; --no-workspace: none)" })
       .option('rerun-tests', { type: 'boolean', default: false, describe: "re-run the session's last test command (a recognised test runner only) in the workspace, at most 2 minutes" })

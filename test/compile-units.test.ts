@@ -17,7 +17,8 @@ import {
 import { Extractor } from '../lib/compile/extract.js';
 import { extract, type Item } from '../lib/compile/items.js';
 import { selectItems, P0OverBudget } from '../lib/compile/budget.js';
-import { createCounter, estimateTokens, CLAUDE_FACTOR } from '../lib/compile/tokens.js';
+import { createCounter, estimateTokens } from '../lib/compile/tokens.js';
+import { CLAUDE_FACTOR } from '../adapters/claude/index.js';
 import '../adapters/index.js';
 import { compileTargets, resolveBudget } from '../lib/compile/targets.js';
 import { mergeSection } from '../lib/compile/output.js';

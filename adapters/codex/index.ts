@@ -21,6 +21,7 @@ export const codex: Adapter = {
   capture: (ref, options) => lazyIterable(capturing, (m) => m.captureCodex(ref, options)),
   materialize: async (events, options) => (await writing()).materializeCodex(events, options),
   vocabulary,
+  modelFamily: { provider: 'openai', names: /^(openai|gpt|o\d|codex|chatgpt)/i },
   capabilities: {
     tree: false,
     images: { userMessage: true, toolResult: false },

@@ -22,6 +22,7 @@ export const gemini: Adapter = {
   materialize: async (events, options) => (await writing()).materializeGemini(events, options),
   defaultModel: DEFAULT_MODEL,
   vocabulary,
+  modelFamily: { provider: 'google', names: /^(google|gemini)/i },
   capabilities: {
     tree: false,
     images: { userMessage: true, toolResult: false },

@@ -20,6 +20,7 @@ export const kimi: Adapter = {
   find: async (id, options) => (await discovery()).findSession(id, options),
   capture: (ref, options) => lazyIterable(capturing, (m) => m.captureKimi(ref, options)),
   vocabulary,
+  modelFamily: { provider: 'moonshot', names: /^(moonshot|kimi)/i },
   capabilities: {
     tree: false,
     images: { userMessage: false, toolResult: false },

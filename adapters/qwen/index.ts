@@ -22,6 +22,7 @@ export const qwen: Adapter = {
   materialize: async (events, options) => (await writing()).materializeQwen(events, options),
   defaultModel: DEFAULT_MODEL,
   vocabulary,
+  modelFamily: { provider: 'qwen', names: /^(qwen|qwq)/i },
   capabilities: {
     tree: false,
     images: { userMessage: true, toolResult: false },

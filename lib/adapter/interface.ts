@@ -1,7 +1,7 @@
 // The adapter interface: what every `adapters/<agent>/` folder exports (its index.ts), and the
 // cursor that makes capture incremental. The registry of adapters lives in `adapters/index.ts`
 // so that imports flow one way: bin/ → adapters/ → lib/.
-import type { TokenizerName } from '../compile/tokens.js';
+import type { EncodingName } from '../compile/encoding.js';
 import type { Level, SpEvent } from '../core/event.js';
 import type { Vocabulary } from '../relay/vocabulary/types.js';
 
@@ -180,6 +180,12 @@ export interface Adapter {
   materialize?(events: AsyncIterable<SpEvent>, options?: MaterializeOptions): Promise<MaterializeResult>;
   /** How prose names the agent (relay headers, compiled handoffs, the web UI); default: displayName. */
   label?: string;
+  /**
+   * The model family named like this agent (or its vendor) and its provider: how model and provider
+   * names of that family start (`claude-…`, `anthropic/…` → anthropic). The relay reads it to tell
+   * whose reasoning a session holds.
+   */
+  modelFamily?: { provider: string; names: RegExp };
   /** What the agent's sessions and clients can hold and do: read here, never by comparing ids. */
   capabilities: Capabilities;
   /** Its native tools as intents and back (relay, capture-time derivation), loaded on first use. */
@@ -234,7 +240,11 @@ export interface Capabilities {
 
 /** How a handoff is compiled for an agent: token counting, the room it has, where instructions go. */
 export interface CompileProfile {
-  tokenizer: TokenizerName;
+  /**
+   * What budgets are counted with: a base encoding or a registered estimate by name, or an estimate
+   * this profile declares (then every profile can name it).
+   */
+  tokenizer: string | EstimatingTokenizer;
   /** Context window in tokens. */
   window: number;
   /** Tokens the agent needs for itself: system prompt, tool definitions, the reply. */
@@ -243,4 +253,12 @@ export interface CompileProfile {
   budget: number;
   /** The instructions file `--format agents-md` writes a section into. */
   instructionsFile: string;
+}
+
+/** An estimating tokenizer: ceil(count in `base` × `factor`), for models that publish no local tokenizer. */
+export interface EstimatingTokenizer {
+  /** Its name in outputs and on the command line (`--tokenizer`). */
+  name: string;
+  base: EncodingName;
+  factor: number;
 }

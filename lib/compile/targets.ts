@@ -3,7 +3,7 @@
 // instructions from), asked of the registry (lib/adapter/registry.ts), plus `markdown` for pasting anywhere.
 import type { CompileProfile } from '../adapter/interface.js';
 import { agentLabel, registeredAdapters } from '../adapter/registry.js';
-import type { TokenizerName } from './tokens.js';
+import { conservativeTokenizer, tokenizerName } from './tokenizers.js';
 
 /** An agent id with a compileProfile, or `markdown`. */
 export type TargetName = string;
@@ -15,19 +15,26 @@ export interface Target extends CompileProfile {
   name: TargetName;
   /** How the relay header names the agent. */
   label: string;
-  tokenizer: TokenizerName;
+  /** The tokenizer's name (a declared estimate is registered under it). */
+  tokenizer: string;
 }
 
-/** Plain markdown for pasting anywhere: counted like Claude, the larger of the counts here. */
-export const MARKDOWN_TARGET: Target = { name: 'markdown', label: 'a coding agent', tokenizer: 'claude-estimate', window: 128_000, reserve: 0, budget: 16_000, instructionsFile: 'HANDOFF.md' };
+/** The target that is no agent: plain markdown for pasting anywhere. */
+export const MARKDOWN = 'markdown';
+
+/** Plain markdown: counted with the most conservative registered estimate, the largest of the counts here. */
+export function markdownTarget(): Target {
+  return { name: MARKDOWN, label: 'a coding agent', tokenizer: conservativeTokenizer().name, window: 128_000, reserve: 0, budget: 16_000, instructionsFile: 'HANDOFF.md' };
+}
 
 /** Every compile target by name: the registered agents with a compileProfile, then markdown. */
 export function compileTargets(): Record<TargetName, Target> {
   const out: Record<TargetName, Target> = {};
   for (const adapter of Object.values(registeredAdapters())) {
-    if (adapter.compileProfile) out[adapter.id] = { name: adapter.id, label: agentLabel(adapter.id), ...adapter.compileProfile };
+    const profile = adapter.compileProfile;
+    if (profile) out[adapter.id] = { name: adapter.id, label: agentLabel(adapter.id), ...profile, tokenizer: tokenizerName(profile.tokenizer) };
   }
-  out[MARKDOWN_TARGET.name] = MARKDOWN_TARGET;
+  out[MARKDOWN] = markdownTarget();
   return out;
 }
 

@@ -1,9 +1,8 @@
 // Token counting for budgets. OpenAI targets are measured with their real encodings (encoding.ts:
-// o200k_base for GPT-5/4o-era Codex models, cl100k_base on request). Anthropic publishes no local
-// tokenizer (its count_tokens endpoint needs the network), so Claude targets use a documented
-// estimate: the cl100k_base count times CLAUDE_FACTOR, rounded up. Claude's tokenizers produce
-// somewhat more tokens than cl100k_base on English and code, and newer Claude models up to about
-// a third more; 1.35 keeps a margin above that, so a handoff sized by it fits a Claude window.
+// o200k_base for GPT-5/4o-era models, cl100k_base on request). A model family whose vendor publishes
+// no local tokenizer is counted with an estimate its adapter's compile profile declares
+// (tokenizers.ts): the count in a base encoding times a factor, rounded up, with a margin above the
+// family's real counts so that a handoff sized by it fits the window.
 //
 // The encoder is not loaded at import: `--help` never pays its start (o200k_base ~0.3–0.8 s cold);
 // sp-compile starts loading it while it reads the input, and counts only what is near the line.
@@ -11,13 +10,20 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { UserError } from '../cli/diagnostics.js';
 import { loadEncoding, type EncodingName } from './encoding.js';
+import { tokenizerOf, type Tokenizer } from './tokenizers.js';
 
-export const TOKENIZERS = ['o200k_base', 'cl100k_base', 'claude-estimate'] as const;
-export type TokenizerName = (typeof TOKENIZERS)[number];
+/** A tokenizer's name (a base encoding or a registered estimate). */
+export type TokenizerName = string;
 
-/** Claude estimate = ceil(cl100k_base tokens × CLAUDE_FACTOR). */
-export const CLAUDE_FACTOR = 1.35;
+/** A tokenizer given by name (resolved through the registry) or as declared. */
+function resolve(tokenizer: TokenizerName | Tokenizer): Tokenizer {
+  if (typeof tokenizer !== 'string') return tokenizer;
+  const found = tokenizerOf(tokenizer);
+  if (!found) throw new UserError(`unknown tokenizer ${JSON.stringify(tokenizer.slice(0, 40))}`, 'tokenizer');
+  return found;
+}
 
 export interface TokenCounter {
   readonly name: TokenizerName;
@@ -35,13 +41,13 @@ export interface TokenCounter {
  * Characters per token, by class, fitted on the corpus (English prose and code ≈ 3.5–4.5
  * characters per token; CJK ≈ 1 token per character in cl100k_base, fewer in o200k_base).
  */
-const ESTIMATE = {
-  o200k_base: { ascii: 1 / 3.9, other: 0.75 },
-  cl100k_base: { ascii: 1 / 3.7, other: 1.05 },
-  'claude-estimate': { ascii: CLAUDE_FACTOR / 3.7, other: CLAUDE_FACTOR * 1.05 },
-} as const;
+const CHARS: Record<EncodingName, { asciiPerToken: number; tokensPerOther: number }> = {
+  o200k_base: { asciiPerToken: 3.9, tokensPerOther: 0.75 },
+  cl100k_base: { asciiPerToken: 3.7, tokensPerOther: 1.05 },
+};
 
-export function estimateTokens(name: TokenizerName, text: string): number {
+export function estimateTokens(tokenizer: TokenizerName | Tokenizer, text: string): number {
+  const { base, factor } = resolve(tokenizer);
   let ascii = 0;
   let other = 0;
   for (let i = 0; i < text.length; i++) {
@@ -52,8 +58,9 @@ export function estimateTokens(name: TokenizerName, text: string): number {
       if (c >= 0xd800 && c < 0xdc00) i++; // one astral character, two code units
     }
   }
-  const k = ESTIMATE[name];
-  return Math.ceil(ascii * k.ascii + other * k.other);
+  const k = CHARS[base];
+  // factor / chars (not factor × 1/chars): the same doubles as the table of fixed rates this replaced.
+  return Math.ceil(ascii * (factor / k.asciiPerToken) + other * (factor * k.tokensPerOther));
 }
 
 // Encoders are loaded once per process and shared (loading o200k_base costs more than most
@@ -128,11 +135,9 @@ function countingFor(encoding: EncodingName): { primary: Counting; fallback: Thr
   return c;
 }
 
-const encodingOf = (name: TokenizerName) => (name === 'o200k_base' ? 'o200k_base' : 'cl100k_base');
-
 /** Starts loading a tokenizer now (in a worker thread where possible), before it is first needed. */
-export function prepareTokenizer(name: TokenizerName): void {
-  countingFor(encodingOf(name));
+export function prepareTokenizer(tokenizer: TokenizerName | Tokenizer): void {
+  countingFor(resolve(tokenizer).base);
 }
 
 /** Frees the tokenizers loaded so far (the next count loads them again). */
@@ -163,9 +168,10 @@ function pieceEnd(text: string, start: number, size = COUNT_PIECE): number {
   return c >= 0xdc00 && c < 0xe000 ? limit + 1 : limit; // never between the halves of a surrogate pair
 }
 
-export function createCounter(name: TokenizerName): TokenCounter {
+export function createCounter(tokenizer: TokenizerName | Tokenizer): TokenCounter {
   let counted = 0;
-  const encoding = encodingOf(name);
+  const resolved = resolve(tokenizer);
+  const { name, base: encoding, factor } = resolved;
   const one = (text: string): number => {
     const c = countingFor(encoding);
     return c.primary.count(text) ?? c.fallback.count(text);
@@ -182,13 +188,12 @@ export function createCounter(name: TokenizerName): TokenCounter {
     }
     return n;
   };
-  const factor = name === 'claude-estimate' ? CLAUDE_FACTOR : 1;
   return {
     name,
     count: (text) => Math.ceil(pieces(text, COUNT_PIECE) * factor),
     // Pieces of a quarter MiB (≥ 50k tokens): a typical budget is passed within the first one or two.
     exceeds: (text, limit) => Math.ceil(pieces(text, COUNT_PIECE / 4, limit / factor) * factor) > limit,
-    estimate: (text) => estimateTokens(name, text),
+    estimate: (text) => estimateTokens(resolved, text),
     get counted() {
       return counted;
     },

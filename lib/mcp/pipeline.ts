@@ -144,9 +144,9 @@ export async function compileHandoff(events: readonly SpEvent[], args: CompileAr
 
 /** sp-compile over the (already redacted) events: the context.compiled event that puts the relay in context mode. */
 export async function compiledEvent(events: readonly SpEvent[], args: { target: string; budget?: number }): Promise<SpEvent> {
-  const { compileTargets, targetOf, MARKDOWN_TARGET } = await import('../compile/targets.js');
+  const { compileTargets, targetOf, MARKDOWN } = await import('../compile/targets.js');
   if (!targetOf(args.target)) {
-    const agents = Object.keys(compileTargets()).filter((t) => t !== MARKDOWN_TARGET.name);
+    const agents = Object.keys(compileTargets()).filter((t) => t !== MARKDOWN);
     throw new ToolInputError(`context mode compiles for ${agents.join(', ')}; "${args.target}" takes history mode`);
   }
   return (await asToolInput(() => ops.compile(events, { target: args.target as never, budget: args.budget, redact: false }))).event;

@@ -228,9 +228,8 @@ async function relaySpooled(adapter: Adapter, spool: SessionSpool, order: SeqOrd
   let toSource = (seq: number): number => seq;
   let context: RelayOutcome['context'];
   if (compiled) {
-    const { createCounter } = await import('../compile/tokens.js');
-    const name = compiled.tokenizer === 'o200k_base' || compiled.tokenizer === 'cl100k_base' ? compiled.tokenizer : 'claude-estimate';
-    const counter = createCounter(name);
+    const [{ createCounter }, { tokenizerOf, conservativeTokenizer }] = await Promise.all([import('../compile/tokens.js'), import('../compile/tokenizers.js')]);
+    const counter = createCounter((compiled.tokenizer === undefined ? undefined : tokenizerOf(compiled.tokenizer)) ?? conservativeTokenizer());
     // Context mode holds its session in memory (the newest turns are chosen from the end back).
     const held: SpEvent[] = [];
     for await (const event of own()) held.push(event);

@@ -24,7 +24,7 @@ import type { SpEvent } from '../core/event.js';
 import { toIso } from '../core/event.js';
 import { isObject, str, type Json } from '../core/json.js';
 import { SessionSpool } from '../write/spool.js';
-import { adapterOf, agentLabel, Vocabularies } from '../adapter/registry.js';
+import { adapterOf, agentLabel, registeredAdapters, Vocabularies } from '../adapter/registry.js';
 import { removeOnInterrupt } from '../fs/private.js';
 import { relayedFor, type RelayMark } from './mark.js';
 import { PlanState, planText, type Intent, type NativeCall, type VocabularyContext } from './vocabulary/types.js';
@@ -55,14 +55,27 @@ export function providerOf(name: string | undefined): string | undefined {
   if (!name || name === 'openrouter' || name === '<synthetic>') return undefined;
   const slash = name.indexOf('/');
   if (slash > 0) return providerOf(name.slice(0, slash)) ?? providerOf(name.slice(slash + 1));
-  if (/^(anthropic|claude)/i.test(name)) return 'anthropic';
-  if (/^(openai|gpt|o\d|codex|chatgpt)/i.test(name)) return 'openai';
-  if (/^(google|gemini)/i.test(name)) return 'google';
-  if (/^deepseek/i.test(name)) return 'deepseek';
-  if (/^(qwen|qwq)/i.test(name)) return 'qwen';
-  if (/^(xai|grok)/i.test(name)) return 'xai';
-  if (/^(moonshot|kimi)/i.test(name)) return 'moonshot';
+  for (const family of modelFamilies()) if (family.names.test(name)) return family.provider;
   return name.toLowerCase();
+}
+
+/** Model families no agent is named after (the families of agents are their adapters' `modelFamily`). */
+const OTHER_FAMILIES: ReadonlyArray<{ provider: string; names: RegExp }> = [
+  { provider: 'deepseek', names: /^deepseek/i },
+  { provider: 'xai', names: /^(xai|grok)/i },
+];
+
+// The families of the registry handed to lib/ (one table per registry: providerOf runs per event).
+let families: { of: object; list: ReadonlyArray<{ provider: string; names: RegExp }> } | undefined;
+
+/** Every known model family: the adapters' (registry order), then the others. No two share a prefix, so order does not decide. */
+function modelFamilies(): ReadonlyArray<{ provider: string; names: RegExp }> {
+  const all = registeredAdapters();
+  if (families?.of !== all) {
+    const declared = Object.values(all).flatMap((a) => (a.modelFamily ? [a.modelFamily] : []));
+    families = { of: all, list: [...declared, ...OTHER_FAMILIES] };
+  }
+  return families.list;
 }
 
 /** The text a call without a counterpart in the target is written as: the call, then its result. */
