@@ -6,12 +6,23 @@
 // error goes to $SP_HOME/logs/hooks.log. It imports node: modules only, so node starts it in tens of
 // milliseconds instead of loading the toolkit.
 import { spawn } from 'node:child_process';
-import { appendFileSync, chmodSync, fstatSync, mkdirSync, readSync, realpathSync, statSync } from 'node:fs';
+import { appendFileSync, chmodSync, existsSync, fstatSync, mkdirSync, readSync, realpathSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** Agents whose hooks this script serves; anything else in argv is refused. */
-const AGENTS = new Set(['claude', 'codex', 'gemini', 'qwen', 'copilot', 'pi', 'opencode', 'qoder', 'hermes']);
+/** An agent id as the registry spells them: never a path, an option or a command. */
+const AGENT_ID = /^[a-z][a-z0-9-]{0,39}$/;
+
+/**
+ * Whether this script serves an agent's hooks: its adapter folder has a hooks module
+ * (adapters/<agent>/hooks.ts, which `sp hooks install` used). Found with a stat, not a load: the
+ * agent waits for this script, which loads node: modules only. Anything else in argv is refused.
+ */
+function servesHooksOf(agent: string): boolean {
+  if (typeof agent !== 'string' || !AGENT_ID.test(agent)) return false;
+  const folder = fileURLToPath(new URL(`../../adapters/${agent}/`, import.meta.url));
+  return existsSync(join(folder, 'hooks.js')) || existsSync(join(folder, 'hooks.ts'));
+}
 /** A payload is a small JSON object; anything bigger is not one the clients send. */
 const MAX_PAYLOAD = 1 << 20;
 /** Native session ids as the clients make them (UUIDs, Codex thread ids); never a path. */
@@ -30,7 +41,7 @@ export type HookTarget = { path: string } | { session: string };
 
 export function parseHookArgs(argv: string[]): HookArgs {
   const [agent, ...rest] = argv;
-  if (!AGENTS.has(agent)) throw new Error(`unknown agent ${JSON.stringify(String(agent).slice(0, 40))}`);
+  if (!servesHooksOf(agent)) throw new Error(`unknown agent ${JSON.stringify(String(agent).slice(0, 40))}`);
   let home: string | undefined;
   let spHome: string | undefined;
   let argvPayload: string | undefined;

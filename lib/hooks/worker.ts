@@ -89,6 +89,9 @@ function run(script: string, args: string[], env: NodeJS.ProcessEnv, stdoutFile?
   });
 }
 
+/** sp-capture's refusals to continue from a stored read position all name it by its flag's word (`--cursor`). */
+const NAMES_READ_POSITION = /\bcursor\b/;
+
 const lastLine = (text: string): string => text.trim().split('\n').pop() ?? '';
 
 /** One round: capture from the cursor into a private temp file, ingest it, then move the cursor. */
@@ -103,7 +106,7 @@ async function captureOnce(args: WorkerArgs, dir: string, key: string): Promise<
     const select = args.path !== undefined ? ['--path', args.path] : ['--session', args.session!];
     const capture = () => run('sp-capture.js', [args.agent, ...select, '--home', args.home, '--cursor', nextCursor, '--quiet'], env, events);
     let captured = await capture();
-    if (captured.code === 2 && existsSync(cursor) && /cursor/.test(captured.stderr)) {
+    if (captured.code === 2 && existsSync(cursor) && NAMES_READ_POSITION.test(captured.stderr)) {
       // The session was rewritten under the cursor (OpenCode and Hermes update rows in place): read it
       // again from the start, as sp watch does; the store keeps the events it already holds once.
       rmSync(nextCursor, { force: true });
