@@ -13,7 +13,7 @@ import { Store, eventKey, type SpEvent } from '../lib/store/index.js';
 import { Redactor } from '../lib/redact/ensure.js';
 import { addRemote } from '../lib/sync/remote.js';
 import { Notes, scan, type ScanOptions, type WatchTarget } from '../lib/watch/scan.js';
-import { emptyState, loadState, saveState, statePath, type WatchState } from '../lib/watch/state.js';
+import { cursorOf, emptyState, loadState, saveState, statePath, type WatchState } from '../lib/watch/state.js';
 import { watchLoop } from '../lib/watch/loop.js';
 import { pushAll } from '../lib/watch/push.js';
 import { bin, root, tempDir } from './support/store.js';
@@ -281,6 +281,22 @@ describe('scan: what changed, and only that', () => {
     expect(() => loadState(path, '/elsewhere')).toThrow(/feeds the store/);
     writeFileSync(path, '{"version":1');
     expect(() => loadState(path, storeDir)).toThrow(/not a watch state/);
+  });
+
+  it('a state saved before read positions had files of their own (inline `cursor`) still loads; its position moves to its file; the state file never holds one', () => {
+    const storeDir = join(tempDir(), 'store');
+    const path = statePath(tempDir('sp-watch-old-'), storeDir);
+    const position = { version: 1, agent: 'codex', native_id: 'n1', sources: { '/s.jsonl': { offset: 10, line: 1 } }, sessions: {} };
+    const entry = { agent: 'codex', native_id: 'n1', path: '/s.jsonl', sig: { '/s.jsonl': '1:10:5' }, heads: {} };
+    mkdirSync(join(path, '..'), { recursive: true });
+    writeFileSync(path, JSON.stringify({ version: 1, store: storeDir, sessions: { k: { ...entry, cursor: position }, bad: { ...entry, cursor: 'x' } } }) + '\n');
+    const state = loadState(path, storeDir);
+    expect(cursorOf(state, 'k')).toEqual(position);
+    expect(cursorOf(state, 'bad')).toBeUndefined();
+    saveState(path, state);
+    expect(readFileSync(path, 'utf8')).toBe(JSON.stringify({ version: 1, store: storeDir, sessions: { k: { ...entry, has_cursor: true }, bad: entry } }) + '\n');
+    // Another process: the position comes back from its own file.
+    expect(cursorOf(loadState(path, storeDir), 'k')).toEqual(position);
   });
 });
 

@@ -530,7 +530,7 @@ async function ingestChanged(item: Work, store: Store, state: WatchState, option
     path: ref.path,
     sig: item.sig,
     heads: cursorNow ? headsOf(cursorNow) : {},
-    ...(cursorNow ? { cursor: cursorNow } : {}),
+    ...(cursorNow ? { position: cursorNow } : {}),
   });
   result.dirty = true;
 }

@@ -1,6 +1,6 @@
 // What `sp watch` (and the archive flow) remembers between scans, per native session: the
 // (mtime, size, inode) of every file the session lives in, the SHA-256 of the first bytes of each
-// line file it consumed, and the adapter's capture cursor. Unchanged signatures mean "skip without
+// line file it consumed, and the adapter's read position (the capture cursor). Unchanged signatures mean "skip without
 // opening the file"; a changed head hash means "rotated or rewritten: read it again from the start".
 // The state is private ($SP_HOME/watch/, 0700/0600) and replaced atomically after each scan that
 // changed it, so a crash leaves the previous state (and the next scan re-reads what the store then
@@ -21,10 +21,11 @@ export interface SessionState {
   path: string;
   /** Per watched path: `ino:size:mtimeMs`, or `absent`. */
   sig: Record<string, string>;
-  /** Per line file the cursor consumed: SHA-256 of its first HEAD_BYTES (or fewer, up to the cursor). */
+  /** Per line file the read position consumed: SHA-256 of its first HEAD_BYTES (or fewer, up to the position). */
   heads: Record<string, string>;
-  /** The capture cursor: kept in a file of its own (loaded only when the session changed). */
-  cursor?: Cursor;
+  /** The read position (the capture's `--cursor`): kept in a file of its own (loaded only when the session changed); never in the state file. */
+  position?: Cursor;
+  /** On disk: the session has a read position file. */
   has_cursor?: true;
   /** Why this session was left alone at this signature (a hostile or unreadable file): not retried until it changes. */
   skipped?: string;
@@ -77,25 +78,27 @@ function cursorPath(state: WatchState, key: string): string | undefined {
   return state.cursorDir ? join(state.cursorDir, createHash('sha256').update(key).digest('hex').slice(0, 32) + '.json') : undefined;
 }
 
-/** A session's cursor: in memory, else read from its file (a missing or damaged one: read the session from the start). */
+/** A session's read position: in memory, else read from its file (a missing or damaged one: read the session from the start). */
 export function cursorOf(state: WatchState, key: string): Cursor | undefined {
   const entry = state.sessions[key];
   if (!entry) return undefined;
-  if (entry.cursor || !entry.has_cursor) return entry.cursor;
+  if (entry.position || !entry.has_cursor) return entry.position;
   const path = cursorPath(state, key);
   if (!path) return undefined;
   try {
     const value = JSON.parse(readFileSync(path, 'utf8')) as unknown;
-    if (isObject(value) && value.version === 1 && isObject(value.sources)) entry.cursor = value as unknown as Cursor;
+    if (isReadPosition(value)) entry.position = value;
   } catch {
     // none: the session is read from the start, and the store keeps each event once
   }
-  return entry.cursor;
+  return entry.position;
 }
 
-/** Sets a session's state (its cursor is saved with the next saveState). */
+const isReadPosition = (value: unknown): value is Cursor => isObject(value) && value.version === 1 && isObject(value.sources);
+
+/** Sets a session's state (its read position is saved with the next saveState). */
 export function setSession(state: WatchState, key: string, entry: SessionState): void {
-  if (entry.cursor) {
+  if (entry.position) {
     entry.has_cursor = true;
     (state.changedCursors ??= new Set()).add(key);
   } else delete entry.has_cursor;
@@ -131,6 +134,14 @@ export function loadState(path: string, storeDir: string): WatchState {
   if (value.store !== storeDir) throw new UserError(`this watch state feeds the store ${value.store}, not ${storeDir}`, path);
   const state = value as unknown as WatchState;
   state.cursorDir = cursorDirOf(path);
+  // A state saved before read positions had files of their own holds each inline, as `cursor`: it
+  // is used, and moves to its file with the next save.
+  for (const [key, entry] of Object.entries(state.sessions)) {
+    const inline = entry as SessionState & { cursor?: unknown };
+    if (inline.cursor === undefined) continue;
+    const { cursor: old, ...rest } = inline;
+    setSession(state, key, isReadPosition(old) ? { ...rest, position: old } : rest);
+  }
   return state;
 }
 
@@ -141,12 +152,14 @@ export function saveState(path: string, state: WatchState): void {
   if (state.changedCursors?.size) {
     makePrivateDir(state.cursorDir);
     for (const key of state.changedCursors) {
-      const cursor = state.sessions[key]?.cursor;
+      const position = state.sessions[key]?.position;
       const file = cursorPath(state, key)!;
-      if (cursor) replaceFileAtomic(file, JSON.stringify(cursor) + '\n');
+      if (position) replaceFileAtomic(file, JSON.stringify(position) + '\n');
     }
     state.changedCursors.clear();
   }
   const { cursorDir: _dir, changedCursors: _changed, ...saved } = state;
-  replaceFileAtomic(path, JSON.stringify(saved, (key, value: unknown) => (key === 'cursor' ? undefined : value)) + '\n');
+  const sessions = Object.fromEntries(Object.entries(saved.sessions).map(([key, { position: _position, ...entry }]) => [key, entry]));
+  // `sessions` keeps its place among the keys (an overwritten key is not moved): the same bytes as before.
+  replaceFileAtomic(path, JSON.stringify({ ...saved, sessions }) + '\n');
 }
