@@ -14,6 +14,7 @@ interface Args extends AccessFlags {
 async function serve(quiet: boolean, access: AccessOptions = {}): Promise<number> {
   const { serveStdio } = await import('@modelcontextprotocol/server/stdio');
   const { createSpServer } = await import('../lib/mcp/server.js');
+  const { agentIds } = await import('../adapters/registry.js');
   const log = quiet ? () => {} : (line: string) => process.stderr.write(`sp-mcp: ${line}\n`);
   const closed = new Promise<void>((resolve) => process.stdin.once('end', resolve).once('close', resolve));
   const handle = serveStdio(
@@ -21,6 +22,7 @@ async function serve(quiet: boolean, access: AccessOptions = {}): Promise<number
       createSpServer({
         version: packageVersion(),
         loadRegistry: async () => (await import('../adapters/index.js')).adapters,
+        agentIds,
         log,
         access,
       }),

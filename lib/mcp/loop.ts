@@ -9,6 +9,7 @@ import * as z from 'zod';
 import type { Adapter, SessionRef } from '../adapter/interface.js';
 import { canonicalSessionId, type SpEvent } from '../core/event.js';
 import type { Budget, Confinement, AccessOptions } from './confine.js';
+import type { AgentExamples } from './examples.js';
 import { ToolInputError, adapterOf, homeOf, listSessions, type HomeArgs, type Registry } from './pipeline.js';
 
 export interface LoopContext {
@@ -19,6 +20,8 @@ export interface LoopContext {
   confineHomes: <A extends HomeArgs>(args: A) => Promise<A>;
   takeNotes: () => string[];
   adapterNote: (where: string, what: string) => void;
+  /** Agent ids for the descriptions (the registry's). */
+  examples: AgentExamples;
 }
 
 /** The agents the environment points at (a client's marker variable, or its home variable), and why; none found: every agent. */
@@ -56,12 +59,12 @@ function registerCurrentSession(server: McpServer, ctx: LoopContext): void {
       title: "The calling agent's own session",
       description:
         "Finds the session of the agent calling this tool: the newest session recorded in the given folder (default: this " +
-        "server's working directory, which the agent starts it in) by the agent the environment names (CLAUDECODE, " +
-        'CLAUDE_CONFIG_DIR, CODEX_HOME … ; else every agent, or "agent"). Read-only. Returns its agent, native and canonical ' +
+        "server's working directory, which the agent starts it in) by the agent the environment names (a variable its client " +
+        'sets, or its home variable; else every agent, or "agent"). Read-only. Returns its agent, native and canonical ' +
         'id, file, folder and times, and the other recent sessions of that folder.',
       inputSchema: z.object({
         cwd: z.string().optional().describe("the agent's project folder (default: this server's working directory)"),
-        agent: z.string().optional().describe('the calling agent, when the environment does not say (claude, codex, pi …)'),
+        agent: z.string().optional().describe(`the calling agent, when the environment does not say (${ctx.examples.some} …)`),
         home: z.string().optional().describe("that agent's home, when not its default"),
         homes: z.record(z.string(), z.string()).optional().describe('homes per agent'),
       }),
@@ -111,7 +114,7 @@ function registerHandoff(server: McpServer, ctx: LoopContext): void {
         'must be in the store (sp-sync ingest, sp watch or the archive flow put it there).',
       inputSchema: z.object({
         session: z.string().describe('the stored session: canonical sess_… id, native id, session:// URI or a unique prefix'),
-        to_agent: z.string().describe('the agent that takes over (claude, codex, pi …)'),
+        to_agent: z.string().describe(`the agent that takes over (${ctx.examples.some} …)`),
         note: z.string().max(MAX_TEXT).optional().describe('what the receiving agent should know'),
         expect: z.string().max(MAX_TEXT).optional().describe('what it is expected to do (e.g. "make the failing test pass and report back")'),
         target_session: z.string().max(200).optional().describe("the receiving agent's session id, when one was written already"),
@@ -155,7 +158,7 @@ function registerResumeElsewhere(server: McpServer, ctx: LoopContext): void {
         'the home is not the default), what was mapped, and the ledger. dry_run writes nothing.',
       inputSchema: z.object({
         session: z.string().describe('the stored session: canonical sess_… id, native id, session:// URI or a unique prefix'),
-        target: z.string().describe('the agent that continues (claude, codex, pi …)'),
+        target: z.string().describe(`the agent that continues (${ctx.examples.some} …)`),
         target_home: z.string().optional().describe("the target agent's home (default: its start-up home, else its default)"),
         map_cwd: z.array(z.string()).max(16).optional().describe('OLD=NEW path mappings (absolute folders)'),
         search_root: z.string().optional().describe("where to look for the repository's checkout when map_cwd is not given (default: this server's working directory)"),

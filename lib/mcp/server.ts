@@ -34,11 +34,14 @@ import { redactValue } from './redact.js';
 import { Budget, Confinement, DEFAULT_LIMITS, LimitError, type AccessOptions, type Limits, type Root } from './confine.js';
 import { pathlessValidator, verifyFile } from './verify.js';
 import { registerLoopTools } from './loop.js';
+import { agentExamples, type AgentExamples } from './examples.js';
 
 export interface ServerOptions {
   version: string;
   /** The adapter registry (adapters/index.ts), loaded on first use. */
   loadRegistry: () => Promise<Registry>;
+  /** The registry's agent ids (adapters/registry.ts, loaded without the adapters): the examples in tool descriptions. */
+  agentIds: readonly string[];
   /** Diagnostics (stderr: stdout is the protocol). */
   log?: (line: string) => void;
   /** What callers may read and write, fixed at start-up (sp-mcp --home, --root, --allow-write, --store, limits). */
@@ -82,11 +85,15 @@ const MAX_PAGE = 500;
 /** In depth `events`, strings longer than this are cut (depth `full` keeps them). */
 const EVENT_TEXT_LIMIT = 2000;
 
-const homeArgs = {
-  agent: z.string().optional().describe('the agent id (e.g. claude, codex); omitted: every registered agent'),
-  home: z.string().optional().describe("the agent's home directory (with agent); default: its environment variable, else e.g. ~/.claude"),
-  homes: z.record(z.string(), z.string()).optional().describe('homes per agent, e.g. {"claude": "/tmp/x/.claude", "codex": "/tmp/x/.codex"}'),
-};
+/** The arguments that name agents and their homes, with examples from the registry's ids. */
+function homeArgsOf(examples: AgentExamples) {
+  const [a, b] = examples.pair;
+  return {
+    agent: z.string().optional().describe(`the agent id (e.g. ${examples.some}); omitted: every registered agent`),
+    home: z.string().optional().describe("the agent's home directory (with agent); default: its environment variable, else the agent's default home"),
+    homes: z.record(z.string(), z.string()).optional().describe(`homes per agent, e.g. {"${a}": "/tmp/x/${a}-home", "${b}": "/tmp/x/${b}-home"}`),
+  };
+}
 
 const sessionArg = z.string().describe('a native session id, a unique prefix of one, a canonical sess_… id (list_sessions shows them), or with "agent" a session file (or <db>#<id>) under a readable root');
 
@@ -175,6 +182,9 @@ function brief(ref: SessionRef, events: SpEvent[]): Json {
 /** What every tool registration shares: the lazily loaded registry and confinement, the limits, the tool runner and the notes. */
 interface ToolContext {
   log: (line: string) => void;
+  /** Agent ids for the descriptions, and the `agent`/`home`/`homes` arguments built with them. */
+  examples: AgentExamples;
+  homeArgs: ReturnType<typeof homeArgsOf>;
   adapters: () => Promise<Registry>;
   access: AccessOptions;
   confined: () => Promise<Confinement>;
@@ -199,7 +209,7 @@ export function createSpServer(options: ServerOptions): McpServer {
     {
       capabilities: { tools: {} },
       instructions:
-        'sp reads the sessions of coding agents (Claude Code, Codex, Pi, Hermes …) as canonical events. Use list_sessions to ' +
+        `sp reads the sessions of coding agents (agent ids: ${ctx.examples.all}) as canonical events. Use list_sessions to ` +
         'find a session, get_session to read it, compile_context for a token-budgeted handoff to continue it, relay to write it ' +
         'as a new session of another agent (returns the resume command), search for the local store, verify to check a hash ' +
         'chain. Secrets are redacted in everything this server returns.',
@@ -302,7 +312,8 @@ function toolContext(options: ServerOptions): ToolContext {
     return found;
   };
 
-  return { log, adapters, access, confined, limits, confineHomes, tool, note, takeNotes, adapterNote, sessionEvents, confinedSession };
+  const examples = agentExamples(options.agentIds);
+  return { log, examples, homeArgs: homeArgsOf(examples), adapters, access, confined, limits, confineHomes, tool, note, takeNotes, adapterNote, sessionEvents, confinedSession };
 }
 
 /** list_sessions and get_session: find a session and read it. */
@@ -316,7 +327,7 @@ function registerSessionTools(server: McpServer, ctx: ToolContext): void {
         "Sessions found in the coding agents' own stores (read-only), newest first per agent: agent, native_id, path, cwd, " +
         'first prompt, title, first/last time, message and tool-call counts. Every registered agent unless "agent" is given.',
       inputSchema: z.object({
-        ...homeArgs,
+        ...ctx.homeArgs,
         cwd: z.string().optional().describe("only this project directory's sessions"),
         limit: z.number().int().min(1).max(MAX_PAGE).optional().describe('sessions per page (default 50)'),
         cursor: z.string().optional().describe('next_cursor from the previous page'),
@@ -361,7 +372,7 @@ function registerSessionTools(server: McpServer, ctx: ToolContext): void {
         'with long strings cut; "full": every event whole. Pages of "limit" events; pass next_cursor for the next page.',
       inputSchema: z.object({
         session: sessionArg,
-        ...homeArgs,
+        ...ctx.homeArgs,
         depth: z.enum(DEPTHS).optional().describe('brief | events | full (default brief)'),
         limit: z.number().int().min(1).max(MAX_PAGE).optional().describe(`events per page (default ${PAGE.events} for events, ${PAGE.full} for full)`),
         cursor: z.string().optional().describe('next_cursor from the previous page'),
@@ -417,7 +428,7 @@ function registerCompileContextTool(server: McpServer, ctx: ToolContext): void {
         'line with the [seq] it comes from. Never over the budget (counted with the target\'s tokenizer). Redacted.',
       inputSchema: z.object({
         session: sessionArg,
-        ...homeArgs,
+        ...ctx.homeArgs,
         target: z.string().describe('who continues: an agent id with a compile profile (sp-compile --help lists them) or markdown'),
         budget: z.number().int().min(1).optional().describe('token budget (default per target: 24,000; markdown 16,000)'),
         format: z.enum(['message', 'agents-md']).optional().describe('message (a first user message with a relay header, default) or agents-md (an instructions-file section)'),
@@ -463,9 +474,9 @@ function registerRelayTool(server: McpServer, ctx: ToolContext): void {
         'event that was not carried as it was (translated, rendered, stubbed, dropped …). dry_run writes nothing.',
       inputSchema: z.object({
         session: sessionArg,
-        ...homeArgs,
-        target: z.string().describe('the agent that continues (one that can be written, e.g. claude, codex, pi, hermes)'),
-        target_home: z.string().optional().describe("the target agent's home; default: homes[target], else its environment variable, else e.g. ~/.codex"),
+        ...ctx.homeArgs,
+        target: z.string().describe(`the agent that continues (one that can be written, e.g. ${ctx.examples.some})`),
+        target_home: z.string().optional().describe("the target agent's home; default: homes[target], else its environment variable, else its default home"),
         cwd: z.string().optional().describe("the project directory the new session belongs to (default: the source session's)"),
         model: z.string().optional().describe('the model the target continues with'),
         mode: z.enum(['history', 'context']).optional().describe('history (the whole conversation, default) or context (a compiled handoff and the newest turns)'),
@@ -613,7 +624,7 @@ function registerStoreTools(server: McpServer, ctx: ToolContext): void {
         stored: z.string().optional().describe('a canonical session id in the sp store'),
         store: z.string().optional().describe('the store directory, with "stored"'),
         allow_fragment: z.boolean().optional().describe('accept a stream that starts after seq 0 (an incremental capture)'),
-        ...homeArgs,
+        ...ctx.homeArgs,
       }),
       annotations: { readOnlyHint: true },
     },
