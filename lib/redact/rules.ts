@@ -190,7 +190,7 @@ export const BUILTIN_RULES: Rule[] = [
 
   patternRule({
     id: 'google-api-key',
-    description: 'Google API key (Google Cloud, Maps, Firebase, and Google AI Studio / Gemini): AIza + 35 characters',
+    description: 'Google API key (Google Cloud, Maps, Firebase, and Google AI Studio, the Generative Language API): AIza + 35 characters',
     keywords: ['aiza'],
     patterns: [/(?<![A-Za-z0-9_+-])(?<![A-Za-z0-9+=]\/)AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])/],
   }),
