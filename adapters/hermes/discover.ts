@@ -11,7 +11,7 @@ import { UserError } from '../../lib/cli/diagnostics.js';
 import { OpsError } from '../../lib/ops/errors.js';
 import { openExport, looksLikeJson } from './export.js';
 import { LineageReader, kindOf } from './lineage.js';
-import { dbOfHome, dbOfPath, defaultHome, expandTilde, formatLocator, parseLocator } from './paths.js';
+import { busySetting, dbOfHome, dbOfPath, defaultHome, expandTilde, formatLocator, parseLocator } from './paths.js';
 import { checkReadable, introspect, type Schema } from './schema.js';
 import { decodeContent, textOf, AGENT } from './rows.js';
 import { closeReadConnections, prepared, errorText, openForRead, patience, retryBusy, type Db, type ReadHandle } from '../../lib/capture/sqlite.js';
@@ -39,7 +39,7 @@ function filesMoved(err: unknown): boolean {
 
 /** Opens a database for reading inside one read transaction; the lock is retried while busy. */
 export async function openSnapshot(dbPath: string): Promise<Snapshot> {
-  const deadline = Date.now() + patience(10_000);
+  const deadline = Date.now() + patience(10_000, busySetting());
   for (let attempt = 1; ; attempt += 1) {
     const handle = await openForRead(dbPath);
     let open = false;

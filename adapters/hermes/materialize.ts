@@ -28,7 +28,7 @@ import { activeBranchView } from '../../lib/write/branches.js';
 import { CallPairing, ToolIds, reportOrphan, reportStub, type Pairing, type ToolIdSpelling } from '../../lib/write/plan.js';
 import { SpooledLines, SpooledSession } from '../../lib/write/spool.js';
 import { LossLedger, isDerived, payloadOf, resumeFields, sameNativeId, type WriterResult } from '../../lib/write/writer.js';
-import { builtInHome, dbOfHome, DEFAULT_MODEL, defaultHome, HOME_ENV, expandTilde, NATIVE_ID } from './paths.js';
+import { builtInHome, busySetting, dbOfHome, DEFAULT_MODEL, defaultHome, HOME_ENV, expandTilde, NATIVE_ID } from './paths.js';
 import { pyJson } from './pyjson.js';
 import { JSON_PREFIX, AGENT } from './rows.js';
 import { FRESH_SCHEMA, checkWritable, introspect, type Schema } from './schema.js';
@@ -807,7 +807,7 @@ async function storeSession(dbPath: string, exists: boolean, session: Json, rows
       }
     };
     try {
-      await retryBusy(write, dbPath, 'nothing was written', patience(60_000));
+      await retryBusy(write, dbPath, 'nothing was written', patience(60_000, busySetting()));
     } catch (err) {
       if (err instanceof UserError) throw err;
       throw new UserError(`cannot write the session (nothing was written): ${errorText(err)}`, dbPath);

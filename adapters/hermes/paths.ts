@@ -13,6 +13,10 @@ import { envPath, expandTilde } from '../../lib/fs/paths.js';
 export const HOME_ENV = 'HERMES_HOME';
 export const DB_NAME = 'state.db';
 
+/** How long a busy database is retried, in ms, when set (tests, slow disks); the writers of other SQLite stores honour it too. */
+export const BUSY_ENV = 'SP_HERMES_BUSY_MS';
+export const busySetting = (): string | undefined => process.env[BUSY_ENV];
+
 export { expandTilde } from '../../lib/fs/paths.js';
 import type { NativeIdFormat } from '../../lib/write/native-id.js';
 

@@ -29,6 +29,8 @@ const writer: StoreWriter = {
   // KILO_DB names the client's database for its own data dir; a --home given is written as it is.
   dbOfHome: (home, isDefault) => (isDefault ? dbOfHome(home) : join(resolve(expandTilde(home)), DB_NAME)),
   sessionColumns: (model) => ({ agent: MODE, ...(model ? { model: JSON.stringify({ id: model.modelID, providerID: model.providerID, variant: 'default' }) } : {}) }),
+  // The variable Hermes documents for its writer; every SQLite writer honours it (tests, slow disks).
+  busySetting: () => process.env.SP_HERMES_BUSY_MS,
 };
 
 export function materializeKilo(events: AsyncIterable<SpEvent>, options: MaterializeOptions = {}): Promise<StoreMaterializeResult> {

@@ -27,6 +27,8 @@ const writer: StoreWriter = {
   projectCache: 'opencode',
   dbOfHome,
   sessionColumns: (model) => (model ? { model: JSON.stringify({ id: model.modelID, providerID: model.providerID }) } : {}),
+  // The variable Hermes documents for its writer; every SQLite writer honours it (tests, slow disks).
+  busySetting: () => process.env.SP_HERMES_BUSY_MS,
 };
 
 export function materializeOpenCode(events: AsyncIterable<SpEvent>, options: MaterializeOptions = {}): Promise<OpenCodeMaterializeResult> {

@@ -247,10 +247,13 @@ export async function openForWrite(path: string, create: boolean): Promise<Db> {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** How long to keep retrying a busy database, in ms; SP_HERMES_BUSY_MS overrides (tests, slow disks). */
-export function patience(fallback: number): number {
-  const value = Number(process.env.SP_HERMES_BUSY_MS);
-  return Number.isFinite(value) && value >= 0 && process.env.SP_HERMES_BUSY_MS !== '' ? value : fallback;
+/**
+ * How long to keep retrying a busy database, in ms: `override` when it is a number ≥ 0 (the busy
+ * setting the adapter passes, from its documented environment variable: tests, slow disks), else `fallback`.
+ */
+export function patience(fallback: number, override: string | undefined): number {
+  const value = Number(override);
+  return Number.isFinite(value) && value >= 0 && override !== '' ? value : fallback;
 }
 
 /**

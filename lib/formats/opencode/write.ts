@@ -58,6 +58,8 @@ export interface StoreWriter {
   dbOfHome(home: string, isDefault: boolean): string;
   /** Session columns beyond the shared ones, given the model of the new prompt (none: the client's default). */
   sessionColumns(model: { providerID: string; modelID: string } | undefined): Json;
+  /** The busy-retry setting the user gave (ms, as text), if any: how long a locked database is waited for. */
+  busySetting(): string | undefined;
 }
 
 export interface StoreMaterializeResult extends WriterResult {
@@ -437,7 +439,7 @@ async function insertSession(writer: StoreWriter, dbPath: string, write: Insert)
       }
     };
     try {
-      await retryBusy(insert, dbPath, 'nothing was written', patience(60_000));
+      await retryBusy(insert, dbPath, 'nothing was written', patience(60_000, writer.busySetting()));
     } catch (err) {
       if (err instanceof UserError) throw err;
       throw new UserError(`cannot write the session (nothing was written): ${errorText(err)}`, dbPath);
