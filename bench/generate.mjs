@@ -4,7 +4,7 @@
 // --mb stops once SIZE megabytes were written (so 1 GB streams need no event count guess).
 import { parseArgs } from 'node:util';
 import { once } from 'node:events';
-import { syntheticChained } from '../dist/lib/core/synthetic.js';
+import { syntheticChained } from '../dist/adapters/claude/synthetic.js';
 import { canonicalize } from '../dist/lib/core/jcs.js';
 
 const { values } = parseArgs({

@@ -44,7 +44,7 @@ export async function workFile(events) {
   mkdirSync(outDir, { recursive: true });
   const path = join(outDir, `work-${events}.ndjson`);
   if (existsSync(path)) return path;
-  const { workSessionEvents } = await import('../dist/lib/core/synthetic.js');
+  const { workSessionEvents } = await import('../dist/adapters/claude/synthetic.js');
   const { Chainer } = await import('../dist/lib/core/chain.js');
   const { canonicalize } = await import('../dist/lib/core/jcs.js');
   const chainer = new Chainer();

@@ -82,11 +82,11 @@ export function table(rows) {
 }
 
 /**
- * Writes a generated working session (lib/core/synthetic.ts workSessionEvents), chained, as NDJSON at
+ * Writes a generated working session (adapters/claude/synthetic.ts workSessionEvents), chained, as NDJSON at
  * `path`: `events` events, or (given `bytes`) events until the file holds at least that many bytes.
  */
 export async function writeWorkSession(path, { events, bytes, seed }) {
-  const { workSessionEvents } = await import('../dist/lib/core/synthetic.js');
+  const { workSessionEvents } = await import('../dist/adapters/claude/synthetic.js');
   const { Chainer } = await import('../dist/lib/core/chain.js');
   const stream = createWriteStream(path);
   const chainer = new Chainer();

@@ -544,7 +544,7 @@ async function ingest() {
     rows.push({ section: 'ingest', pass: 'sp-sync ingest', input: '', events: null, mb: null, seconds: NaN, events_per_s: null, mb_per_s: null, peak_rss_mb: null, baseline_seconds: null, ratio_bare: null, jq_seconds: null, ratio_jq: null, goal: '', met: null, note: `bench/ingest.mjs failed (exit ${r.status}): ${(r.stderr || line || '').trim().split('\n').pop()}` });
     return;
   }
-  // bench/ingest.mjs ingests a generated working session (lib/core/synthetic.ts, chained — the bytes of
+  // bench/ingest.mjs ingests a generated working session (adapters/claude/synthetic.ts, chained — the bytes of
   // bench/inputs.mjs workFile for the same count): the bare pass over that file is its baseline.
   const generated = /generated (\d+) events/.exec(String(result.input ?? ''));
   let bare;

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Peak RSS of every writer (issue #19 item 4, one stream held once; issue #22: < 200 MB and flat
 // for a 1 GB session). A row per writer: `sp-materialize <agent>` from a chained working session
-// (lib/core/synthetic.ts workSessionEvents, via bench/lib.mjs) into a fresh home, at two sizes, the
+// (adapters/claude/synthetic.ts workSessionEvents, via bench/lib.mjs) into a fresh home, at two sizes, the
 // full one and a quarter of it: flatness = RSS(full) / RSS(quarter) (1.0 = flat). Time is relative
 // to a bare readline + JSON.parse pass over the same file (bench/baseline-parse.mjs), in the same run.
 //   node bench/writers.mjs [--mb 100] [--only claude,codex,…] [--json] [--bin DIR]

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { Chainer, chainBody, computeChecksum, rechain, CHECKSUM_PATTERN } from '../lib/core/chain.js';
 import { canonicalize } from '../lib/core/jcs.js';
-import { syntheticEvents } from '../lib/core/synthetic.js';
+import { syntheticEvents } from '../adapters/claude/synthetic.js';
 import type { SpEvent } from '../lib/core/event.js';
 
 const event = (seq: number, session = 'sess_a', text = `hello ${seq}`): SpEvent => ({

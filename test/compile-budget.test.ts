@@ -11,7 +11,7 @@ import '../adapters/index.js';
 import { compileTargets, type FormatName, type TargetName } from '../lib/compile/targets.js';
 import { Chainer } from '../lib/core/chain.js';
 import { canonicalize } from '../lib/core/jcs.js';
-import { random, workSessionEvents } from '../lib/core/synthetic.js';
+import { random, workSessionEvents } from '../adapters/claude/synthetic.js';
 import { CORPUS, captureFile, compileFile, measureTokens } from './support/compile.js';
 import { tempDir } from './support/streams.js';
 import { SessionBuilder } from './support/canonical.js';

@@ -9,7 +9,7 @@ import { bin, sp, tempDir } from './support/store.js';
 import { createRequire } from 'node:module';
 import { Store, searchText, trustedKeys, verifyStore } from '../lib/store/index.js';
 import type { SpEvent } from '../lib/core/event.js';
-import { syntheticChained, random } from '../lib/core/synthetic.js';
+import { syntheticChained, random } from '../adapters/claude/synthetic.js';
 
 const RUNS = 200;
 const BUDGET_MS = 60_000;

@@ -17,7 +17,7 @@ import { Store, convergedView, ensureKeys, eventKey, recordAck, recordHandoff, t
 import { addTrusted } from '../lib/store/trust.js';
 import { addRemote, getRemote, pull, push } from '../lib/sync/remote.js';
 import { storedReceipts } from '../lib/store/receipts.js';
-import { random as rng } from '../lib/core/synthetic.js';
+import { random as rng } from '../lib/core/random.js';
 import { connect, initSchema } from '../lib/sync/pg.js';
 import { pgMissing, usePostgres, type TestPostgres } from './support/pg.js';
 

@@ -205,7 +205,7 @@ describe('remote integrity', () => {
     const a = machine();
     const b = machine();
     const { canonicalSessionId } = await import('../lib/core/event.js');
-    const { syntheticChained } = await import('../lib/core/synthetic.js');
+    const { syntheticChained } = await import('../adapters/claude/synthetic.js');
     const synthetic = [...syntheticChained({ events: 1500, sessions: 3, seed: 7 })].map((e) => JSON.stringify(e)).join('\n');
     void canonicalSessionId;
     await withStore(a, async (s) => {

@@ -1,7 +1,7 @@
 // lib/core/uuid-map.ts: the compact uuid → seq map gives what a plain object gave, order included.
 import { describe, expect, it } from 'vitest';
 import { UuidMap } from '../lib/core/uuid-map.js';
-import { random } from '../lib/core/synthetic.js';
+import { random } from '../lib/core/random.js';
 
 function uuid(rand: () => number): string {
   const hex = Array.from({ length: 32 }, () => '0123456789abcdef'[Math.floor(rand() * 16)]).join('');

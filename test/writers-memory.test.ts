@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Chainer } from '../lib/core/chain.js';
 import { isObject } from '../lib/core/json.js';
-import { workSessionEvents } from '../lib/core/synthetic.js';
+import { workSessionEvents } from '../adapters/claude/synthetic.js';
 import { openForWrite } from '../lib/capture/sqlite.js';
 import { runBin, tempDir } from './support/streams.js';
 

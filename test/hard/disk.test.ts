@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { syntheticChained } from '../../lib/core/synthetic.js';
+import { syntheticChained } from '../../adapters/claude/synthetic.js';
 import { binPath, diagnosticProblems, filesUnder, record, removeTempDirs, tempDir } from './support/harness.js';
 import { KNOWN } from './support/known.js';
 import { nativeSeeds, writerFlags, writers } from './support/seeds.js';

@@ -8,8 +8,8 @@ import { createRequire } from 'node:module';
 import { basename, join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { afterAll, describe, expect, test } from 'vitest';
-import { syntheticChained } from '../../lib/core/synthetic.js';
-import { random } from '../../lib/core/synthetic.js';
+import { syntheticChained } from '../../adapters/claude/synthetic.js';
+import { random } from '../../lib/core/random.js';
 import { filesUnder, record, removeTempDirs, runBin, tempDir } from './support/harness.js';
 import { nativeSeeds, writerFlags, writers } from './support/seeds.js';
 

@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { syntheticChained } from '../../lib/core/synthetic.js';
+import { syntheticChained } from '../../adapters/claude/synthetic.js';
 import { binPath, diagnosticProblems, record, removeTempDirs, tempDir } from './support/harness.js';
 import { nativeSeeds } from './support/seeds.js';
 

@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { canonicalize } from '../../lib/core/jcs.js';
-import { syntheticChained } from '../../lib/core/synthetic.js';
+import { syntheticChained } from '../../adapters/claude/synthetic.js';
 
 export const root = new URL('../..', import.meta.url).pathname;
 

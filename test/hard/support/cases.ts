@@ -1,6 +1,6 @@
 // The bad inputs, generated from a good one (a real session file, or a captured canonical stream):
 // each case is a pure function of the seed's bytes and a seeded PRNG, so a failure reproduces.
-import { random } from '../../../lib/core/synthetic.js';
+import { random } from '../../../lib/core/random.js';
 
 /** How a seed holds its records: one JSON value per line, or one JSON document (records = its largest array of objects). */
 export type SeedKind = 'lines' | 'json';

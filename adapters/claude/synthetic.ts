@@ -1,7 +1,12 @@
 // Synthetic canonical sessions for benchmarks and tests: realistic mixes of event types with
-// payloads from 200 B to 20 KB of code, prose and CJK text. Deterministic for a given seed.
-import { Chainer } from './chain.js';
-import { canonicalSessionId, type SpEvent } from './event.js';
+// payloads from 200 B to 20 KB of code, prose and CJK text. Deterministic for a given seed. They
+// are recorded as Claude Code's (its meta keys, models, tool names and call ids), so they live with
+// its adapter; `agent` relabels them.
+import { Chainer } from '../../lib/core/chain.js';
+import { canonicalSessionId, type SpEvent } from '../../lib/core/event.js';
+import { random } from '../../lib/core/random.js';
+
+export { random } from '../../lib/core/random.js';
 
 const PROSE =
   'The handler reads the todo list from the in-memory store, filters it by the query, and returns the page. ' +
@@ -10,18 +15,6 @@ const CODE =
   "export async function removeTodo(req, res) {\n  const id = Number(req.params.id);\n  const index = todos.findIndex((t) => t.id === id);\n" +
   "  if (index === -1) return res.status(404).json({ error: 'not found' });\n  todos.splice(index, 1);\n  res.status(204).end();\n}\n";
 const CJK = '测试失败了，帮我看看为什么报错。我们保留内存存储；切换到 SQLite 不在本次范围内。日本語のテキストも含みます。';
-
-/** A small deterministic PRNG (mulberry32). */
-export function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function text(rand: () => number, bytes: number): string {
   const sources = [PROSE, CODE, CJK];
