@@ -26,7 +26,7 @@ import { realCwd as resolveCwd } from '../../lib/fs/paths.js';
 import { readMetadata } from './discover.js';
 import { DEFAULT_MODEL, HOME_ENV, NATIVE_ID, defaultHome, isSessionFileName, sessionFileName, tmpDir } from './paths.js';
 import { projectSlugFor } from './project.js';
-import { AGENT } from './records.js';
+import { AGENT, PART_BLOCK } from './records.js';
 import { activePath, streamTurns, type ModelStep } from '../../lib/formats/content-turns.js';
 import { PROVIDER_TOOL_ID } from '../../lib/write/plan.js';
 import { boundHeapGrowth } from '../../lib/write/heap-growth.js';
@@ -131,7 +131,7 @@ function writeGemini(selected: SpooledSession, options: MaterializeOptions): Gem
 
   const fromGemini = selected.start?.agent === AGENT;
   const sourceModel = fromGemini ? str(sp.model) : undefined;
-  const turns = streamTurns(activePath(selected.events, ledger), { ledger, target: AGENT, toolIds: PROVIDER_TOOL_ID, artifactsDir: options.artifactsDir, safety: options.safety !== false });
+  const turns = streamTurns(activePath(selected.events, ledger), { ledger, target: AGENT, toolIds: PROVIDER_TOOL_ID, partBlock: PART_BLOCK, artifactsDir: options.artifactsDir, safety: options.safety !== false });
   const now = Date.now();
   const { slug, register } = projectSlugFor(home, cwd);
   // The slug may come from the home's projects.json: one plain folder name, inside the home.

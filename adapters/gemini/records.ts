@@ -18,6 +18,9 @@ import { nativeRawText, parseNativeLine } from '../../lib/capture/native.js';
 import { levelOf } from './fidelity.js';
 import { classifyPart, partList, responseContent } from '../../lib/formats/content-parts.js';
 
+/** The content block a part with no canonical counterpart is kept in, as it was (stored data: the name stays). */
+export const PART_BLOCK = 'gemini.part';
+
 export const AGENT = 'gemini';
 const ASSISTANT: Actor = 'agent:gemini';
 /** The id the client gives its own `<session_context>` message (sha256("environment-context"), cut). */
@@ -238,7 +241,7 @@ export class GeminiMapper {
         const callId = k.id ?? '';
         if (this.state.results[callId]) duplicates.push(callId);
         else out.push(this.result(callId, k.name, k.response, undefined));
-      } else blocks.push({ type: 'gemini.part', part: k.kind === 'call' ? k.part : k.part });
+      } else blocks.push({ type: PART_BLOCK, part: k.kind === 'call' ? k.part : k.part });
     }
     if (blocks.length > 0) {
       const payload: Json = { content: blocks, message_id: id };
@@ -307,7 +310,7 @@ export class GeminiMapper {
       } else if (k.kind === 'response') {
         if (!this.state.results[k.id ?? '']) contentResults.push(this.result(k.id ?? '', k.name, k.response, undefined));
       } else if (k.kind === 'image') others.push(k.block);
-      else if (k.kind === 'other') others.push({ type: 'gemini.part', part: k.part });
+      else if (k.kind === 'other') others.push({ type: PART_BLOCK, part: k.part });
     }
     const text = texts.join('');
     if ((text !== '' && text !== state.text) || (first && others.length > 0)) {

@@ -20,7 +20,7 @@ import { activePath, streamTurns } from '../../lib/formats/content-turns.js';
 import { PROVIDER_TOOL_ID } from '../../lib/write/plan.js';
 import { boundHeapGrowth } from '../../lib/write/heap-growth.js';
 import { DEFAULT_MODEL, HOME_ENV, NATIVE_ID, builtInHome, defaultHome, projectFolder, projectsDir, runtimeDir } from './paths.js';
-import { AGENT } from './records.js';
+import { AGENT, PART_BLOCK } from './records.js';
 
 export const CLIENT_VERSION = '0.24.4';
 
@@ -62,7 +62,7 @@ function writeQwen(selected: SpooledSession, options: MaterializeOptions): Write
   const path = ensureUnder(runtime, sessionPath(runtime, cwd, sessionId), 'the home');
   if (existsSync(path)) throw new UserError('exists already: a session is never overwritten', path);
 
-  const turns = streamTurns(activePath(selected.events, ledger), { ledger, target: AGENT, toolIds: PROVIDER_TOOL_ID, artifactsDir: options.artifactsDir, safety: options.safety !== false });
+  const turns = streamTurns(activePath(selected.events, ledger), { ledger, target: AGENT, toolIds: PROVIDER_TOOL_ID, partBlock: PART_BLOCK, artifactsDir: options.artifactsDir, safety: options.safety !== false });
   const gitBranch = str(sp.git_branch);
   let parent: string | null = null;
   const record = (type: string, ts: number, body: Json): string => {

@@ -13,6 +13,9 @@ import { nativeRawText, parseNativeLine } from '../../lib/capture/native.js';
 import { classifyPart, partList, responseContent } from '../../lib/formats/content-parts.js';
 import { levelOf } from './fidelity.js';
 
+/** The content block a part with no canonical counterpart is kept in, as it was (stored data: the name stays). */
+export const PART_BLOCK = 'gemini.part';
+
 export const AGENT = 'qwen';
 const ASSISTANT: Actor = 'agent:qwen';
 const TYPES = new Set(['user', 'assistant', 'tool_result', 'system']);
@@ -115,7 +118,7 @@ export class QwenMapper {
         if (tcr) structured.toolCallResult = tcr;
         if (Object.keys(structured).length > 0) payload.structured = structured;
         out.push({ type: 'tool.result', payload, actor: 'tool' });
-      } else blocks.push({ type: 'gemini.part', part: k.part });
+      } else blocks.push({ type: PART_BLOCK, part: k.part });
     }
     flushText(textType);
     if (out.length === 0) out.push({ type: textType, payload: common({ content: [] }), actor: textType === 'message.user' ? 'user' : ASSISTANT });

@@ -55,6 +55,8 @@ export interface PlanOptions {
   translate?: (name: string, input: unknown, event: SpEvent) => { name: string; args: Json };
   /** The call ids the target's API accepts (lib/write/plan.ts ToolIds). */
   toolIds: ToolIdSpelling;
+  /** The block type the target's capture keeps a part with no canonical counterpart in, as it was: written back as that part for the same agent. */
+  partBlock: string;
 }
 
 /**
@@ -237,7 +239,7 @@ function userParts(p: Json, event: SpEvent, options: PlanOptions): Json[] {
     else if (block.type === 'image') {
       const part = imageParts(block, options, event);
       if (part) parts.push(part);
-    } else if (block.type === 'gemini.part' && isObject(block.part) && event.agent === options.target) parts.push(block.part);
+    } else if (block.type === options.partBlock && isObject(block.part) && event.agent === options.target) parts.push(block.part);
     else if (block.type !== 'tool_result') {
       options.ledger.report('rendered', 'user-block', `a ${String(block.type)} block has no content part: written as its JSON text`, event);
       parts.push({ text: JSON.stringify(block) });
