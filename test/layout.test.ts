@@ -21,20 +21,10 @@ const AGENT_WORDS = new Set(['claude', 'codex', 'pi', 'hermes', 'gemini', 'qwen'
 
 /** lib/ files still naming agents in code: words allowed, and why they are not the registry's yet. */
 const REMAINING: Record<string, { words: number; why: string }> = {
-  'lib/compile/targets.ts': { words: 1, why: 'the markdown target counts with the `claude-estimate` tokenizer' },
-  'lib/compile/tokens.ts': { words: 7, why: 'the tokenizer `claude-estimate` (CLAUDE_FACTOR) is named after the model family it approximates' },
-  'lib/formats/content-turns.ts': { words: 1, why: 'the `gemini.part` content block (a Gemini API Part kept as it was) is a block type of the event schema' },
-  'lib/hooks/sp-hook.ts': { words: 9, why: 'the hook runner accepts the agents that have hooks; it runs before any adapter loads' },
-  'lib/hooks/worker.ts': { words: 1, why: 'a match on the capture cursor\'s own error text (the read position), not the Cursor agent' },
-  'lib/mcp/loop.ts': { words: 11, why: 'agent ids and their home variables as examples in MCP tool descriptions (text a model reads)' },
-  'lib/mcp/server.ts': { words: 16, why: 'agent ids as examples in MCP tool descriptions (text a model reads)' },
-  'lib/redact/rules.ts': { words: 1, why: 'a secret pattern named after the service whose keys it finds' },
-  'lib/relay/relay.ts': { words: 1, why: 'a compiled handoff counted with the `claude-estimate` tokenizer' },
-  'lib/relay/translate.ts': { words: 5, why: 'providerOf reads model names: claude-…, codex-…, gemini-…, qwen-… are model families' },
-  'lib/capture/sqlite.ts': { words: 2, why: 'the busy-retry setting SP_HERMES_BUSY_MS (a documented environment variable)' },
-  'lib/core/synthetic.ts': { words: 7, why: 'the synthetic sessions of the benches and simulations are recorded as one agent\'s (its meta keys)' },
+  // Listings (sp-capture --list, one adapter loaded) and the store (every agent) strip the same
+  // injected preambles whichever agent wrote them; declarations in adapters would reach them only by
+  // loading every adapter (start-up) or a declaration in the light registry (adapters/registry.ts).
   'lib/capture/titles.ts': { words: 5, why: 'the instruction files clients inject into the first prompt (CLAUDE.md, GEMINI.md …)' },
-  'lib/watch/state.ts': { words: 1, why: 'the key of the capture cursor, not the agent' },
 };
 
 /** lib/ folders of a format one agent defined and others write too: its name is the format's, not an agent lookup. */
@@ -156,6 +146,15 @@ describe('layout: the adapter is the whole driver', () => {
     }
     const expected = Object.fromEntries(Object.entries(REMAINING).filter(([, entry]) => entry.words > 0).map(([file, entry]) => [file, entry.words]));
     expect(found).toEqual(expected);
+  });
+
+  it('the tokenizers are the adapters\' data: every profile names a registered one, markdown counts with the most conservative', async () => {
+    const { tokenizers, tokenizerOf, conservativeTokenizer } = await import('../lib/compile/tokenizers.js');
+    const { compileTargets } = await import('../lib/compile/targets.js');
+    for (const [name, target] of Object.entries(compileTargets())) expect(tokenizerOf(target.tokenizer), name).toBeDefined();
+    const most = Math.max(...tokenizers().map((t) => t.factor));
+    expect(conservativeTokenizer().factor).toBe(most);
+    expect(compileTargets().markdown.tokenizer).toBe(conservativeTokenizer().name);
   });
 
   it('no adapter imports a sibling adapter', () => {
