@@ -23,6 +23,7 @@ import { isObject, str, type Json } from '../../lib/core/json.js';
 import { CallPairing, ToolIds, reportOrphan, reportStub, type Pairing, type PlanReport, type ToolIdSpelling } from '../../lib/write/plan.js';
 import { SessionSpool } from '../../lib/write/spool.js';
 import { activeBranchOf } from '../../lib/write/branches.js';
+import { boundHeapGrowth } from '../../lib/write/heap-growth.js';
 import { LossLedger, RawLineCheck, ensureUnder, isDerived, nativeIdOf, payloadOf, resumeFields, sameNativeId, uuidv7, type WriterResult } from '../../lib/write/writer.js';
 import { AGENT, HOME_ENV, NATIVE_ID, builtInHome, defaultHome, parseRolloutName, rolloutRelPath, sessionsDir } from './paths.js';
 import { isImageWrapper } from './rollout.js';
@@ -595,6 +596,7 @@ function baseInstructions(start: Json, artifactsDir: string | undefined): Json |
 
 /** Writes the (first, or `session`-selected) session of `events` as a new Codex rollout. */
 export async function materializeCodex(events: AsyncIterable<SpEvent>, options: CodexMaterializeOptions = {}): Promise<CodexMaterializeResult> {
+  boundHeapGrowth(); // the writer makes garbage at the rate it reads: collect it sooner (heap-growth.ts)
   const spool = await spoolEvents(events);
   try {
     return await write(spool, options);

@@ -24,6 +24,7 @@ import type { SpEvent } from '../core/event.js';
 import { toIso } from '../core/event.js';
 import { isObject, str, type Json } from '../core/json.js';
 import { SessionSpool } from '../write/spool.js';
+import { SeqMap } from '../write/seq-map.js';
 import { adapterOf, agentLabel, registeredAdapters, Vocabularies } from '../adapter/registry.js';
 import { removeOnInterrupt } from '../fs/private.js';
 import { relayedFor, type RelayMark } from './mark.js';
@@ -251,7 +252,8 @@ class SessionTranslator {
    * which the translated call keeps, and writers write the call, not it. Its ledger line says so.
    */
   private derived(event: SpEvent): SpEvent {
-    const call = this.callOfSeq.get(Number(event.derived_from));
+    const at = this.callOfSeq.get(Number(event.derived_from));
+    const call = at === undefined || at === null ? undefined : this.nameList[at];
     const how = call === undefined ? 'which is written' : call === 'text' ? 'which is written as text' : `which is written as ${call}`;
     this.loss({ action: 'carried', code: 'derived', seq: event.seq, type: event.type, reason: `derived from the tool call at seq ${String(event.derived_from)}, ${how}: the call carries it` });
     return event;
@@ -266,16 +268,18 @@ class SessionTranslator {
     return event;
   }
 
-  /** Tool call seq → what it was written as (target tool names, or text). */
-  private readonly callOfSeq = new Map<number, string>();
-  /** One copy of each tool-name text: a joined name made per call was a new string held per call. */
-  private readonly names = new Map<string, string>();
+  /** Tool call seq → what it was written as (target tool names, or text), as its number in `nameList` (a SeqMap: a Map held about 40 bytes a call). */
+  private readonly callOfSeq = new SeqMap();
+  /** Each tool-name text once, numbered. */
+  private readonly names = new Map<string, number>();
+  private readonly nameList: string[] = [];
 
-  private interned(text: string): string {
+  private interned(text: string): number {
     const known = this.names.get(text);
     if (known !== undefined) return known;
-    this.names.set(text, text);
-    return text;
+    this.names.set(text, this.nameList.length);
+    this.nameList.push(text);
+    return this.nameList.length - 1;
   }
 
   // ---- thinking ---------------------------------------------------------------------------------
@@ -366,7 +370,7 @@ class SessionTranslator {
     const calls = intent && target ? target.render(intent, this.context) : undefined;
     if (!calls || calls.length === 0) {
       this.rendered.set(callId, { name, seq: event.seq });
-      this.callOfSeq.set(event.seq, 'text');
+      this.callOfSeq.set(event.seq, this.interned('text'));
       this.info.counts.rendered.set(name, (this.info.counts.rendered.get(name) ?? 0) + 1);
       const why = !source
         ? `no tool vocabulary for ${event.agent}`
@@ -451,10 +455,10 @@ class SessionTranslator {
    * event would become a new root, and what followed a split result would leave its other parts
    * on a side branch.
    */
-  private readonly redirect = new Map<number, number | null>();
+  private readonly redirect = new SeqMap();
 
   private resolve(seq: number | null): number | null {
-    for (let guard = 0; seq !== null && this.redirect.has(seq) && guard < 1e6; guard += 1) seq = this.redirect.get(seq)!;
+    for (let guard = 0; seq !== null && this.redirect.has(seq) && guard < 1e6; guard += 1) seq = this.redirect.get(seq) as number | null;
     return seq;
   }
 

@@ -17,6 +17,8 @@
 // over an array, for the writers that hold their session.
 import type { SpEvent } from '../core/event.js';
 import { isObject } from '../core/json.js';
+import { grown } from './hashed.js';
+import { IdTable } from './ids.js';
 import { LOSS, type PlanReport } from './plan.js';
 
 const STEPS = new Set(['message.user', 'message.assistant', 'message.thinking', 'tool.call']);
@@ -66,31 +68,46 @@ const NONE = -2;
 
 /**
  * What the split needs of each event of a session, in order: numbers and call ids, never the events
- * (about 40 bytes an event). Feed it with `add`, then `split()`.
+ * (about 30 bytes an event and a call id's text once). Feed it with `add`, then `split()`.
  */
 export class BranchIndex {
-  private readonly seqs: number[] = [];
-  private readonly steps: boolean[] = [];
-  private readonly kinds: number[] = [];
-  private readonly callIds: Array<string | undefined> = [];
-  private readonly parentSeqs: number[] = [];
-  private readonly derivedFroms: number[] = [];
+  // Typed columns (JS arrays of numbers, booleans and call id strings held about 60 bytes an event).
+  private seqs = new Float64Array(256);
+  /** Bit 0: a step; bits 1–2: CALL or RESULT. */
+  private flags = new Uint8Array(256);
+  /** The call id of a call or result, as its IdTable entry (-1: none). */
+  private callIds = new Int32Array(256);
+  private parentSeqs = new Float64Array(256);
+  private derivedFroms = new Float64Array(256);
+  private readonly ids = new IdTable();
+  private count = 0;
   private increasing = true;
 
   add(event: SpEvent): void {
-    const at = this.seqs.length;
+    const at = this.count;
+    if (at === this.seqs.length) this.grow();
     if (at > 0 && !(event.seq > this.seqs[at - 1])) this.increasing = false;
-    this.seqs.push(event.seq);
-    this.steps.push(isStep(event));
+    this.seqs[at] = event.seq;
     const kind = event.type === 'tool.call' ? CALL : event.type === 'tool.result' ? RESULT : 0;
-    this.kinds.push(kind);
-    this.callIds.push(kind !== 0 ? callIdOf(event) : undefined);
-    this.parentSeqs.push(typeof event.parent_seq === 'number' ? event.parent_seq : NaN);
-    this.derivedFroms.push(typeof event.derived_from === 'number' ? event.derived_from : NaN);
+    this.flags[at] = (isStep(event) ? 1 : 0) | (kind << 1);
+    const id = kind !== 0 ? callIdOf(event) : undefined;
+    this.callIds[at] = id !== undefined ? this.ids.add(id) : -1;
+    this.parentSeqs[at] = typeof event.parent_seq === 'number' ? event.parent_seq : NaN;
+    this.derivedFroms[at] = typeof event.derived_from === 'number' ? event.derived_from : NaN;
+    this.count = at + 1;
+  }
+
+  private grow(): void {
+    const size = this.seqs.length * 2;
+    this.seqs = grown(this.seqs, size);
+    this.flags = grown(this.flags, size);
+    this.callIds = grown(this.callIds, size);
+    this.parentSeqs = grown(this.parentSeqs, size);
+    this.derivedFroms = grown(this.derivedFroms, size);
   }
 
   get length(): number {
-    return this.seqs.length;
+    return this.count;
   }
 
   seqAt(position: number): number {
@@ -103,7 +120,7 @@ export class BranchIndex {
       // Strictly increasing seqs (the usual case): a binary search, no map.
       const find = (seq: number): number | undefined => {
         let lo = 0;
-        let hi = this.seqs.length - 1;
+        let hi = this.count - 1;
         while (lo <= hi) {
           const mid = (lo + hi) >> 1;
           const s = this.seqs[mid];
@@ -119,11 +136,12 @@ export class BranchIndex {
       } };
     }
     const positions = new Map<number, number[]>();
-    this.seqs.forEach((seq, i) => {
+    for (let i = 0; i < this.count; i += 1) {
+      const seq = this.seqs[i];
       const list = positions.get(seq);
       if (list) list.push(i);
       else positions.set(seq, [i]);
-    });
+    }
     return {
       last: (seq) => positions.get(seq)?.at(-1),
       upTo: (seq, limit) => {
@@ -137,18 +155,20 @@ export class BranchIndex {
 
   /** Splits the session into its active branch and the others (see the file comment). */
   split(): BranchPlan {
-    const n = this.seqs.length;
+    const n = this.count;
     const lookup = this.seqLookup();
-    const { steps, kinds, callIds, parentSeqs, derivedFroms, seqs } = this;
+    const { flags, callIds, parentSeqs, derivedFroms, seqs } = this;
+    const isStepAt = (i: number): boolean => (flags[i] & 1) === 1;
+    const kindAt = (i: number): number => flags[i] >> 1;
 
     // The parent step of every step (-1 the root; NONE: not a step).
     const parents = new Int32Array(n).fill(NONE);
     {
-      const callIndex = new Map<string, number>();
+      const callIndex = new Int32Array(this.ids.size).fill(NONE);
       const stepAt = new Int32Array(n).fill(NONE);
       let previousStep = -1;
       for (let i = 0; i < n; i += 1) {
-        if (steps[i]) {
+        if (isStepAt(i)) {
           let parent = previousStep;
           if (!Number.isNaN(parentSeqs[i])) {
             const at = lookup.last(parentSeqs[i]);
@@ -157,12 +177,12 @@ export class BranchIndex {
           parents[i] = parent;
           stepAt[i] = i;
           previousStep = i;
-          if (kinds[i] === CALL && callIds[i] !== undefined) callIndex.set(callIds[i]!, i);
+          if (kindAt(i) === CALL && callIds[i] !== -1) callIndex[callIds[i]] = i;
           continue;
         }
-        const id = kinds[i] === RESULT ? callIds[i] : undefined;
+        const id = kindAt(i) === RESULT ? callIds[i] : -1;
         const derived = Number.isNaN(derivedFroms[i]) ? undefined : lookup.last(derivedFroms[i]);
-        const fromCall = id !== undefined ? callIndex.get(id) : undefined;
+        const fromCall = id !== -1 && callIndex[id] !== NONE ? callIndex[id] : undefined;
         const fromDerived = derived !== undefined && stepAt[derived] !== NONE ? stepAt[derived] : undefined;
         stepAt[i] = fromCall ?? fromDerived ?? previousStep;
       }
@@ -185,13 +205,12 @@ export class BranchIndex {
     // every event that is no part of the tree (session.start, meta, todo state …).
     const owners = new Int32Array(n).fill(NONE);
     {
-      const callIndex = new Map<string, number>();
+      const callIndex = new Int32Array(this.ids.size).fill(NONE);
       for (let i = 0; i < n; i += 1) {
-        if (steps[i] && kinds[i] === CALL && callIds[i] !== undefined) callIndex.set(callIds[i]!, i);
-        if (kinds[i] === RESULT && !steps[i]) {
+        if (isStepAt(i) && kindAt(i) === CALL && callIds[i] !== -1) callIndex[callIds[i]] = i;
+        if (kindAt(i) === RESULT && !isStepAt(i)) {
           const id = callIds[i];
-          const call = id !== undefined ? callIndex.get(id) : undefined;
-          if (call !== undefined) owners[i] = call;
+          if (id !== -1 && callIndex[id] !== NONE) owners[i] = callIndex[id];
         } else if (!Number.isNaN(derivedFroms[i])) {
           const at = lookup.upTo(derivedFroms[i], i);
           if (at !== undefined) owners[i] = owners[at] !== NONE ? owners[at] : at;

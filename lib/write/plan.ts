@@ -31,6 +31,7 @@ import type { SpEvent } from '../core/event.js';
 import { randomBytes } from 'node:crypto';
 import { isObject } from '../core/json.js';
 import { grown } from './hashed.js';
+import { IdSet, IdTable } from './ids.js';
 
 /** The resume-safety pass's loss codes (see the header). */
 export const LOSS = {
@@ -96,13 +97,25 @@ export class PositionMap {
  * their own. `order` is the pairing rule of the header.
  */
 export class CallPairing {
-  private readonly open = new Map<string, number[]>();
+  /** Every call id seen, numbered (an IdTable: a Map and a Set of id strings grew by about 100 bytes a call). */
+  private readonly ids: IdTable;
+  /** Per id: its unanswered calls as a queue, first and last position (-1 none), linked through `nextOpen`. */
+  private openFirst = new Int32Array(64).fill(-1);
+  private openLast = new Int32Array(64).fill(-1);
+  private readonly nextOpen = new PositionMap();
+  /** Per id: 1 once a call with it is answered. */
+  private answered = new Uint8Array(64);
   private readonly waiting = new Map<string, number[]>();
-  private readonly answered = new Set<string>();
   private readonly pairing: Pairing = { resultOf: new PositionMap(), callOf: new PositionMap(), skipped: new Map() };
   private position = 0;
 
-  constructor(private readonly order: 'stream' | 'anywhere' = 'stream') {}
+  /** `hash` is for tests that force every id onto one hash. */
+  constructor(
+    private readonly order: 'stream' | 'anywhere' = 'stream',
+    hash?: (text: string) => number,
+  ) {
+    this.ids = new IdTable(hash);
+  }
 
   /** Notes the next event of the session; returns its position. */
   add(event: SpEvent): number {
@@ -112,39 +125,62 @@ export class CallPairing {
       const id = callIdOf(event);
       // (waiting keeps its keys: done() reports what is left in their order)
       const early = this.order === 'anywhere' ? this.waiting.get(id)?.shift() : undefined;
-      if (early !== undefined) this.pair(at, early, id);
-      else push(this.open, id, at);
+      if (early !== undefined) this.pair(at, early, this.entry(id));
+      else this.queue(this.entry(id), at);
     } else if (event.type === 'tool.result') {
       const id = callIdOf(event);
-      const call = take(this.open, id);
-      if (call !== undefined) this.pair(call, at, id);
+      const entry = this.ids.find(id);
+      const call = entry !== -1 ? this.dequeue(entry) : undefined;
+      if (call !== undefined) this.pair(call, at, entry);
       else if (this.order === 'anywhere') push(this.waiting, id, at);
-      else this.pairing.skipped.set(at, this.answered.has(id) ? 'duplicate' : 'orphan');
+      else this.pairing.skipped.set(at, this.isAnswered(entry) ? 'duplicate' : 'orphan');
     }
     return at;
   }
 
-  private pair(call: number, result: number, id: string): void {
+  /** The id's entry, added (with room in the per-id columns) when new. */
+  private entry(id: string): number {
+    const entry = this.ids.add(id);
+    if (entry >= this.answered.length) {
+      const size = this.answered.length * 2;
+      this.openFirst = grown(this.openFirst, size).fill(-1, this.openFirst.length);
+      this.openLast = grown(this.openLast, size).fill(-1, this.openLast.length);
+      this.answered = grown(this.answered, size);
+    }
+    return entry;
+  }
+
+  private queue(entry: number, at: number): void {
+    if (this.openLast[entry] === -1) this.openFirst[entry] = at;
+    else this.nextOpen.set(this.openLast[entry], at);
+    this.openLast[entry] = at;
+  }
+
+  private dequeue(entry: number): number | undefined {
+    const first = this.openFirst[entry];
+    if (first === -1) return undefined;
+    const next = this.nextOpen.get(first);
+    this.openFirst[entry] = next ?? -1;
+    if (next === undefined) this.openLast[entry] = -1;
+    return first;
+  }
+
+  private isAnswered(entry: number): boolean {
+    return entry !== -1 && this.answered[entry] === 1;
+  }
+
+  private pair(call: number, result: number, entry: number): void {
     this.pairing.resultOf.set(call, result);
     this.pairing.callOf.set(result, call);
-    this.answered.add(id);
+    this.answered[entry] = 1;
   }
 
   /** The pairing of everything noted. */
   done(): Pairing {
-    for (const [id, results] of this.waiting) for (const at of results) this.pairing.skipped.set(at, this.answered.has(id) ? 'duplicate' : 'unknown');
+    for (const [id, results] of this.waiting) for (const at of results) this.pairing.skipped.set(at, this.isAnswered(this.ids.find(id)) ? 'duplicate' : 'unknown');
     this.waiting.clear();
     return this.pairing;
   }
-}
-
-/** The first position listed under `key`, taken off (an emptied key goes: answered calls are not kept). */
-function take(map: Map<string, number[]>, key: string): number | undefined {
-  const list = map.get(key);
-  if (!list) return undefined;
-  const first = list.shift();
-  if (list.length === 0) map.delete(key);
-  return first;
 }
 
 function push(map: Map<string, number[]>, key: string, value: number): void {
@@ -194,7 +230,8 @@ export interface ToolIdSpelling {
  * With safety off ids are written as they are.
  */
 export class ToolIds {
-  private readonly used = new Set<string>();
+  /** Every id written (an IdSet: a Set of strings held about 60 bytes an id more). */
+  private readonly used = new IdSet();
 
   constructor(
     private readonly spelling: ToolIdSpelling,

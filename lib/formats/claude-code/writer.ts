@@ -24,6 +24,8 @@ import { LOSS, ToolIds, pairCalls, reportOrphan, reportStub, type PlanReport, ty
 import { LossLedger, capturedRawLines, ensureUnder, isDerived, payloadOf, resumeFields, sameNativeId, writeLines, type ClientHome, type NativeIdFormat, type WriterResult } from '../../write/writer.js';
 import { SeqPositions } from '../../write/positions.js';
 import { UuidColumn } from '../../write/uuids.js';
+import { IdSet } from '../../write/ids.js';
+import { boundHeapGrowth } from '../../write/heap-growth.js';
 import { SpooledLines, SpooledSession } from '../../write/spool.js';
 import { createFileAtomic } from '../../fs/atomic.js';
 
@@ -270,7 +272,8 @@ class ClaudeWriter {
   /** The written ids that differ from the call's own (the rest are read from the call again). */
   private readonly renamedIds = new Map<number, string>();
   private skippedResults = new Map<number, SkippedResult>();
-  private readonly usedMessageIds = new Set<string>();
+  /** Message ids written (an IdSet: a large session's Set of them held about 70 bytes an id). */
+  private readonly usedMessageIds = new IdSet();
   /** Tool ids the API accepts, unique in the file (the resume-safety pass, lib/write/plan.ts). */
   private readonly toolIds: ToolIds;
   private readonly indexOfSeq: SeqPositions;
@@ -904,6 +907,7 @@ class ClaudeWriter {
 /** Writes the (first, or `session`-selected) session of `events` as a new Claude Code transcript. */
 export async function writeClaudeCodeTranscript(events: AsyncIterable<SpEvent>, options: ClaudeMaterializeOptions, target: ClaudeCodeTarget): Promise<ClaudeMaterializeResult> {
   // The session on disk, read by position (lib/write/spool.ts): the writer's plan holds indices, never the events.
+  boundHeapGrowth(); // the writer makes garbage at the rate it reads: collect it sooner (heap-growth.ts)
   const selected = await SpooledSession.create(events, options.session);
   try {
     return writeSession(selected, options, target);
