@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SpEvent } from '../lib/core/event.js';
 import { RawLineCheck, SessionPicker, capturedRawLines, lineChunks, selectSession } from '../lib/write/writer.js';
+import { SpooledSession } from '../lib/write/spool.js';
 import { from } from './support/canonical.js';
 
 function event(session: string, seq: number, type: string, origin: Partial<NonNullable<SpEvent['origin']>> = {}, payload: Record<string, unknown> = {}): SpEvent {
@@ -35,6 +36,46 @@ describe('SessionPicker / selectSession', () => {
     expect(picker.pick('nb')).toBe('b');
     expect(() => picker.pick('nc')).toThrow(/no session nc in the input/);
     expect(() => new SessionPicker().pick()).toThrow(/no events in the input/);
+  });
+});
+
+describe('SpooledSession: the same session and order as selectSession', () => {
+  /** What a writer reads from each, as JSON (the spooled view is read by index). */
+  async function both(stream: SpEvent[], selector?: string): Promise<[string, string]> {
+    const plain = await selectSession(from(stream), selector);
+    const spooled = await SpooledSession.create(from(stream), selector);
+    try {
+      const read = Array.from({ length: spooled.events.length }, (_, i) => spooled.events[i]);
+      expect([spooled.session, spooled.others]).toEqual([plain.session, plain.others]);
+      return [JSON.stringify(read), JSON.stringify(plain.events)];
+    } finally {
+      spooled.remove();
+    }
+  }
+  const withText = (e: SpEvent, text: string): SpEvent => ({ ...e, payload: { text } });
+
+  it('one session in order (the stream is the view), with lines of different lengths and UTF-8', async () => {
+    const stream = [event('a', 0, 'session.start'), withText(event('a', 1, 'message.user'), 'é€😀'.repeat(50)), event('a', 2, 'message.user'), withText(event('a', 3, 'message.user'), '')];
+    const [spooled, plain] = await both(stream);
+    expect(spooled).toBe(plain);
+    expect(JSON.parse(spooled)).toHaveLength(4);
+  });
+
+  it('interleaved sessions, seqs out of order with ties: sorted stably, the others counted', async () => {
+    const stream = [event('a', 5, 'message.user'), event('b', 0, 'session.start'), withText(event('a', 2, 'message.user'), 'first 2'), event('a', 0, 'session.start'), withText(event('a', 2, 'message.user'), 'second 2'), event('b', 1, 'message.user'), event('a', 1, 'message.user')];
+    for (const selector of [undefined, 'a', 'b']) {
+      const [spooled, plain] = await both(stream, selector);
+      expect(spooled).toBe(plain);
+    }
+    const [a] = await both(stream, 'a');
+    expect(JSON.parse(a).map((e: SpEvent) => [e.seq, (e.payload as { text?: string }).text])).toEqual([[0, undefined], [1, undefined], [2, 'first 2'], [2, 'second 2'], [5, undefined]]);
+  });
+
+  it('a seq that is not a number: the session keeps its stream order', async () => {
+    const stream = [event('a', 3, 'message.user'), { ...event('a', 0, 'message.user'), seq: 'x' as unknown as number }, event('a', 1, 'message.user')];
+    const [spooled, plain] = await both(stream);
+    expect(spooled).toBe(plain);
+    expect(JSON.parse(spooled).map((e: SpEvent) => e.seq)).toEqual([3, 'x', 1]);
   });
 });
 

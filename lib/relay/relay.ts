@@ -9,6 +9,7 @@ import type { SpEvent } from '../core/event.js';
 import { isObject } from '../core/json.js';
 import { SessionSpool } from '../write/spool.js';
 import { grown } from '../write/hashed.js';
+import { boundHeapGrowth } from '../write/heap-growth.js';
 import { BranchIndex, type BranchPlan, type BranchSelection } from '../write/branches.js';
 import { compiledOf, contextSession, type ContextSession } from './context.js';
 import { LossSummary, RelayLedger } from './ledger.js';
@@ -146,6 +147,8 @@ export async function relay(adapter: Adapter, input: AsyncIterable<SpEvent>, opt
     throw new UserError(`writing ${adapter.displayName} sessions is experimental and unverified (${experimental}); pass --experimental to write one anyway`);
   }
   if (options.sameId && sameId !== true) throw new UserError(`--same-id: ${sameId.whyNot} (drop --same-id)`);
+  // Before the input is read: the heap's limits grow with the first reads (a writer bounding them later found them at 4× already).
+  boundHeapGrowth();
   const ledger = new RelayLedger();
   const order = new SeqOrder();
   // The input is held once, on disk (docs/design.md §5.1, "One stream, held once"): every later step is a pass over this spool.

@@ -12,7 +12,10 @@ import { scratchDir, type ScratchDir } from '../fs/private.js';
 import { grown } from './hashed.js';
 import { SessionPicker, nativeIdOf } from './select.js';
 
-const FLUSH_AT = 1 << 20;
+// Text is written at this many characters. Not more: a string flattened for the write above about
+// 128 KB is a large object, which no young collection frees; at 1 MB the spool's writes left 113 MB
+// of them in the heap at Gemini's 600 MiB peak (414 MB RSS), freed only by the next full collection.
+const FLUSH_AT = 1 << 15;
 
 export class SessionSpool {
   /** Every session of the stream, in order of appearance, with its session.start. */
@@ -102,34 +105,52 @@ export async function withSpool<T>(events: AsyncIterable<SpEvent>, use: (spool: 
 
 // ---- a session on disk, read by position ----------------------------------------------------------
 
-/** A SpooledSession's columns while it fills: 24 bytes an event, grown by doubling. */
+/**
+ * A SpooledSession's columns while it fills: 12 bytes an event (offset and session), grown by
+ * doubling. A line's length is the distance to the next offset (the lines follow each other in the
+ * file); whether a session's seqs never decrease is noted as they come, so no seq is kept.
+ */
 class SpoolRows {
-  offsets = new Float64Array(1024);
-  lengths = new Uint32Array(1024);
+  /** One more than the rows: the end of the last line. */
+  offsets = new Float64Array(1025);
   sessions = new Uint32Array(1024);
-  seqs = new Float64Array(1024);
   length = 0;
+  /** Per session: its last seq (NaN before the first), whether every seq was a number, whether none decreased. */
+  private readonly lastSeq: number[] = [];
+  private readonly started: boolean[] = [];
+  readonly numbered: boolean[] = [];
+  readonly increasing: boolean[] = [];
 
-  push(offset: number, length: number, session: number, seq: unknown): void {
-    if (this.length === this.offsets.length) {
+  push(offset: number, end: number, session: number, seq: unknown): void {
+    if (this.length === this.sessions.length) {
       const size = this.length * 2;
-      this.offsets = grown(this.offsets, size);
-      this.lengths = grown(this.lengths, size);
+      this.offsets = grown(this.offsets, size + 1);
       this.sessions = grown(this.sessions, size);
-      this.seqs = grown(this.seqs, size);
     }
     this.offsets[this.length] = offset;
-    this.lengths[this.length] = length;
+    this.offsets[this.length + 1] = end;
     this.sessions[this.length] = session;
-    // A seq that is not a number sorts as NaN did in the number array (the session is not sorted then).
-    this.seqs[this.length] = typeof seq === 'number' ? seq : NaN;
     this.length += 1;
+    if (session === this.lastSeq.length) {
+      this.lastSeq.push(NaN);
+      this.numbered.push(true);
+      this.increasing.push(true);
+      this.started.push(false);
+    }
+    // A session with a seq that is not a number is never sorted: its order does not matter.
+    if (typeof seq !== 'number') {
+      this.numbered[session] = false;
+      return;
+    }
+    // As the comparison of neighbours was: a NaN seq breaks the order.
+    if (this.started[session] && !(seq >= this.lastSeq[session])) this.increasing[session] = false;
+    this.started[session] = true;
+    this.lastSeq[session] = seq;
   }
 
-  /** Whether the seqs at these rows never decrease (then the stable sort would change nothing). */
-  increasingAt(rows: Uint32Array): boolean {
-    for (let k = 1; k < rows.length; k += 1) if (!(this.seqs[rows[k]] >= this.seqs[rows[k - 1]])) return false;
-    return true;
+  /** The length of row `i`'s line, without its newline. */
+  lengthOf(i: number): number {
+    return this.offsets[i + 1] - this.offsets[i] - 1;
   }
 }
 
@@ -178,12 +199,11 @@ export class SpooledSession {
   }
 
   private async fill(events: AsyncIterable<SpEvent>, selector: string | undefined): Promise<void> {
-    // Per event: its byte offset and length in the file, its session (a small number) and seq, in
-    // typed columns grown by doubling (JS number arrays held ~40 bytes an event and a copy on growth).
+    // Per event: its byte offset in the file and its session (a small number), in typed columns
+    // grown by doubling (JS number arrays held ~40 bytes an event and a copy on growth).
     const rows = new SpoolRows();
     const sessionIds = new Map<string, number>();
     const counts: number[] = [];
-    const allNumbered: boolean[] = [];
     const fd = openSync(this.file, 'wx', 0o600);
     try {
       let buffer = '';
@@ -194,13 +214,11 @@ export class SpooledSession {
         if (id === undefined) {
           sessionIds.set(session, (id = sessionIds.size));
           counts.push(0);
-          allNumbered.push(true);
         }
         counts[id] += 1;
-        if (typeof event.seq !== 'number') allNumbered[id] = false;
         const line = `${JSON.stringify(event)}\n`;
         const bytes = Buffer.byteLength(line);
-        rows.push(at, bytes - 1, id, event.seq);
+        rows.push(at, at + bytes, id, event.seq);
         at += bytes;
         buffer += line;
         if (buffer.length >= FLUSH_AT) {
@@ -216,26 +234,44 @@ export class SpooledSession {
     this.start = this.picker.startOf(this.session);
     const chosen = sessionIds.get(this.session)!;
     for (const [id, n] of sessionIds) if (n !== chosen) this.others.set(id, { count: counts[n], nativeId: nativeIdOf(this.picker.startOf(id)) });
-    // Seq order is the stream's order; a stable sort only repairs streams that were interleaved.
-    const positions = new Uint32Array(counts[chosen] ?? 0);
-    for (let i = 0, k = 0; i < rows.length; i += 1) if (rows.sessions[i] === chosen) positions[k++] = i;
-    if (allNumbered[chosen] && !rows.increasingAt(positions)) {
-      const sorted = Array.from(positions).sort((a, b) => rows.seqs[a] - rows.seqs[b] || a - b);
-      positions.set(sorted);
-    }
-    const where = new Float64Array(positions.length);
-    const size = new Uint32Array(positions.length);
-    for (let k = 0; k < positions.length; k += 1) {
-      where[k] = rows.offsets[positions[k]];
-      size[k] = rows.lengths[positions[k]];
-    }
     this.fd = openSync(this.file, 'r');
-    this.events = this.view(where, size);
+    const n = counts[chosen] ?? 0;
+    // Seq order is the stream's order; a stable sort only repairs streams that were interleaved.
+    const sort = n > 0 && rows.numbered[chosen] && !rows.increasing[chosen];
+    if (n === rows.length && !sort) {
+      // The stream is the session, in order (what the relay hands a writer): the offsets are the view.
+      this.events = this.view(n, rows.offsets.slice(0, n + 1));
+      return;
+    }
+    const positions = new Uint32Array(n);
+    for (let i = 0, k = 0; i < rows.length; i += 1) if (rows.sessions[i] === chosen) positions[k++] = i;
+    if (sort) {
+      // The seqs are read back (only here: an interleaved stream).
+      const seqs = new Float64Array(n);
+      for (let k = 0; k < n; k += 1) seqs[k] = this.parse(rows.offsets[positions[k]], rows.lengthOf(positions[k])).seq;
+      const order = Array.from(positions.keys()).sort((a, b) => seqs[a] - seqs[b] || a - b);
+      positions.set(order.map((k) => positions[k]));
+    }
+    const where = new Float64Array(n);
+    const size = new Uint32Array(n);
+    for (let k = 0; k < n; k += 1) {
+      where[k] = rows.offsets[positions[k]];
+      size[k] = rows.lengthOf(positions[k]);
+    }
+    this.events = this.view(n, where, size);
   }
 
   private read(index: number, offset: number, length: number): SpEvent {
     const cached = this.cache.get(index);
     if (cached) return cached;
+    const event = this.parse(offset, length);
+    if (this.cache.size >= CACHED_EVENTS) this.cache.delete(this.cache.keys().next().value as number);
+    this.cache.set(index, event);
+    return event;
+  }
+
+  /** The event whose line is at `offset`, `length` bytes long. */
+  private parse(offset: number, length: number): SpEvent {
     if (this.removed || this.fd === undefined) throw new Error('the session spool was removed');
     // One buffer for every read (a new one per event left the allocator holding hundreds of MB),
     // filled as far as it goes: a pass in file order then reads the next events from memory, not
@@ -252,15 +288,15 @@ export class SpooledSession {
       this.blockLength = got;
     }
     const at = offset - this.blockStart;
-    const event = JSON.parse(this.scratch.toString('utf8', at, at + length)) as SpEvent;
-    if (this.cache.size >= CACHED_EVENTS) this.cache.delete(this.cache.keys().next().value as number);
-    this.cache.set(index, event);
-    return event;
+    return JSON.parse(this.scratch.toString('utf8', at, at + length)) as SpEvent;
   }
 
-  /** An array-like, read-only view: index reads go to the file. */
-  private view(offsets: Float64Array, lengths: Uint32Array): SpEvent[] {
-    const n = offsets.length;
+  /**
+   * An array-like, read-only view of `n` events: index reads go to the file. Event i's line is at
+   * offsets[i], lengths[i] bytes long; without lengths the lines follow each other (offsets has n + 1
+   * entries, the last the end of the last line) and a length is the distance to the next offset.
+   */
+  private view(n: number, offsets: Float64Array, lengths?: Uint32Array): SpEvent[] {
     const indexOf = (prop: string | symbol): number | undefined => {
       if (typeof prop !== 'string' || prop === '' || prop.length > 15) return undefined;
       const i = Number(prop);
@@ -271,7 +307,7 @@ export class SpooledSession {
     return new Proxy(target, {
       get: (t, prop, receiver) => {
         const i = indexOf(prop);
-        if (i !== undefined) return this.read(i, offsets[i], lengths[i]);
+        if (i !== undefined) return this.read(i, offsets[i], lengths ? lengths[i] : offsets[i + 1] - offsets[i] - 1);
         return Reflect.get(t, prop, receiver);
       },
       has: (t, prop) => indexOf(prop) !== undefined || Reflect.has(t, prop),
