@@ -206,6 +206,8 @@ export const spec: CliSpec<Args> = {
           ? { redact: (text: string) => redactor!.redactText(text), label: 'default' }
           : await publicRedaction()
       : undefined;
+    // One compile per process: V8's young generation can stay small (lib/compile/tokens.ts).
+    (await import('../lib/compile/tokens.js')).keepYoungGenerationSmall();
     await compileInputs(io.inputs(args.files), {
         out: io.stdout,
         redact: args.redact,

@@ -2,6 +2,7 @@
 // sections), determinism, special tokens, and the errors a user can make (each one line naming
 // file:line or the option, exit status 2, no stack trace).
 import { describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { canonicalize } from '../lib/core/jcs.js';
@@ -11,7 +12,7 @@ import { AGENTS_MD_BEGIN, AGENTS_MD_END } from '../lib/compile/render.js';
 import { SessionBuilder } from './support/canonical.js';
 import { CORPUS, captureFile, measureTokens, parseLines } from './support/compile.js';
 import { FAKE } from './support/fakeSecrets.js';
-import { runBin, tempDir, writeLines } from './support/streams.js';
+import { root, runBin, tempDir, writeLines } from './support/streams.js';
 
 const chained = (events: SpEvent[]) => {
   const chainer = new Chainer();
@@ -125,6 +126,22 @@ describe('sp-compile output', () => {
     expect(secret.slice(0, at)).toEqual(withSecret.slice(0, at));
     expect(secret[at]).not.toBe(withSecret[at]);
   });
+
+  it('spools stdin in a private temp folder that an interrupt removes', async () => {
+    const tmp = tempDir('sp-compile-tmp-');
+    const child = spawn(process.execPath, [join(root, 'dist', 'bin', 'sp-compile.js'), '--for', 'codex'], { env: { ...process.env, TMPDIR: tmp }, stdio: ['pipe', 'ignore', 'ignore'] });
+    const closed = new Promise<NodeJS.Signals | null>((resolve) => child.on('close', (_code, signal) => resolve(signal)));
+    child.stdin.write(chained(small()).join('\n') + '\n'); // stdin stays open: the compile waits for more
+    let spool: string[] = [];
+    for (let i = 0; i < 200 && spool.length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      spool = readdirSync(tmp).filter((f) => f.startsWith('sp-compile-'));
+    }
+    expect(spool).toHaveLength(1);
+    child.kill('SIGTERM');
+    expect(await closed).toBe('SIGTERM');
+    expect(readdirSync(tmp)).toEqual([]);
+  }, 30_000);
 
   it('--render prints only the markdown', () => {
     const file = writeLines(chained(small()));

@@ -19,6 +19,8 @@ import { extract, type Item } from '../lib/compile/items.js';
 import { selectItems, P0OverBudget } from '../lib/compile/budget.js';
 import { createCounter, estimateTokens } from '../lib/compile/tokens.js';
 import { CLAUDE_FACTOR } from '../adapters/claude/index.js';
+import { rankTable } from '../lib/compile/encoding.js';
+import { createRequire } from 'node:module';
 import '../adapters/index.js';
 import { compileTargets, resolveBudget } from '../lib/compile/targets.js';
 import { mergeSection } from '../lib/compile/output.js';
@@ -177,6 +179,22 @@ describe('tokenizers', () => {
       expect(createCounter(name).count(text)).toBe(measureTokens(name, text));
     }
     expect(createCounter('claude-estimate').count(text)).toBe(Math.ceil(createCounter('cl100k_base').count(text) * CLAUDE_FACTOR));
+  });
+
+  it("reads the rank tables from the .tiktoken files exactly as the package's own modules hold them", () => {
+    const require = createRequire(import.meta.url);
+    for (const name of ['o200k_base', 'cl100k_base'] as const) {
+      const ours = rankTable(name);
+      const theirs = (require(`gpt-tokenizer/cjs/bpeRanks/${name}`) as { default: Array<string | number[]> }).default;
+      expect(ours.length, name).toBe(theirs.length);
+      const differ: number[] = [];
+      for (let i = 0; i < theirs.length; i++) {
+        const a = theirs[i];
+        const b = ours[i];
+        if (typeof a === 'string' ? a !== b : typeof b === 'string' || b.length !== a.length || b.some((x, j) => x !== a[j])) differ.push(i);
+      }
+      expect(differ, name).toEqual([]);
+    }
   });
 
   it('estimates within a factor that the budget allows for, on prose, code and CJK', () => {

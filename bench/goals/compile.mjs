@@ -8,7 +8,7 @@ const PASSES = ['sp-compile --for codex', 'sp-compile --for claude', 'sp-compile
 export default [
   {
     measure: 'sp-compile 100k events (codex, claude, --render; redaction on)',
-    today: '4.1–6 CPU-s, 208–236 MB',
+    today: '2.6–2.8 CPU-s, 2.6–3.4 s wall at load 4–6; 125–134 MB',
     goal: '< 1.5 s wall on an idle machine, < 150 MB',
     value: (results) => {
       const rows = PASSES.map((pass) => results.rows.find((r) => r.section === 'compile' && r.pass === pass && r.events >= 100_000));

@@ -3,10 +3,13 @@
 // thread. The caller blocks on a shared Int32Array until the answer is there (tokens.ts), so counting
 // stays a plain synchronous call: [0] = 0 while waiting, 1 when answered; [1] = the count;
 // [2] = 1 ok, 2 failed.
+import { setFlagsFromString } from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
 import { loadEncoding, type EncodingName } from './encoding.js';
 
-const { encoding, shared } = workerData as { encoding: EncodingName; shared: SharedArrayBuffer };
+const { encoding, shared, flags } = workerData as { encoding: EncodingName; shared: SharedArrayBuffer; flags?: string };
+// The V8 flags the parent set (tokens.ts keepYoungGenerationSmall), which this thread's start undid.
+if (flags) setFlagsFromString(flags);
 const state = new Int32Array(shared);
 let count: ((text: string) => number) | undefined;
 try {

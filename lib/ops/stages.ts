@@ -156,7 +156,7 @@ export async function compileInputs(inputs: Input[], options: CompileInputsOptio
   // Redacted in compile's own pass over the input: each line parsed once, files not spooled when nothing changes.
   const lineRedaction = redactor ? new LineRedaction(redactor, onUnverified) : undefined;
   try {
-    return await run({ ...rest, inputs, lineRedaction, redactText: redactor ? (text) => redactor.redactText(text) : undefined });
+    return await run({ ...rest, inputs, lineRedaction, releaseTokenizer: true, redactText: redactor ? (text) => redactor.redactText(text) : undefined });
   } finally {
     releaseTokenizers();
   }
