@@ -4,7 +4,7 @@
 // arguments kept as one JSON string, a JSON tool result) is scanned literal by literal, so its
 // own ids and signatures are skipped too and the text stays valid JSON byte for byte around the
 // placeholders.
-import type { Detector, Finding } from './detector.js';
+import { Detector, type Finding } from './detector.js';
 import { decodeLiteral, escapeDepth, isJsonContainer, rawOffset, valueLiterals } from './jsontext.js';
 import { PLACEHOLDER, type Placeholders } from './keys.js';
 
@@ -63,9 +63,17 @@ const MIN_KEY_SCAN = 16;
 export class Scanner {
   /** Whether some rule runs on member names besides the token formats. */
   private readonly named: boolean;
+  /**
+   * The token formats alone, as a test that nothing is to do: ids, hashes and long member names
+   * hold the context rules' keywords ("-a" in every UUID) but rarely a token's. A rule is triggered
+   * exactly when one of its keywords occurs (or its own prefilter passes), whatever the other
+   * rules, so an empty answer here is the full detector's answer filtered to the token formats.
+   */
+  private readonly tokens: Detector;
 
   constructor(private readonly detector: Detector) {
     this.named = detector.rules.some((r) => r.names);
+    this.tokens = new Detector(detector.rules.filter((r) => r.priority === 0));
   }
 
   scanString(text: string, key: string | undefined, depth = 0): Hit[] {
@@ -83,6 +91,7 @@ export class Scanner {
    */
   scanTokens(text: string, depth = 0): Hit[] {
     if (text.length < MIN_KEY_SCAN) return NONE;
+    if (this.tokens.triggered(text).length === 0) return NONE;
     const triggered = this.detector.triggered(text);
     if (triggered.length === 0) return NONE;
     const tokens = triggered.filter((i) => this.detector.rules[i].priority === 0);
