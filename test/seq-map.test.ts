@@ -1,7 +1,7 @@
 // lib/write/seq-map.ts: the seq map answers as a Map does, keys in order or not, values null or not.
 import { describe, expect, it } from 'vitest';
 import { SeqMap } from '../lib/write/seq-map.js';
-import { random } from '../lib/core/synthetic.js';
+import { random } from '../lib/core/random.js';
 
 describe('SeqMap', () => {
   it('agrees with a Map on set, has and get (increasing keys, repeats, keys out of order, null, NaN, -0)', () => {

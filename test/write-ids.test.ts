@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { IdSet, IdTable } from '../lib/write/ids.js';
 import { CallPairing, ToolIds, type PlanReport } from '../lib/write/plan.js';
 import { BranchIndex } from '../lib/write/branches.js';
-import { random } from '../lib/core/synthetic.js';
+import { random } from '../lib/core/random.js';
 import type { SpEvent } from '../lib/core/event.js';
 
 const ALL_ONE_HASH = (): number => 7;
