@@ -41,7 +41,7 @@ await runCli<Args>({
       .option('origin', { type: 'boolean', default: false, describe: 'with list: where each value comes from' })
       .option('project', { type: 'boolean', default: false, describe: "with set, unset: the project's .sp.toml (in the working directory when there is none) instead of the user file" })
       .option('json', { type: 'boolean', default: false, describe: 'print JSON' })
-      .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'print nothing; the exit status tells (get)' })
+      .option('quiet', { type: 'boolean', default: false, describe: 'print nothing; the exit status tells (get)' })
       .command('$0 <action> [key] [value]', false) as never,
   run: async (args) => {
     if (!ACTIONS.includes(args.action)) throw new UserError(`unknown action "${args.action}"${didYouMean(args.action, ACTIONS)}; actions: ${ACTIONS.join(', ')}`);

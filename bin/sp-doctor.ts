@@ -31,7 +31,7 @@ await runCli<Args>({
     y
       .option('fix', { type: 'boolean', default: false, describe: 'apply the safe fixes (chmod, remove stale locks and temp files of dead processes)' })
       .option('json', { type: 'boolean', default: false, describe: 'one JSON finding per line' })
-      .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'print only problems' })
+      .option('quiet', { type: 'boolean', default: false, describe: 'print only problems' })
       .option('agents', { type: 'boolean', default: true, describe: 'look for agent clients on PATH and ask their versions (--no-agents skips it)' })
       .option('store', { type: 'string', describe: 'the store directory (default $SP_HOME/store)' }) as never,
   run: async (args) => {

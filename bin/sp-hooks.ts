@@ -70,7 +70,7 @@ await runCli<Args>({
       .option('home', { type: 'string', describe: "the agent's home (default: its variable, else ~/.claude, ~/.codex …)", global: true })
       .option('all', { type: 'boolean', default: false, describe: 'every agent sp has hooks for', global: true })
       .option('json', { type: 'boolean', default: false, describe: 'one JSON line per agent', global: true })
-      .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'install, uninstall: no line per agent (the exit status tells); status lists as always', global: true })
+      .option('quiet', { type: 'boolean', default: false, describe: 'install, uninstall: no line per agent (the exit status tells); status lists as always', global: true })
       .command('install [agents..]', 'add sp\'s hook to each agent', (b) => b.positional('agents', { type: 'string', array: true }))
       .command('uninstall [agents..]', 'remove it (restoring the file exactly when it was not changed since)', (b) => b.positional('agents', { type: 'string', array: true }))
       .command('status [agents..]', 'list, per agent, the settings file and whether sp\'s hook is in it', (b) => b.positional('agents', { type: 'string', array: true }))

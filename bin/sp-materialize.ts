@@ -99,7 +99,7 @@ export const spec: CliSpec<Args> = {
     y
       .positional('agent', { type: 'string', describe: `target agent (${writers().join(', ')})` })
       .positional('file', { type: 'string', describe: 'canonical events (NDJSON); none or - = stdin' })
-      .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'no ledger totals or change summary on stderr (warnings and errors still)' })
+      .option('quiet', { type: 'boolean', default: false, describe: 'no ledger totals or change summary on stderr (warnings and errors still)' })
       .option('json', { type: 'boolean', default: false, describe: 'only JSON lines on stdout: with --dry-run each line it would write comes as {"preview": SESSION, "line": TEXT}' })
       .option('home', { type: 'string', describe: "the target agent's home (default: its environment variable, else e.g. ~/.claude)" })
       .option('cwd', { type: 'string', describe: "project directory the session belongs to (default: the session's cwd)" })

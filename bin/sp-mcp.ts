@@ -69,7 +69,7 @@ await runCli<Args>({
       .option('max-bytes', { type: 'string', describe: 'largest file read, and bytes read per call: a count or 512K, 256M, 1G (default 256M)' })
       .option('max-events', { type: 'number', describe: 'events captured or read per call (default 10000)' })
       .option('timeout', { type: 'number', describe: 'seconds of wall time per call (default 60)' })
-      .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'no diagnostics on stderr' })
+      .option('quiet', { type: 'boolean', default: false, describe: 'no diagnostics on stderr' })
       .option('json', { type: 'boolean', default: false, describe: 'accepted for symmetry: stdout is always JSON-RPC, one message per line' }) as never,
   run: async (args) => {
     const { accessFromFlags } = await import('../lib/mcp/confine.js');

@@ -67,7 +67,7 @@ export const spec: CliSpec<Args> = {
       .option('rules', { type: 'string', describe: 'JSON file of user rules, disabled rules and allowlists (repeatable)' })
       .option('report', { type: 'string', describe: 'write a JSON report: counts per rule, events touched, where (never the secrets)' })
       .option('list-rules', { type: 'boolean', default: false, describe: 'print the rules in force and exit' })
-      .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'no summary on stderr' })
+      .option('quiet', { type: 'boolean', default: false, describe: 'no summary on stderr' })
       .option('public', { type: 'boolean', default: false, describe: 'the public profile: also home paths (→ ~), user and host names, e-mail and IP addresses, git remote owners' })
       .option('profile', { type: 'string', describe: `rule profile: ${PROFILES.join(' or ')} (--public = --profile public)` })
       .option('review', { type: 'boolean', default: false, describe: 'write no events: per session, a table of what would be redacted (rule, field path, placeholder) and of suspicious strings kept, values shown only by a prefix of at most 4 characters; with --check, exit 1 if anything would be redacted' })

@@ -71,7 +71,7 @@ await runCli<Args>({
       .option('redact', { type: 'boolean', default: true, describe: "redact with this machine's rules first (--no-redact writes the events as stored; the result says \"redacted\": false)" })
       .option('dry-run', { type: 'boolean', default: false, describe: 'write nothing; print where it would go and the command' })
       .option('json', { type: 'boolean', default: false, describe: 'print the result line (JSON) instead of the command' })
-      .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'no notes on stderr (paths mapped, ledger, where it was written); warnings still' })
+      .option('quiet', { type: 'boolean', default: false, describe: 'no notes on stderr (paths mapped, ledger, where it was written); warnings still' })
       .option('model', { type: 'string', describe: 'the model to continue with' })
       .option('mkcwd', { type: 'boolean', default: false, describe: 'create the (mapped) project folder when it does not exist' })
       .option('experimental', { type: 'boolean', default: false, describe: 'allow a writer no real client has checked' })

@@ -43,7 +43,7 @@ await runCli<Args>({
       .option('store', { type: 'string', describe: 'the sp store (default $SP_HOME/store)' })
       .option('max-events', { type: 'number', describe: 'events one page may read (default 100000)' })
       .option('timeout', { type: 'number', describe: 'seconds one request may take (default 120)' })
-      .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'print only the URL' })
+      .option('quiet', { type: 'boolean', default: false, describe: 'print only the URL' })
       .option('json', { type: 'boolean', default: false, describe: 'the start line as JSON: {"url", "port", "mode"}' }) as never,
   run: async (args) => {
     if (args.host !== '127.0.0.1' && args.host !== 'localhost') throw new UserError(`--host ${args.host}: sp serve binds 127.0.0.1 only (sessions hold what you pasted into agents)`, undefined, EXIT_USAGE);

@@ -78,7 +78,7 @@ await runCli<Args>({
   options: (y) =>
     y
       .option('store', { type: 'string', describe: 'the store directory (default $SP_HOME/store)', global: true })
-      .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'no progress and no summary on stderr', global: true })
+      .option('quiet', { type: 'boolean', default: false, describe: 'no progress and no summary on stderr', global: true })
       .option('json', { type: 'boolean', default: false, describe: 'machine-readable output (JSON lines)', global: true })
       .command('ingest [files..]', 'store canonical events from stdin or files (idempotent)', (b) =>
         b

@@ -36,7 +36,7 @@ export const spec: CliSpec<Args> = {
     y
       .positional('files', { type: 'string', array: true, describe: 'event streams (NDJSON); none or - = stdin' })
       .option('json', { type: 'boolean', default: false, describe: 'print one JSON report instead of text' })
-      .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'print nothing; only the exit status tells' })
+      .option('quiet', { type: 'boolean', default: false, describe: 'print nothing; only the exit status tells' })
       .option('schema', { type: 'boolean', default: true, describe: 'validate against the JSON Schemas (--no-schema skips it)' })
       .option('allow-fragment', {
         type: 'boolean',

@@ -95,9 +95,44 @@ describe('hash chain', () => {
     // no member before "checksum", an empty payload.
     const odd = { session: 'sess_o', seq: 0, ts: 1, type: 'meta', payload: { list: [1, undefined, 'x'] } } as unknown as SpEvent;
     expect(new Chainer().chainLine(odd)).toBe(canonicalize(new Chainer().chain(odd)));
-    // Not plain JSON: chainWithLine's line is JSON.stringify of the chained copy, as the store wrote it.
+    // Not plain JSON: chainWithLine's line is still the canonical text (here also JSON.stringify's).
+    expect(new Chainer().chainWithLine(odd).line).toBe(canonicalize(new Chainer().chain(odd)));
     expect(new Chainer().chainWithLine(odd).line).toBe(JSON.stringify(new Chainer().chain(odd)));
     expect(new Chainer().chainWithLine(event(0)).line).toBe(JSON.stringify(new Chainer().chain(event(0))));
     expect(() => new Chainer().chainLine({ ...event(0), payload: { n: Number.NaN } } as SpEvent)).toThrow();
+  });
+
+  // A JavaScript object lists array-index keys first, in numeric order, whatever order they were
+  // set in: {"9", "10"} cannot be laid out in JCS order ("10" < "9"), nor {"!", "1"}. The chainer
+  // once hashed JSON.stringify of such a copy, and sp-verify (which canonicalizes) called its own
+  // output "modified".
+  it('hashes and writes the canonical text of objects with array-index keys', () => {
+    const payloads = [
+      { map: { '9': 'a', '10': 'b', z: 1 } },
+      { map: { '!': 1, '1': 2 } },
+      { lines: { '2': 'b', '1': 'a', '100': 'c' }, nested: [{ '12': { '3': true, '21': false } }] },
+      { only: { '0': 'x', '1': 'y' } },
+    ];
+    for (const payload of payloads) {
+      const e = { ...event(0), payload } as SpEvent;
+      const { event: chained, line } = new Chainer().chainWithLine(e);
+      expect(chained.checksum).toBe(computeChecksum('', e));
+      expect(line).toBe(canonicalize(JSON.parse(line)));
+      expect(new Chainer().chainLine(e)).toBe(line);
+      expect(JSON.parse(line).payload).toEqual(payload);
+    }
+    expect(new Chainer().chainLine({ ...event(0), payload: { map: { '9': 'a', '10': 'b' } } } as SpEvent)).toContain('"map":{"10":"b","9":"a"}');
+  });
+
+  // JSON.parse makes "__proto__" an ordinary member; assigning it on a copy would set the copy's
+  // prototype instead and drop the member from the text and the hash.
+  it('keeps a "__proto__" member a session file carries, in the line and the hash', () => {
+    const line = '{"payload":{"input":{"__proto__":{"polluted":1},"a":2}},"seq":0,"session":"sess_p","ts":1,"type":"message.user"}';
+    const e = JSON.parse(line) as SpEvent;
+    const chained = new Chainer().chainWithLine(e);
+    expect(chained.line).toContain('"input":{"__proto__":{"polluted":1},"a":2}');
+    expect(chained.event.checksum).toBe(computeChecksum('', e));
+    expect(Object.getPrototypeOf((chained.event.payload as { input: object }).input)).toBe(Object.prototype);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 });

@@ -229,5 +229,10 @@ describe('-q/--quiet, --json and --color/--no-color on every binary', () => {
     // Given with --help they are parsed like any run's (an unknown one would exit 2); one run per binary.
     const help = ok(run(bin, ['-q', '--no-color', '--json', '--help']));
     for (const flag of ['--json', '--quiet', '-q', '--color']) expect(help.stdout, `${bin} ${flag}`).toContain(flag);
+    // A binary that declares a common option again must not list its alias twice ("-q, -q, --quiet").
+    for (const line of help.stdout.split('\n')) {
+      const flags = line.trim().split(/\s{2,}/)[0].split(', ').filter((f) => f.startsWith('-'));
+      expect(new Set(flags).size, `${bin}: ${line.trim()}`).toBe(flags.length);
+    }
   });
 });

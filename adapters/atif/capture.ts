@@ -19,7 +19,7 @@ import type { CaptureOptions, SessionRef } from '../../lib/adapter/interface.js'
 import { UserError } from '../../lib/cli/diagnostics.js';
 import { SessionEmitter } from '../../lib/core/emitter.js';
 import { canonicalSessionId, toEpochSeconds, type ContentBlock, type SpEvent } from '../../lib/core/event.js';
-import { isObject, type Json } from '../../lib/core/json.js';
+import { isObject, setMember, type Json } from '../../lib/core/json.js';
 import { AGENT, readTrajectory } from './paths.js';
 import { versionOf } from './schemas.js';
 import { checkTrajectory, lineIndex, lineOf, type AtifIssue } from './validate.js';
@@ -63,7 +63,7 @@ function stepIndexOf(pointer: string, base = ''): number | undefined {
 /** `{ key: value }` without the keys whose value is undefined. */
 function defined(fields: Json): Json | undefined {
   const out: Json = {};
-  for (const [k, v] of Object.entries(fields)) if (v !== undefined) out[k] = v;
+  for (const [k, v] of Object.entries(fields)) if (v !== undefined) setMember(out, k, v);
   return Object.keys(out).length > 0 ? out : undefined;
 }
 

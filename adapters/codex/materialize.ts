@@ -19,7 +19,7 @@ import { createFileAtomic } from '../../lib/fs/atomic.js';
 import { artifactNote, readArtifactForWriter } from '../../lib/core/artifacts.js';
 import { UserError } from '../../lib/cli/diagnostics.js';
 import { toIso, type SpEvent } from '../../lib/core/event.js';
-import { isObject, str, type Json } from '../../lib/core/json.js';
+import { isObject, setMember, str, type Json } from '../../lib/core/json.js';
 import { CallPairing, ToolIds, reportOrphan, reportStub, type Pairing, type PlanReport, type ToolIdSpelling } from '../../lib/write/plan.js';
 import { SessionSpool } from '../../lib/write/spool.js';
 import { activeBranchOf } from '../../lib/write/branches.js';
@@ -73,7 +73,7 @@ function typeFirst(value: unknown): unknown {
   if (!isObject(value)) return value;
   const out: Json = {};
   if ('type' in value) out.type = value.type;
-  for (const [k, v] of Object.entries(value)) if (k !== 'type') out[k] = typeFirst(v);
+  for (const [k, v] of Object.entries(value)) if (k !== 'type') setMember(out, k, typeFirst(v));
   return out;
 }
 

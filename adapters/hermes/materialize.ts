@@ -23,7 +23,7 @@ import { createCopyWithModeOf, newTempPath } from '../../lib/fs/atomic.js';
 import { removeOnInterrupt } from '../../lib/fs/private.js';
 import { UserError } from '../../lib/cli/diagnostics.js';
 import type { SpEvent } from '../../lib/core/event.js';
-import { isObject, str, type Json } from '../../lib/core/json.js';
+import { isObject, setMember, str, type Json } from '../../lib/core/json.js';
 import { activeBranchView } from '../../lib/write/branches.js';
 import { CallPairing, ToolIds, reportOrphan, reportStub, type Pairing, type ToolIdSpelling } from '../../lib/write/plan.js';
 import { SpooledLines, SpooledSession } from '../../lib/write/spool.js';
@@ -574,7 +574,7 @@ function uniqueTitle(db: Db | undefined, schema: Schema | undefined, title: stri
 function cleanModelConfig(value: unknown): string | null {
   if (!isObject(value)) return null;
   const out: Json = {};
-  for (const [key, v] of Object.entries(value)) if (!key.startsWith('_')) out[key] = v;
+  for (const [key, v] of Object.entries(value)) if (!key.startsWith('_')) setMember(out, key, v);
   return pyJson(out);
 }
 

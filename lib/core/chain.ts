@@ -3,6 +3,7 @@
 // the empty string, so sessions may be interleaved in one stream.
 import { createHash, hash } from 'node:crypto';
 import { canonicalize, sortKeysDeepPlain } from './jcs.js';
+import { setMember } from './json.js';
 import type { SpEvent } from './event.js';
 
 export const CHECKSUM_PREFIX = 'sha256:';
@@ -48,7 +49,7 @@ export class Chainer {
   chainWithLine<T extends SpEvent>(event: T): { event: T; line: string } {
     const { sorted, body, checksum, plain } = this.link(event);
     const chained = withChecksum(sorted, checksum) as T;
-    return { event: chained, line: plain ? spliceChecksum(sorted, body, checksum) : JSON.stringify(chained) };
+    return { event: chained, line: spliceChecksum(sorted, body, checksum) };
   }
 
   /**
@@ -88,7 +89,7 @@ function withChecksum(sorted: Record<string, unknown>, checksum: string): Record
       out.checksum = checksum;
       placed = true;
     }
-    out[key] = sorted[key];
+    setMember(out, key, sorted[key]);
   }
   if (!placed) out.checksum = checksum;
   return out;
@@ -105,7 +106,7 @@ function spliceChecksum(sorted: Record<string, unknown>, body: string, checksum:
   let any = false;
   for (const key of Object.keys(sorted)) {
     if (key > 'checksum') break;
-    before[key] = sorted[key];
+    setMember(before, key, sorted[key]);
     any = true;
   }
   if (!any) return body.length === 2 ? `{${member}}` : `{${member},${body.slice(1)}`;

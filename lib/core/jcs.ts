@@ -5,6 +5,8 @@
 // object in a value already has sorted keys — which is how sp writes its own lines — the
 // canonical form is exactly JSON.stringify(value), and we take that native fast path.
 
+import { setMember } from './json.js';
+
 export class CanonicalizeError extends Error {}
 
 /** The canonical JSON text of `value` (RFC 8785). Throws on values JSON cannot hold. */
@@ -82,7 +84,28 @@ function serialize(value: unknown): string {
   }
 }
 
-/** A deep copy of `value` whose objects have their keys in JCS order (so JSON.stringify is canonical). */
+/**
+ * Whether `copy` lists its keys in the order of `sorted` (its keys in JCS order, and perhaps some it
+ * skipped). An object lists array-index keys ("9", "10") first, in numeric order, however they were
+ * inserted: `{"10":…,"9":…}` or `{"!":…,"1":…}` cannot be laid out in JCS order, so JSON.stringify
+ * of it is not canonical. Asked only of objects with a key starting with a digit.
+ */
+function listsInOrder(copy: Record<string, unknown>, sorted: readonly string[]): boolean {
+  const listed = Object.keys(copy);
+  let i = 0;
+  for (const key of sorted) {
+    if (Object.prototype.hasOwnProperty.call(copy, key) && listed[i++] !== key) return false;
+  }
+  return true;
+}
+
+const startsWithDigit = (key: string): boolean => key.charCodeAt(0) >= 48 && key.charCodeAt(0) <= 57;
+
+/**
+ * A deep copy of `value` whose objects have their keys in JCS order, so JSON.stringify of it is
+ * canonical — except for objects with array-index keys, which JavaScript always lists first (see
+ * listsInOrder): use canonicalize for the text.
+ */
 export function sortKeysDeep<T>(value: T): T {
   if (value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map((item) => sortKeysDeep(item)) as T;
@@ -90,7 +113,7 @@ export function sortKeysDeep<T>(value: T): T {
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(record).sort()) {
     const member = record[key];
-    if (member !== undefined) out[key] = sortKeysDeep(member);
+    if (member !== undefined) setMember(out, key, sortKeysDeep(member));
   }
   return out as T;
 }
@@ -124,10 +147,15 @@ export function sortKeysDeepPlain<T>(value: T): { copy: T; plain: boolean } {
         }
         const record = v as Record<string, unknown>;
         const out: Record<string, unknown> = {};
-        for (const key of Object.keys(record).sort()) {
+        const keys = Object.keys(record).sort();
+        let digitKey = false;
+        for (const key of keys) {
           const member = record[key];
-          if (member !== undefined) out[key] = walk(member);
+          if (member === undefined) continue;
+          setMember(out, key, walk(member));
+          if (!digitKey && startsWithDigit(key)) digitKey = true;
         }
+        if (digitKey && plain && !listsInOrder(out, keys)) plain = false;
         return out;
       }
       default:

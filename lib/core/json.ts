@@ -14,13 +14,22 @@ export function str(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
+/**
+ * Sets `key` on a copy as an own member. `copy["__proto__"] = v` would set the copy's prototype
+ * instead and drop the member, and JSON.parse hands such members over as ordinary data.
+ */
+export function setMember(copy: Json, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(copy, key, { value, enumerable: true, writable: true, configurable: true });
+  else copy[key] = value;
+}
+
 /** The keys of `source` outside `mapped` (what a mapping did not turn into fields), or undefined when there are none. */
 export function rest(source: Json, mapped: Iterable<string>): Json | undefined {
   const skip: ReadonlySet<string> = mapped instanceof Set ? mapped : new Set(mapped);
   let out: Json | undefined;
   for (const key of Object.keys(source)) {
     if (skip.has(key)) continue;
-    (out ??= {})[key] = source[key];
+    setMember((out ??= {}), key, source[key]);
   }
   return out;
 }

@@ -14,6 +14,7 @@ import * as z from 'zod';
 import type { Adapter, SessionRef } from '../adapter/interface.js';
 import { UserError } from '../cli/diagnostics.js';
 import type { SpEvent } from '../core/event.js';
+import { setMember, type Json } from '../core/json.js';
 import type { Line } from '../core/lines.js';
 import type { LedgerRow, LedgerTotals } from '../relay/ledger.js';
 import {
@@ -97,7 +98,6 @@ function homeArgsOf(examples: AgentExamples) {
 
 const sessionArg = z.string().describe('a native session id, a unique prefix of one, a canonical sess_… id (list_sessions shows them), or with "agent" a session file (or <db>#<id>) under a readable root');
 
-type Json = Record<string, unknown>;
 
 /** A Line for the verifier, for events that come from memory rather than a file. */
 function lineOf(number: number, event: unknown): Line {
@@ -125,7 +125,7 @@ function cut(value: unknown, limit: number): unknown {
   if (Array.isArray(value)) return value.map((v) => cut(v, limit));
   if (typeof value === 'object' && value !== null) {
     const out: Json = {};
-    for (const [k, v] of Object.entries(value)) out[k] = k === 'data' && typeof v === 'string' && v.length > 256 ? `[${v.length} characters of base64: depth "full" has them]` : cut(v, limit);
+    for (const [k, v] of Object.entries(value)) setMember(out, k, k === 'data' && typeof v === 'string' && v.length > 256 ? `[${v.length} characters of base64: depth "full" has them]` : cut(v, limit));
     return out;
   }
   return value;

@@ -7,6 +7,7 @@
 import { Detector, type Finding } from './detector.js';
 import { decodeLiteral, escapeDepth, isJsonContainer, rawOffset, valueLiterals } from './jsontext.js';
 import { PLACEHOLDER, type Placeholders } from './keys.js';
+import { setMember } from '../core/json.js';
 
 /** Envelope members that are structure (docs/design.md §2); `payload`, `origin` and unknown members are walked. */
 const ENVELOPE_SKIP = new Set(['session', 'seq', 'ts', 'agent', 'type', 'checksum', 'actor', 'level', 'parent_seq', 'derived_from', 'refs']);
@@ -220,7 +221,7 @@ export function walkEvent(
       // Rebuilt in the same order, with the new names (key order is kept for readers; the checksum sorts them anyway).
       const entries = Object.entries(object);
       for (const [k] of entries) delete object[k];
-      for (const [k, v] of entries) object[renamed.get(k) ?? k] = v;
+      for (const [k, v] of entries) setMember(object, renamed.get(k) ?? k, v);
       changed = true;
     }
   };

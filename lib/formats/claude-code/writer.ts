@@ -19,7 +19,7 @@ import type { LossEntry, MaterializeOptions } from '../../adapter/interface.js';
 import { UserError } from '../../cli/diagnostics.js';
 import { artifactNote, readArtifactForWriter } from '../../core/artifacts.js';
 import type { SpEvent } from '../../core/event.js';
-import { isObject, str, type Json } from '../../core/json.js';
+import { isObject, setMember, str, type Json } from '../../core/json.js';
 import { LOSS, ToolIds, pairCalls, reportOrphan, reportStub, type PlanReport, type SkippedResult, type ToolIdSpelling } from '../../write/plan.js';
 import { LossLedger, capturedRawLines, ensureUnder, isDerived, payloadOf, resumeFields, sameNativeId, writeLines, type ClientHome, type NativeIdFormat, type WriterResult } from '../../write/writer.js';
 import { SeqPositions } from '../../write/positions.js';
@@ -626,7 +626,7 @@ class ClaudeWriter {
     const out: Json = {};
     for (const [k, v] of Object.entries(extra)) {
       if (CHAIN_KEYS.has(k) || (k === 'slug' && !this.options.sameId)) continue;
-      out[k] = v;
+      setMember(out, k, v);
     }
     return out;
   }
