@@ -152,7 +152,9 @@ export function sortKeysDeepPlain<T>(value: T): { copy: T; plain: boolean } {
         for (const key of keys) {
           const member = record[key];
           if (member === undefined) continue;
-          setMember(out, key, walk(member));
+          // setMember's test, inline: this loop runs for every member of every event chained.
+          if (key === '__proto__') setMember(out, key, walk(member));
+          else out[key] = walk(member);
           if (!digitKey && startsWithDigit(key)) digitKey = true;
         }
         if (digitKey && plain && !listsInOrder(out, keys)) plain = false;
