@@ -17,7 +17,7 @@
 // over an array, for the writers that hold their session.
 import type { SpEvent } from '../core/event.js';
 import { isObject } from '../core/json.js';
-import { grown } from './hashed.js';
+import { grown, indexInSorted } from './hashed.js';
 import { IdTable } from './ids.js';
 import { LOSS, type PlanReport } from './plan.js';
 
@@ -119,16 +119,8 @@ export class BranchIndex {
     if (this.increasing) {
       // Strictly increasing seqs (the usual case): a binary search, no map.
       const find = (seq: number): number | undefined => {
-        let lo = 0;
-        let hi = this.count - 1;
-        while (lo <= hi) {
-          const mid = (lo + hi) >> 1;
-          const s = this.seqs[mid];
-          if (s === seq) return mid;
-          if (s < seq) lo = mid + 1;
-          else hi = mid - 1;
-        }
-        return undefined;
+        const at = indexInSorted(this.seqs, this.count, seq);
+        return at === -1 ? undefined : at;
       };
       return { last: find, upTo: (seq, limit) => {
         const at = find(seq);

@@ -83,6 +83,20 @@ export class HashChains {
   }
 }
 
+/** The position of `key` among the first `count` numbers of an increasing column (binary search), or -1. */
+export function indexInSorted(column: Float64Array, count: number, key: number): number {
+  let lo = 0;
+  let hi = count - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const value = column[mid];
+    if (value === key) return mid;
+    if (value < key) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
 type Typed = Int32Array | Uint32Array | Uint8Array | Float64Array;
 
 /** A copy of `array` with room for `size` elements (the new ones zero). */

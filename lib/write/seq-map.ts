@@ -2,7 +2,7 @@
 // per-removed-event notes): a Map of them held about 40 bytes an entry; keys that come in increasing
 // order (a session's seqs) go into two typed columns, 17 bytes an entry, found by binary search;
 // a key that comes out of order goes into a Map beside them, so the answers are a Map's.
-import { grown } from './hashed.js';
+import { grown, indexInSorted } from './hashed.js';
 
 export class SeqMap {
   private keys = new Float64Array(64);
@@ -46,15 +46,6 @@ export class SeqMap {
   }
 
   private indexOf(key: number): number {
-    let lo = 0;
-    let hi = this.count - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      const k = this.keys[mid];
-      if (k === key) return mid;
-      if (k < key) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    return -1;
+    return indexInSorted(this.keys, this.count, key);
   }
 }
