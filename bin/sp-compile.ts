@@ -80,7 +80,8 @@ async function expandItem(args: Args, io: StageIo): Promise<number> {
     // Two passes over the input (find the handoff, then the events): what can be read only once is kept in memory.
     // What is shown is redacted like every other exit (--no-redact: as it is in the input).
     const inputs = args.redact ? await (await import('../lib/redact/ensure.js')).redactedInputs(io.inputs(args.files)) : io.inputs(args.files);
-    const cached = inputs.some((i) => i.name === 'stdin' || i.readOnce) ? await readAll(inputs) : undefined;
+    const { readsOnce } = await import('../lib/compile/read.js');
+    const cached = inputs.some(readsOnce) ? await readAll(inputs) : undefined;
     source = async function* () {
       if (cached) {
         for (const [n, text] of cached.entries()) yield { text, where: `stdin:${n + 1}` };

@@ -2,8 +2,8 @@
 // sections), determinism, special tokens, and the errors a user can make (each one line naming
 // file:line or the option, exit status 2, no stack trace).
 import { describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { createWriteStream, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { canonicalize } from '../lib/core/jcs.js';
 import { Chainer } from '../lib/core/chain.js';
@@ -35,6 +35,30 @@ function small(session = 'sess_cli', extra: (b: SessionBuilder) => void = () => 
   b.assistant('Fixed: `parseDate` returned undefined for ISO strings. Decision: keep moment out of it because the project has no dependencies.');
   extra(b);
   return b.events;
+}
+
+/**
+ * sp-compile with `args` and a FIFO as its input, `data` written into the FIFO by this process (and
+ * the FIFO closed): what a `<(…)` process substitution or a `mkfifo` pipeline gives it. Killed after 30 s
+ * (a compile that opens the FIFO a second time waits for a writer that never comes).
+ */
+async function throughFifo(args: string[], data: Buffer): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const fifo = join(tempDir('sp-compile-fifo-'), 'events.fifo');
+  expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+  const child = spawn(process.execPath, [join(root, 'dist', 'bin', 'sp-compile.js'), ...args, fifo], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  const code = await new Promise<number | null>((resolve) => {
+    child.on('close', (c) => resolve(c));
+    const writer = createWriteStream(fifo);
+    writer.on('error', () => undefined); // the reader went away: the exit code tells
+    writer.end(data);
+  });
+  clearTimeout(timer);
+  return { code, stdout, stderr };
 }
 
 /** A diagnostic, not a crash: it starts with the program's name and shows no stack frames. */
@@ -126,6 +150,28 @@ describe('sp-compile output', () => {
     expect(secret.slice(0, at)).toEqual(withSecret.slice(0, at));
     expect(secret[at]).not.toBe(withSecret[at]);
   });
+
+  it('reads a FIFO (a named pipe) once, as it reads stdin: the same output as the file, a secret redacted, --expand too', async () => {
+    const withSecret = chained(small('sess_cli', (b) => b.user(`deploy with GITHUB_TOKEN=${FAKE.githubPat}`)));
+    for (const [name, lines, args] of [
+      ['clean', chained(small()), ['--for', 'codex']],
+      ['secret', withSecret, ['--for', 'codex']],
+    ] as const) {
+      const file = writeLines([...lines]);
+      const expected = runBin('sp-compile', [...args, file]);
+      expect(expected.code, expected.stderr).toBe(0);
+      const piped = await throughFifo([...args], readFileSync(file));
+      expect(piped.code, `${name}: ${piped.stderr}`).toBe(0);
+      expect(piped.stdout, name).toBe(expected.stdout);
+    }
+    // --expand reads its input twice (find the handoff, then the events): a FIFO is read once.
+    const handoff = writeLines([runBin('sp-compile', ['--for', 'codex', writeLines(chained(small()))]).stdout.trimEnd()]);
+    const expected = runBin('sp-compile', ['--expand', '2-4', handoff]);
+    expect(expected.code, expected.stderr).toBe(0);
+    const piped = await throughFifo(['--expand', '2-4'], readFileSync(handoff));
+    expect(piped.code, piped.stderr).toBe(0);
+    expect(piped.stdout).toBe(expected.stdout);
+  }, 120_000);
 
   it('spools stdin in a private temp folder that an interrupt removes', async () => {
     const tmp = tempDir('sp-compile-tmp-');

@@ -1,7 +1,8 @@
 // sp-mcp driven by the MCP SDK's own client over stdio, on temp copies of the corpus fixtures:
 // the tool list, each tool with good and bad arguments, pagination, redaction of what leaves, and
 // a relay whose new Codex rollout is on disk with its resume command.
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -67,6 +68,33 @@ beforeAll(async () => {
 afterAll(async () => {
   await client?.close();
 });
+
+/** A store in the work folder filled by sp-capture claude --all | sp-redact | sp-sync ingest. */
+function fillStore(name: string): string {
+  const store = join(work, name);
+  const bin = (stage: string) => join(root, 'dist/bin', `sp-${stage}.js`);
+  const filled = spawnSync('bash', ['-o', 'pipefail', '-c', `"${process.execPath}" "${bin('capture')}" claude --all --home "${homes.claude}" | "${process.execPath}" "${bin('redact')}" -q | "${process.execPath}" "${bin('sync')}" ingest --store "${store}" -q`], {
+    encoding: 'utf8',
+    env: { ...process.env, SP_HOME: join(work, 'sp-home') },
+  });
+  expect(filled.status, filled.stderr).toBe(0);
+  return store;
+}
+
+/**
+ * Every file under `dir` (name and bytes): what a tool that writes nothing leaves as it was. Left out:
+ * what SQLite makes for any reader of a WAL database, its -shm and an empty -wal.
+ */
+function treeDigest(dir: string): string {
+  const hash = createHash('sha256');
+  for (const f of readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort()) {
+    const path = join(dir, f);
+    const stat = statSync(path);
+    if (!stat.isFile() || f.endsWith('-shm') || (f.endsWith('-wal') && stat.size === 0)) continue;
+    hash.update(`${f}\0`).update(readFileSync(path)).update('\0');
+  }
+  return hash.digest('hex');
+}
 
 // Generous: on a loaded 2-core machine one call that captures, redacts and compiles can take 20 s.
 describe('sp-mcp', { timeout: 180_000 }, () => {
@@ -252,13 +280,7 @@ describe('sp-mcp', { timeout: 180_000 }, () => {
   });
 
   it('search: hits from a store filled by sp-capture | sp-redact | sp-sync ingest, redacted', async () => {
-    const store = join(work, 'store');
-    const bin = (name: string) => join(root, 'dist/bin', `sp-${name}.js`);
-    const filled = spawnSync('bash', ['-o', 'pipefail', '-c', `"${process.execPath}" "${bin('capture')}" claude --all --home "${homes.claude}" | "${process.execPath}" "${bin('redact')}" -q | "${process.execPath}" "${bin('sync')}" ingest --store "${store}" -q`], {
-      encoding: 'utf8',
-      env: { ...process.env, SP_HOME: join(work, 'sp-home') },
-    });
-    expect(filled.status, filled.stderr).toBe(0);
+    const store = fillStore('store');
     const found = await ok('search', { query: 'DELETE', store, limit: 5 });
     expect(found.hits.length).toBeGreaterThan(0);
     expect(found.hits.length).toBeLessThanOrEqual(5);
@@ -268,6 +290,25 @@ describe('sp-mcp', { timeout: 180_000 }, () => {
     const stored = await ok('verify', { stored: found.hits[0].session, store });
     expect(stored.ok).toBe(true);
     await fails('verify', { stored: 'sess_00000000000000000000000000000000', store }, /no session "sess_0+" in the store/);
+  });
+
+  it('the tools annotated read-only leave the store as it was; search, which catches its index up, is annotated as writing', async () => {
+    const store = fillStore('store-annotations');
+    const { tools } = await client.listTools();
+    // readOnlyHint means "does not modify its environment" (MCP spec); a search adds index rows, only
+    // those (destructive: false), and a second search adds none (idempotent).
+    expect(tools.find((t) => t.name === 'search')!.annotations).toEqual({ readOnlyHint: false, destructiveHint: false, idempotentHint: true });
+    const id = readdirSync(join(store, 'sessions')).find((f) => f.startsWith('sess_'))!;
+    const before = treeDigest(store);
+    expect((await ok('verify', { stored: id, store })).ok).toBe(true);
+    await fails('expand_context', { session: id, item: 'goal:1', store }, /context\.compiled|no handoff|handoff/);
+    expect(treeDigest(store)).toBe(before);
+    // What makes search a writer: the ingested events' text goes into the index on the first search.
+    expect((await ok('search', { query: 'DELETE', store })).hits.length).toBeGreaterThan(0);
+    const after = treeDigest(store);
+    expect(after).not.toBe(before);
+    await ok('search', { query: 'DELETE', store });
+    expect(treeDigest(store)).toBe(after);
   });
 
   it('unknown tools are errors, and the server is still up after every bad call', async () => {

@@ -15,6 +15,8 @@ import { toEpochSeconds, type SpEvent } from '../../lib/core/event.js';
 import { isObject, rest, str, type Json } from '../../lib/core/json.js';
 import { cwdOf, exchangeEvents, type Pending } from './exchange.js';
 import { AGENT, taskPath } from './paths.js';
+import { fidelity } from './fidelity.js';
+import type { Level } from '../../lib/core/event.js';
 
 /** What a cursor carries from run to run. */
 type AuggieState = ItemListState;
@@ -70,10 +72,9 @@ function startPayload(ref: SessionRef, document: Json, history: unknown[]): Json
   return payload;
 }
 
-export function levelOf(type: string): 0 | 1 | 2 {
-  if (type === 'meta') return 2;
-  if (type === 'session.start' || type === 'message.thinking') return 1;
-  return 0;
+export function levelOf(type: string): Level {
+  // The table is the declaration (docs/design.md §3): a type it does not list is native-only.
+  return Object.hasOwn(fidelity, type) ? fidelity[type].level : 2;
 }
 
 class AuggieMapper {

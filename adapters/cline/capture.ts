@@ -12,6 +12,8 @@ import { toEpochSeconds, type Actor, type ContentBlock, type SpEvent } from '../
 import type { SessionEmitter } from '../../lib/core/emitter.js';
 import { isObject, rest, str, type Json } from '../../lib/core/json.js';
 import { AGENT, manifestPathOf } from './paths.js';
+import { fidelity } from './fidelity.js';
+import type { Level } from '../../lib/core/event.js';
 
 const ASSISTANT: Actor = 'agent:cline';
 const HEADER_KEYS = ['version', 'updated_at', 'agent', 'sessionId', 'origin', 'messages', 'system_prompt'];
@@ -238,10 +240,9 @@ class ClineMapper {
   }
 }
 
-export function levelOf(type: string): 0 | 1 | 2 {
-  if (type === 'meta') return 2;
-  if (type === 'session.start' || type === 'message.thinking') return 1;
-  return 0;
+export function levelOf(type: string): Level {
+  // The table is the declaration (docs/design.md §3): a type it does not list is native-only.
+  return Object.hasOwn(fidelity, type) ? fidelity[type].level : 2;
 }
 
 export async function* captureCline(ref: SessionRef, options: CaptureOptions = {}): AsyncGenerator<SpEvent> {

@@ -13,6 +13,8 @@ import type { SessionEmitter } from '../../lib/core/emitter.js';
 import { toEpochSeconds, type Actor, type ContentBlock, type SpEvent } from '../../lib/core/event.js';
 import { isObject, rest, str, type Json } from '../../lib/core/json.js';
 import { AGENT, INDEX_NAME } from './paths.js';
+import { fidelity } from './fidelity.js';
+import type { Level } from '../../lib/core/event.js';
 
 const ASSISTANT: Actor = 'agent:continue';
 const ITEM_KEYS = ['message', 'contextItems', 'editorState', 'toolCallStates', 'reasoning'];
@@ -257,10 +259,9 @@ class ContinueMapper {
   }
 }
 
-export function levelOf(type: string): 0 | 1 | 2 {
-  if (type === 'meta') return 2;
-  if (type === 'session.start' || type === 'message.thinking') return 1;
-  return 0;
+export function levelOf(type: string): Level {
+  // The table is the declaration (docs/design.md §3): a type it does not list is native-only.
+  return Object.hasOwn(fidelity, type) ? fidelity[type].level : 2;
 }
 
 

@@ -6,14 +6,15 @@
 // hex-encoded JSON naming the root. Tool calls, their results and thinking are written as marked
 // text in the assistant leaf, as that writer does: whether the CLI accepts native `tool-call` leaves
 // written by another program is an open question (docs/formats/cursor.md §12). The store goes to a new
-// `chats/<md5(cwd)>/<agentId>/` folder, built under a temporary name and renamed into place, with
-// the `meta.json` newer builds keep beside it. Our own capture reads it back (test/cursor/). The
-// session is read from a spool on disk and the leaves go into the database as they are made (flat memory).
+// `chats/<md5(cwd)>/<agentId>/` folder, built under a temporary name and moved into place (never
+// over a folder), with the `meta.json` newer builds keep beside it. Our own capture reads it back
+// (test/cursor/). The session is read from a spool on disk and the leaves go into the database as
+// they are made (flat memory).
 import { createHash, randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { MaterializeOptions } from '../../lib/adapter/interface.js';
-import { newTempPath } from '../../lib/fs/atomic.js';
+import { newTempPath, renameDirNoReplace } from '../../lib/fs/atomic.js';
 import { removeOnInterrupt } from '../../lib/fs/private.js';
 import { UserError } from '../../lib/cli/diagnostics.js';
 import type { SpEvent } from '../../lib/core/event.js';
@@ -127,7 +128,13 @@ async function writeCursor(selected: SpooledSession, options: MaterializeOptions
       const now = Number(written.meta.createdAt);
       writeFileSync(join(temp, 'meta.json'), JSON.stringify({ schemaVersion: 1, createdAtMs: now, hasConversation: true, updatedAtMs: now, cwd }));
       if (preview) for (const line of preview.lines()) options.onLine!(line);
-      renameSync(temp, dir);
+      try {
+        renameDirNoReplace(temp, dir); // a chat folder made since the check above is never replaced
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === 'EEXIST' || code === 'ENOTEMPTY') throw new UserError('exists already; not overwriting it', dir);
+        throw err;
+      }
       return cursorResult(selected, options, ledger, { agentId, path, cwd, home, records: written.blobs + 1 });
     } catch (err) {
       rmSync(temp, { recursive: true, force: true });

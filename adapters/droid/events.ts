@@ -11,6 +11,8 @@ import type { Diagnose } from '../../lib/adapter/interface.js';
 import { isObject, rest, str, type Json } from '../../lib/core/json.js';
 import type { Line } from '../../lib/core/lines.js';
 import { nativeRawText, parseNativeLine } from '../../lib/capture/native.js';
+import { fidelity } from './fidelity.js';
+import type { Level } from '../../lib/core/event.js';
 
 export const AGENT = 'droid';
 const ASSISTANT: Actor = 'agent:droid';
@@ -215,8 +217,7 @@ export class DroidMapper {
   }
 }
 
-export function levelOf(type: string): 0 | 1 | 2 {
-  if (type === 'meta') return 2;
-  if (type === 'session.start' || type === 'message.thinking' || type === 'checkpoint') return 1;
-  return 0;
+export function levelOf(type: string): Level {
+  // The table is the declaration (docs/design.md §3): a type it does not list is native-only.
+  return Object.hasOwn(fidelity, type) ? fidelity[type].level : 2;
 }

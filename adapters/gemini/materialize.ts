@@ -11,11 +11,11 @@
 //     no `<session_context>` message, no patches; a user text the client would skip (starting with
 //     `/` or `?`) is prefixed with U+200B so it is sent.
 import { createHash, randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { MaterializeOptions } from '../../lib/adapter/interface.js';
-import { createFileAtomic, newTempPath } from '../../lib/fs/atomic.js';
+import { createFileAtomic, newTempPath, renameDirNoReplace } from '../../lib/fs/atomic.js';
 import { removeOnInterrupt } from '../../lib/fs/private.js';
 import { UserError } from '../../lib/cli/diagnostics.js';
 import { toIso, type SpEvent } from '../../lib/core/event.js';
@@ -84,8 +84,8 @@ function writeNewProject(slugDir: string, fileName: string, lines: Iterable<stri
     mkdirSync(join(staging, 'chats'), { recursive: true });
     const count = writeLines(join(staging, 'chats', fileName), lines, { finalNewline: true, onLine });
     createFileAtomic(join(staging, '.project_root'), [cwd], 0o644);
-    // rename refuses a folder that appeared meanwhile (not empty): nothing of another writer is replaced.
-    renameSync(staging, slugDir);
+    // Never over a folder that appeared meanwhile, even an empty one (rename alone would replace it).
+    renameDirNoReplace(staging, slugDir);
     return count;
   } catch (err) {
     rmSync(staging, { recursive: true, force: true });

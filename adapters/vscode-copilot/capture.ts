@@ -11,11 +11,12 @@ import { ASSISTANT, fromParts, fromRounds, resultNote, roundsOf, userMessage, ty
 import { AGENT } from './paths.js';
 import { readSessionFile } from './read.js';
 import { workspaceOf } from './workspace.js';
+import { fidelity } from './fidelity.js';
+import type { Level } from '../../lib/core/event.js';
 
-function levelOf(type: string): 0 | 1 | 2 {
-  if (type === 'meta') return 2;
-  if (type === 'session.start' || type === 'message.thinking') return 1;
-  return 0;
+export function levelOf(type: string): Level {
+  // The table is the declaration (docs/design.md §3): a type it does not list is native-only.
+  return Object.hasOwn(fidelity, type) ? fidelity[type].level : 2;
 }
 
 /** The model of the last request that names one. */

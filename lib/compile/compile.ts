@@ -3,9 +3,9 @@
 // context.compiled event — or only the rendered text, or the files.
 //
 // Nothing reaches stdout before the compile has succeeded, so a failed compile (P0 over budget)
-// never leaves a stream without its context.compiled event in a pipeline. File inputs are read a
-// second time for the copy; stdin is spooled to a temp file while it is read, and so are files from
-// the first line redaction changes (or drops) on. Memory stays bounded either way: lines are not
+// never leaves a stream without its context.compiled event in a pipeline. Regular files are read a
+// second time for the copy; stdin, a FIFO (anything but a regular file) is spooled to a temp file
+// while it is read, and so are files from the first line redaction changes (or drops) on. Memory stays bounded either way: lines are not
 // kept, only the extractor's bounded state.
 import { isUtf8 } from 'node:buffer';
 import { closeSync, createReadStream, fstatSync, openSync, readSync, writeSync } from 'node:fs';
@@ -20,7 +20,7 @@ import { parseJsonObject } from '../core/json.js';
 import { splitLines } from '../core/lines.js';
 import { scratchDir } from '../fs/private.js';
 import { NdjsonWriter, openInput, type Input } from '../core/ndjson.js';
-import { forEachLine, type RawLine } from './read.js';
+import { forEachLine, readsOnce, type RawLine } from './read.js';
 import { selectItems, type Selection } from './budget.js';
 import { Extractor, type SessionState } from './extract.js';
 import { answerCap, isLocal, modelSummary, summaryItem, SummarizerError, type SummarizerConfig } from './model-summary.js';
@@ -327,7 +327,7 @@ function decisionEvents(extraction: Extraction, info: Extraction['primary']['inf
  * the inputs themselves. `onSpool` learns of the spool as soon as it exists, so a failure removes it.
  */
 async function readInputs(options: CompileOptions, writesEvents: boolean, onSpool: (spool: Spool) => Spool): Promise<{ ex: Extractor; chained: boolean }> {
-  const fromFiles = options.inputs.every((i) => i.name !== 'stdin' && !i.readOnce);
+  const fromFiles = !options.inputs.some(readsOnce);
   const redaction = options.lineRedaction;
   let spool = writesEvents && !fromFiles ? onSpool(new Spool()) : undefined;
   // Redacted file inputs are copied from the files themselves while every line passes as it is

@@ -3,6 +3,8 @@
 // line, which on a 100k-event session is a good share of the whole compile. Same rules as
 // lib/core/lines.ts otherwise: CRLF accepted, a UTF-8 BOM at the start skipped, a last line without
 // its newline still delivered (and marked).
+import { statSync } from 'node:fs';
+import type { Input } from '../core/ndjson.js';
 
 export interface RawLine {
   text: string;
@@ -63,5 +65,19 @@ export async function forEachLine(source: AsyncIterable<Buffer | string>, keepBy
   if (carried > 0) {
     const rest = Buffer.concat(carry, carried);
     emit(rest, 0, rest.length, false);
+  }
+}
+
+/**
+ * Whether `input` can be read only once: stdin, a stream made in this process, or a path that is not a
+ * regular file (a FIFO, `<(…)`, a character device): opening it again would wait for a writer that
+ * never comes, or read other bytes. Such inputs are spooled, never re-read by their name.
+ */
+export function readsOnce(input: Input): boolean {
+  if (input.name === 'stdin' || input.readOnce) return true;
+  try {
+    return !statSync(input.name).isFile();
+  } catch {
+    return true; // gone already: the read itself names what is wrong
   }
 }

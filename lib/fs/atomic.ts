@@ -6,7 +6,7 @@
 // Temp files and folders are named `.<label>.<pid>.<8 hex>.tmp` (the writing process's pid): a
 // SIGINT/SIGTERM/SIGHUP during a write removes the current ones, and the next write into the same
 // folder removes those a killed process (kill -9, power loss) left behind, once that pid is gone.
-import { chmodSync, closeSync, fsyncSync, linkSync, mkdirSync, openSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, fsyncSync, linkSync, mkdirSync, openSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { UserError } from '../cli/diagnostics.js';
@@ -115,5 +115,25 @@ export async function createCopyWithModeOf(source: string, target: string, copy:
   } finally {
     rmSync(temp, { force: true });
     release();
+  }
+}
+
+/**
+ * Moves the folder `staging` to `dir`, never over anything: rename(2) silently replaces an empty
+ * folder, so `dir` is first claimed with mkdir (atomic, EEXIST if anything is there) and `staging`
+ * renamed over that empty claim. Something put into the claim meanwhile fails the rename (ENOTEMPTY)
+ * and stays. Throws the errno error (EEXIST, ENOTEMPTY …) for the caller to word.
+ */
+export function renameDirNoReplace(staging: string, dir: string): void {
+  mkdirSync(dir, { mode: 0o700 });
+  try {
+    renameSync(staging, dir);
+  } catch (err) {
+    try {
+      rmdirSync(dir); // only while it is still our empty claim
+    } catch {
+      // not empty: another writer's now
+    }
+    throw err;
   }
 }

@@ -595,13 +595,16 @@ function registerStoreTools(server: McpServer, ctx: ToolContext): void {
       title: 'Search the session store',
       description:
         'Full-text search over the sessions kept in the local sp store (sp-sync ingest, or the archive flow, puts them ' +
-        'there): session, seq, event type, time, title and a snippet per hit.',
+        'there): session, seq, event type, time, title and a snippet per hit. Before it answers, it adds the text of ' +
+        'events stored since the last search to the store\'s search index (nothing else is changed).',
       inputSchema: z.object({
         query: z.string().describe('words to find'),
         limit: z.number().int().min(1).max(MAX_PAGE).optional().describe('hits (default 20)'),
         store: z.string().optional().describe('the store directory (default $SP_HOME/store, SP_HOME defaults to ~/.sp)'),
       }),
-      annotations: { readOnlyHint: true },
+      // Not read-only: a search catches the index up (lib/store/search-index.ts), which writes
+      // index.sqlite. It only adds rows, and a second call adds none.
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
     },
     tool('search', async (args: { query: string; limit?: number; store?: string }) => {
       if (args.query.trim() === '') throw new ToolInputError('"query" is empty');

@@ -152,6 +152,12 @@ export interface ContractOptions {
   injectBroken?: (fixture: string, dir: string) => Injected;
   /** Fixtures for the grow-line-by-line test (default: every fixture); false skips it (non-line stores). */
   incremental?: false | { fixtures?: string[]; view?: (event: SpEvent) => unknown; grow?: (fixture: string, dir: string) => Grower };
+  /**
+   * Types whose events the capture levels otherwise than the fidelity table declares, with the level
+   * they carry: a known disagreement kept because an event's level is part of its store key (a
+   * session captured again would be stored twice). Each must still differ from the table.
+   */
+  capturedLevels?: Record<string, 0 | 1 | 2>;
   /** The round trip (when the adapter can write); false skips it. */
   roundTrip?:
     | false
@@ -191,6 +197,23 @@ export function testAdapter(adapter: Adapter, options: ContractOptions): void {
         expect(adapter.fidelity[type], type).toBeDefined();
         expect([0, 1, 2]).toContain(adapter.fidelity[type].level);
       }
+    });
+
+    // The invariant (docs/design.md §3): the table lists every type the capture emits, and an event
+    // that carries a level (it is optional) carries the one the table declares for its type.
+    it('emits only types its fidelity table lists, each event at the level the table declares', () => {
+      const known = options.capturedLevels ?? {};
+      for (const [type, level] of Object.entries(known)) expect(adapter.fidelity[type]?.level, `capturedLevels.${type} agrees with the table: drop it`).not.toBe(level);
+      const wrong = new Set<string>();
+      for (const fixture of options.fixtures) {
+        for (const event of captured.get(fixture)!.events) {
+          const declared = Object.hasOwn(adapter.fidelity, event.type) ? adapter.fidelity[event.type].level : undefined;
+          const expected = Object.hasOwn(known, event.type) ? known[event.type] : declared;
+          if (declared === undefined) wrong.add(`${event.type}: not in the fidelity table`);
+          else if (event.level !== undefined && event.level !== expected) wrong.add(`${event.type}: level ${event.level}, the table declares ${declared}`);
+        }
+      }
+      expect([...wrong].sort()).toEqual([]);
     });
 
     it('captures every fixture, starting each session with session.start', () => {

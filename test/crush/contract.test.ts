@@ -41,6 +41,9 @@ function injectMessage(fixture: string, dir: string, parts: string, marker: stri
 }
 
 testAdapter(crush, {
+  // Derived events are captured at level 0 though the table (and docs/design.md §3) says 1: left so
+  // stored sessions keep their events' store keys (the level is part of one: a recapture would be stored twice).
+  capturedLevels: { 'command.run': 0 },
   fixtures: [at(MAIN), at(CHILD), at(OLDER)],
   home: HOME,
   copy,

@@ -4,10 +4,13 @@
 // md5(cwd) folder); our reader reads back every request and reply in order; nothing is overwritten.
 import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { materializeCursor } from '../../adapters/cursor/materialize.js';
+import { UserError } from '../../lib/cli/diagnostics.js';
+import { SessionBuilder } from '../support/canonical.js';
 import { runBin } from '../support/streams.js';
 import { buildStore } from './support.js';
 
@@ -85,6 +88,34 @@ describe('sp-materialize cursor', () => {
     for (const text of texts(source, 'message.assistant').filter((t) => t.trim() !== '')) expect(replies).toContain(text);
     // Tool calls as marked text, with their results.
     expect(replies).toMatch(/\[sp relay\] Claude Code tool call `\w+` \(carried as text\)/);
+  });
+
+  it('never replaces a chat folder made while it wrote (another writer, or one racing it): refuses, leaves it, no temp', async () => {
+    const home = join(work, 'race-home');
+    const project = join(work, 'race-project');
+    mkdirSync(project);
+    const folder = join(home, 'chats', createHash('md5').update(project).digest('hex'));
+    const b = new SessionBuilder('claude');
+    b.user('hello');
+    b.assistant('hi', 'm1');
+    async function* events() {
+      yield* b.events;
+    }
+    let made: string | undefined;
+    // The preview's lines go out after the check for the folder and before the chat takes its name:
+    // the racer makes the (empty) folder the chat was about to take.
+    const onLine = () => {
+      if (made) return;
+      const temp = readdirSync(folder).find((f) => f.startsWith('.sp-'))!;
+      made = join(folder, temp.slice('.sp-'.length, '.sp-'.length + 36));
+      mkdirSync(made);
+    };
+    const write = materializeCursor(events(), { home, cwd: project, onLine });
+    await expect(write).rejects.toBeInstanceOf(UserError);
+    await expect(write).rejects.toThrow(/exists already; not overwriting it/);
+    expect(statSync(made!).isDirectory()).toBe(true);
+    expect(readdirSync(made!)).toEqual([]); // the racer's folder, as it made it
+    expect(readdirSync(folder)).toEqual([made!.slice(folder.length + 1)]); // and no temp left
   });
 
   it('relays a Cursor store to Cursor: requests and tool calls as text, a new chat beside the old one', () => {

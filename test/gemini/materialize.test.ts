@@ -83,6 +83,23 @@ describe('gemini writer', () => {
   });
 });
 
+describe('gemini writer, a new project folder', () => {
+  it('never replaces a project folder made while it wrote (the client, another writer): refuses, leaves it', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'sp-gemini-race-'));
+    const slugDir = join(home, 'tmp', 'sp-race-project');
+    let made = false;
+    // The session's lines are written into the staged folder: meanwhile the racer makes the (empty)
+    // project folder the staged one was about to take.
+    const onLine = () => {
+      if (!made) mkdirSync(slugDir);
+      made = true;
+    };
+    await expect(gemini.materialize!(from(session().events), { home, cwd: '/tmp/sp-race-project', onLine })).rejects.toThrow(/the project folder appeared while writing/);
+    expect(readdirSync(slugDir)).toEqual([]);
+    expect(readdirSync(join(home, 'tmp'))).toEqual(['sp-race-project']); // no staging folder left
+  });
+});
+
 describe('gemini writer --same-id', () => {
   it('keeps the session id of a Gemini session and refuses a second file of it', async () => {
     const { captureAll } = await import('../contract/testAdapter.js');

@@ -30,6 +30,9 @@ function withoutTodos(): string {
 }
 
 testAdapter(kilo, {
+  // Derived events are captured at level 0 though the table (and docs/design.md §3) says 1: left so
+  // stored sessions keep their events' store keys (the level is part of one: a recapture would be stored twice).
+  capturedLevels: { 'command.run': 0, 'file.edit': 0, 'file.read': 0 },
   fixtures: [locator(DB, SESSION), EXPORT],
   home: DATA,
   copy,

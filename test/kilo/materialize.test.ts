@@ -2,7 +2,7 @@
 // Kilo's own columns, what it refuses (a database the client did not make, a --same-id that exists or
 // is not Kilo's shape), that it never touches an existing session, KILO_DB, and the resume line.
 import { describe, expect, it } from 'vitest';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
@@ -123,6 +123,32 @@ describe('kilo writer', () => {
     const result = await materializeKilo(from(events), { home: data, cwd: base, sameId: true, backup: false });
     expect(result.session_id).toBe(SESSION);
     expect(result.resume_exec).toEqual({ cwd: base, argv: ['kilo', '--session', SESSION], env: { XDG_DATA_HOME: join(base, 'share') } });
+  });
+
+  it('refuses a kilo.db that is a symlink out of the home, and a KILO_DB name in the data dir that is one (nothing written there)', async () => {
+    const outside = copyDb(fresh());
+    const before = sha(outside);
+    const home = fresh();
+    symlinkSync(outside, join(home, 'kilo.db'));
+    await expect(materializeKilo(from(hello().events), { home, cwd: home })).rejects.toThrow(/refusing to write outside the home .*a symlink on the way leads elsewhere/);
+    expect(sha(outside)).toBe(before);
+    expect(readdirSync(home)).toEqual(['kilo.db']);
+    // KILO_DB naming a file of the data dir is the client's own setting; that file linking out is not.
+    const saved = { KILO_DB: process.env.KILO_DB, XDG_DATA_HOME: process.env.XDG_DATA_HOME };
+    const base = fresh();
+    mkdirSync(join(base, 'xdg', 'kilo'), { recursive: true });
+    symlinkSync(outside, join(base, 'xdg', 'kilo', 'kilo-beta.db'));
+    process.env.XDG_DATA_HOME = join(base, 'xdg');
+    process.env.KILO_DB = 'kilo-beta.db';
+    try {
+      await expect(materializeKilo(from(hello().events), { cwd: base, backup: false })).rejects.toThrow(/refusing to write outside the home .*a symlink on the way leads elsewhere/);
+    } finally {
+      for (const [k, v] of Object.entries(saved)) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    }
+    expect(sha(outside)).toBe(before);
   });
 
   it('follows KILO_DB for the default data dir only', async () => {

@@ -1,10 +1,10 @@
 // The OpenCode writer without the client: what it refuses, what it writes (ids, times, states, the
 // project row), the backup, dry runs, and that a failed write leaves the database as it was.
 import { describe, expect, it } from 'vitest';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, symlinkSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { opencode } from '../../adapters/opencode/index.js';
 import { materializeOpenCode } from '../../adapters/opencode/materialize.js';
@@ -141,5 +141,34 @@ describe('opencode writer', () => {
     // The copy holds the corpus session already: --same-id refuses, and the transaction left nothing behind.
     await expect(materializeOpenCode(from(events), { home: dir, cwd: '/tmp', sameId: true, backup: false })).rejects.toThrow(/exists already/);
     expect(sha(db)).toBe(before);
+  });
+
+  it('refuses a database that is a symlink out of the home (nothing written there, a dry run neither); a linked home, or a link inside it, is written', async () => {
+    const b = new SessionBuilder('claude');
+    b.user('hello');
+    b.assistant('hi', 'm1');
+    // The attack: the home's opencode.db (a home from an archive, a shared folder) links to a database elsewhere.
+    const outside = copyDb(fresh());
+    const before = sha(outside);
+    const home = fresh();
+    symlinkSync(outside, join(home, 'opencode.db'));
+    for (const dryRun of [false, true]) {
+      await expect(materializeOpenCode(from(b.events), { home, cwd: home, dryRun })).rejects.toThrow(/refusing to write outside the home .*a symlink on the way leads elsewhere/);
+    }
+    expect(sha(outside)).toBe(before);
+    expect(readdirSync(dirname(outside))).toEqual(['opencode.db']); // no backup, no journal beside it
+    expect(readdirSync(home)).toEqual(['opencode.db']);
+    // The user's own links: the data dir moved and linked back, and opencode.db naming a file of the home.
+    const real = fresh();
+    copyDb(real);
+    const linked = join(fresh(), 'opencode');
+    symlinkSync(real, linked);
+    const moved = await materializeOpenCode(from(b.events), { home: linked, cwd: real });
+    expect(sessionRows(join(real, 'opencode.db'), moved.session_id).messages).toHaveLength(2);
+    const inside = fresh();
+    renameSync(copyDb(inside), join(inside, 'stable.db'));
+    symlinkSync('stable.db', join(inside, 'opencode.db'));
+    const within = await materializeOpenCode(from(b.events), { home: inside, cwd: inside });
+    expect(sessionRows(join(inside, 'stable.db'), within.session_id).messages).toHaveLength(2);
   });
 });

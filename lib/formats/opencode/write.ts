@@ -18,7 +18,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { MaterializeOptions } from '../../adapter/interface.js';
 import { createCopyWithModeOf } from '../../fs/atomic.js';
 import { UserError } from '../../cli/diagnostics.js';
@@ -28,7 +28,7 @@ import { PROVIDER_TOOL_ID, ToolIds } from '../../write/plan.js';
 import { activeBranchView } from '../../write/branches.js';
 import { SpooledLines, SpooledSession } from '../../write/spool.js';
 import { callsOf, turnsOf, turnsOutline, type AssistantTurn, type Report, type ToolCall, type UserTurn } from '../../write/turns.js';
-import { LossLedger, payloadOf, resumeFields, sameNativeId, type NativeIdFormat, type WriterResult } from '../../write/writer.js';
+import { LossLedger, ensureUnder, payloadOf, resumeFields, sameNativeId, type NativeIdFormat, type WriterResult } from '../../write/writer.js';
 import { errorText, openForWrite, patience, retryBusy, type Db } from '../../capture/sqlite.js';
 import { expandTilde } from '../../fs/paths.js';
 import { IdMaker } from './ids.js';
@@ -193,6 +193,19 @@ export async function materializeStore(writer: StoreWriter, events: AsyncIterabl
   }
 }
 
+/**
+ * The database, checked as every writer checks its target: one named inside the home (its own, or a
+ * name the client's variable gives) must stay inside it once symlinks are resolved, so a link placed
+ * in a home cannot make sp write a database elsewhere. The home itself may be a link (a moved data
+ * dir), and so may the database if it names a file of the home. A path the variable names outside
+ * the home is the user's own choice, as it is the client's.
+ */
+function databaseIn(home: string, dbPath: string): string {
+  const rel = relative(home, dbPath);
+  const named = rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
+  return named ? ensureUnder(home, dbPath, 'the home') : dbPath;
+}
+
 async function writeStore(writer: StoreWriter, selected: SpooledSession, options: MaterializeOptions): Promise<StoreMaterializeResult> {
   const { owner } = writer;
   const start = selected.start;
@@ -203,7 +216,7 @@ async function writeStore(writer: StoreWriter, selected: SpooledSession, options
   const sameAgent = start?.agent === owner.agent;
 
   const home = resolve(expandTilde(options.home ?? owner.defaultHome()));
-  const dbPath = writer.dbOfHome(home, options.home === undefined);
+  const dbPath = databaseIn(home, writer.dbOfHome(home, options.home === undefined));
   let cwd = str(options.cwd) ?? str(sp.cwd);
   if (!cwd) {
     cwd = process.cwd();
