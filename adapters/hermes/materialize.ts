@@ -27,7 +27,7 @@ import { isObject, setMember, str, type Json } from '../../lib/core/json.js';
 import { activeBranchView } from '../../lib/write/branches.js';
 import { CallPairing, ToolIds, reportOrphan, reportStub, type Pairing, type ToolIdSpelling } from '../../lib/write/plan.js';
 import { SpooledLines, SpooledSession } from '../../lib/write/spool.js';
-import { LossLedger, isDerived, payloadOf, resumeFields, sameNativeId, type WriterResult } from '../../lib/write/writer.js';
+import { LossLedger, ensureUnder, isDerived, payloadOf, resumeFields, sameNativeId, type WriterResult } from '../../lib/write/writer.js';
 import { builtInHome, busySetting, dbOfHome, DEFAULT_MODEL, defaultHome, HOME_ENV, expandTilde, NATIVE_ID } from './paths.js';
 import { pyJson } from './pyjson.js';
 import { JSON_PREFIX, AGENT } from './rows.js';
@@ -665,7 +665,9 @@ async function writeHermes(selected: SpooledSession, planned: RowSpool, options:
   }
 
   const home = resolve(expandTilde(options.home ?? defaultHome()));
-  const dbPath = dbOfHome(home);
+  // A state.db that is a symlink out of the home (a home unpacked from an archive, a shared folder)
+  // must not make sp write a database elsewhere; the home itself may be a link.
+  const dbPath = ensureUnder(home, dbOfHome(home), 'the home');
   const sourceHermes = fromHermes(start);
   // The session is read by position: a pass for the pairing (and the last model), a pass to plan the rows.
   const active = options.branch === 'active';

@@ -4,7 +4,7 @@
 // Claude, Codex and Pi corpora.
 import { describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, renameSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { hermes } from '../../adapters/hermes/index.js';
 import { claude } from '../../adapters/claude/index.js';
@@ -270,4 +270,30 @@ it('S3 child written alone keeps the compaction summary it carries', async () =>
   const { result } = await write(await corpus(S3_CHILD), { home: tempDir() });
   const { rows } = readBack(result);
   expect(rows.some((r) => String(r.content).includes('[CONTEXT COMPACTION'))).toBe(true);
+});
+
+it('refuses a state.db that is a symlink out of the home (nothing written there, a dry run neither); a linked home, or a link inside it, is written', async () => {
+  const b = new SessionBuilder('claude');
+  b.user('hello');
+  b.assistant('hi', 'm1');
+  // The attack: the home's state.db (a home from an archive, a shared folder) links to a database elsewhere.
+  const outside = copyDb();
+  const before = folderState(dirname(outside));
+  const home = tempDir();
+  symlinkSync(outside, join(home, 'state.db'));
+  for (const dryRun of [false, true]) {
+    await expect(write(b.events, { home, cwd: home, dryRun })).rejects.toThrow(/refusing to write outside the home .*a symlink on the way leads elsewhere/);
+  }
+  expect(folderState(dirname(outside))).toEqual(before); // the same bytes, no backup or journal beside it
+  expect(readdirSync(home)).toEqual(['state.db']);
+  // The user's own links: the home moved and linked back, and state.db naming a file of the home.
+  const real = dirname(copyDb());
+  const linked = join(tempDir(), 'hermes');
+  symlinkSync(real, linked);
+  readBack((await write(b.events, { home: linked, cwd: real })).result);
+  const inside = dirname(copyDb());
+  renameSync(join(inside, 'state.db'), join(inside, 'stable.db'));
+  symlinkSync('stable.db', join(inside, 'state.db'));
+  const { result } = await write(b.events, { home: inside, cwd: inside });
+  expect(readSession(join(inside, 'stable.db'), result.session_id).session).toBeDefined();
 });
