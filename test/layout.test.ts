@@ -19,13 +19,8 @@ import { relay } from '../lib/relay/relay.js';
 const ROOT = join(import.meta.dirname, '..');
 const AGENT_WORDS = new Set(['claude', 'codex', 'pi', 'hermes', 'gemini', 'qwen', 'opencode', 'copilot', 'qoder', 'aider', 'atif']);
 
-/** lib/ files still naming agents in code: words allowed, and why they are not the registry's yet. */
-const REMAINING: Record<string, { words: number; why: string }> = {
-  // Listings (sp-capture --list, one adapter loaded) and the store (every agent) strip the same
-  // injected preambles whichever agent wrote them; declarations in adapters would reach them only by
-  // loading every adapter (start-up) or a declaration in the light registry (adapters/registry.ts).
-  'lib/capture/titles.ts': { words: 5, why: 'the instruction files clients inject into the first prompt (CLAUDE.md, GEMINI.md …)' },
-};
+/** lib/ files still naming agents in code: words allowed, and why they are not the registry's yet (none left). */
+const REMAINING: Record<string, { words: number; why: string }> = {};
 
 /** lib/ folders of a format one agent defined and others write too: its name is the format's, not an agent lookup. */
 const FORMAT_FOLDERS: Record<string, string> = {
