@@ -5,41 +5,17 @@
 // prompts, hooks, types a later client adds) is `meta` {key: copilot.<type>, raw: the record}.
 import type { Actor, SpEvent } from '../../lib/core/event.js';
 import { toEpochSeconds } from '../../lib/core/event.js';
-import type { SessionEmitter } from '../../lib/core/emitter.js';
-import type { Diagnose } from '../../lib/adapter/interface.js';
 import { isObject, rest, str, type Json } from '../../lib/core/json.js';
 import type { Line } from '../../lib/core/lines.js';
 import { nativeRawText, parseNativeLine } from '../../lib/capture/native.js';
+import { headerOrigin, newCallNamesState, type CallNamesState, type LineMapperOptions, type Pending } from '../../lib/formats/line-file.js';
 
 export const AGENT = 'copilot';
 const ASSISTANT: Actor = 'agent:copilot';
 const ENVELOPE = ['type', 'data', 'id', 'timestamp', 'parentId'];
 
-/** What the mapper carries from line to line (and, in a cursor, from run to run). */
-export interface CopilotState {
-  started: boolean;
-  last_ts?: number;
-  /** Tool name by call id: results name their tool. */
-  names: Record<string, string>;
-}
-
-export function newCopilotState(): CopilotState {
-  return { started: false, names: {} };
-}
-
-interface Pending {
-  type: string;
-  payload: Json;
-  actor: Actor;
-}
-
-export interface MapperOptions {
-  emitter: SessionEmitter;
-  path: string;
-  state: CopilotState;
-  raw?: boolean;
-  onDiagnostic?: Diagnose;
-}
+export type CopilotState = CallNamesState;
+export const newCopilotState = newCallNamesState;
 
 /** A tool call's arguments as an object: older files store them as a JSON string. */
 export function parseArguments(value: unknown): unknown {
@@ -71,9 +47,9 @@ export function startPayload(nativeId: string, data: Json | undefined): Json {
 }
 
 export class CopilotMapper {
-  constructor(private readonly options: MapperOptions) {}
+  constructor(private readonly options: LineMapperOptions<CallNamesState>) {}
 
-  private get state(): CopilotState {
+  private get state(): CallNamesState {
     return this.options.state;
   }
 
@@ -81,11 +57,8 @@ export class CopilotMapper {
   start(payload: Json, ts: number, line?: Line): SpEvent {
     this.state.started = true;
     this.state.last_ts = ts;
-    const origin: Json = {};
+    const origin: Json = line ? headerOrigin(this.options, line) : {};
     if (line) {
-      origin.native_seq = line.number;
-      const raw = nativeRawText(this.options, line);
-      if (raw !== undefined) origin.raw = [raw];
       const record = parseNativeLine({ path: this.options.path }, line);
       if (record.kind === 'record' && str(record.record.id)) origin.native_uuid = record.record.id;
     }

@@ -6,41 +6,17 @@
 // {key: droid.<type>, raw: the record}.
 import type { Actor, SpEvent } from '../../lib/core/event.js';
 import { toEpochSeconds } from '../../lib/core/event.js';
-import type { SessionEmitter } from '../../lib/core/emitter.js';
-import type { Diagnose } from '../../lib/adapter/interface.js';
 import { isObject, rest, str, type Json } from '../../lib/core/json.js';
 import type { Line } from '../../lib/core/lines.js';
 import { nativeRawText, parseNativeLine } from '../../lib/capture/native.js';
+import { headerOrigin, newCallNamesState, type CallNamesState, type LineMapperOptions, type Pending } from '../../lib/formats/line-file.js';
 
 export const AGENT = 'droid';
 const ASSISTANT: Actor = 'agent:droid';
 const MESSAGE_ENVELOPE = ['type', 'id', 'parentId', 'timestamp', 'message'];
 
-/** What the mapper carries from line to line (and, in a cursor, from run to run). */
-export interface DroidState {
-  started: boolean;
-  last_ts?: number;
-  /** Tool name by call id: results name their tool. */
-  names: Record<string, string>;
-}
-
-export function newDroidState(): DroidState {
-  return { started: false, names: {} };
-}
-
-interface Pending {
-  type: string;
-  payload: Json;
-  actor: Actor;
-}
-
-export interface MapperOptions {
-  emitter: SessionEmitter;
-  path: string;
-  state: DroidState;
-  raw?: boolean;
-  onDiagnostic?: Diagnose;
-}
+export type DroidState = CallNamesState;
+export const newDroidState = newCallNamesState;
 
 /** The session.start payload a `session_start` record gives (docs/formats/droid.md §2). */
 export function startPayload(nativeId: string, record: Json | undefined): Json {
@@ -66,9 +42,9 @@ function imageOf(block: Json): Json | undefined {
 }
 
 export class DroidMapper {
-  constructor(private readonly options: MapperOptions) {}
+  constructor(private readonly options: LineMapperOptions<CallNamesState>) {}
 
-  private get state(): DroidState {
+  private get state(): CallNamesState {
     return this.options.state;
   }
 
@@ -76,12 +52,7 @@ export class DroidMapper {
   start(payload: Json, ts: number, line?: Line): SpEvent {
     this.state.started = true;
     this.state.last_ts = ts;
-    const origin: Json = {};
-    if (line) {
-      origin.native_seq = line.number;
-      const raw = nativeRawText(this.options, line);
-      if (raw !== undefined) origin.raw = [raw];
-    }
+    const origin: Json = line ? headerOrigin(this.options, line) : {};
     return this.options.emitter.emit('session.start', payload, ts, { actor: 'system', level: 1, origin });
   }
 

@@ -6,41 +6,22 @@
 // {key: kimi.<role>, raw: the record}. The file holds no times: events take the file's time (the
 // start, when the wire log gives one, its first record's).
 import type { Actor, SpEvent } from '../../lib/core/event.js';
-import type { SessionEmitter } from '../../lib/core/emitter.js';
-import type { Diagnose } from '../../lib/adapter/interface.js';
 import { isObject, rest, str, type Json } from '../../lib/core/json.js';
 import type { Line } from '../../lib/core/lines.js';
 import { nativeRawText, parseNativeLine } from '../../lib/capture/native.js';
+import { newCallNamesState, type CallNamesState, type LineMapperOptions, type Pending } from '../../lib/formats/line-file.js';
 
 export const AGENT = 'kimi';
 const ASSISTANT: Actor = 'agent:kimi';
 const MESSAGE_FIELDS = ['role', 'content', 'tool_calls', 'tool_call_id'];
 
-/** What the mapper carries from line to line (and, in a cursor, from run to run). */
-export interface KimiState {
-  started: boolean;
-  /** Tool name by call id: results name their tool. */
-  names: Record<string, string>;
-}
+/** What the mapper carries from line to line (and, in a cursor, from run to run): no time (the file holds none). */
+export type KimiState = Omit<CallNamesState, 'last_ts'>;
+export const newKimiState: () => KimiState = newCallNamesState;
 
-export function newKimiState(): KimiState {
-  return { started: false, names: {} };
-}
-
-interface Pending {
-  type: string;
-  payload: Json;
-  actor: Actor;
-}
-
-export interface MapperOptions {
-  emitter: SessionEmitter;
-  path: string;
-  state: KimiState;
+export interface MapperOptions extends LineMapperOptions<KimiState> {
   /** Epoch seconds every event of this run carries (the context file records no times). */
   ts: number;
-  raw?: boolean;
-  onDiagnostic?: Diagnose;
 }
 
 /** The parts of a message's content: a string is one text part; anything else, no parts. */

@@ -4,13 +4,13 @@
 // after the root, a parent that names no record) show as `parent_seq`; records sharing a uuid are
 // fragments of one message and continue each other. System records (telemetry, compression,
 // titles …) and unknown types are kept whole as meta. State is plain JSON for incremental capture.
-import type { Diagnose } from '../../lib/adapter/interface.js';
 import type { SessionEmitter } from '../../lib/core/emitter.js';
 import { toEpochSeconds, type Actor, type ContentBlock, type SpEvent } from '../../lib/core/event.js';
 import { isObject, rest, type Json } from '../../lib/core/json.js';
 import type { Line } from '../../lib/core/lines.js';
 import { nativeRawText, parseNativeLine } from '../../lib/capture/native.js';
 import { classifyPart, partList, responseContent } from '../../lib/formats/content-parts.js';
+import type { LineMapperOptions, Pending } from '../../lib/formats/line-file.js';
 import { levelOf } from './fidelity.js';
 
 /** The content block a part with no canonical counterpart is kept in, as it was (stored data: the name stays). */
@@ -37,19 +37,7 @@ export function newQwenState(): QwenState {
   return { started: false, level: {}, uuids: {}, root_seen: false };
 }
 
-export interface QwenMapperOptions {
-  emitter: SessionEmitter;
-  path: string;
-  state: QwenState;
-  raw?: boolean;
-  onDiagnostic?: Diagnose;
-}
-
-interface Pending {
-  type: string;
-  payload: Json;
-  actor: Actor;
-}
+export type QwenMapperOptions = LineMapperOptions<QwenState>;
 
 export class QwenMapper {
   constructor(private readonly options: QwenMapperOptions) {}

@@ -1,0 +1,111 @@
+// The capture of a session kept in one file of lines (JSONL), around the format's own mapping: the
+// cursor it continues from, the size the file had when capture started (read no further), the
+// session.start before the first mapped line, and where it stopped, stored for the next run. Every
+// such capture reads through lib/capture/read-position.ts the same way; only how its session starts
+// and how a line maps differ.
+import type { CaptureOptions, Cursor, SessionRef, SourcePosition } from '../adapter/interface.js';
+import { readError } from '../cli/diagnostics.js';
+import type { SessionEmitter } from '../core/emitter.js';
+import type { Actor, SpEvent } from '../core/event.js';
+import type { Json } from '../core/json.js';
+import type { Line } from '../core/lines.js';
+import { nativeRawText, type NativeSource } from '../capture/native.js';
+import { captureLines, cursorFor, emitterFor, sourceExtent, storeNextSeq, storePosition } from '../capture/read-position.js';
+
+/** One file's capture: its cursor (a copy), where it continues, how far it reads, the mapper's state. */
+export interface LineFile<S extends { started: boolean }> {
+  path: string;
+  incremental: boolean;
+  cursor: Cursor;
+  position: SourcePosition | undefined;
+  size: number;
+  mtime: number;
+  /** The format's state, kept in the cursor between runs. */
+  state: S;
+  emitter: SessionEmitter;
+}
+
+/** How a session starts: its session.start, and whether the first line was its header (not mapped again). */
+export interface Opening {
+  start: SpEvent;
+  header: boolean;
+}
+
+/** Opens `ref` for capture; `kind` names the kind of file in a diagnostic. */
+export function lineFile<S extends { started: boolean }>(agent: string, ref: SessionRef, options: CaptureOptions, kind: string, newState: () => S): LineFile<S> {
+  const cursor = cursorFor(agent, ref, options.cursor);
+  const path = ref.path;
+  const position = cursor.sources[path];
+  const { size, mtime } = sourceExtent(path, position, kind);
+  const state = (cursor.state as S | undefined) ?? newState();
+  cursor.state = state;
+  return { path, incremental: options.cursor !== undefined, cursor, position, size, mtime, state, emitter: emitterFor(cursor, agent, ref.native_id) };
+}
+
+/**
+ * The file's events: `open` with the first line to read (undefined: an empty file, whose session
+ * still starts unless the capture continues one), then every line through `map`. Then the cursor
+ * holds where it stopped and goes to `onCursor`.
+ */
+export async function* readLineFile<S extends { started: boolean }>(
+  file: LineFile<S>,
+  options: CaptureOptions,
+  open: (line: Line | undefined) => Opening | Promise<Opening>,
+  map: (line: Line) => Iterable<SpEvent>,
+): AsyncGenerator<SpEvent> {
+  const { path, cursor, state, emitter } = file;
+  let last: Line | undefined;
+  try {
+    for await (const line of captureLines(path, file.position, file.size, file.incremental)) {
+      if (!state.started) {
+        const { start, header } = await open(line);
+        yield start;
+        if (header) {
+          last = line;
+          continue;
+        }
+      }
+      for (const event of map(line)) yield event;
+      last = line;
+    }
+  } catch (err) {
+    throw readError(err, path);
+  }
+  if (!state.started && !file.incremental) yield (await open(undefined)).start;
+  storePosition(cursor, path, last);
+  if (state.started) storeNextSeq(cursor, emitter);
+  options.onCursor?.(cursor);
+}
+
+/** What a line format's mapper is built with: the file, --raw, the reporter, where events go, its state. */
+export interface LineMapperOptions<S> extends NativeSource {
+  emitter: SessionEmitter;
+  state: S;
+}
+
+/** One event a line maps to, before it is emitted with the line's time and origin. */
+export interface Pending {
+  type: string;
+  payload: Json;
+  actor: Actor;
+}
+
+/** What a mapper whose results name their tool carries from line to line (and, in a cursor, from run to run). */
+export interface CallNamesState {
+  started: boolean;
+  last_ts?: number;
+  /** Tool name by call id: results name their tool. */
+  names: Record<string, string>;
+}
+
+export function newCallNamesState(): CallNamesState {
+  return { started: false, names: {} };
+}
+
+/** The origin of a session.start the file's header line gives: the line's number and, with --raw, its text. */
+export function headerOrigin(source: NativeSource, line: Line): Json {
+  const origin: Json = { native_seq: line.number };
+  const raw = nativeRawText(source, line);
+  if (raw !== undefined) origin.raw = [raw];
+  return origin;
+}
