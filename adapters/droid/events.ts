@@ -8,8 +8,7 @@ import type { Actor, SpEvent } from '../../lib/core/event.js';
 import { toEpochSeconds } from '../../lib/core/event.js';
 import { isObject, rest, str, type Json } from '../../lib/core/json.js';
 import type { Line } from '../../lib/core/lines.js';
-import { nativeRawText, parseNativeLine } from '../../lib/capture/native.js';
-import { headerOrigin, newCallNamesState, type CallNamesState, type LineMapperOptions, type Pending } from '../../lib/formats/line-file.js';
+import { headerOrigin, mapNativeLine, newCallNamesState, type CallNamesState, type LineMapperOptions, type Pending } from '../../lib/formats/line-file.js';
 
 export const AGENT = 'droid';
 const ASSISTANT: Actor = 'agent:droid';
@@ -58,11 +57,8 @@ export class DroidMapper {
 
   /** Events of one line; never throws on bad input (a bad line becomes meta). */
   line(line: Line): SpEvent[] {
-    const rawText = nativeRawText(this.options, line);
-    const parsed = parseNativeLine(this.options, line);
-    if (parsed.kind === 'blank') return this.finish(line, undefined, [{ type: 'meta', payload: { key: 'droid.blank-line' }, actor: 'system' }], rawText);
-    if (parsed.kind === 'unparseable') return this.finish(line, undefined, [{ type: 'meta', payload: parsed.meta, actor: 'system' }], rawText);
-    return this.finish(line, parsed.record, this.dispatch(parsed.record), rawText);
+    const { rawText, record, pending } = mapNativeLine(this.options, line, AGENT, (r) => this.dispatch(r));
+    return this.finish(line, record, pending, rawText);
   }
 
   private finish(line: Line, record: Json | undefined, pending: Pending[], rawText: string | undefined): SpEvent[] {

@@ -13,10 +13,9 @@ import type { SessionEmitter } from '../../lib/core/emitter.js';
 import { toEpochSeconds, type Actor, type ContentBlock, type SpEvent } from '../../lib/core/event.js';
 import { isObject, rest, type Json } from '../../lib/core/json.js';
 import type { Line } from '../../lib/core/lines.js';
-import { nativeRawText, parseNativeLine } from '../../lib/capture/native.js';
 import { levelOf } from './fidelity.js';
 import { classifyPart, partList, responseContent } from '../../lib/formats/content-parts.js';
-import { headerOrigin, type LineMapperOptions } from '../../lib/formats/line-file.js';
+import { headerOrigin, mapNativeLine, type LineMapperOptions } from '../../lib/formats/line-file.js';
 
 /** The content block a part with no canonical counterpart is kept in, as it was (stored data: the name stays). */
 export const PART_BLOCK = 'gemini.part';
@@ -120,11 +119,8 @@ export class GeminiMapper {
 
   /** The events of one JSONL line (never throws: a bad line becomes meta). */
   line(line: Line): SpEvent[] {
-    const rawText = nativeRawText(this.options, line);
-    const parsed = parseNativeLine(this.options, line);
-    if (parsed.kind === 'blank') return this.finish(line, undefined, [meta({ key: 'gemini.blank-line' })], rawText);
-    if (parsed.kind === 'unparseable') return this.finish(line, undefined, [meta(parsed.meta)], rawText);
-    return this.finish(line, parsed.record, this.record(parsed.record), rawText);
+    const { rawText, record, pending } = mapNativeLine(this.options, line, AGENT, (r) => this.record(r));
+    return this.finish(line, record, pending, rawText);
   }
 
   /** The events of one message of a legacy `.json` session (index 0-based); unchanged messages give none. */

@@ -8,8 +8,7 @@
 import type { Actor, SpEvent } from '../../lib/core/event.js';
 import { isObject, rest, str, type Json } from '../../lib/core/json.js';
 import type { Line } from '../../lib/core/lines.js';
-import { nativeRawText, parseNativeLine } from '../../lib/capture/native.js';
-import { newCallNamesState, type CallNamesState, type LineMapperOptions, type Pending } from '../../lib/formats/line-file.js';
+import { mapNativeLine, newCallNamesState, type CallNamesState, type LineMapperOptions, type Pending } from '../../lib/formats/line-file.js';
 
 export const AGENT = 'kimi';
 const ASSISTANT: Actor = 'agent:kimi';
@@ -79,12 +78,7 @@ export class KimiMapper {
 
   /** Events of one line; never throws on bad input (a bad line becomes meta). */
   line(line: Line): SpEvent[] {
-    const rawText = nativeRawText(this.options, line);
-    const parsed = parseNativeLine(this.options, line);
-    let pending: Pending[];
-    if (parsed.kind === 'blank') pending = [{ type: 'meta', payload: { key: 'kimi.blank-line' }, actor: 'system' }];
-    else if (parsed.kind === 'unparseable') pending = [{ type: 'meta', payload: parsed.meta, actor: 'system' }];
-    else pending = this.dispatch(parsed.record);
+    const { rawText, pending } = mapNativeLine(this.options, line, AGENT, (r) => this.dispatch(r));
     return pending.map((p, i) => {
       const origin: Json = { native_seq: line.number };
       if (i === 0 && rawText !== undefined) origin.raw = [rawText];

@@ -9,7 +9,7 @@ import type { SessionEmitter } from '../core/emitter.js';
 import type { Actor, SpEvent } from '../core/event.js';
 import type { Json } from '../core/json.js';
 import type { Line } from '../core/lines.js';
-import { nativeRawText, type NativeSource } from '../capture/native.js';
+import { nativeRawText, parseNativeLine, type NativeSource } from '../capture/native.js';
 import { captureLines, cursorFor, emitterFor, sourceExtent, storeNextSeq, storePosition } from '../capture/read-position.js';
 
 /** One file's capture: its cursor (a copy), where it continues, how far it reads, the mapper's state. */
@@ -108,4 +108,22 @@ export function headerOrigin(source: NativeSource, line: Line): Json {
   const raw = nativeRawText(source, line);
   if (raw !== undefined) origin.raw = [raw];
   return origin;
+}
+
+/**
+ * One line for a mapper: its text for origin.raw (with --raw), its record when it is one, and what it
+ * maps to: `dispatch` of the record, or the meta a blank line (`<agent>.blank-line`) or an
+ * unparseable one is kept as.
+ */
+export function mapNativeLine(
+  source: NativeSource,
+  line: Line,
+  agent: string,
+  dispatch: (record: Json) => Pending[],
+): { rawText: string | undefined; record: Json | undefined; pending: Pending[] } {
+  const rawText = nativeRawText(source, line);
+  const parsed = parseNativeLine(source, line);
+  if (parsed.kind === 'blank') return { rawText, record: undefined, pending: [{ type: 'meta', payload: { key: `${agent}.blank-line` }, actor: 'system' }] };
+  if (parsed.kind === 'unparseable') return { rawText, record: undefined, pending: [{ type: 'meta', payload: parsed.meta, actor: 'system' }] };
+  return { rawText, record: parsed.record, pending: dispatch(parsed.record) };
 }
