@@ -4,11 +4,10 @@
 // successful session.compaction_complete. Everything else (turn/usage/shutdown bookkeeping, system
 // prompts, hooks, types a later client adds) is `meta` {key: copilot.<type>, raw: the record}.
 import type { Actor, SpEvent } from '../../lib/core/event.js';
-import { toEpochSeconds } from '../../lib/core/event.js';
 import { isObject, rest, str, type Json } from '../../lib/core/json.js';
 import type { Line } from '../../lib/core/lines.js';
 import { parseNativeLine } from '../../lib/capture/native.js';
-import { headerOrigin, mapNativeLine, newCallNamesState, type CallNamesState, type LineMapperOptions, type Pending } from '../../lib/formats/line-file.js';
+import { TimedRecordMapper, headerOrigin, newCallNamesState, type CallNamesState, type LineMapperOptions, type Pending } from '../../lib/formats/line-file.js';
 
 export const AGENT = 'copilot';
 const ASSISTANT: Actor = 'agent:copilot';
@@ -46,44 +45,22 @@ export function startPayload(nativeId: string, data: Json | undefined): Json {
   return payload;
 }
 
-export class CopilotMapper {
-  constructor(private readonly options: LineMapperOptions<CallNamesState>) {}
-
-  private get state(): CallNamesState {
-    return this.options.state;
+export class CopilotMapper extends TimedRecordMapper {
+  constructor(options: LineMapperOptions<CallNamesState>) {
+    super(options, AGENT, levelOf);
   }
 
   /** session.start: from the file's first line when it is one, else made up (header: false). */
   start(payload: Json, ts: number, line?: Line): SpEvent {
-    this.state.started = true;
-    this.state.last_ts = ts;
     const origin: Json = line ? headerOrigin(this.options, line) : {};
     if (line) {
       const record = parseNativeLine({ path: this.options.path }, line);
       if (record.kind === 'record' && str(record.record.id)) origin.native_uuid = record.record.id;
     }
-    return this.options.emitter.emit('session.start', payload, ts, { actor: 'system', level: 1, origin });
+    return this.emitStart(payload, ts, origin);
   }
 
-  /** Events of one line; never throws on bad input (a bad line becomes meta). */
-  line(line: Line): SpEvent[] {
-    const { rawText, record, pending } = mapNativeLine(this.options, line, AGENT, (r) => this.dispatch(r));
-    return this.finish(line, record, pending, rawText);
-  }
-
-  private finish(line: Line, record: Json | undefined, pending: Pending[], rawText: string | undefined): SpEvent[] {
-    const ts = record ? toEpochSeconds(record.timestamp) : undefined;
-    if (ts !== undefined) this.state.last_ts = ts;
-    const at = ts ?? this.state.last_ts ?? Date.now() / 1000;
-    return pending.map((p, i) => {
-      const origin: Json = { native_seq: line.number };
-      if (record && str(record.id)) origin.native_uuid = record.id;
-      if (i === 0 && rawText !== undefined) origin.raw = [rawText];
-      return this.options.emitter.emit(p.type, p.payload, at, { actor: p.actor, level: levelOf(p.type), origin });
-    });
-  }
-
-  private dispatch(record: Json): Pending[] {
+  protected dispatch(record: Json): Pending[] {
     const type = str(record.type);
     const data = isObject(record.data) ? record.data : undefined;
     const envelope = rest(record, ENVELOPE);

@@ -5,10 +5,9 @@
 // (`agent_turn_outcome`, title or usage records, types a later client adds) is `meta`
 // {key: droid.<type>, raw: the record}.
 import type { Actor, SpEvent } from '../../lib/core/event.js';
-import { toEpochSeconds } from '../../lib/core/event.js';
 import { isObject, rest, str, type Json } from '../../lib/core/json.js';
 import type { Line } from '../../lib/core/lines.js';
-import { headerOrigin, mapNativeLine, newCallNamesState, type CallNamesState, type LineMapperOptions, type Pending } from '../../lib/formats/line-file.js';
+import { TimedRecordMapper, headerOrigin, newCallNamesState, type CallNamesState, type LineMapperOptions, type Pending } from '../../lib/formats/line-file.js';
 
 export const AGENT = 'droid';
 const ASSISTANT: Actor = 'agent:droid';
@@ -40,41 +39,21 @@ function imageOf(block: Json): Json | undefined {
   return undefined;
 }
 
-export class DroidMapper {
-  constructor(private readonly options: LineMapperOptions<CallNamesState>) {}
-
-  private get state(): CallNamesState {
-    return this.options.state;
+export class DroidMapper extends TimedRecordMapper {
+  constructor(options: LineMapperOptions<CallNamesState>) {
+    super(options, AGENT, levelOf);
   }
 
   /** session.start: from the file's first line when it is one, else made up (header: false). */
   start(payload: Json, ts: number, line?: Line): SpEvent {
-    this.state.started = true;
-    this.state.last_ts = ts;
-    const origin: Json = line ? headerOrigin(this.options, line) : {};
-    return this.options.emitter.emit('session.start', payload, ts, { actor: 'system', level: 1, origin });
+    return this.emitStart(payload, ts, line ? headerOrigin(this.options, line) : {});
   }
 
-  /** Events of one line; never throws on bad input (a bad line becomes meta). */
-  line(line: Line): SpEvent[] {
-    const { rawText, record, pending } = mapNativeLine(this.options, line, AGENT, (r) => this.dispatch(r));
-    return this.finish(line, record, pending, rawText);
+  protected override addOrigin(record: Json, origin: Json): void {
+    if (str(record.parentId)) origin.native_parent_uuid = record.parentId;
   }
 
-  private finish(line: Line, record: Json | undefined, pending: Pending[], rawText: string | undefined): SpEvent[] {
-    const ts = record ? toEpochSeconds(record.timestamp) : undefined;
-    if (ts !== undefined) this.state.last_ts = ts;
-    const at = ts ?? this.state.last_ts ?? Date.now() / 1000;
-    return pending.map((p, i) => {
-      const origin: Json = { native_seq: line.number };
-      if (record && str(record.id)) origin.native_uuid = record.id;
-      if (record && str(record.parentId)) origin.native_parent_uuid = record.parentId;
-      if (i === 0 && rawText !== undefined) origin.raw = [rawText];
-      return this.options.emitter.emit(p.type, p.payload, at, { actor: p.actor, level: levelOf(p.type), origin });
-    });
-  }
-
-  private dispatch(record: Json): Pending[] {
+  protected dispatch(record: Json): Pending[] {
     const type = str(record.type);
     let out: Pending[] | undefined;
     if (type === 'message' && isObject(record.message) && record.message.visibility !== 'llm_only') {

@@ -6,8 +6,8 @@
 import type { CaptureOptions, Cursor, SessionRef, SourcePosition } from '../adapter/interface.js';
 import { readError } from '../cli/diagnostics.js';
 import type { SessionEmitter } from '../core/emitter.js';
-import type { Actor, SpEvent } from '../core/event.js';
-import type { Json } from '../core/json.js';
+import { toEpochSeconds, type Actor, type SpEvent } from '../core/event.js';
+import { str, type Json } from '../core/json.js';
 import type { Line } from '../core/lines.js';
 import { nativeRawText, parseNativeLine, type NativeSource } from '../capture/native.js';
 import { captureLines, cursorFor, emitterFor, sourceExtent, storeNextSeq, storePosition } from '../capture/read-position.js';
@@ -126,4 +126,48 @@ export function mapNativeLine(
   if (parsed.kind === 'blank') return { rawText, record: undefined, pending: [{ type: 'meta', payload: { key: `${agent}.blank-line` }, actor: 'system' }] };
   if (parsed.kind === 'unparseable') return { rawText, record: undefined, pending: [{ type: 'meta', payload: parsed.meta, actor: 'system' }] };
   return { rawText, record: parsed.record, pending: dispatch(parsed.record) };
+}
+
+/**
+ * The mapper of a file of typed records that carry their own `timestamp` and `id`, one a line: a
+ * line's events take the record's time (else the last one seen, else now) and its id as
+ * origin.native_uuid. The format maps a record (`dispatch`) and names its levels.
+ */
+export abstract class TimedRecordMapper {
+  constructor(
+    protected readonly options: LineMapperOptions<CallNamesState>,
+    private readonly agent: string,
+    private readonly levelOf: (type: string) => 0 | 1 | 2,
+  ) {}
+
+  protected get state(): CallNamesState {
+    return this.options.state;
+  }
+
+  /** session.start at `ts`; `origin` is the header line's, or {} when the start is made up. */
+  protected emitStart(payload: Json, ts: number, origin: Json): SpEvent {
+    this.state.started = true;
+    this.state.last_ts = ts;
+    return this.options.emitter.emit('session.start', payload, ts, { actor: 'system', level: 1, origin });
+  }
+
+  /** Events of one line; never throws on bad input (a bad line becomes meta). */
+  line(line: Line): SpEvent[] {
+    const { rawText, record, pending } = mapNativeLine(this.options, line, this.agent, (r) => this.dispatch(r));
+    const ts = record ? toEpochSeconds(record.timestamp) : undefined;
+    if (ts !== undefined) this.state.last_ts = ts;
+    const at = ts ?? this.state.last_ts ?? Date.now() / 1000;
+    return pending.map((p, i) => {
+      const origin: Json = { native_seq: line.number };
+      if (record && str(record.id)) origin.native_uuid = record.id;
+      if (record) this.addOrigin(record, origin);
+      if (i === 0 && rawText !== undefined) origin.raw = [rawText];
+      return this.options.emitter.emit(p.type, p.payload, at, { actor: p.actor, level: this.levelOf(p.type), origin });
+    });
+  }
+
+  /** What else of a record its events' origin holds (after native_uuid). */
+  protected addOrigin(_record: Json, _origin: Json): void {}
+
+  protected abstract dispatch(record: Json): Pending[];
 }
