@@ -1,23 +1,18 @@
 // The Aider adapter (formats/aider.md): read `.aider.chat.history.md` (every session in it) and
 // `.aider.input.history`. Discovery searches a directory tree for history files (see discover.ts).
 import type { Adapter } from '../../lib/adapter/interface.js';
-import { lazyIterable, once } from '../../lib/adapter/lazy.js';
+import { lazyCapture, lazyDiscovery, lazyMaterialize } from '../../lib/adapter/lazy.js';
 import { fidelity } from './fidelity.js';
 import { HOME_ENV, defaultHome } from './paths.js';
-
-const discovery = once(() => import('./discover.js'));
-const capturing = once(() => import('./capture.js'));
-const writing = once(() => import('./materialize.js'));
 
 export const aider: Adapter = {
   id: 'aider',
   displayName: 'Aider',
   homeEnv: HOME_ENV,
   defaultHome,
-  discover: (options) => lazyIterable(discovery, (m) => m.discoverHistories(options)),
-  open: async (path) => (await discovery()).openHistory(path),
-  capture: (ref, options) => lazyIterable(capturing, (m) => m.captureAider(ref, options)),
-  materialize: async (events, options) => (await writing()).materializeAider(events, options),
+  ...lazyDiscovery(() => import('./discover.js'), (m) => m.discoverHistories, (m) => m.openHistory),
+  capture: lazyCapture(() => import('./capture.js'), (m) => m.captureAider),
+  materialize: lazyMaterialize(() => import('./materialize.js'), (m) => m.materializeAider),
   capabilities: {
     tree: false,
     images: { userMessage: false, toolResult: false },

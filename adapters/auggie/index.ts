@@ -1,13 +1,10 @@
 // The Augment Auggie adapter (docs/formats/auggie.md): discover, capture, materialize, fidelity.
 // A session is `<cache dir>/sessions/<uuid>.json` (the cache dir is `~/.augment` unless moved).
 import type { Adapter } from '../../lib/adapter/interface.js';
-import { lazyIterable, once } from '../../lib/adapter/lazy.js';
+import { lazyCapture, lazyDiscovery, lazyMaterialize, once } from '../../lib/adapter/lazy.js';
 import { fidelity } from './fidelity.js';
 import { AUGGIE_VERSION, HOME_ENV, defaultHome } from './paths.js';
 
-const discovery = once(() => import('./discover.js'));
-const capturing = once(() => import('./capture.js'));
-const writing = once(() => import('./materialize.js'));
 const vocabulary = once(async () => (await import('./vocabulary.js')).auggieVocabulary);
 
 export const auggie: Adapter = {
@@ -15,11 +12,9 @@ export const auggie: Adapter = {
   displayName: 'Augment Auggie',
   homeEnv: HOME_ENV,
   defaultHome,
-  discover: (options) => lazyIterable(discovery, (m) => m.discoverSessions(options)),
-  open: async (path) => (await discovery()).openSession(path),
-  find: async (id, options) => (await discovery()).findSession(id, options),
-  capture: (ref, options) => lazyIterable(capturing, (m) => m.captureAuggie(ref, options)),
-  materialize: async (events, options) => (await writing()).materializeAuggie(events, options),
+  ...lazyDiscovery(() => import('./discover.js'), (m) => m.discoverSessions, (m) => m.openSession, (m) => m.findSession),
+  capture: lazyCapture(() => import('./capture.js'), (m) => m.captureAuggie),
+  materialize: lazyMaterialize(() => import('./materialize.js'), (m) => m.materializeAuggie),
   vocabulary,
   capabilities: {
     tree: false,

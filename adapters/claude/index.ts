@@ -1,6 +1,6 @@
 // The Claude Code adapter (formats/claude-code.md): discover, capture, materialize, fidelity.
 import type { Adapter, EstimatingTokenizer } from '../../lib/adapter/interface.js';
-import { lazyIterable, once } from '../../lib/adapter/lazy.js';
+import { lazyCapture, lazyDiscovery, lazyMaterialize, once } from '../../lib/adapter/lazy.js';
 import { fidelity } from '../../lib/formats/claude-code/fidelity.js';
 import { DEFAULT_MODEL, HOME_ENV, defaultHome } from './paths.js';
 
@@ -16,9 +16,7 @@ export const CLAUDE_FACTOR = 1.35;
 
 export const CLAUDE_ESTIMATE: EstimatingTokenizer = { name: 'claude-estimate', base: 'cl100k_base', factor: CLAUDE_FACTOR };
 
-const discovery = once(() => import('./discover.js'));
 const capturing = once(() => import('../../lib/formats/claude-code/capture.js'));
-const writing = once(() => import('./materialize.js'));
 const vocabulary = once(async () => (await import('../../lib/formats/claude-code/vocabulary.js')).claudeVocabulary);
 
 export const claude: Adapter = {
@@ -27,11 +25,9 @@ export const claude: Adapter = {
   homeEnv: HOME_ENV,
   clientEnv: ['CLAUDECODE', 'CLAUDE_CODE_ENTRYPOINT'],
   defaultHome,
-  discover: (options) => lazyIterable(discovery, (m) => m.discoverSessions(options)),
-  open: async (path) => (await discovery()).openTranscript(path),
-  find: async (id, options) => (await discovery()).findSession(id, options),
-  capture: (ref, options) => lazyIterable(capturing, (m) => m.captureTranscript(ref, options)),
-  materialize: async (events, options) => (await writing()).materializeClaude(events, options),
+  ...lazyDiscovery(() => import('./discover.js'), (m) => m.discoverSessions, (m) => m.openTranscript, (m) => m.findSession),
+  capture: lazyCapture(capturing, (m) => m.captureTranscript),
+  materialize: lazyMaterialize(() => import('./materialize.js'), (m) => m.materializeClaude),
   defaultModel: DEFAULT_MODEL,
   watchPaths: async (ref) => (await capturing()).watchPaths(ref),
   vocabulary,

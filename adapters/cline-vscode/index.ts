@@ -2,13 +2,11 @@
 // (`globalStorage/saoudrizwan.claude-dev/tasks/<id>/`). Read only: the extension runs inside an editor,
 // which cannot run here, so no writer could be checked against it.
 import type { Adapter } from '../../lib/adapter/interface.js';
-import { lazyIterable, once } from '../../lib/adapter/lazy.js';
+import { lazyCapture, lazyDiscovery, once } from '../../lib/adapter/lazy.js';
 import { taskWatchPaths } from '../../lib/formats/cline-tasks/paths.js';
 import { fidelity } from './fidelity.js';
 import { AGENT, HOME_ENV, defaultHome } from './paths.js';
 
-const discovery = once(() => import('./discover.js'));
-const capturing = once(() => import('./capture.js'));
 const vocabulary = once(async () => (await import('./vocabulary.js')).clineVscodeVocabulary);
 
 export const clineVscode: Adapter = {
@@ -16,11 +14,9 @@ export const clineVscode: Adapter = {
   displayName: 'Cline (VS Code)',
   homeEnv: HOME_ENV,
   defaultHome,
-  discover: (options) => lazyIterable(discovery, (m) => m.discoverClineVscode(options)),
-  open: async (path) => (await discovery()).openClineVscode(path),
-  find: async (id, options) => (await discovery()).findClineVscode(id, options),
+  ...lazyDiscovery(() => import('./discover.js'), (m) => m.discoverClineVscode, (m) => m.openClineVscode, (m) => m.findClineVscode),
   watchPaths: (ref) => taskWatchPaths(ref),
-  capture: (ref, options) => lazyIterable(capturing, (m) => m.captureClineVscode(ref, options)),
+  capture: lazyCapture(() => import('./capture.js'), (m) => m.captureClineVscode),
   vocabulary,
   capabilities: {
     tree: false,

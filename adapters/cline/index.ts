@@ -1,13 +1,10 @@
 // The Cline CLI adapter (docs/formats/cline.md): discover, capture, materialize, fidelity.
 // A session is `$CLINE_DIR/data/sessions/<id>/<id>.messages.json` with its manifest `<id>.json`.
 import type { Adapter } from '../../lib/adapter/interface.js';
-import { lazyIterable, once } from '../../lib/adapter/lazy.js';
+import { lazyCapture, lazyDiscovery, lazyMaterialize, once } from '../../lib/adapter/lazy.js';
 import { fidelity } from './fidelity.js';
 import { CLINE_VERSION, DEFAULT_MODEL, HOME_ENV, defaultHome } from './paths.js';
 
-const discovery = once(() => import('./discover.js'));
-const capturing = once(() => import('./capture.js'));
-const writing = once(() => import('./materialize.js'));
 const vocabulary = once(async () => (await import('./vocabulary.js')).clineVocabulary);
 
 export const cline: Adapter = {
@@ -15,11 +12,9 @@ export const cline: Adapter = {
   displayName: 'Cline CLI',
   homeEnv: HOME_ENV,
   defaultHome,
-  discover: (options) => lazyIterable(discovery, (m) => m.discoverSessions(options)),
-  open: async (path) => (await discovery()).openSession(path),
-  find: async (id, options) => (await discovery()).findSession(id, options),
-  capture: (ref, options) => lazyIterable(capturing, (m) => m.captureCline(ref, options)),
-  materialize: async (events, options) => (await writing()).materializeCline(events, options),
+  ...lazyDiscovery(() => import('./discover.js'), (m) => m.discoverSessions, (m) => m.openSession, (m) => m.findSession),
+  capture: lazyCapture(() => import('./capture.js'), (m) => m.captureCline),
+  materialize: lazyMaterialize(() => import('./materialize.js'), (m) => m.materializeCline),
   defaultModel: DEFAULT_MODEL,
   vocabulary,
   capabilities: {

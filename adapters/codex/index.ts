@@ -1,12 +1,9 @@
 // The Codex CLI adapter (formats/codex.md): discover, capture, materialize, fidelity.
 import type { Adapter } from '../../lib/adapter/interface.js';
-import { lazyIterable, once } from '../../lib/adapter/lazy.js';
+import { lazyCapture, lazyDiscovery, lazyMaterialize, once } from '../../lib/adapter/lazy.js';
 import { fidelity } from './fidelity.js';
 import { HOME_ENV, defaultHome } from './paths.js';
 
-const discovery = once(() => import('./discover.js'));
-const capturing = once(() => import('./capture.js'));
-const writing = once(() => import('./materialize.js'));
 const vocabulary = once(async () => (await import('./vocabulary.js')).codexVocabulary);
 
 export const codex: Adapter = {
@@ -15,11 +12,9 @@ export const codex: Adapter = {
   homeEnv: HOME_ENV,
   clientEnv: ['CODEX_THREAD_ID', 'CODEX_SANDBOX', 'CODEX_SANDBOX_NETWORK_DISABLED'],
   defaultHome,
-  discover: (options) => lazyIterable(discovery, (m) => m.discoverSessions(options)),
-  open: async (path) => (await discovery()).openRollout(path),
-  find: async (id, options) => (await discovery()).findSession(id, options),
-  capture: (ref, options) => lazyIterable(capturing, (m) => m.captureCodex(ref, options)),
-  materialize: async (events, options) => (await writing()).materializeCodex(events, options),
+  ...lazyDiscovery(() => import('./discover.js'), (m) => m.discoverSessions, (m) => m.openRollout, (m) => m.findSession),
+  capture: lazyCapture(() => import('./capture.js'), (m) => m.captureCodex),
+  materialize: lazyMaterialize(() => import('./materialize.js'), (m) => m.materializeCodex),
   vocabulary,
   modelFamily: { provider: 'openai', names: /^(openai|gpt|o\d|codex|chatgpt)/i },
   capabilities: {

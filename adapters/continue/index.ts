@@ -1,13 +1,10 @@
 // The Continue CLI adapter (docs/formats/continue.md): discover, capture, materialize, fidelity.
 // A session is `$CONTINUE_GLOBAL_DIR/sessions/<id>.json`, listed by `sessions/sessions.json`.
 import type { Adapter } from '../../lib/adapter/interface.js';
-import { lazyIterable, once } from '../../lib/adapter/lazy.js';
+import { lazyCapture, lazyDiscovery, lazyMaterialize, once } from '../../lib/adapter/lazy.js';
 import { fidelity } from './fidelity.js';
 import { CONTINUE_VERSION, DEFAULT_MODEL, HOME_ENV, defaultHome } from './paths.js';
 
-const discovery = once(() => import('./discover.js'));
-const capturing = once(() => import('./capture.js'));
-const writing = once(() => import('./materialize.js'));
 const vocabulary = once(async () => (await import('./vocabulary.js')).continueVocabulary);
 
 export const continueCli: Adapter = {
@@ -15,11 +12,9 @@ export const continueCli: Adapter = {
   displayName: 'Continue CLI',
   homeEnv: HOME_ENV,
   defaultHome,
-  discover: (options) => lazyIterable(discovery, (m) => m.discoverSessions(options)),
-  open: async (path) => (await discovery()).openSession(path),
-  find: async (id, options) => (await discovery()).findSession(id, options),
-  capture: (ref, options) => lazyIterable(capturing, (m) => m.captureContinue(ref, options)),
-  materialize: async (events, options) => (await writing()).materializeContinue(events, options),
+  ...lazyDiscovery(() => import('./discover.js'), (m) => m.discoverSessions, (m) => m.openSession, (m) => m.findSession),
+  capture: lazyCapture(() => import('./capture.js'), (m) => m.captureContinue),
+  materialize: lazyMaterialize(() => import('./materialize.js'), (m) => m.materializeContinue),
   defaultModel: DEFAULT_MODEL,
   vocabulary,
   capabilities: {

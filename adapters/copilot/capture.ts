@@ -5,23 +5,16 @@
 // opened read-only, always.
 import { statSync } from 'node:fs';
 import type { CaptureOptions, SessionRef } from '../../lib/adapter/interface.js';
-import { readError } from '../../lib/cli/diagnostics.js';
 import { toEpochSeconds, type SpEvent } from '../../lib/core/event.js';
-import { captureLines, cursorFor, emitterFor, sourceExtent, storeNextSeq, storePosition } from '../../lib/capture/read-position.js';
+import { lineFile, readLineFile, type Opening } from '../../lib/formats/line-file.js';
 import type { Line } from '../../lib/core/lines.js';
 import { isObject, jsonObject, str, type Json } from '../../lib/core/json.js';
-import { AGENT, CopilotMapper, newCopilotState, startPayload, type CopilotState } from './events.js';
+import { AGENT, CopilotMapper, newCopilotState, startPayload } from './events.js';
 import { readWorkspace } from './paths.js';
 
 export async function* captureCopilot(ref: SessionRef, options: CaptureOptions = {}): AsyncGenerator<SpEvent> {
-  const incremental = options.cursor !== undefined;
-  const cursor = cursorFor(AGENT, ref, options.cursor);
-  const path = ref.path;
-  const position = cursor.sources[path];
-  const { size } = sourceExtent(path, position, 'Copilot events.jsonl');
-  const state: CopilotState = (cursor.state as CopilotState | undefined) ?? newCopilotState();
-  cursor.state = state;
-  const emitter = emitterFor(cursor, AGENT, ref.native_id);
+  const file = lineFile(AGENT, ref, options, 'Copilot events.jsonl', newCopilotState);
+  const { path, state, emitter } = file;
   const mapper = new CopilotMapper({ emitter, path, state, raw: options.raw, onDiagnostic: options.onDiagnostic });
 
   const start = (line: Line | undefined, record: Json | undefined): SpEvent => {
@@ -36,29 +29,13 @@ export async function* captureCopilot(ref: SessionRef, options: CaptureOptions =
     return mapper.start(payload, ts, line);
   };
 
-  let last: Line | undefined;
-  try {
-    for await (const line of captureLines(path, position, size, incremental)) {
-      if (!state.started) {
-        const record = jsonObject(line.text);
-        if (line.number === 1 && record?.type === 'session.start') {
-          yield start(line, record);
-          last = line;
-          continue;
-        }
-        if (line.number === 1) options.onDiagnostic?.(`${path}:1`, 'line 1 is not a session.start event: the client refuses such a file ("corrupted or incompatible"); read anyway');
-        yield start(undefined, undefined);
-      }
-      for (const event of mapper.line(line)) yield event;
-      last = line;
-    }
-  } catch (err) {
-    throw readError(err, path);
-  }
-  if (!state.started && !incremental) yield start(undefined, undefined);
-  storePosition(cursor, path, last);
-  if (state.started) storeNextSeq(cursor, emitter);
-  options.onCursor?.(cursor);
+  const open = (line: Line | undefined): Opening => {
+    const record = line ? jsonObject(line.text) : undefined;
+    if (line?.number === 1 && record?.type === 'session.start') return { start: start(line, record), header: true };
+    if (line?.number === 1) options.onDiagnostic?.(`${path}:1`, 'line 1 is not a session.start event: the client refuses such a file ("corrupted or incompatible"); read anyway');
+    return { start: start(undefined, undefined), header: false };
+  };
+  yield* readLineFile(file, options, open, (line) => mapper.line(line));
 }
 
 /** The session id line 1 names (`session.start.data.sessionId`), if it does. */

@@ -4,12 +4,10 @@
 // successful session.compaction_complete. Everything else (turn/usage/shutdown bookkeeping, system
 // prompts, hooks, types a later client adds) is `meta` {key: copilot.<type>, raw: the record}.
 import type { Actor, SpEvent } from '../../lib/core/event.js';
-import { toEpochSeconds } from '../../lib/core/event.js';
-import type { SessionEmitter } from '../../lib/core/emitter.js';
-import type { Diagnose } from '../../lib/adapter/interface.js';
 import { isObject, rest, str, type Json } from '../../lib/core/json.js';
 import type { Line } from '../../lib/core/lines.js';
-import { nativeRawText, parseNativeLine } from '../../lib/capture/native.js';
+import { parseNativeLine } from '../../lib/capture/native.js';
+import { TimedRecordMapper, headerOrigin, newCallNamesState, type CallNamesState, type LineMapperOptions, type Pending } from '../../lib/formats/line-file.js';
 import { fidelity } from './fidelity.js';
 import type { Level } from '../../lib/core/event.js';
 
@@ -17,31 +15,8 @@ export const AGENT = 'copilot';
 const ASSISTANT: Actor = 'agent:copilot';
 const ENVELOPE = ['type', 'data', 'id', 'timestamp', 'parentId'];
 
-/** What the mapper carries from line to line (and, in a cursor, from run to run). */
-export interface CopilotState {
-  started: boolean;
-  last_ts?: number;
-  /** Tool name by call id: results name their tool. */
-  names: Record<string, string>;
-}
-
-export function newCopilotState(): CopilotState {
-  return { started: false, names: {} };
-}
-
-interface Pending {
-  type: string;
-  payload: Json;
-  actor: Actor;
-}
-
-export interface MapperOptions {
-  emitter: SessionEmitter;
-  path: string;
-  state: CopilotState;
-  raw?: boolean;
-  onDiagnostic?: Diagnose;
-}
+export type CopilotState = CallNamesState;
+export const newCopilotState = newCallNamesState;
 
 /** A tool call's arguments as an object: older files store them as a JSON string. */
 export function parseArguments(value: unknown): unknown {
@@ -72,51 +47,22 @@ export function startPayload(nativeId: string, data: Json | undefined): Json {
   return payload;
 }
 
-export class CopilotMapper {
-  constructor(private readonly options: MapperOptions) {}
-
-  private get state(): CopilotState {
-    return this.options.state;
+export class CopilotMapper extends TimedRecordMapper {
+  constructor(options: LineMapperOptions<CallNamesState>) {
+    super(options, AGENT, levelOf);
   }
 
   /** session.start: from the file's first line when it is one, else made up (header: false). */
   start(payload: Json, ts: number, line?: Line): SpEvent {
-    this.state.started = true;
-    this.state.last_ts = ts;
-    const origin: Json = {};
+    const origin: Json = line ? headerOrigin(this.options, line) : {};
     if (line) {
-      origin.native_seq = line.number;
-      const raw = nativeRawText(this.options, line);
-      if (raw !== undefined) origin.raw = [raw];
       const record = parseNativeLine({ path: this.options.path }, line);
       if (record.kind === 'record' && str(record.record.id)) origin.native_uuid = record.record.id;
     }
-    return this.options.emitter.emit('session.start', payload, ts, { actor: 'system', level: 1, origin });
+    return this.emitStart(payload, ts, origin);
   }
 
-  /** Events of one line; never throws on bad input (a bad line becomes meta). */
-  line(line: Line): SpEvent[] {
-    const rawText = nativeRawText(this.options, line);
-    const parsed = parseNativeLine(this.options, line);
-    if (parsed.kind === 'blank') return this.finish(line, undefined, [{ type: 'meta', payload: { key: 'copilot.blank-line' }, actor: 'system' }], rawText);
-    if (parsed.kind === 'unparseable') return this.finish(line, undefined, [{ type: 'meta', payload: parsed.meta, actor: 'system' }], rawText);
-    const record = parsed.record;
-    return this.finish(line, record, this.dispatch(record), rawText);
-  }
-
-  private finish(line: Line, record: Json | undefined, pending: Pending[], rawText: string | undefined): SpEvent[] {
-    const ts = record ? toEpochSeconds(record.timestamp) : undefined;
-    if (ts !== undefined) this.state.last_ts = ts;
-    const at = ts ?? this.state.last_ts ?? Date.now() / 1000;
-    return pending.map((p, i) => {
-      const origin: Json = { native_seq: line.number };
-      if (record && str(record.id)) origin.native_uuid = record.id;
-      if (i === 0 && rawText !== undefined) origin.raw = [rawText];
-      return this.options.emitter.emit(p.type, p.payload, at, { actor: p.actor, level: levelOf(p.type), origin });
-    });
-  }
-
-  private dispatch(record: Json): Pending[] {
+  protected dispatch(record: Json): Pending[] {
     const type = str(record.type);
     const data = isObject(record.data) ? record.data : undefined;
     const envelope = rest(record, ENVELOPE);

@@ -1,13 +1,10 @@
 // The GitHub Copilot CLI adapter (formats/copilot.md): discover, capture, materialize, fidelity.
 // A session is `$COPILOT_HOME/session-state/<uuid>/events.jsonl`.
 import type { Adapter } from '../../lib/adapter/interface.js';
-import { lazyIterable, once } from '../../lib/adapter/lazy.js';
+import { lazyCapture, lazyDiscovery, lazyMaterialize, once } from '../../lib/adapter/lazy.js';
 import { fidelity } from './fidelity.js';
 import { DEFAULT_MODEL, HOME_ENV, defaultHome } from './paths.js';
 
-const discovery = once(() => import('./discover.js'));
-const capturing = once(() => import('./capture.js'));
-const writing = once(() => import('./materialize.js'));
 const vocabulary = once(async () => (await import('./vocabulary.js')).copilotVocabulary);
 
 export const copilot: Adapter = {
@@ -15,11 +12,9 @@ export const copilot: Adapter = {
   displayName: 'Copilot CLI',
   homeEnv: HOME_ENV,
   defaultHome,
-  discover: (options) => lazyIterable(discovery, (m) => m.discoverSessions(options)),
-  open: async (path) => (await discovery()).openSession(path),
-  find: async (id, options) => (await discovery()).findSession(id, options),
-  capture: (ref, options) => lazyIterable(capturing, (m) => m.captureCopilot(ref, options)),
-  materialize: async (events, options) => (await writing()).materializeCopilot(events, options),
+  ...lazyDiscovery(() => import('./discover.js'), (m) => m.discoverSessions, (m) => m.openSession, (m) => m.findSession),
+  capture: lazyCapture(() => import('./capture.js'), (m) => m.captureCopilot),
+  materialize: lazyMaterialize(() => import('./materialize.js'), (m) => m.materializeCopilot),
   defaultModel: DEFAULT_MODEL,
   vocabulary,
   capabilities: {

@@ -1,12 +1,10 @@
 // The Crush adapter (formats/crush.md), read only: sessions in each project's `.crush/crush.db`, found
 // through the global `projects.json`; a session inside a database is `<crush.db>#<session id>`.
 import type { Adapter, SessionRef } from '../../lib/adapter/interface.js';
-import { lazyIterable, once } from '../../lib/adapter/lazy.js';
+import { lazyCapture, lazyDiscovery, once } from '../../lib/adapter/lazy.js';
 import { fidelity } from './fidelity.js';
 import { HOME_ENV, defaultHome, parseLocator } from './paths.js';
 
-const discovery = once(() => import('./discover.js'));
-const capturing = once(() => import('./capture.js'));
 const vocabulary = once(async () => (await import('./vocabulary.js')).crushVocabulary);
 
 function watchPaths(ref: SessionRef): string[] {
@@ -19,11 +17,9 @@ export const crush: Adapter = {
   displayName: 'Crush',
   homeEnv: HOME_ENV,
   defaultHome,
-  discover: (options) => lazyIterable(discovery, (m) => m.discoverSessions(options)),
-  open: async (path) => (await discovery()).openSession(path),
-  find: async (id, options) => (await discovery()).findSession(id, options),
+  ...lazyDiscovery(() => import('./discover.js'), (m) => m.discoverSessions, (m) => m.openSession, (m) => m.findSession),
   watchPaths,
-  capture: (ref, options) => lazyIterable(capturing, (m) => m.captureCrush(ref, options)),
+  capture: lazyCapture(() => import('./capture.js'), (m) => m.captureCrush),
   vocabulary,
   capabilities: {
     tree: false,

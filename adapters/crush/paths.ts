@@ -3,10 +3,9 @@
 // (`$CRUSH_GLOBAL_DATA`, else `$XDG_DATA_HOME/crush`, else `~/.local/share/crush`) keeps
 // `projects.json`, the list of projects and their data directories. A session inside a database is
 // `<crush.db>#<session id>`.
-import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { envPath, expandTilde } from '../../lib/fs/paths.js';
+import { join } from 'node:path';
+import { envPath } from '../../lib/fs/paths.js';
 
 export const HOME_ENV = 'CRUSH_GLOBAL_DATA';
 export const DB_NAME = 'crush.db';
@@ -17,19 +16,5 @@ export function defaultHome(): string {
   return envPath(HOME_ENV) ?? join(envPath('XDG_DATA_HOME') ?? join(homedir(), '.local', 'share'), 'crush');
 }
 
-export interface Locator {
-  db: string;
-  session?: string;
-}
-
-/** Splits `<crush.db>#<id>`; a path that exists as given is a database even when it contains `#`. */
-export function parseLocator(path: string): Locator {
-  const plain = resolve(expandTilde(path));
-  const at = path.lastIndexOf('#');
-  if (at <= 0 || existsSync(plain)) return { db: plain };
-  const session = path.slice(at + 1);
-  const db = resolve(expandTilde(path.slice(0, at)));
-  return session === '' ? { db } : { db, session };
-}
-
-export const formatLocator = (db: string, session: string): string => `${db}#${session}`;
+/** A session is `<crush.db>#<id>`. */
+export { parseDbLocator as parseLocator, formatDbLocator as formatLocator, type DbLocator as Locator } from '../../lib/fs/paths.js';

@@ -1,12 +1,10 @@
 // Crush's tools for the relay (docs/formats/crush.md §3): view {file_path, offset?, limit?}, write
 // {file_path, content}, edit {file_path, old_string, new_string, replace_all?}, bash {command,
 // description?}, glob {pattern, path?}, grep {pattern, path?, include?}; the rest pass by name.
-import { isObject, str } from '../../lib/core/json.js';
+import { isObject, num, str } from '../../lib/core/json.js';
 import { absolutePath, type Intent, type NativeCall, type Vocabulary, type VocabularyContext } from '../../lib/relay/vocabulary/types.js';
 
 const TOOLS = new Set(['bash', 'view', 'write', 'edit', 'multiedit', 'glob', 'grep', 'ls', 'fetch', 'web_fetch', 'web_search', 'download', 'todos', 'sourcegraph', 'agentic_fetch', 'job_output', 'job_kill', 'question']);
-
-const num = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
 
 function parse(name: string, input: unknown): Intent | undefined {
   if (!isObject(input)) return undefined;

@@ -2,13 +2,10 @@
 // `state.vscdb` (composerData / bubbleId rows by key), and agent transcripts as a fallback; writes a
 // CLI `store.db` only behind --experimental (unverified: no Cursor client runs here).
 import type { Adapter } from '../../lib/adapter/interface.js';
-import { lazyIterable, once } from '../../lib/adapter/lazy.js';
+import { lazyCapture, lazyDiscovery, lazyMaterialize, once } from '../../lib/adapter/lazy.js';
 import { fidelity } from './fidelity.js';
 import { HOME_ENV, UNVERIFIED, defaultHome } from './paths.js';
 
-const discovery = once(() => import('./discover.js'));
-const capturing = once(() => import('./capture.js'));
-const writing = once(() => import('./materialize.js'));
 const vocabulary = once(async () => (await import('./vocabulary.js')).cursorVocabulary);
 
 export const cursor: Adapter = {
@@ -16,10 +13,9 @@ export const cursor: Adapter = {
   displayName: 'Cursor',
   homeEnv: HOME_ENV,
   defaultHome,
-  discover: (options) => lazyIterable(discovery, (m) => m.discoverCursor(options)),
-  open: async (path) => (await discovery()).openCursor(path),
-  capture: (ref, options) => lazyIterable(capturing, (m) => m.captureCursor(ref, options)),
-  materialize: async (events, options) => (await writing()).materializeCursor(events, options),
+  ...lazyDiscovery(() => import('./discover.js'), (m) => m.discoverCursor, (m) => m.openCursor),
+  capture: lazyCapture(() => import('./capture.js'), (m) => m.captureCursor),
+  materialize: lazyMaterialize(() => import('./materialize.js'), (m) => m.materializeCursor),
   vocabulary,
   capabilities: {
     tree: false,

@@ -5,12 +5,9 @@
 // (`agent_turn_outcome`, title or usage records, types a later client adds) is `meta`
 // {key: droid.<type>, raw: the record}.
 import type { Actor, SpEvent } from '../../lib/core/event.js';
-import { toEpochSeconds } from '../../lib/core/event.js';
-import type { SessionEmitter } from '../../lib/core/emitter.js';
-import type { Diagnose } from '../../lib/adapter/interface.js';
 import { isObject, rest, str, type Json } from '../../lib/core/json.js';
 import type { Line } from '../../lib/core/lines.js';
-import { nativeRawText, parseNativeLine } from '../../lib/capture/native.js';
+import { TimedRecordMapper, headerOrigin, newCallNamesState, type CallNamesState, type LineMapperOptions, type Pending } from '../../lib/formats/line-file.js';
 import { fidelity } from './fidelity.js';
 import type { Level } from '../../lib/core/event.js';
 
@@ -18,31 +15,8 @@ export const AGENT = 'droid';
 const ASSISTANT: Actor = 'agent:droid';
 const MESSAGE_ENVELOPE = ['type', 'id', 'parentId', 'timestamp', 'message'];
 
-/** What the mapper carries from line to line (and, in a cursor, from run to run). */
-export interface DroidState {
-  started: boolean;
-  last_ts?: number;
-  /** Tool name by call id: results name their tool. */
-  names: Record<string, string>;
-}
-
-export function newDroidState(): DroidState {
-  return { started: false, names: {} };
-}
-
-interface Pending {
-  type: string;
-  payload: Json;
-  actor: Actor;
-}
-
-export interface MapperOptions {
-  emitter: SessionEmitter;
-  path: string;
-  state: DroidState;
-  raw?: boolean;
-  onDiagnostic?: Diagnose;
-}
+export type DroidState = CallNamesState;
+export const newDroidState = newCallNamesState;
 
 /** The session.start payload a `session_start` record gives (docs/formats/droid.md §2). */
 export function startPayload(nativeId: string, record: Json | undefined): Json {
@@ -67,49 +41,21 @@ function imageOf(block: Json): Json | undefined {
   return undefined;
 }
 
-export class DroidMapper {
-  constructor(private readonly options: MapperOptions) {}
-
-  private get state(): DroidState {
-    return this.options.state;
+export class DroidMapper extends TimedRecordMapper {
+  constructor(options: LineMapperOptions<CallNamesState>) {
+    super(options, AGENT, levelOf);
   }
 
   /** session.start: from the file's first line when it is one, else made up (header: false). */
   start(payload: Json, ts: number, line?: Line): SpEvent {
-    this.state.started = true;
-    this.state.last_ts = ts;
-    const origin: Json = {};
-    if (line) {
-      origin.native_seq = line.number;
-      const raw = nativeRawText(this.options, line);
-      if (raw !== undefined) origin.raw = [raw];
-    }
-    return this.options.emitter.emit('session.start', payload, ts, { actor: 'system', level: 1, origin });
+    return this.emitStart(payload, ts, line ? headerOrigin(this.options, line) : {});
   }
 
-  /** Events of one line; never throws on bad input (a bad line becomes meta). */
-  line(line: Line): SpEvent[] {
-    const rawText = nativeRawText(this.options, line);
-    const parsed = parseNativeLine(this.options, line);
-    if (parsed.kind === 'blank') return this.finish(line, undefined, [{ type: 'meta', payload: { key: 'droid.blank-line' }, actor: 'system' }], rawText);
-    if (parsed.kind === 'unparseable') return this.finish(line, undefined, [{ type: 'meta', payload: parsed.meta, actor: 'system' }], rawText);
-    return this.finish(line, parsed.record, this.dispatch(parsed.record), rawText);
+  protected override addOrigin(record: Json, origin: Json): void {
+    if (str(record.parentId)) origin.native_parent_uuid = record.parentId;
   }
 
-  private finish(line: Line, record: Json | undefined, pending: Pending[], rawText: string | undefined): SpEvent[] {
-    const ts = record ? toEpochSeconds(record.timestamp) : undefined;
-    if (ts !== undefined) this.state.last_ts = ts;
-    const at = ts ?? this.state.last_ts ?? Date.now() / 1000;
-    return pending.map((p, i) => {
-      const origin: Json = { native_seq: line.number };
-      if (record && str(record.id)) origin.native_uuid = record.id;
-      if (record && str(record.parentId)) origin.native_parent_uuid = record.parentId;
-      if (i === 0 && rawText !== undefined) origin.raw = [rawText];
-      return this.options.emitter.emit(p.type, p.payload, at, { actor: p.actor, level: levelOf(p.type), origin });
-    });
-  }
-
-  private dispatch(record: Json): Pending[] {
+  protected dispatch(record: Json): Pending[] {
     const type = str(record.type);
     let out: Pending[] | undefined;
     if (type === 'message' && isObject(record.message) && record.message.visibility !== 'llm_only') {

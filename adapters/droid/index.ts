@@ -1,13 +1,10 @@
 // The Factory Droid adapter (docs/formats/droid.md): discover, capture, materialize, fidelity.
 // A session is `~/.factory/sessions/<project slug>/<uuid>.jsonl`.
 import type { Adapter } from '../../lib/adapter/interface.js';
-import { lazyIterable, once } from '../../lib/adapter/lazy.js';
+import { lazyCapture, lazyDiscovery, lazyMaterialize, once } from '../../lib/adapter/lazy.js';
 import { fidelity } from './fidelity.js';
 import { DEFAULT_MODEL, HOME_ENV, defaultHome } from './paths.js';
 
-const discovery = once(() => import('./discover.js'));
-const capturing = once(() => import('./capture.js'));
-const writing = once(() => import('./materialize.js'));
 const vocabulary = once(async () => (await import('./vocabulary.js')).droidVocabulary);
 
 export const droid: Adapter = {
@@ -15,11 +12,9 @@ export const droid: Adapter = {
   displayName: 'Factory Droid',
   homeEnv: HOME_ENV,
   defaultHome,
-  discover: (options) => lazyIterable(discovery, (m) => m.discoverSessions(options)),
-  open: async (path) => (await discovery()).openSession(path),
-  find: async (id, options) => (await discovery()).findSession(id, options),
-  capture: (ref, options) => lazyIterable(capturing, (m) => m.captureDroid(ref, options)),
-  materialize: async (events, options) => (await writing()).materializeDroid(events, options),
+  ...lazyDiscovery(() => import('./discover.js'), (m) => m.discoverSessions, (m) => m.openSession, (m) => m.findSession),
+  capture: lazyCapture(() => import('./capture.js'), (m) => m.captureDroid),
+  materialize: lazyMaterialize(() => import('./materialize.js'), (m) => m.materializeDroid),
   defaultModel: DEFAULT_MODEL,
   vocabulary,
   capabilities: {

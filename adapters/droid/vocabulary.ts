@@ -2,14 +2,10 @@
 // §4): Read {file_path, offset?, limit?}, Create {file_path, content}, Edit {file_path, old_str,
 // new_str, change_all?}, Execute {command, summary, riskLevel, riskLevelReason, timeout?}, Grep
 // {pattern, path?, glob_pattern?}, Glob {patterns, folder?}, LS {directory_path}, TodoWrite.
-import { isObject, str } from '../../lib/core/json.js';
+import { isObject, num, str } from '../../lib/core/json.js';
 import { absolutePath, shq, type Intent, type NativeCall, type Vocabulary, type VocabularyContext } from '../../lib/relay/vocabulary/types.js';
 
 const TOOLS = new Set(['Read', 'Create', 'Edit', 'Execute', 'Grep', 'Glob', 'LS', 'TodoWrite', 'WebSearch', 'FetchUrl', 'Task', 'Skill', 'ToolSearch']);
-
-function num(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
-}
 
 function parse(name: string, input: unknown, _context: VocabularyContext): Intent | undefined {
   if (!isObject(input)) return undefined;

@@ -7,7 +7,8 @@ import { readFileSync, statSync } from 'node:fs';
 import type { CaptureOptions, SessionRef } from '../../lib/adapter/interface.js';
 import { UserError, readError } from '../../lib/cli/diagnostics.js';
 import { toEpochSeconds, type SpEvent } from '../../lib/core/event.js';
-import { captureLines, cursorFor, emitterFor, rawFinalNewline, sha256Hex, sourceExtent, storeNextSeq, storePosition } from '../../lib/capture/read-position.js';
+import { cursorFor, emitterFor, rawFinalNewline, sha256Hex, storeNextSeq } from '../../lib/capture/read-position.js';
+import { lineFile, readLineFile, type Opening } from '../../lib/formats/line-file.js';
 import { isObject, jsonObject, type Json } from '../../lib/core/json.js';
 import type { Line } from '../../lib/core/lines.js';
 import { summarize } from './discover.js';
@@ -46,14 +47,8 @@ export async function* captureGemini(ref: SessionRef, options: CaptureOptions = 
     yield* captureLegacy(ref, options);
     return;
   }
-  const incremental = options.cursor !== undefined;
-  const cursor = cursorFor(AGENT, ref, options.cursor);
-  const path = ref.path;
-  const position = cursor.sources[path];
-  const { size } = sourceExtent(path, position, 'Gemini CLI session file');
-  const state: GeminiState = (cursor.state as GeminiState | undefined) ?? newGeminiState();
-  cursor.state = state;
-  const emitter = emitterFor(cursor, AGENT, ref.native_id);
+  const file = lineFile(AGENT, ref, options, 'Gemini CLI session file', newGeminiState);
+  const { path, incremental, size, state, emitter } = file;
   const mapper = new GeminiMapper({ emitter, path, state, raw: options.raw, onDiagnostic: options.onDiagnostic });
 
   const start = async (line: Line | undefined, metadata: Json | undefined): Promise<SpEvent> => {
@@ -70,29 +65,13 @@ export async function* captureGemini(ref: SessionRef, options: CaptureOptions = 
     return mapper.start(payload, ts, line);
   };
 
-  let last: Line | undefined;
-  try {
-    for await (const line of captureLines(path, position, size, incremental)) {
-      if (!state.started) {
-        const value = jsonObject(line.text);
-        if (value && isMetadata(value)) {
-          yield await start(line, value);
-          last = line;
-          continue;
-        }
-        options.onDiagnostic?.(`${path}:${line.number}`, 'no metadata line {"sessionId","projectHash",…} first: the client would not load this file; read anyway');
-        yield await start(undefined, undefined);
-      }
-      for (const event of mapper.line(line)) yield event;
-      last = line;
-    }
-  } catch (err) {
-    throw readError(err, path);
-  }
-  if (!state.started && !incremental) yield await start(undefined, undefined);
-  storePosition(cursor, path, last);
-  if (state.started) storeNextSeq(cursor, emitter);
-  options.onCursor?.(cursor);
+  const open = async (line: Line | undefined): Promise<Opening> => {
+    const value = line ? jsonObject(line.text) : undefined;
+    if (line && value && isMetadata(value)) return { start: await start(line, value), header: true };
+    if (line) options.onDiagnostic?.(`${path}:${line.number}`, 'no metadata line {"sessionId","projectHash",…} first: the client would not load this file; read anyway');
+    return { start: await start(undefined, undefined), header: false };
+  };
+  yield* readLineFile(file, options, open, (line) => mapper.line(line));
 }
 
 /** A legacy single-object session `{sessionId, projectHash, startTime, lastUpdated, messages}`. */

@@ -1,12 +1,9 @@
 // The Gemini CLI adapter (docs/formats/gemini.md §2): discover, capture, materialize, fidelity.
 import type { Adapter } from '../../lib/adapter/interface.js';
-import { lazyIterable, once } from '../../lib/adapter/lazy.js';
+import { lazyCapture, lazyDiscovery, lazyMaterialize, once } from '../../lib/adapter/lazy.js';
 import { fidelity } from './fidelity.js';
 import { DEFAULT_MODEL, HOME_ENV, defaultHome } from './paths.js';
 
-const discovery = once(() => import('./discover.js'));
-const capturing = once(() => import('./capture.js'));
-const writing = once(() => import('./materialize.js'));
 const vocabulary = once(async () => (await import('./vocabulary.js')).geminiVocabulary);
 
 export const gemini: Adapter = {
@@ -15,11 +12,9 @@ export const gemini: Adapter = {
   homeEnv: HOME_ENV,
   clientEnv: ['GEMINI_CLI'],
   defaultHome,
-  discover: (options) => lazyIterable(discovery, (m) => m.discoverSessions(options)),
-  open: async (path) => (await discovery()).openSession(path),
-  find: async (id, options) => (await discovery()).findSession(id, options),
-  capture: (ref, options) => lazyIterable(capturing, (m) => m.captureGemini(ref, options)),
-  materialize: async (events, options) => (await writing()).materializeGemini(events, options),
+  ...lazyDiscovery(() => import('./discover.js'), (m) => m.discoverSessions, (m) => m.openSession, (m) => m.findSession),
+  capture: lazyCapture(() => import('./capture.js'), (m) => m.captureGemini),
+  materialize: lazyMaterialize(() => import('./materialize.js'), (m) => m.materializeGemini),
   defaultModel: DEFAULT_MODEL,
   vocabulary,
   modelFamily: { provider: 'google', names: /^(google|gemini)/i },

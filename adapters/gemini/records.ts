@@ -9,14 +9,13 @@
 // state is plain JSON (`GeminiState`) for incremental capture. The legacy single-object `.json`
 // file goes through the same message mapping (`legacyMessage`).
 import { createHash } from 'node:crypto';
-import type { Diagnose } from '../../lib/adapter/interface.js';
 import type { SessionEmitter } from '../../lib/core/emitter.js';
 import { toEpochSeconds, type Actor, type ContentBlock, type SpEvent } from '../../lib/core/event.js';
 import { isObject, rest, type Json } from '../../lib/core/json.js';
 import type { Line } from '../../lib/core/lines.js';
-import { nativeRawText, parseNativeLine } from '../../lib/capture/native.js';
 import { levelOf } from './fidelity.js';
 import { classifyPart, partList, responseContent } from '../../lib/formats/content-parts.js';
+import { headerOrigin, mapNativeLine, type LineMapperOptions } from '../../lib/formats/line-file.js';
 
 /** The content block a part with no canonical counterpart is kept in, as it was (stored data: the name stays). */
 export const PART_BLOCK = 'gemini.part';
@@ -58,13 +57,7 @@ export function newGeminiState(): GeminiState {
   return { started: false, metadata_seen: false, tail: null, messages: {}, results: {}, calls: {} };
 }
 
-export interface GeminiMapperOptions {
-  emitter: SessionEmitter;
-  path: string;
-  state: GeminiState;
-  raw?: boolean;
-  onDiagnostic?: Diagnose;
-}
+export type GeminiMapperOptions = LineMapperOptions<GeminiState>;
 
 interface Pending {
   type: string;
@@ -117,13 +110,8 @@ export class GeminiMapper {
   start(payload: Json, ts: number, line?: Line): SpEvent {
     this.state.started = true;
     this.state.last_ts = ts;
-    const origin: Json = {};
-    if (line) {
-      origin.native_seq = line.number;
-      const rawText = nativeRawText(this.options, line);
-      if (rawText !== undefined) origin.raw = [rawText];
-      this.state.metadata_seen = true;
-    }
+    const origin: Json = line ? headerOrigin(this.options, line) : {};
+    if (line) this.state.metadata_seen = true;
     const event = this.options.emitter.emit('session.start', payload, ts, { actor: 'system', level: levelOf('session.start'), origin });
     this.state.tail = event.seq;
     return event;
@@ -131,11 +119,8 @@ export class GeminiMapper {
 
   /** The events of one JSONL line (never throws: a bad line becomes meta). */
   line(line: Line): SpEvent[] {
-    const rawText = nativeRawText(this.options, line);
-    const parsed = parseNativeLine(this.options, line);
-    if (parsed.kind === 'blank') return this.finish(line, undefined, [meta({ key: 'gemini.blank-line' })], rawText);
-    if (parsed.kind === 'unparseable') return this.finish(line, undefined, [meta(parsed.meta)], rawText);
-    return this.finish(line, parsed.record, this.record(parsed.record), rawText);
+    const { rawText, record, pending } = mapNativeLine(this.options, line, AGENT, (r) => this.record(r));
+    return this.finish(line, record, pending, rawText);
   }
 
   /** The events of one message of a legacy `.json` session (index 0-based); unchanged messages give none. */

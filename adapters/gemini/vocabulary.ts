@@ -6,7 +6,7 @@
 // list_directory {dir_path}, google_web_search {query}. Paths are absolute. A shell result is wrapped in
 // `<untrusted_context>Output: … Exit Code: N …</untrusted_context>` (and a failing command still
 // has status "success"): read back to its output, an error when the exit code is not 0.
-import { isObject, str } from '../../lib/core/json.js';
+import { isObject, num, str } from '../../lib/core/json.js';
 import { labelledShellOutput } from '../../lib/relay/shell-output.js';
 import { absolutePath, planStatus, shq, type Intent, type NativeCall, type Vocabulary, type VocabularyContext } from '../../lib/relay/vocabulary/types.js';
 import { patchAsCalls } from '../../lib/relay/vocabulary/patch-calls.js';
@@ -15,10 +15,6 @@ const TOOLS = new Set([
   'read_file', 'read_many_files', 'write_file', 'replace', 'run_shell_command', 'glob', 'grep_search', 'list_directory',
   'write_todos', 'web_fetch', 'google_web_search', 'save_memory', 'activate_skill',
 ]);
-
-function num(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
-}
 
 function parse(name: string, input: unknown, context: VocabularyContext): Intent | undefined {
   if (!isObject(input)) return undefined;

@@ -1,12 +1,10 @@
 // The Goose adapter (docs/formats/goose.md), read only: sessions from `sessions/sessions.db` under
 // Goose's data directory (a session's path is `<db>#<id>`) and the legacy `<id>.jsonl` files.
 import type { Adapter, SessionRef } from '../../lib/adapter/interface.js';
-import { lazyIterable, once } from '../../lib/adapter/lazy.js';
+import { lazyCapture, lazyDiscovery, once } from '../../lib/adapter/lazy.js';
 import { fidelity } from './fidelity.js';
 import { HOME_ENV, defaultHome, parseLocator } from './paths.js';
 
-const discovery = once(() => import('./discover.js'));
-const capturing = once(() => import('./capture.js'));
 const vocabulary = once(async () => (await import('./vocabulary.js')).gooseVocabulary);
 
 /** The files a running Goose changes: the database and its -wal, or the legacy file. */
@@ -21,11 +19,9 @@ export const goose: Adapter = {
   displayName: 'Goose',
   homeEnv: HOME_ENV,
   defaultHome,
-  discover: (options) => lazyIterable(discovery, (m) => m.discoverSessions(options)),
-  open: async (path) => (await discovery()).openSession(path),
-  find: async (id, options) => (await discovery()).findSession(id, options),
+  ...lazyDiscovery(() => import('./discover.js'), (m) => m.discoverSessions, (m) => m.openSession, (m) => m.findSession),
   watchPaths,
-  capture: (ref, options) => lazyIterable(capturing, (m) => m.captureGoose(ref, options)),
+  capture: lazyCapture(() => import('./capture.js'), (m) => m.captureGoose),
   vocabulary,
   capabilities: {
     tree: false,

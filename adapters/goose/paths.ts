@@ -36,24 +36,8 @@ export function sessionsDirOf(home: string): string {
   return existsSync(rooted) ? rooted : direct;
 }
 
-export interface Locator {
-  db: string;
-  session?: string;
-}
-
-/** Splits `<db>#<id>`; a path that exists as given is the file itself, `#` and all. */
-export function parseLocator(path: string): Locator {
-  const plain = resolve(expandTilde(path));
-  const at = path.lastIndexOf('#');
-  if (at <= 0 || existsSync(plain)) return { db: plain };
-  const session = path.slice(at + 1);
-  const db = resolve(expandTilde(path.slice(0, at)));
-  return session === '' ? { db } : { db, session };
-}
-
-export function formatLocator(db: string, session: string): string {
-  return `${db}#${session}`;
-}
+/** A session is `<sessions.db>#<id>`. */
+export { parseDbLocator as parseLocator, formatDbLocator as formatLocator, type DbLocator as Locator } from '../../lib/fs/paths.js';
 
 /** A directory names its `sessions.db` (a home, or the sessions folder itself). */
 export function dbOfPath(path: string): string {

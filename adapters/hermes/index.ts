@@ -1,13 +1,10 @@
 // The Hermes Agent adapter (formats/hermes.md): discover, capture, materialize, fidelity. Sessions
 // live in one SQLite database, `$HERMES_HOME/state.db`; a session's path is `<db>#<id>`.
 import type { Adapter, SessionRef } from '../../lib/adapter/interface.js';
-import { lazyIterable, once } from '../../lib/adapter/lazy.js';
+import { lazyCapture, lazyDiscovery, lazyMaterialize, once } from '../../lib/adapter/lazy.js';
 import { fidelity } from './fidelity.js';
 import { DEFAULT_MODEL, HOME_ENV, defaultHome, parseLocator } from './paths.js';
 
-const discovery = once(() => import('./discover.js'));
-const capturing = once(() => import('./capture.js'));
-const writing = once(() => import('./materialize.js'));
 const vocabulary = once(async () => (await import('./vocabulary.js')).hermesVocabulary);
 
 /** The files a running Hermes changes: the database and its -wal (where new rows land first). */
@@ -21,12 +18,10 @@ export const hermes: Adapter = {
   displayName: 'Hermes',
   homeEnv: HOME_ENV,
   defaultHome,
-  discover: (options) => lazyIterable(discovery, (m) => m.discoverSessions(options)),
-  open: async (path) => (await discovery()).openSession(path),
-  find: async (id, options) => (await discovery()).findSession(id, options),
+  ...lazyDiscovery(() => import('./discover.js'), (m) => m.discoverSessions, (m) => m.openSession, (m) => m.findSession),
   watchPaths,
-  capture: (ref, options) => lazyIterable(capturing, (m) => m.captureHermes(ref, options)),
-  materialize: async (events, options) => (await writing()).materializeHermes(events, options),
+  capture: lazyCapture(() => import('./capture.js'), (m) => m.captureHermes),
+  materialize: lazyMaterialize(() => import('./materialize.js'), (m) => m.materializeHermes),
   defaultModel: DEFAULT_MODEL,
   label: 'Hermes Agent',
   vocabulary,

@@ -5,7 +5,7 @@
 // `SessionRef.path` holds, so `--path` can name one session of a database, and two sessions of
 // one database never share a path (`--all --follow` tells sessions apart by path). A plain path
 // (no `#`) names the database itself: capture then reads its newest session.
-import { existsSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { envPath, expandTilde } from '../../lib/fs/paths.js';
@@ -33,29 +33,8 @@ export function dbOfHome(home: string): string {
   return join(resolve(expandTilde(home)), DB_NAME);
 }
 
-export interface Locator {
-  /** The database file, absolute. */
-  db: string;
-  /** The session id, when the locator names one. */
-  session?: string;
-}
-
-/**
- * Splits `<db>#<id>`. A path that exists as given is a database even when it contains `#`; the
- * id is what follows the LAST `#` (Hermes ids never contain one).
- */
-export function parseLocator(path: string): Locator {
-  const plain = resolve(expandTilde(path));
-  const at = path.lastIndexOf('#');
-  if (at <= 0 || existsSync(plain)) return { db: plain };
-  const db = resolve(expandTilde(path.slice(0, at)));
-  const session = path.slice(at + 1);
-  return session === '' ? { db } : { db, session };
-}
-
-export function formatLocator(db: string, session: string): string {
-  return `${db}#${session}`;
-}
+/** A session is `<state.db>#<id>` (Hermes ids never contain a `#`). */
+export { parseDbLocator as parseLocator, formatDbLocator as formatLocator, type DbLocator as Locator } from '../../lib/fs/paths.js';
 
 /** The database of a home or a file path: a directory means `<dir>/state.db`. */
 export function dbOfPath(path: string): string {

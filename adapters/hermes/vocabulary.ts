@@ -4,7 +4,7 @@
 // todo {todos: [{id, content, status}], merge?}, search_files {pattern, target, path?, file_glob?}.
 // Hermes returns JSON text ({"content": "1|…"}, {"output": …, "exit_code": …}, {"success", "diff"}),
 // read back to plain text for other agents.
-import { isObject, str } from '../../lib/core/json.js';
+import { isObject, num, str } from '../../lib/core/json.js';
 import { buildPatch, parsePatch } from '../../lib/relay/patch.js';
 import { planStatus, relativePath, type Intent, type NativeCall, type PlanItem, type Vocabulary, type VocabularyContext } from '../../lib/relay/vocabulary/types.js';
 
@@ -12,10 +12,6 @@ const TOOLS = new Set([
   'read_file', 'write_file', 'patch', 'terminal', 'process', 'todo', 'search_files', 'delegate_task', 'web_search', 'web_extract',
   'execute_code', 'memory', 'session_search', 'vision_analyze', 'clarify', 'skills_list', 'skill_view', 'skill_manage',
 ]);
-
-function num(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
-}
 
 function parse(name: string, input: unknown, context: VocabularyContext): Intent | undefined {
   if (!isObject(input)) return undefined;

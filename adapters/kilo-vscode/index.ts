@@ -2,13 +2,11 @@
 // (`globalStorage/kilocode.kilo-code/tasks/<id>/`). Read only: the extension runs inside an editor,
 // which cannot run here, so no writer could be checked against it.
 import type { Adapter } from '../../lib/adapter/interface.js';
-import { lazyIterable, once } from '../../lib/adapter/lazy.js';
+import { lazyCapture, lazyDiscovery, once } from '../../lib/adapter/lazy.js';
 import { taskWatchPaths } from '../../lib/formats/cline-tasks/paths.js';
 import { fidelity } from './fidelity.js';
 import { AGENT, HOME_ENV, defaultHome } from './paths.js';
 
-const discovery = once(() => import('./discover.js'));
-const capturing = once(() => import('./capture.js'));
 const vocabulary = once(async () => (await import('./vocabulary.js')).kiloVscodeVocabulary);
 
 export const kiloVscode: Adapter = {
@@ -16,11 +14,9 @@ export const kiloVscode: Adapter = {
   displayName: 'Kilo Code (VS Code)',
   homeEnv: HOME_ENV,
   defaultHome,
-  discover: (options) => lazyIterable(discovery, (m) => m.discoverKiloVscode(options)),
-  open: async (path) => (await discovery()).openKiloVscode(path),
-  find: async (id, options) => (await discovery()).findKiloVscode(id, options),
+  ...lazyDiscovery(() => import('./discover.js'), (m) => m.discoverKiloVscode, (m) => m.openKiloVscode, (m) => m.findKiloVscode),
   watchPaths: (ref) => taskWatchPaths(ref),
-  capture: (ref, options) => lazyIterable(capturing, (m) => m.captureKiloVscode(ref, options)),
+  capture: lazyCapture(() => import('./capture.js'), (m) => m.captureKiloVscode),
   vocabulary,
   capabilities: {
     tree: false,

@@ -2,14 +2,11 @@
 // under its own name (`<data dir>/kilo.db`), read through the format's code (lib/formats/opencode/).
 // A session inside the database is `<db>#<session id>`; the writer adds rows to a database the client made.
 import type { Adapter, SessionRef } from '../../lib/adapter/interface.js';
-import { lazyIterable, once } from '../../lib/adapter/lazy.js';
+import { lazyCapture, lazyDiscovery, lazyMaterialize, once } from '../../lib/adapter/lazy.js';
 import { parseLocator } from '../../lib/formats/opencode/locator.js';
 import { fidelity } from './fidelity.js';
 import { DEFAULT_MODEL, HOME_ENV, KILO_VERSION, defaultHome } from './paths.js';
 
-const discovery = once(() => import('./discover.js'));
-const capturing = once(() => import('./capture.js'));
-const writing = once(() => import('./materialize.js'));
 const vocabulary = once(async () => (await import('./vocabulary.js')).kiloVocabulary);
 
 /** What a running client changes: the database and its -wal (new rows land there first). */
@@ -23,12 +20,10 @@ export const kilo: Adapter = {
   displayName: 'Kilo Code CLI',
   homeEnv: HOME_ENV,
   defaultHome,
-  discover: (options) => lazyIterable(discovery, (m) => m.discoverSessions(options)),
-  open: async (path) => (await discovery()).openSession(path),
-  find: async (id, options) => (await discovery()).findSession(id, options),
+  ...lazyDiscovery(() => import('./discover.js'), (m) => m.discoverSessions, (m) => m.openSession, (m) => m.findSession),
   watchPaths,
-  capture: (ref, options) => lazyIterable(capturing, (m) => m.captureKilo(ref, options)),
-  materialize: async (events, options) => (await writing()).materializeKilo(events, options),
+  capture: lazyCapture(() => import('./capture.js'), (m) => m.captureKilo),
+  materialize: lazyMaterialize(() => import('./materialize.js'), (m) => m.materializeKilo),
   defaultModel: DEFAULT_MODEL,
   vocabulary,
   capabilities: {

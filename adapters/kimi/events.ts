@@ -6,11 +6,9 @@
 // {key: kimi.<role>, raw: the record}. The file holds no times: events take the file's time (the
 // start, when the wire log gives one, its first record's).
 import type { Actor, SpEvent } from '../../lib/core/event.js';
-import type { SessionEmitter } from '../../lib/core/emitter.js';
-import type { Diagnose } from '../../lib/adapter/interface.js';
 import { isObject, rest, str, type Json } from '../../lib/core/json.js';
 import type { Line } from '../../lib/core/lines.js';
-import { nativeRawText, parseNativeLine } from '../../lib/capture/native.js';
+import { mapNativeLine, newCallNamesState, type CallNamesState, type LineMapperOptions, type Pending } from '../../lib/formats/line-file.js';
 import { fidelity } from './fidelity.js';
 import type { Level } from '../../lib/core/event.js';
 
@@ -18,31 +16,13 @@ export const AGENT = 'kimi';
 const ASSISTANT: Actor = 'agent:kimi';
 const MESSAGE_FIELDS = ['role', 'content', 'tool_calls', 'tool_call_id'];
 
-/** What the mapper carries from line to line (and, in a cursor, from run to run). */
-export interface KimiState {
-  started: boolean;
-  /** Tool name by call id: results name their tool. */
-  names: Record<string, string>;
-}
+/** What the mapper carries from line to line (and, in a cursor, from run to run): no time (the file holds none). */
+export type KimiState = Omit<CallNamesState, 'last_ts'>;
+export const newKimiState: () => KimiState = newCallNamesState;
 
-export function newKimiState(): KimiState {
-  return { started: false, names: {} };
-}
-
-interface Pending {
-  type: string;
-  payload: Json;
-  actor: Actor;
-}
-
-export interface MapperOptions {
-  emitter: SessionEmitter;
-  path: string;
-  state: KimiState;
+export interface MapperOptions extends LineMapperOptions<KimiState> {
   /** Epoch seconds every event of this run carries (the context file records no times). */
   ts: number;
-  raw?: boolean;
-  onDiagnostic?: Diagnose;
 }
 
 /** The parts of a message's content: a string is one text part; anything else, no parts. */
@@ -100,12 +80,7 @@ export class KimiMapper {
 
   /** Events of one line; never throws on bad input (a bad line becomes meta). */
   line(line: Line): SpEvent[] {
-    const rawText = nativeRawText(this.options, line);
-    const parsed = parseNativeLine(this.options, line);
-    let pending: Pending[];
-    if (parsed.kind === 'blank') pending = [{ type: 'meta', payload: { key: 'kimi.blank-line' }, actor: 'system' }];
-    else if (parsed.kind === 'unparseable') pending = [{ type: 'meta', payload: parsed.meta, actor: 'system' }];
-    else pending = this.dispatch(parsed.record);
+    const { rawText, pending } = mapNativeLine(this.options, line, AGENT, (r) => this.dispatch(r));
     return pending.map((p, i) => {
       const origin: Json = { native_seq: line.number };
       if (i === 0 && rawText !== undefined) origin.raw = [rawText];

@@ -2,12 +2,10 @@
 // `~/.kimi/sessions/<md5 of the work dir>/<uuid>/context.jsonl`. The client is Python (PyPI), not
 // runnable here, so there is no writer: the format comes from the client's public source.
 import type { Adapter } from '../../lib/adapter/interface.js';
-import { lazyIterable, once } from '../../lib/adapter/lazy.js';
+import { lazyCapture, lazyDiscovery, once } from '../../lib/adapter/lazy.js';
 import { fidelity } from './fidelity.js';
 import { HOME_ENV, defaultHome } from './paths.js';
 
-const discovery = once(() => import('./discover.js'));
-const capturing = once(() => import('./capture.js'));
 const vocabulary = once(async () => (await import('./vocabulary.js')).kimiVocabulary);
 
 export const kimi: Adapter = {
@@ -15,10 +13,8 @@ export const kimi: Adapter = {
   displayName: 'Kimi CLI',
   homeEnv: HOME_ENV,
   defaultHome,
-  discover: (options) => lazyIterable(discovery, (m) => m.discoverSessions(options)),
-  open: async (path) => (await discovery()).openSession(path),
-  find: async (id, options) => (await discovery()).findSession(id, options),
-  capture: (ref, options) => lazyIterable(capturing, (m) => m.captureKimi(ref, options)),
+  ...lazyDiscovery(() => import('./discover.js'), (m) => m.discoverSessions, (m) => m.openSession, (m) => m.findSession),
+  capture: lazyCapture(() => import('./capture.js'), (m) => m.captureKimi),
   vocabulary,
   modelFamily: { provider: 'moonshot', names: /^(moonshot|kimi)/i },
   capabilities: {

@@ -5,7 +5,7 @@
 // glob?, …}, SearchWeb {query, limit?}, FetchURL {url}, SetTodoList {todos: [{title, status}]},
 // Agent {description, prompt, subagent_type, …}, Think {thought}; and ReadMediaFile, AskUserQuestion,
 // SendDMail, EnterPlanMode, ExitPlanMode, TaskList, TaskOutput, TaskStop (no counterpart elsewhere).
-import { isObject, str } from '../../lib/core/json.js';
+import { isObject, num, str } from '../../lib/core/json.js';
 import type { Replacement } from '../../lib/relay/patch.js';
 import type { Intent, NativeCall, PlanItem, Vocabulary, VocabularyContext } from '../../lib/relay/vocabulary/types.js';
 
@@ -14,10 +14,6 @@ const TOOLS = new Set([
   'SetTodoList', 'Agent', 'Think', 'AskUserQuestion', 'SendDMail', 'EnterPlanMode', 'ExitPlanMode',
   'TaskList', 'TaskOutput', 'TaskStop',
 ]);
-
-function num(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
-}
 
 function replacements(edit: unknown): Replacement[] | undefined {
   const list = Array.isArray(edit) ? edit : [edit];

@@ -7,8 +7,8 @@
 // sp owns that one file: install creates it, uninstall removes it.
 import { homedir } from 'node:os';
 import { join, resolve, sep } from 'node:path';
-import { UserError } from '../../lib/cli/diagnostics.js';
-import { HOOK_SCRIPT, type HookCommand, type HookInstaller } from '../../lib/hooks/install.js';
+import type { HookCommand } from '../../lib/hooks/install.js';
+import { ownedFileHooks } from '../../lib/hooks/settings.js';
 import { envPath } from '../../lib/fs/paths.js';
 
 const MARK = '// sp hooks: capture each OpenCode session into the sp store';
@@ -48,20 +48,13 @@ export const SpCapture = async () => ({
 `;
 }
 
-export const opencodeHooks: HookInstaller = {
+export const opencodeHooks = ownedFileHooks({
   agent: 'opencode',
   displayName: 'OpenCode',
   verifiedWith: '1.18.33',
   mechanism: 'plugin/sp-capture.js in the config dir: session.idle (the session id)',
   file: (home) => join(configDirOf(home), 'plugin', 'sp-capture.js'),
-  has: (text) => text.startsWith(MARK) && text.includes(HOOK_SCRIPT),
-  add(text, command, file) {
-    if (text !== undefined && text.trim() !== '') {
-      if (text.startsWith(MARK)) return text;
-      throw new UserError("is not sp's plugin (a file of the same name is there); nothing changed", file);
-    }
-    return plugin(command);
-  },
-  // sp's own file: without sp's entry nothing is left of it.
-  remove: () => '',
-};
+  kind: 'plugin',
+  mark: MARK,
+  source: plugin,
+});

@@ -2,13 +2,10 @@
 // in `<data dir>/opencode.db` (1.2+), in the JSON store `storage/` (≤ 1.1) or in `opencode export`
 // files; a session inside a store is `<store>#<session id>`.
 import type { Adapter, SessionRef } from '../../lib/adapter/interface.js';
-import { lazyIterable, once } from '../../lib/adapter/lazy.js';
+import { lazyCapture, lazyDiscovery, lazyMaterialize, once } from '../../lib/adapter/lazy.js';
 import { fidelity } from './fidelity.js';
 import { DEFAULT_MODEL, HOME_ENV, defaultHome, parseLocator } from './paths.js';
 
-const discovery = once(() => import('./discover.js'));
-const capturing = once(() => import('./capture.js'));
-const writing = once(() => import('./materialize.js'));
 const vocabulary = once(async () => (await import('./vocabulary.js')).opencodeVocabulary);
 
 /** What a running client changes: the database and its -wal (new rows land there first). */
@@ -22,12 +19,10 @@ export const opencode: Adapter = {
   displayName: 'OpenCode',
   homeEnv: HOME_ENV,
   defaultHome,
-  discover: (options) => lazyIterable(discovery, (m) => m.discoverSessions(options)),
-  open: async (path) => (await discovery()).openSession(path),
-  find: async (id, options) => (await discovery()).findSession(id, options),
+  ...lazyDiscovery(() => import('./discover.js'), (m) => m.discoverSessions, (m) => m.openSession, (m) => m.findSession),
   watchPaths,
-  capture: (ref, options) => lazyIterable(capturing, (m) => m.captureOpenCode(ref, options)),
-  materialize: async (events, options) => (await writing()).materializeOpenCode(events, options),
+  capture: lazyCapture(() => import('./capture.js'), (m) => m.captureOpenCode),
+  materialize: lazyMaterialize(() => import('./materialize.js'), (m) => m.materializeOpenCode),
   defaultModel: DEFAULT_MODEL,
   vocabulary,
   capabilities: {

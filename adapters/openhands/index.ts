@@ -1,12 +1,10 @@
 // The OpenHands adapter (docs/formats/openhands.md), read only: conversations the OpenHands CLI and
 // agent server (the software-agent SDK) persist as `conversations/<id>/` folders of event files.
 import type { Adapter, SessionRef } from '../../lib/adapter/interface.js';
-import { lazyIterable, once } from '../../lib/adapter/lazy.js';
+import { lazyCapture, lazyDiscovery, once } from '../../lib/adapter/lazy.js';
 import { fidelity } from './fidelity.js';
 import { BASE_STATE, EVENTS_DIR, HOME_ENV, defaultHome } from './paths.js';
 
-const discovery = once(() => import('./discover.js'));
-const capturing = once(() => import('./capture.js'));
 const vocabulary = once(async () => (await import('./vocabulary.js')).openhandsVocabulary);
 
 /** A conversation changes by new event files and a rewritten base_state.json. */
@@ -19,11 +17,9 @@ export const openhands: Adapter = {
   displayName: 'OpenHands',
   homeEnv: HOME_ENV,
   defaultHome,
-  discover: (options) => lazyIterable(discovery, (m) => m.discoverConversations(options)),
-  open: async (path) => (await discovery()).openConversation(path),
-  find: async (id, options) => (await discovery()).findConversation(id, options),
+  ...lazyDiscovery(() => import('./discover.js'), (m) => m.discoverConversations, (m) => m.openConversation, (m) => m.findConversation),
   watchPaths,
-  capture: (ref, options) => lazyIterable(capturing, (m) => m.captureOpenHands(ref, options)),
+  capture: lazyCapture(() => import('./capture.js'), (m) => m.captureOpenHands),
   vocabulary,
   capabilities: {
     tree: false,

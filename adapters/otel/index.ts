@@ -1,22 +1,17 @@
 // The OpenTelemetry adapter (read-only): agent sessions from the telemetry Claude Code and Codex
 // export when it is enabled, as OTLP/JSON logs. Writing OTel is `sp-export otel` (lib/otel).
 import type { Adapter } from '../../lib/adapter/interface.js';
-import { lazyIterable, once } from '../../lib/adapter/lazy.js';
+import { lazyCapture, lazyDiscovery } from '../../lib/adapter/lazy.js';
 import { fidelity } from './fidelity.js';
 import { HOME_ENV, defaultHome } from './paths.js';
-
-const discovery = once(() => import('./discover.js'));
-const capturing = once(() => import('./capture.js'));
 
 export const otel: Adapter = {
   id: 'otel',
   displayName: 'OpenTelemetry export',
   homeEnv: HOME_ENV,
   defaultHome,
-  discover: (options) => lazyIterable(discovery, (m) => m.discoverExports(options)),
-  open: async (path) => (await discovery()).openExport(path),
-  find: async (id, options) => (await discovery()).findExport(id, options),
-  capture: (ref, options) => lazyIterable(capturing, (m) => m.captureOtel(ref, options)),
+  ...lazyDiscovery(() => import('./discover.js'), (m) => m.discoverExports, (m) => m.openExport, (m) => m.findExport),
+  capture: lazyCapture(() => import('./capture.js'), (m) => m.captureOtel),
   label: 'OpenTelemetry telemetry',
   capabilities: {
     tree: false,

@@ -3,8 +3,8 @@
 // and hands the session file (ctx.sessionManager.getSessionFile()) to sp's hook script in a detached
 // process, so Pi never waits for it. sp owns that one file: install creates it, uninstall removes it.
 import { join } from 'node:path';
-import { UserError } from '../../lib/cli/diagnostics.js';
-import { HOOK_SCRIPT, type HookCommand, type HookInstaller } from '../../lib/hooks/install.js';
+import type { HookCommand } from '../../lib/hooks/install.js';
+import { ownedFileHooks } from '../../lib/hooks/settings.js';
 
 const MARK = '// sp hooks: capture each Pi turn into the sp store';
 
@@ -30,20 +30,13 @@ export default function (pi: any) {
 `;
 }
 
-export const piHooks: HookInstaller = {
+export const piHooks = ownedFileHooks({
   agent: 'pi',
   displayName: 'Pi',
   verifiedWith: '0.73.1',
   mechanism: 'extensions/sp-capture.ts: agent_end (the session file)',
   file: (home) => join(home, 'extensions', 'sp-capture.ts'),
-  has: (text) => text.startsWith(MARK) && text.includes(HOOK_SCRIPT),
-  add(text, command, file) {
-    if (text !== undefined && text.trim() !== '') {
-      if (text.startsWith(MARK)) return text;
-      throw new UserError("is not sp's extension (a file of the same name is there); nothing changed", file);
-    }
-    return extension(command);
-  },
-  // sp's own file: without sp's entry nothing is left of it.
-  remove: () => '',
-};
+  kind: 'extension',
+  mark: MARK,
+  source: extension,
+});

@@ -2,15 +2,11 @@
 // edit {path, edits: [{oldText, newText}]} (older files: {path, oldText, newText}), bash {command,
 // timeout? in seconds}. Pi has no plan tool (its model keeps a plan as text) and no search tool
 // among the defaults: a search becomes the `rg` command it would run through bash.
-import { isObject, str } from '../../lib/core/json.js';
+import { isObject, num, str } from '../../lib/core/json.js';
 import { relativePath, searchCommand, shq, type Intent, type NativeCall, type Vocabulary, type VocabularyContext } from '../../lib/relay/vocabulary/types.js';
 import { patchAsCalls } from '../../lib/relay/vocabulary/patch-calls.js';
 
 const TOOLS = new Set(['read', 'write', 'edit', 'bash', 'grep', 'find', 'ls']);
-
-function num(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
-}
 
 function parse(name: string, input: unknown, _context: VocabularyContext): Intent | undefined {
   if (!isObject(input)) return undefined;

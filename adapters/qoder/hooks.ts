@@ -4,15 +4,6 @@
 // transcript_path and cwd. Timeouts are in seconds. Found in the shipped 1.1.52 bundle (its hook
 // runner and its bundled hook-config guide); the client cannot run a turn offline, so this is
 // checked with the payloads it sends, not with a real turn.
-import { join } from 'node:path';
-import { jsonHooks } from '../../lib/hooks/settings.js';
+import { stopHooks } from '../../lib/hooks/settings.js';
 
-export const qoderHooks = jsonHooks({
-  agent: 'qoder',
-  displayName: 'Qoder CLI',
-  verifiedWith: '1.1.52 (payloads only)',
-  mechanism: 'settings.json hooks: Stop, SessionEnd (stdin names transcript_path)',
-  file: (home) => join(home, 'settings.json'),
-  events: ['Stop', 'SessionEnd'],
-  group: (command) => ({ hooks: [{ type: 'command', command: command.shell, timeout: 10 }] }),
-});
+export const qoderHooks = stopHooks({ agent: 'qoder', displayName: 'Qoder CLI', verifiedWith: '1.1.52 (payloads only)' });

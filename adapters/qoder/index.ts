@@ -2,13 +2,10 @@
 // written through that format's code (lib/formats/claude-code/). Resume is proven only up to the
 // client's login step.
 import type { Adapter } from '../../lib/adapter/interface.js';
-import { lazyIterable, once } from '../../lib/adapter/lazy.js';
+import { lazyCapture, lazyDiscovery, lazyMaterialize, once } from '../../lib/adapter/lazy.js';
 import { fidelity } from './fidelity.js';
 import { DEFAULT_MODEL, HOME_ENV, defaultHome } from './paths.js';
 
-const discovery = once(() => import('./discover.js'));
-const capturing = once(() => import('./capture.js'));
-const writing = once(() => import('./materialize.js'));
 const vocabulary = once(async () => (await import('./vocabulary.js')).qoderVocabulary);
 
 export const qoder: Adapter = {
@@ -16,11 +13,9 @@ export const qoder: Adapter = {
   displayName: 'Qoder CLI',
   homeEnv: HOME_ENV,
   defaultHome,
-  discover: (options) => lazyIterable(discovery, (m) => m.discoverSessions(options)),
-  open: async (path) => (await discovery()).openSession(path),
-  find: async (id, options) => (await discovery()).findSession(id, options),
-  capture: (ref, options) => lazyIterable(capturing, (m) => m.captureQoder(ref, options)),
-  materialize: async (events, options) => (await writing()).materializeQoder(events, options),
+  ...lazyDiscovery(() => import('./discover.js'), (m) => m.discoverSessions, (m) => m.openSession, (m) => m.findSession),
+  capture: lazyCapture(() => import('./capture.js'), (m) => m.captureQoder),
+  materialize: lazyMaterialize(() => import('./materialize.js'), (m) => m.materializeQoder),
   defaultModel: DEFAULT_MODEL,
   vocabulary,
   capabilities: {

@@ -4,23 +4,16 @@
 // and the mapper's state comes back from the cursor. The file is opened read-only.
 import { statSync } from 'node:fs';
 import type { CaptureOptions, SessionRef } from '../../lib/adapter/interface.js';
-import { readError } from '../../lib/cli/diagnostics.js';
 import type { SpEvent } from '../../lib/core/event.js';
-import { captureLines, cursorFor, emitterFor, rawFinalNewline, sourceExtent, storeNextSeq, storePosition } from '../../lib/capture/read-position.js';
+import { rawFinalNewline } from '../../lib/capture/read-position.js';
+import { lineFile, readLineFile, type Opening } from '../../lib/formats/line-file.js';
 import type { Json } from '../../lib/core/json.js';
-import type { Line } from '../../lib/core/lines.js';
 import { readHead, summarize } from './discover.js';
-import { AGENT, QwenMapper, SESSION_KEYS, newQwenState, type QwenState } from './records.js';
+import { AGENT, QwenMapper, SESSION_KEYS, newQwenState } from './records.js';
 
 export async function* captureQwen(ref: SessionRef, options: CaptureOptions = {}): AsyncGenerator<SpEvent> {
-  const incremental = options.cursor !== undefined;
-  const cursor = cursorFor(AGENT, ref, options.cursor);
-  const path = ref.path;
-  const position = cursor.sources[path];
-  const { size } = sourceExtent(path, position, 'Qwen Code session file');
-  const state: QwenState = (cursor.state as QwenState | undefined) ?? newQwenState();
-  cursor.state = state;
-  const emitter = emitterFor(cursor, AGENT, ref.native_id);
+  const file = lineFile(AGENT, ref, options, 'Qwen Code session file', newQwenState);
+  const { path, incremental, size, state, emitter } = file;
   const mapper = new QwenMapper({ emitter, path, state, raw: options.raw, onDiagnostic: options.onDiagnostic });
 
   const start = async (): Promise<SpEvent> => {
@@ -40,18 +33,6 @@ export async function* captureQwen(ref: SessionRef, options: CaptureOptions = {}
     return mapper.start(payload, ts, level);
   };
 
-  let last: Line | undefined;
-  try {
-    for await (const line of captureLines(path, position, size, incremental)) {
-      if (!state.started) yield await start();
-      for (const event of mapper.line(line)) yield event;
-      last = line;
-    }
-  } catch (err) {
-    throw readError(err, path);
-  }
-  if (!state.started && !incremental) yield await start();
-  storePosition(cursor, path, last);
-  if (state.started) storeNextSeq(cursor, emitter);
-  options.onCursor?.(cursor);
+  const open = async (): Promise<Opening> => ({ start: await start(), header: false });
+  yield* readLineFile(file, options, open, (line) => mapper.line(line));
 }

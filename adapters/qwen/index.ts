@@ -1,12 +1,9 @@
 // The Qwen Code adapter (docs/formats/qwen.md §3): discover, capture, materialize, fidelity.
 import type { Adapter } from '../../lib/adapter/interface.js';
-import { lazyIterable, once } from '../../lib/adapter/lazy.js';
+import { lazyCapture, lazyDiscovery, lazyMaterialize, once } from '../../lib/adapter/lazy.js';
 import { fidelity } from './fidelity.js';
 import { DEFAULT_MODEL, HOME_ENV, defaultHome } from './paths.js';
 
-const discovery = once(() => import('./discover.js'));
-const capturing = once(() => import('./capture.js'));
-const writing = once(() => import('./materialize.js'));
 const vocabulary = once(async () => (await import('./vocabulary.js')).qwenVocabulary);
 
 export const qwen: Adapter = {
@@ -15,11 +12,9 @@ export const qwen: Adapter = {
   homeEnv: HOME_ENV,
   clientEnv: ['QWEN_CODE'],
   defaultHome,
-  discover: (options) => lazyIterable(discovery, (m) => m.discoverSessions(options)),
-  open: async (path) => (await discovery()).openSession(path),
-  find: async (id, options) => (await discovery()).findSession(id, options),
-  capture: (ref, options) => lazyIterable(capturing, (m) => m.captureQwen(ref, options)),
-  materialize: async (events, options) => (await writing()).materializeQwen(events, options),
+  ...lazyDiscovery(() => import('./discover.js'), (m) => m.discoverSessions, (m) => m.openSession, (m) => m.findSession),
+  capture: lazyCapture(() => import('./capture.js'), (m) => m.captureQwen),
+  materialize: lazyMaterialize(() => import('./materialize.js'), (m) => m.materializeQwen),
   defaultModel: DEFAULT_MODEL,
   vocabulary,
   modelFamily: { provider: 'qwen', names: /^(qwen|qwq)/i },

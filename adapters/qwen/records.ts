@@ -4,13 +4,12 @@
 // after the root, a parent that names no record) show as `parent_seq`; records sharing a uuid are
 // fragments of one message and continue each other. System records (telemetry, compression,
 // titles …) and unknown types are kept whole as meta. State is plain JSON for incremental capture.
-import type { Diagnose } from '../../lib/adapter/interface.js';
 import type { SessionEmitter } from '../../lib/core/emitter.js';
 import { toEpochSeconds, type Actor, type ContentBlock, type SpEvent } from '../../lib/core/event.js';
 import { isObject, rest, type Json } from '../../lib/core/json.js';
 import type { Line } from '../../lib/core/lines.js';
-import { nativeRawText, parseNativeLine } from '../../lib/capture/native.js';
 import { classifyPart, partList, responseContent } from '../../lib/formats/content-parts.js';
+import { mapNativeLine, type LineMapperOptions, type Pending } from '../../lib/formats/line-file.js';
 import { levelOf } from './fidelity.js';
 
 /** The content block a part with no canonical counterpart is kept in, as it was (stored data: the name stays). */
@@ -37,19 +36,7 @@ export function newQwenState(): QwenState {
   return { started: false, level: {}, uuids: {}, root_seen: false };
 }
 
-export interface QwenMapperOptions {
-  emitter: SessionEmitter;
-  path: string;
-  state: QwenState;
-  raw?: boolean;
-  onDiagnostic?: Diagnose;
-}
-
-interface Pending {
-  type: string;
-  payload: Json;
-  actor: Actor;
-}
+export type QwenMapperOptions = LineMapperOptions<QwenState>;
 
 export class QwenMapper {
   constructor(private readonly options: QwenMapperOptions) {}
@@ -66,16 +53,14 @@ export class QwenMapper {
   }
 
   line(line: Line): SpEvent[] {
-    const rawText = nativeRawText(this.options, line);
-    const parsed = parseNativeLine(this.options, line);
-    if (parsed.kind === 'blank') return this.finish(line, undefined, [meta({ key: 'qwen.blank-line' })], rawText);
-    if (parsed.kind === 'unparseable') return this.finish(line, undefined, [meta(parsed.meta)], rawText);
-    const record = parsed.record;
-    let pending: Pending[];
-    if (typeof record.type !== 'string' || !TYPES.has(record.type)) pending = [meta({ key: 'qwen.unknown', raw: record })];
-    else if (record.type === 'system') pending = [meta({ key: `qwen.system.${typeof record.subtype === 'string' ? record.subtype : 'unknown'}`, raw: record })];
-    else pending = this.message(record);
+    const { rawText, record, pending } = mapNativeLine(this.options, line, AGENT, (r) => this.record(r));
     return this.finish(line, record, pending, rawText);
+  }
+
+  private record(record: Json): Pending[] {
+    if (typeof record.type !== 'string' || !TYPES.has(record.type)) return [meta({ key: 'qwen.unknown', raw: record })];
+    if (record.type === 'system') return [meta({ key: `qwen.system.${typeof record.subtype === 'string' ? record.subtype : 'unknown'}`, raw: record })];
+    return this.message(record);
   }
 
   private message(record: Json): Pending[] {

@@ -4,7 +4,7 @@
 // {pattern, path?}, grep_search {pattern, path?, glob?}, todo_write {todos: [{id, content, status}]},
 // list_directory {path}, web_search {query}. Paths are absolute. A shell result reads `Command: … Directory: … Output: …
 // Exit Code: N …`: read back to its output.
-import { isObject, str } from '../../lib/core/json.js';
+import { isObject, num, str } from '../../lib/core/json.js';
 import { labelledShellOutput } from '../../lib/relay/shell-output.js';
 import { absolutePath, planStatus, shq, type Intent, type NativeCall, type Vocabulary, type VocabularyContext } from '../../lib/relay/vocabulary/types.js';
 import { patchAsCalls } from '../../lib/relay/vocabulary/patch-calls.js';
@@ -13,10 +13,6 @@ const TOOLS = new Set([
   'read_file', 'write_file', 'edit', 'run_shell_command', 'glob', 'grep_search', 'list_directory', 'todo_write', 'save_memory',
   'agent', 'skill', 'web_fetch', 'web_search', 'exit_plan_mode', 'ask_user_question',
 ]);
-
-function num(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
-}
 
 function parse(name: string, input: unknown, context: VocabularyContext): Intent | undefined {
   if (!isObject(input)) return undefined;

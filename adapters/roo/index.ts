@@ -2,13 +2,11 @@
 // (`globalStorage/rooveterinaryinc.roo-cline/tasks/<id>/`). Read only: the extension runs inside an editor,
 // which cannot run here, so no writer could be checked against it.
 import type { Adapter } from '../../lib/adapter/interface.js';
-import { lazyIterable, once } from '../../lib/adapter/lazy.js';
+import { lazyCapture, lazyDiscovery, once } from '../../lib/adapter/lazy.js';
 import { taskWatchPaths } from '../../lib/formats/cline-tasks/paths.js';
 import { fidelity } from './fidelity.js';
 import { AGENT, HOME_ENV, defaultHome } from './paths.js';
 
-const discovery = once(() => import('./discover.js'));
-const capturing = once(() => import('./capture.js'));
 const vocabulary = once(async () => (await import('./vocabulary.js')).rooVocabulary);
 
 export const roo: Adapter = {
@@ -16,11 +14,9 @@ export const roo: Adapter = {
   displayName: 'Roo Code',
   homeEnv: HOME_ENV,
   defaultHome,
-  discover: (options) => lazyIterable(discovery, (m) => m.discoverRoo(options)),
-  open: async (path) => (await discovery()).openRoo(path),
-  find: async (id, options) => (await discovery()).findRoo(id, options),
+  ...lazyDiscovery(() => import('./discover.js'), (m) => m.discoverRoo, (m) => m.openRoo, (m) => m.findRoo),
   watchPaths: (ref) => taskWatchPaths(ref),
-  capture: (ref, options) => lazyIterable(capturing, (m) => m.captureRoo(ref, options)),
+  capture: lazyCapture(() => import('./capture.js'), (m) => m.captureRoo),
   vocabulary,
   capabilities: {
     tree: false,

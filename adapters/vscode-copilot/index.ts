@@ -2,12 +2,10 @@
 // sessions VS Code keeps per workspace (`workspaceStorage/<hash>/chatSessions/<id>.json|.jsonl`).
 // Read only: the editor cannot run here, so no writer could be checked against it.
 import type { Adapter } from '../../lib/adapter/interface.js';
-import { lazyIterable, once } from '../../lib/adapter/lazy.js';
+import { lazyCapture, lazyDiscovery, once } from '../../lib/adapter/lazy.js';
 import { fidelity } from './fidelity.js';
 import { AGENT, HOME_ENV, defaultHome } from './paths.js';
 
-const discovery = once(() => import('./discover.js'));
-const capturing = once(() => import('./capture.js'));
 const vocabulary = once(async () => (await import('./vocabulary.js')).vscodeCopilotVocabulary);
 
 export const vscodeCopilot: Adapter = {
@@ -15,10 +13,8 @@ export const vscodeCopilot: Adapter = {
   displayName: 'GitHub Copilot Chat (VS Code)',
   homeEnv: HOME_ENV,
   defaultHome,
-  discover: (options) => lazyIterable(discovery, (m) => m.discoverVscodeCopilot(options)),
-  open: async (path) => (await discovery()).openVscodeCopilot(path),
-  find: async (id, options) => (await discovery()).findVscodeCopilot(id, options),
-  capture: (ref, options) => lazyIterable(capturing, (m) => m.captureVscodeCopilot(ref, options)),
+  ...lazyDiscovery(() => import('./discover.js'), (m) => m.discoverVscodeCopilot, (m) => m.openVscodeCopilot, (m) => m.findVscodeCopilot),
+  capture: lazyCapture(() => import('./capture.js'), (m) => m.captureVscodeCopilot),
   vocabulary,
   capabilities: {
     tree: false,

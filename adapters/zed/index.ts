@@ -2,12 +2,9 @@
 // `<data dir>/threads/threads.db`, one row per thread holding its JSON (zstd-compressed in current
 // versions); a thread is `<threads.db>#<id>`.
 import type { Adapter, SessionRef } from '../../lib/adapter/interface.js';
-import { lazyIterable, once } from '../../lib/adapter/lazy.js';
+import { lazyCapture, lazyDiscovery } from '../../lib/adapter/lazy.js';
 import { fidelity } from './fidelity.js';
 import { HOME_ENV, defaultHome, parseLocator } from './paths.js';
-
-const discovery = once(() => import('./discover.js'));
-const capturing = once(() => import('./capture.js'));
 
 function watchPaths(ref: SessionRef): string[] {
   const { db } = parseLocator(ref.path);
@@ -20,11 +17,9 @@ export const zed: Adapter = {
   label: 'Zed agent threads',
   homeEnv: HOME_ENV,
   defaultHome,
-  discover: (options) => lazyIterable(discovery, (m) => m.discoverSessions(options)),
-  open: async (path) => (await discovery()).openSession(path),
-  find: async (id, options) => (await discovery()).findSession(id, options),
+  ...lazyDiscovery(() => import('./discover.js'), (m) => m.discoverSessions, (m) => m.openSession, (m) => m.findSession),
   watchPaths,
-  capture: (ref, options) => lazyIterable(capturing, (m) => m.captureZed(ref, options)),
+  capture: lazyCapture(() => import('./capture.js'), (m) => m.captureZed),
   capabilities: {
     tree: false,
     images: { userMessage: true, toolResult: true },

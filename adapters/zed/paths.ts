@@ -2,10 +2,9 @@
 // being `$XDG_DATA_HOME/zed` (else `~/.local/share/zed`) on Linux, `~/Library/Application Support/Zed`
 // on macOS, `%LOCALAPPDATA%\Zed` on Windows; `SP_ZED_HOME` points sp at another one. A thread inside
 // the database is `<threads.db>#<thread id>`.
-import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { envPath, expandTilde } from '../../lib/fs/paths.js';
+import { envPath, expandTilde, formatDbLocator, parseDbLocator } from '../../lib/fs/paths.js';
 
 export const HOME_ENV = 'SP_ZED_HOME';
 export const DB_PATH = ['threads', 'threads.db'];
@@ -27,12 +26,8 @@ export interface Locator {
 
 /** Splits `<threads.db>#<id>`; a path that exists as given is a database even when it contains `#`. */
 export function parseLocator(path: string): Locator {
-  const plain = resolve(expandTilde(path));
-  const at = path.lastIndexOf('#');
-  if (at <= 0 || existsSync(plain)) return { db: plain };
-  const thread = path.slice(at + 1);
-  const db = resolve(expandTilde(path.slice(0, at)));
-  return thread === '' ? { db } : { db, thread };
+  const { db, session } = parseDbLocator(path);
+  return session === undefined ? { db } : { db, thread: session };
 }
 
-export const formatLocator = (db: string, thread: string): string => `${db}#${thread}`;
+export const formatLocator = formatDbLocator;

@@ -14,6 +14,11 @@ export function str(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
+/** A finite number, or undefined (NaN and the infinities are not a value a tool call means). */
+export function num(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+}
+
 /**
  * Sets `key` on a copy as an own member. `copy["__proto__"] = v` would set the copy's prototype
  * instead and drop the member, and JSON.parse hands such members over as ordinary data.

@@ -22,6 +22,31 @@ export function expandTilde(path: string): string {
   return path;
 }
 
+/** A session inside a database that holds many: `<db>#<id>`. */
+export interface DbLocator {
+  /** The database file, absolute. */
+  db: string;
+  /** The session id, when the locator names one. */
+  session?: string;
+}
+
+/**
+ * Splits `<db>#<id>` at the LAST `#`: the database's path may hold one, an id may not. A path that
+ * exists as given is the database itself, `#` and all.
+ */
+export function parseDbLocator(path: string): DbLocator {
+  const plain = resolve(expandTilde(path));
+  const at = path.lastIndexOf('#');
+  if (at <= 0 || existsSync(plain)) return { db: plain };
+  const db = resolve(expandTilde(path.slice(0, at)));
+  const session = path.slice(at + 1);
+  return session === '' ? { db } : { db, session };
+}
+
+export function formatDbLocator(db: string, session: string): string {
+  return `${db}#${session}`;
+}
+
 /** An absolute path from an environment variable, or undefined when it is unset or blank. */
 export function envPath(name: string): string | undefined {
   const value = process.env[name];

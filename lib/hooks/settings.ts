@@ -2,10 +2,11 @@
 // - a JSON settings file with `"hooks": { "<Event>": [ { "hooks": [ { "type": "command", "command": … } ] } ] }`
 //   (Claude Code, Qoder, Gemini CLI, Qwen Code): sp's group is appended to each event's array;
 // - a TOML config with a top-level `notify = [argv…]` (Codex): one line inserted before the first table.
+import { join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { UserError } from '../cli/diagnostics.js';
 import { appendItem, insertMember, JsonSyntaxError, member, parseSpans, removeItems, valueOf, type JsonNode } from './json-edit.js';
-import { isSpCommand, type HookCommand, type HookInstaller } from './install.js';
+import { HOOK_SCRIPT, isSpCommand, type HookCommand, type HookInstaller } from './install.js';
 
 /** "file:line:col: what" for a JSON syntax error at `offset`. */
 function jsonError(file: string, text: string, err: JsonSyntaxError): UserError {
@@ -98,6 +99,47 @@ export function jsonHooks(options: JsonHooksOptions): HookInstaller {
       }
       return out;
     },
+  };
+}
+
+/**
+ * The layout several clients share: command hooks in `<home>/settings.json` for Stop (a turn ended)
+ * and SessionEnd, the payload on stdin naming transcript_path, timeouts in seconds.
+ */
+export function stopHooks(options: Pick<JsonHooksOptions, 'agent' | 'displayName' | 'verifiedWith'>): HookInstaller {
+  return jsonHooks({
+    ...options,
+    mechanism: 'settings.json hooks: Stop, SessionEnd (stdin names transcript_path)',
+    file: (home) => join(home, 'settings.json'),
+    events: ['Stop', 'SessionEnd'],
+    // A bounded timeout: the hook returns in milliseconds, but a stuck one must not hold a turn.
+    group: (command) => ({ hooks: [{ type: 'command', command: command.shell, timeout: 10 }] }),
+  });
+}
+
+/** An installer for a file sp owns whole (a plugin or extension the client loads), which `source` writes. */
+export function ownedFileHooks(
+  options: Pick<HookInstaller, 'agent' | 'displayName' | 'verifiedWith' | 'mechanism' | 'file'> & {
+    /** What the file is to the client ("plugin", "extension"), for the refusal. */
+    kind: string;
+    /** The line `source` starts the file with: how sp knows its own file. */
+    mark: string;
+    source: (command: HookCommand) => string;
+  },
+): HookInstaller {
+  const { kind, mark, source, ...installer } = options;
+  return {
+    ...installer,
+    has: (text) => text.startsWith(mark) && text.includes(HOOK_SCRIPT),
+    add(text, command, file) {
+      if (text !== undefined && text.trim() !== '') {
+        if (text.startsWith(mark)) return text;
+        throw new UserError(`is not sp's ${kind} (a file of the same name is there); nothing changed`, file);
+      }
+      return source(command);
+    },
+    // sp's own file: without sp's entry nothing is left of it.
+    remove: () => '',
   };
 }
 

@@ -3,7 +3,7 @@
 // default). The client has no MultiEdit any more and its task tools hold ids in the client's own
 // task store, so a relay writes one Edit per replacement and a plan as text (never a call the
 // resumed client could not have made).
-import { isObject, str } from '../../core/json.js';
+import { isObject, num, str } from '../../core/json.js';
 import { absolutePath, planStatus, shq, type Intent, type NativeCall, type PlanItem, type Vocabulary, type VocabularyContext } from '../../relay/vocabulary/types.js';
 import { patchAsCalls } from '../../relay/vocabulary/patch-calls.js';
 import { todoItems, updatedTaskId } from './derive.js';
@@ -12,10 +12,6 @@ const TOOLS = new Set([
   'Read', 'Write', 'Edit', 'MultiEdit', 'Bash', 'Glob', 'Grep', 'TodoWrite', 'TaskCreate', 'TaskUpdate', 'TaskGet', 'TaskList',
   'TaskOutput', 'TaskStop', 'Agent', 'Task', 'WebFetch', 'WebSearch', 'NotebookEdit', 'ExitPlanMode', 'AskUserQuestion',
 ]);
-
-function num(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
-}
 
 function parse(name: string, input: unknown, context: VocabularyContext): Intent | undefined {
   if (!isObject(input)) return undefined;

@@ -3,16 +3,12 @@
 // content}, edit {filePath, oldString, newString, replaceAll?}, bash {command, timeout? in ms, workdir?,
 // description} (1.1 required the description), glob {pattern, path?}, grep {pattern, path?, include?},
 // todowrite {todos: [{content, status, priority}]}. File paths are absolute.
-import { isObject, str } from '../../core/json.js';
+import { isObject, num, str } from '../../core/json.js';
 import { absolutePath, planStatus, shq, type Intent, type NativeCall, type Vocabulary, type VocabularyContext } from '../../relay/vocabulary/types.js';
 import { patchAsCalls } from '../../relay/vocabulary/patch-calls.js';
 
 /** The tools both clients have. */
 export const SHARED_TOOLS: readonly string[] = ['read', 'write', 'edit', 'bash', 'glob', 'grep', 'list', 'todowrite', 'todoread', 'webfetch', 'task', 'skill', 'patch', 'multiedit'];
-
-function num(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
-}
 
 function parse(name: string, input: unknown, context: VocabularyContext): Intent | undefined {
   if (!isObject(input)) return undefined;
