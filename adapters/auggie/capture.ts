@@ -16,7 +16,7 @@ import { isObject, rest, str, type Json } from '../../lib/core/json.js';
 import { cwdOf, exchangeEvents, type Pending } from './exchange.js';
 import { AGENT, taskPath } from './paths.js';
 import { fidelity } from './fidelity.js';
-import type { Level } from '../../lib/core/event.js';
+import { levelsOf } from '../../lib/adapter/fidelity.js';
 
 /** What a cursor carries from run to run. */
 type AuggieState = ItemListState;
@@ -72,10 +72,8 @@ function startPayload(ref: SessionRef, document: Json, history: unknown[]): Json
   return payload;
 }
 
-export function levelOf(type: string): Level {
-  // The table is the declaration (docs/design.md §3): a type it does not list is native-only.
-  return Object.hasOwn(fidelity, type) ? fidelity[type].level : 2;
-}
+/** The level capture puts on an event of `type`: the fidelity table's. */
+export const levelOf = levelsOf(fidelity);
 
 class AuggieMapper {
   constructor(

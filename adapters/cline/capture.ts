@@ -13,7 +13,7 @@ import type { SessionEmitter } from '../../lib/core/emitter.js';
 import { isObject, rest, str, type Json } from '../../lib/core/json.js';
 import { AGENT, manifestPathOf } from './paths.js';
 import { fidelity } from './fidelity.js';
-import type { Level } from '../../lib/core/event.js';
+import { levelsOf } from '../../lib/adapter/fidelity.js';
 
 const ASSISTANT: Actor = 'agent:cline';
 const HEADER_KEYS = ['version', 'updated_at', 'agent', 'sessionId', 'origin', 'messages', 'system_prompt'];
@@ -240,10 +240,8 @@ class ClineMapper {
   }
 }
 
-export function levelOf(type: string): Level {
-  // The table is the declaration (docs/design.md §3): a type it does not list is native-only.
-  return Object.hasOwn(fidelity, type) ? fidelity[type].level : 2;
-}
+/** The level capture puts on an event of `type`: the fidelity table's. */
+export const levelOf = levelsOf(fidelity);
 
 export async function* captureCline(ref: SessionRef, options: CaptureOptions = {}): AsyncGenerator<SpEvent> {
   const { path } = ref;

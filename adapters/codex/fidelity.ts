@@ -1,8 +1,8 @@
 // What each canonical event type keeps through the Codex adapter (docs/design.md §3). `level` is the
 // lowest fidelity level at which the event carries over: 0 history (any agent), 1 working context
 // (a target agent can continue with it), 2 native (only Codex itself can use it).
-import type { Fidelity, FidelityTable } from '../../lib/adapter/interface.js';
-import type { Level } from '../../lib/core/event.js';
+import type { FidelityTable } from '../../lib/adapter/interface.js';
+import { levelsOf } from '../../lib/adapter/fidelity.js';
 
 export const fidelity: FidelityTable = {
   'session.start': {
@@ -60,8 +60,5 @@ export const fidelity: FidelityTable = {
   },
 };
 
-/** The level capture puts on an event of `type`; types outside the table are native-only (2). */
-export function levelOf(type: string): Level {
-  const entry: Fidelity | undefined = fidelity[type];
-  return entry ? entry.level : 2;
-}
+/** The level capture puts on an event of `type`: the fidelity table's. */
+export const levelOf = levelsOf(fidelity);

@@ -14,7 +14,7 @@ import { toEpochSeconds, type Actor, type ContentBlock, type SpEvent } from '../
 import { isObject, rest, str, type Json } from '../../lib/core/json.js';
 import { AGENT, INDEX_NAME } from './paths.js';
 import { fidelity } from './fidelity.js';
-import type { Level } from '../../lib/core/event.js';
+import { levelsOf } from '../../lib/adapter/fidelity.js';
 
 const ASSISTANT: Actor = 'agent:continue';
 const ITEM_KEYS = ['message', 'contextItems', 'editorState', 'toolCallStates', 'reasoning'];
@@ -259,10 +259,8 @@ class ContinueMapper {
   }
 }
 
-export function levelOf(type: string): Level {
-  // The table is the declaration (docs/design.md §3): a type it does not list is native-only.
-  return Object.hasOwn(fidelity, type) ? fidelity[type].level : 2;
-}
+/** The level capture puts on an event of `type`: the fidelity table's. */
+export const levelOf = levelsOf(fidelity);
 
 
 export async function* captureContinue(ref: SessionRef, options: CaptureOptions = {}): AsyncGenerator<SpEvent> {

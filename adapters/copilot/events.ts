@@ -9,7 +9,7 @@ import type { Line } from '../../lib/core/lines.js';
 import { parseNativeLine } from '../../lib/capture/native.js';
 import { TimedRecordMapper, headerOrigin, newCallNamesState, type CallNamesState, type LineMapperOptions, type Pending } from '../../lib/formats/line-file.js';
 import { fidelity } from './fidelity.js';
-import type { Level } from '../../lib/core/event.js';
+import { levelsOf } from '../../lib/adapter/fidelity.js';
 
 export const AGENT = 'copilot';
 const ASSISTANT: Actor = 'agent:copilot';
@@ -192,7 +192,5 @@ export class CopilotMapper extends TimedRecordMapper {
   }
 }
 
-export function levelOf(type: string): Level {
-  // The table is the declaration (docs/design.md §3): a type it does not list is native-only.
-  return Object.hasOwn(fidelity, type) ? fidelity[type].level : 2;
-}
+/** The level capture puts on an event of `type`: the fidelity table's. */
+export const levelOf = levelsOf(fidelity);

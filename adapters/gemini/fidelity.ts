@@ -1,7 +1,7 @@
 // What each canonical event type keeps through the Gemini CLI adapter (docs/design.md §3): `level` is the
 // lowest fidelity level at which the event carries over (0 history, 1 working context, 2 native).
-import type { Fidelity, FidelityTable } from '../../lib/adapter/interface.js';
-import type { Level } from '../../lib/core/event.js';
+import type { FidelityTable } from '../../lib/adapter/interface.js';
+import { levelsOf } from '../../lib/adapter/fidelity.js';
 
 export const fidelity: FidelityTable = {
   'session.start': {
@@ -41,7 +41,5 @@ export const fidelity: FidelityTable = {
   },
 };
 
-export function levelOf(type: string): Level {
-  const entry: Fidelity | undefined = fidelity[type];
-  return entry ? entry.level : 2;
-}
+/** The level capture puts on an event of `type`: the fidelity table's. */
+export const levelOf = levelsOf(fidelity);

@@ -10,7 +10,7 @@ import { isObject, rest, str, type Json } from '../../lib/core/json.js';
 import type { Line } from '../../lib/core/lines.js';
 import { mapNativeLine, newCallNamesState, type CallNamesState, type LineMapperOptions, type Pending } from '../../lib/formats/line-file.js';
 import { fidelity } from './fidelity.js';
-import type { Level } from '../../lib/core/event.js';
+import { levelsOf } from '../../lib/adapter/fidelity.js';
 
 export const AGENT = 'kimi';
 const ASSISTANT: Actor = 'agent:kimi';
@@ -174,7 +174,5 @@ export class KimiMapper {
   }
 }
 
-export function levelOf(type: string): Level {
-  // The table is the declaration (docs/design.md §3): a type it does not list is native-only.
-  return Object.hasOwn(fidelity, type) ? fidelity[type].level : 2;
-}
+/** The level capture puts on an event of `type`: the fidelity table's. */
+export const levelOf = levelsOf(fidelity);

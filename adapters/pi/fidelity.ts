@@ -15,8 +15,8 @@
 // it was when capture started); an incremental capture that reads more lines later moves it to the
 // last entry read. The writer (materialize) takes the leaf as the unit of the last event that came
 // from an entry line, and writes the source's active branch last so Pi continues on it.
-import type { FidelityTable, Fidelity } from '../../lib/adapter/interface.js';
-import type { Level } from '../../lib/core/event.js';
+import type { FidelityTable } from '../../lib/adapter/interface.js';
+import { levelsOf } from '../../lib/adapter/fidelity.js';
 
 export const fidelity: FidelityTable = {
   'session.start': {
@@ -72,8 +72,5 @@ export const fidelity: FidelityTable = {
   },
 };
 
-/** The level capture puts on an event of `type`; types outside the table are native-only (2). */
-export function levelOf(type: string): Level {
-  const entry: Fidelity | undefined = fidelity[type];
-  return entry ? entry.level : 2;
-}
+/** The level capture puts on an event of `type`: the fidelity table's. */
+export const levelOf = levelsOf(fidelity);

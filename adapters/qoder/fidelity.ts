@@ -1,9 +1,9 @@
 // What each canonical event type keeps through the Qoder CLI adapter (docs/design.md §3). Qoder's transcript
 // is Claude Code's format plus a few record types, so capture and write go through that format's
 // code (lib/formats/claude-code/); only the differences are named here.
-import type { Fidelity, FidelityTable } from '../../lib/adapter/interface.js';
-import type { Level } from '../../lib/core/event.js';
+import type { FidelityTable } from '../../lib/adapter/interface.js';
 import { fidelity as claude } from '../../lib/formats/claude-code/fidelity.js';
+import { levelsOf } from '../../lib/adapter/fidelity.js';
 
 export const fidelity: FidelityTable = {
   ...claude,
@@ -24,7 +24,5 @@ export const fidelity: FidelityTable = {
   },
 };
 
-export function levelOf(type: string): Level {
-  const entry: Fidelity | undefined = fidelity[type];
-  return entry ? entry.level : 2;
-}
+/** The level capture puts on an event of `type`: the fidelity table's. */
+export const levelOf = levelsOf(fidelity);

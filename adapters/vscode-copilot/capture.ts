@@ -12,12 +12,10 @@ import { AGENT } from './paths.js';
 import { readSessionFile } from './read.js';
 import { workspaceOf } from './workspace.js';
 import { fidelity } from './fidelity.js';
-import type { Level } from '../../lib/core/event.js';
+import { levelsOf } from '../../lib/adapter/fidelity.js';
 
-export function levelOf(type: string): Level {
-  // The table is the declaration (docs/design.md §3): a type it does not list is native-only.
-  return Object.hasOwn(fidelity, type) ? fidelity[type].level : 2;
-}
+/** The level capture puts on an event of `type`: the fidelity table's. */
+export const levelOf = levelsOf(fidelity);
 
 /** The model of the last request that names one. */
 function lastModel(requests: Json[]): string | undefined {

@@ -6,6 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadAdapter } from '../../adapters/registry.js';
+import { levelsOf } from '../../lib/adapter/fidelity.js';
 
 const root = new URL('../..', import.meta.url).pathname;
 
@@ -34,8 +35,14 @@ function sources(dir: string): string[] {
 }
 
 describe('levelOf agrees with the fidelity table', () => {
+  it('levelsOf: the listed level; anything else native-only (2), names on Object.prototype included', () => {
+    const levelOf = levelsOf({ 'message.user': { level: 0, capture: 'text', materialize: 'text' }, checkpoint: { level: 1, capture: 'c', materialize: 'c' } });
+    expect([levelOf('message.user'), levelOf('checkpoint'), levelOf('session.end')]).toEqual([0, 1, 2]);
+    for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) expect(levelOf(name)).toBe(2);
+  });
+
   it('lists every module that defines a levelOf', () => {
-    const found = [...sources('adapters'), ...sources('lib/formats')].filter((f) => /function levelOf\(/.test(readFileSync(join(root, f), 'utf8')));
+    const found = [...sources('adapters'), ...sources('lib/formats')].filter((f) => /function levelOf\(|const levelOf = /.test(readFileSync(join(root, f), 'utf8')));
     expect(found.map((f) => relative('.', f)).sort()).toEqual(Object.keys(MODULES).sort());
   });
 
