@@ -4,7 +4,7 @@
 import { runCli } from '../lib/cli/cli.js';
 import { EXIT_OK, EXIT_USAGE, UserError, note, warn } from '../lib/cli/diagnostics.js';
 import { describeBadLine, inputsFrom, readObjects } from '../lib/core/ndjson.js';
-import { adapters, getAdapter } from '../adapters/index.js';
+import { agentIds, isAgentId, loadAdapter } from '../adapters/registry.js';
 import { COLOR_MODES, palette, wantsColor, type ColorMode } from '../lib/term/color.js';
 import { stdoutIsTTY, terminalHeight, terminalWidth } from '../lib/term/terminal.js';
 import { page } from '../lib/term/pager.js';
@@ -33,14 +33,15 @@ interface Args {
 async function readInput(args: Args): Promise<{ events: unknown[]; artifacts?: string; bad: number }> {
   const source = args.source;
   const selector = args.session !== undefined || args.path !== undefined || args.latest;
-  if (source !== undefined && source in adapters && !args.store) {
-    const adapter = getAdapter(source);
+  if (source !== undefined && isAgentId(source) && !args.store) {
+    // Only the adapter named: showing one session loads no other.
+    const adapter = await loadAdapter(source);
     const chosen = [args.session !== undefined && '--session', args.path !== undefined && '--path', args.latest && '--latest'].filter(Boolean);
     if (chosen.length !== 1) throw new UserError(`say which ${adapter.displayName} session: one of --session ID, --path FILE or --latest`, undefined, EXIT_USAGE);
     // The same resolver as sp-capture and sp-mcp (lib/ops): a native id, a unique prefix, a canonical id.
     const { resolveSessions } = await import('../lib/ops/resolve.js');
     const selector = args.path !== undefined ? { path: args.path } : args.session !== undefined ? { session: args.session } : { latest: true, cwd: args.cwd };
-    const [{ ref }] = await resolveSessions(selector, { registry: adapters, agent: adapter.id, home: args.home, onDiagnostic: warn });
+    const [{ ref }] = await resolveSessions(selector, { registry: { [adapter.id]: adapter }, agent: adapter.id, home: args.home, onDiagnostic: warn });
     const events: unknown[] = [];
     for await (const event of adapter.capture(ref, { onDiagnostic: warn })) events.push(event);
     return { events, bad: 0 };
@@ -105,7 +106,7 @@ await runCli<Args>({
     '$PAGER, else less -FRX; an empty value or "cat" turns it off, as does --no-pager.',
   options: (y) =>
     y
-      .positional('source', { type: 'string', describe: `an agent (${Object.keys(adapters).sort().join(', ')}), a file of canonical events, - for stdin, or with --store a session id` })
+      .positional('source', { type: 'string', describe: `an agent (${[...agentIds].sort().join(', ')}), a file of canonical events, - for stdin, or with --store a session id` })
       .option('session', { type: 'string', describe: "with an agent: the session with this native id (or a unique prefix)" })
       .option('path', { type: 'string', describe: "with an agent: the session in this native file" })
       .option('latest', { type: 'boolean', default: false, describe: "with an agent: the newest session" })

@@ -25,6 +25,11 @@ export interface CliSpec<A> {
   run: (args: A, io: StageIo) => Promise<number> | number;
   /** Text after the examples in --help; a function when it needs modules a plain run should not load. */
   epilogue?: string | (() => Promise<string>);
+  /**
+   * Loads what `options` and the help text read (every adapter, where they list adapter data), before
+   * parsing: `--version` starts without it. Resolving twice loads nothing more.
+   */
+  prepare?: () => Promise<void>;
 }
 
 /**
@@ -107,6 +112,7 @@ export const COMMON_OPTIONS: Array<[string, Record<string, unknown>]> = [
 
 /** The binary's arguments (undefined after --help): exported for test/quick-args.test.ts. */
 export async function parseArguments<A>(spec: CliSpec<A>, argv: string[]): Promise<A | undefined> {
+  await spec.prepare?.();
   // A plain command line needs no yargs (lib/cli/quick-args.ts): the same object, without loading it.
   const quick = quickParse<A & { color?: unknown; quiet?: unknown }>(spec.name, COMMON_OPTIONS, spec.options as (y: never) => unknown, argv);
   if (quick) {
@@ -119,6 +125,7 @@ export async function parseArguments<A>(spec: CliSpec<A>, argv: string[]): Promi
 
 /** Exported for test/quick-args.test.ts, which checks quickParse against it. */
 export async function parseWithYargs<A>(spec: CliSpec<A>, argv: string[]): Promise<A | undefined> {
+  await spec.prepare?.();
   const { default: yargs } = await import('yargs');
   let usageError: string | undefined;
   let helpShown = false;
