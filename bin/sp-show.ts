@@ -3,12 +3,8 @@
 // events, stdin or the store. Redacted by default: what reaches a screen does not show secrets.
 import { runCli } from '../lib/cli/cli.js';
 import { EXIT_OK, EXIT_USAGE, UserError, note, warn } from '../lib/cli/diagnostics.js';
-import { describeBadLine, inputsFrom, readObjects } from '../lib/core/ndjson.js';
 import { agentIds, isAgentId, loadAdapter } from '../adapters/registry.js';
-import { COLOR_MODES, palette, wantsColor, type ColorMode } from '../lib/term/color.js';
-import { stdoutIsTTY, terminalHeight, terminalWidth } from '../lib/term/terminal.js';
-import { page } from '../lib/term/pager.js';
-import { renderSessions } from '../lib/show/render.js';
+import { COLOR_MODES, type ColorMode } from '../lib/term/color.js';
 
 interface Args {
   source?: string;
@@ -62,6 +58,7 @@ async function readInput(args: Args): Promise<{ events: unknown[]; artifacts?: s
     }
   }
   if (source === undefined && process.stdin.isTTY) throw new UserError('say what to show: AGENT --latest, a file of events, - for stdin, or --store SESSION (see --help)', undefined, EXIT_USAGE);
+  const { describeBadLine, inputsFrom, readObjects } = await import('../lib/core/ndjson.js');
   const events: unknown[] = [];
   let bad = 0;
   const onBadLine = (line: Parameters<typeof describeBadLine>[0]) => {
@@ -151,6 +148,11 @@ await runCli<Args>({
       if (events.length === 0) note(args.source ?? 'stdin', 'no events to show');
       return bad > 0 ? EXIT_USAGE : EXIT_OK;
     }
+    // The renderer and the terminal helpers: loaded after parsing (--help and --version do without).
+    const { palette, wantsColor } = await import('../lib/term/color.js');
+    const { stdoutIsTTY, terminalHeight, terminalWidth } = await import('../lib/term/terminal.js');
+    const { page } = await import('../lib/term/pager.js');
+    const { renderSessions } = await import('../lib/show/render.js');
     const tty = stdoutIsTTY();
     let artifactHead: ((ref: string) => Buffer | undefined) | undefined;
     if (artifacts !== undefined) {

@@ -7,8 +7,6 @@ import { EXIT_OK, EXIT_USAGE, UserError, note, warn } from '../lib/cli/diagnosti
 import { agentIds, isAgentId, loadAdapter, unknownAgent } from '../adapters/registry.js';
 import { GROUPS, loadPrices, storeEvents, usageReport, type GroupBy, type UsageRow } from '../lib/usage/usage.js';
 import { COLOR_MODES, type ColorMode } from '../lib/term/color.js';
-import { printTable } from '../lib/term/listing.js';
-import { formatCount } from '../lib/term/table.js';
 
 interface Args {
   agents?: string[];
@@ -122,6 +120,9 @@ await runCli<Args>({
       for (const row of report.rows) process.stdout.write(JSON.stringify({ by: report.by, ...row }) + '\n');
       return EXIT_OK;
     }
+    // The table's modules (display widths): loaded after parsing, for a table only.
+    const { printTable } = await import('../lib/term/listing.js');
+    const { formatCount } = await import('../lib/term/table.js');
     const rows = report.rows.length > 0 ? [...report.rows, report.total] : [];
     const last = rows.length - 1;
     const columns = [

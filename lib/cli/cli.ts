@@ -9,7 +9,6 @@ import { inputsFrom, type Input } from '../core/ndjson.js';
 import { EXIT_USAGE, UserError, setProgramName, setQuiet, warn, warn as say } from './diagnostics.js';
 import { packageRoot } from '../fs/paths.js';
 import { setColor } from './color.js';
-import { rewriteUsageError } from './usage-errors.js';
 import { quickParse } from './quick-args.js';
 
 export interface CliSpec<A> {
@@ -156,6 +155,8 @@ export async function parseWithYargs<A>(spec: CliSpec<A>, argv: string[]): Promi
   const args = (await configured.parseAsync()) as A & { help?: boolean; version?: boolean; color?: unknown };
   if (usageError !== undefined) {
     const options = Object.keys((configured as unknown as { getOptions(): { key: Record<string, unknown> } }).getOptions().key);
+    // Loaded here: only a usage error needs it, and every plain run and --version skip it.
+    const { rewriteUsageError } = await import('./usage-errors.js');
     throw new UserError(`${rewriteUsageError(usageError, options, `${spec.name} ${spec.usage}`, argv)} (see --help)`, undefined, EXIT_USAGE);
   }
   setColor(colorFlag(args.color));
