@@ -1,11 +1,8 @@
 #!/usr/bin/env node
 // sp-compile: a token-budgeted handoff of a session for another agent (lib/compile).
 import { existsSync } from 'node:fs';
-// Loaded for lib/adapter/registry.ts: compile profiles and agent labels are the adapters'.
-import '../adapters/index.js';
 import { isMainModule, runCli, type CliSpec, type StageIo } from '../lib/cli/cli.js';
 import { EXIT_OK, UserError, warn } from '../lib/cli/diagnostics.js';
-import { compileInputs } from '../lib/ops/stages.js';
 import { compileTargets, type FormatName, type TargetName } from '../lib/compile/targets.js';
 import type { TokenizerName } from '../lib/compile/tokens.js';
 import { tokenizers } from '../lib/compile/tokenizers.js';
@@ -112,8 +109,9 @@ async function publicRedaction(): Promise<{ redact: (text: string) => string; la
   return { redact: (text) => redactor.redactText(text), label: 'public' };
 }
 
-// Every registered agent with a compile profile, then markdown (lib/compile/targets.ts).
-const TARGETS = Object.keys(compileTargets());
+// Every registered agent with a compile profile, then markdown (lib/compile/targets.ts): asked once
+// spec.prepare has loaded the adapters.
+const targets = (): string[] => Object.keys(compileTargets());
 
 export const spec: CliSpec<Args> = {
   name: 'sp-compile',
@@ -136,15 +134,19 @@ export const spec: CliSpec<Args> = {
     ['sp-compile --for claude --extract-decisions session.ndjson | sp-sync ingest', 'keep the decisions found in the text as events in the store'],
     ['sp-compile --expand digest:commands handoff.ndjson', 'the original events behind an item the handoff cut or summarized'],
   ],
-  epilogue:
-    `Targets: ${TARGETS.join(', ')}. Tokens are counted with the target's tokenizer (o200k_base for codex; for claude ` +
+  // Loaded for lib/adapter/registry.ts after --version: compile profiles and agent labels are the adapters'.
+  prepare: async () => {
+    await import('../adapters/index.js');
+  },
+  epilogue: async () =>
+    `Targets: ${targets().join(', ')}. Tokens are counted with the target's tokenizer (o200k_base for codex; for claude ` +
     'and markdown a Claude estimate, cl100k_base × 1.35, as Anthropic publishes no local tokenizer; each agent\'s own ' +
     'profile says). Default budgets: 24,000 tokens (markdown 16,000). If the P0 items alone exceed the budget, nothing ' +
     'is written and the exit status is 2.',
   options: (y) =>
     y
       .positional('files', { type: 'string', array: true, describe: 'event streams (NDJSON); none or - = stdin' })
-      .option('for', { type: 'string', choices: TARGETS, describe: 'the agent that continues the work (default: compile.target of sp config; not needed with --expand)' })
+      .option('for', { type: 'string', choices: targets(), describe: 'the agent that continues the work (default: compile.target of sp config; not needed with --expand)' })
       .option('budget', { type: 'string', describe: 'token budget of the handoff (default per target)' })
       .option('window', { type: 'string', describe: "the target's context window; budget = window − reserve" })
       .option('reserve', { type: 'string', describe: 'tokens the target keeps for its system prompt, tools and reply (with --window)' })
@@ -176,7 +178,7 @@ export const spec: CliSpec<Args> = {
     // Defaults from sp config (env, .sp.toml, $SP_HOME/config.toml) where the flags say nothing.
     const target = pick('compile.target', args.for) as TargetName | undefined;
     if (target === undefined) throw new UserError('say which agent continues the work: --for AGENT or --for markdown (or sp config set compile.target …)');
-    if (!TARGETS.includes(target)) throw new UserError(`compile.target must be one of ${TARGETS.join(', ')}; not "${target}"`, 'config');
+    if (!targets().includes(target)) throw new UserError(`compile.target must be one of ${targets().join(', ')}; not "${target}"`, 'config');
     args.for = target;
     if (args.budget === undefined && args.window === undefined) {
       const configured = pick<number>(`agents.${target}.budget`, undefined) ?? pick<number>('compile.budget', undefined);
@@ -209,6 +211,7 @@ export const spec: CliSpec<Args> = {
       : undefined;
     // One compile per process: V8's young generation can stay small (lib/compile/tokens.ts).
     (await import('../lib/compile/tokens.js')).keepYoungGenerationSmall();
+    const { compileInputs } = await import('../lib/ops/stages.js');
     await compileInputs(io.inputs(args.files), {
         out: io.stdout,
         redact: args.redact,

@@ -4,7 +4,7 @@ import { runCli } from '../lib/cli/cli.js';
 import { EXIT_CHECK_FAILED, EXIT_OK, UserError } from '../lib/cli/diagnostics.js';
 import { describeKey, envName, knownKeys, projectConfigPath, resolveConfig, setConfigValue, userConfigPath } from '../lib/cli/config.js';
 import { didYouMean } from '../lib/cli/suggest.js';
-import { adapters } from '../adapters/index.js';
+import { agentIds } from '../adapters/registry.js';
 
 interface Args {
   action: string;
@@ -17,7 +17,8 @@ interface Args {
 }
 
 const ACTIONS = ['get', 'set', 'unset', 'list', 'keys', 'path'];
-const agents = () => Object.keys(adapters).sort();
+// The names alone: the registry lists them without loading an adapter.
+const agents = () => [...agentIds].sort();
 
 await runCli<Args>({
   name: 'sp-config',

@@ -1,11 +1,7 @@
 #!/usr/bin/env node
 // sp-doctor: checks this machine's sp state — permissions under $SP_HOME, keys, trusted signers, remotes, the store, stale locks and temp files, agent clients — and says how to fix each finding.
-import '../adapters/index.js';
 import { runCli } from '../lib/cli/cli.js';
 import { EXIT_CHECK_FAILED, EXIT_OK, warn } from '../lib/cli/diagnostics.js';
-import { applySafeFixes, diagnose, findingJson, formatFinding } from '../lib/ops/doctor.js';
-import { createValidator } from '../lib/core/schema.js';
-import { resolveStoreDir, spHome } from '../lib/store/paths.js';
 
 interface Args {
   fix: boolean;
@@ -35,6 +31,11 @@ await runCli<Args>({
       .option('agents', { type: 'boolean', default: true, describe: 'look for agent clients on PATH and ask their versions (--no-agents skips it)' })
       .option('store', { type: 'string', describe: 'the store directory (default $SP_HOME/store)' }) as never,
   run: async (args) => {
+    // Loaded after parsing (--help, --version and usage errors do without): the checks ask every adapter.
+    await import('../adapters/index.js');
+    const { applySafeFixes, diagnose, findingJson, formatFinding } = await import('../lib/ops/doctor.js');
+    const { createValidator } = await import('../lib/core/schema.js');
+    const { resolveStoreDir, spHome } = await import('../lib/store/paths.js');
     const findings = await diagnose({ home: spHome(), store: resolveStoreDir(args.store), agents: args.agents, validator: await createValidator() });
     if (args.fix) applySafeFixes(findings);
     for (const f of findings) {

@@ -3,10 +3,11 @@
 // is captured into the store, redacted, as turns end — and takes it out again, byte for byte.
 import { runCli } from '../lib/cli/cli.js';
 import { EXIT_OK, EXIT_USAGE, UserError, warn } from '../lib/cli/diagnostics.js';
-import { spHome } from '../lib/store/paths.js';
-import { install, installedFiles, status, uninstall, type Outcome } from '../lib/hooks/install.js';
-import { getHookInstaller, hookInstallers } from '../adapters/hooks.js';
-import { getAdapter } from '../adapters/index.js';
+import type { Outcome } from '../lib/hooks/install.js';
+import { loadAdapter } from '../adapters/registry.js';
+
+// Loaded after parsing (--help, --version and usage errors do without): each agent's installer.
+const hooks = () => import('../adapters/hooks.js');
 
 interface Args {
   _: Array<string | number>;
@@ -18,7 +19,8 @@ interface Args {
 }
 
 /** The agents a command names: the positionals, or every agent with hooks for --all. */
-function agentsOf(args: Args, action: string): string[] {
+async function agentsOf(args: Args, action: string): Promise<string[]> {
+  const { getHookInstaller, hookInstallers } = await hooks();
   const named = args.agents ?? [];
   if (args.all && named.length > 0) throw new UserError(`give agents or --all, not both`);
   const agents = args.all ? Object.keys(hookInstallers) : named;
@@ -28,8 +30,8 @@ function agentsOf(args: Args, action: string): string[] {
   return agents;
 }
 
-function homeOf(agent: string, args: Args): string {
-  return args.home ?? getAdapter(agent).defaultHome();
+async function homeOf(agent: string, args: Args): Promise<string> {
+  return args.home ?? (await loadAdapter(agent)).defaultHome(); // the agent's adapter only
 }
 
 function report(outcomes: Outcome[], args: Args): void {
@@ -78,13 +80,16 @@ await runCli<Args>({
       .strict() as never,
   run: async (args) => {
     const action = String(args._[0]);
+    const { spHome } = await import('../lib/store/paths.js');
+    const { install, installedFiles, status, uninstall } = await import('../lib/hooks/install.js');
+    const { getHookInstaller, hookInstallers } = await hooks();
     const home = spHome();
     if (action === 'install' || action === 'uninstall') {
       const outcomes: Outcome[] = [];
       let failed = false;
-      for (const agent of agentsOf(args, action)) {
+      for (const agent of await agentsOf(args, action)) {
         try {
-          outcomes.push((action === 'install' ? install : uninstall)(getHookInstaller(agent), homeOf(agent, args), home));
+          outcomes.push((action === 'install' ? install : uninstall)(getHookInstaller(agent), await homeOf(agent, args), home));
         } catch (err) {
           // One agent's odd settings file must not keep the others from their hooks.
           if (!(err instanceof UserError)) throw err;
@@ -96,13 +101,13 @@ await runCli<Args>({
       return failed ? EXIT_USAGE : EXIT_OK;
     }
     if (action === 'status') {
-      const agents = (args.agents ?? []).length > 0 || args.all ? agentsOf(args, action) : Object.keys(hookInstallers);
+      const agents = (args.agents ?? []).length > 0 || args.all ? await agentsOf(args, action) : Object.keys(hookInstallers);
       // The default file of each agent, and every file sp installed into with another --home.
       const seen = new Set<string>();
       const rows = [];
       for (const agent of agents) {
         const installer = getHookInstaller(agent);
-        const files = [installer.file(homeOf(agent, args))];
+        const files = [installer.file(await homeOf(agent, args))];
         if (args.home === undefined) for (const r of installedFiles(home)) if (r.agent === agent) files.push(r.file);
         for (const file of files) {
           const row = status(installer, file);

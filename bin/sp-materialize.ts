@@ -2,9 +2,12 @@
 // sp-materialize: canonical events → a NEW native session of an agent, and how to resume it.
 import { isMainModule, runCli, type CliSpec } from '../lib/cli/cli.js';
 import { EXIT_OK, UserError, warn } from '../lib/cli/diagnostics.js';
-import { adapters, getAdapter } from '../adapters/index.js';
+import type * as Registry from '../adapters/index.js';
 import { totalsLine, type LossSummary } from '../lib/relay/ledger.js';
 import type { RelayOptions, RelayResult } from '../lib/relay/relay.js';
+// Every adapter, loaded by spec.prepare after --version: the help lists their models and homes.
+let adapters: typeof Registry.adapters;
+let getAdapter: typeof Registry.getAdapter;
 
 interface Args {
   agent: string;
@@ -52,6 +55,9 @@ function summarize(summary: LossSummary): void {
 
 export const spec: CliSpec<Args> = {
   name: 'sp-materialize',
+  prepare: async () => {
+    ({ adapters, getAdapter } = await import('../adapters/index.js'));
+  },
   summary:
     'Writes canonical events as a NEW native session of AGENT that the real client resumes, and prints one JSON line per ' +
     'session written {"agent","session_id","path","cwd","resume","records",…}. Never overwrites a file. Two relay modes, ' +
@@ -77,7 +83,7 @@ export const spec: CliSpec<Args> = {
     ['sp-capture claude --latest | sp-materialize atif --atif-version 1.4', 'the session as an ATIF v1.4 trajectory (~/.atif/trajectories)'],
     ['sp-capture claude --latest | sp-materialize cursor --experimental', 'a new Cursor CLI chat (unverified: no Cursor client checked it)'],
   ],
-  epilogue:
+  epilogue: async () =>
     'The session written is the first session.start in the input (subagent sessions are reported, not written), or --session; ' +
     'in context mode the session the handoff was compiled from.\n' +
     `Branches: a tree target (${Object.keys(adapters).filter((id) => adapters[id].capabilities.tree).join(', ')}) gets the whole tree, active branch last; a linear target the ` +

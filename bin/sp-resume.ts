@@ -5,8 +5,11 @@ import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import { runCli } from '../lib/cli/cli.js';
 import { EXIT_OK, EXIT_USAGE, UserError, note, warn } from '../lib/cli/diagnostics.js';
-import { adapters, getAdapter } from '../adapters/index.js';
+import type * as Registry from '../adapters/index.js';
 import type { ResumeInvocation } from '../lib/write/writer.js';
+// Every adapter, loaded by the spec's prepare after --version: --in lists the writers.
+let adapters: typeof Registry.adapters;
+let getAdapter: typeof Registry.getAdapter;
 
 interface Args {
   session: string;
@@ -41,6 +44,9 @@ function execute(invocation: ResumeInvocation): Promise<number> {
 
 await runCli<Args>({
   name: 'sp-resume',
+  prepare: async () => {
+    ({ adapters, getAdapter } = await import('../adapters/index.js'));
+  },
   summary:
     'Resumes a stored session in an agent on this machine: finds it in the store by canonical id, native id, URI or a ' +
     'unique prefix (pulling from the remotes first when it is not here), redacts it, moves every path under the project ' +

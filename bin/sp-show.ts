@@ -3,12 +3,8 @@
 // events, stdin or the store. Redacted by default: what reaches a screen does not show secrets.
 import { runCli } from '../lib/cli/cli.js';
 import { EXIT_OK, EXIT_USAGE, UserError, note, warn } from '../lib/cli/diagnostics.js';
-import { describeBadLine, inputsFrom, readObjects } from '../lib/core/ndjson.js';
-import { adapters, getAdapter } from '../adapters/index.js';
-import { COLOR_MODES, palette, wantsColor, type ColorMode } from '../lib/term/color.js';
-import { stdoutIsTTY, terminalHeight, terminalWidth } from '../lib/term/terminal.js';
-import { page } from '../lib/term/pager.js';
-import { renderSessions } from '../lib/show/render.js';
+import { agentIds, isAgentId, loadAdapter } from '../adapters/registry.js';
+import { COLOR_MODES, type ColorMode } from '../lib/term/color.js';
 
 interface Args {
   source?: string;
@@ -33,14 +29,15 @@ interface Args {
 async function readInput(args: Args): Promise<{ events: unknown[]; artifacts?: string; bad: number }> {
   const source = args.source;
   const selector = args.session !== undefined || args.path !== undefined || args.latest;
-  if (source !== undefined && source in adapters && !args.store) {
-    const adapter = getAdapter(source);
+  if (source !== undefined && isAgentId(source) && !args.store) {
+    // Only the adapter named: showing one session loads no other.
+    const adapter = await loadAdapter(source);
     const chosen = [args.session !== undefined && '--session', args.path !== undefined && '--path', args.latest && '--latest'].filter(Boolean);
     if (chosen.length !== 1) throw new UserError(`say which ${adapter.displayName} session: one of --session ID, --path FILE or --latest`, undefined, EXIT_USAGE);
     // The same resolver as sp-capture and sp-mcp (lib/ops): a native id, a unique prefix, a canonical id.
     const { resolveSessions } = await import('../lib/ops/resolve.js');
     const selector = args.path !== undefined ? { path: args.path } : args.session !== undefined ? { session: args.session } : { latest: true, cwd: args.cwd };
-    const [{ ref }] = await resolveSessions(selector, { registry: adapters, agent: adapter.id, home: args.home, onDiagnostic: warn });
+    const [{ ref }] = await resolveSessions(selector, { registry: { [adapter.id]: adapter }, agent: adapter.id, home: args.home, onDiagnostic: warn });
     const events: unknown[] = [];
     for await (const event of adapter.capture(ref, { onDiagnostic: warn })) events.push(event);
     return { events, bad: 0 };
@@ -61,6 +58,7 @@ async function readInput(args: Args): Promise<{ events: unknown[]; artifacts?: s
     }
   }
   if (source === undefined && process.stdin.isTTY) throw new UserError('say what to show: AGENT --latest, a file of events, - for stdin, or --store SESSION (see --help)', undefined, EXIT_USAGE);
+  const { describeBadLine, inputsFrom, readObjects } = await import('../lib/core/ndjson.js');
   const events: unknown[] = [];
   let bad = 0;
   const onBadLine = (line: Parameters<typeof describeBadLine>[0]) => {
@@ -105,7 +103,7 @@ await runCli<Args>({
     '$PAGER, else less -FRX; an empty value or "cat" turns it off, as does --no-pager.',
   options: (y) =>
     y
-      .positional('source', { type: 'string', describe: `an agent (${Object.keys(adapters).sort().join(', ')}), a file of canonical events, - for stdin, or with --store a session id` })
+      .positional('source', { type: 'string', describe: `an agent (${[...agentIds].sort().join(', ')}), a file of canonical events, - for stdin, or with --store a session id` })
       .option('session', { type: 'string', describe: "with an agent: the session with this native id (or a unique prefix)" })
       .option('path', { type: 'string', describe: "with an agent: the session in this native file" })
       .option('latest', { type: 'boolean', default: false, describe: "with an agent: the newest session" })
@@ -150,6 +148,11 @@ await runCli<Args>({
       if (events.length === 0) note(args.source ?? 'stdin', 'no events to show');
       return bad > 0 ? EXIT_USAGE : EXIT_OK;
     }
+    // The renderer and the terminal helpers: loaded after parsing (--help and --version do without).
+    const { palette, wantsColor } = await import('../lib/term/color.js');
+    const { stdoutIsTTY, terminalHeight, terminalWidth } = await import('../lib/term/terminal.js');
+    const { page } = await import('../lib/term/pager.js');
+    const { renderSessions } = await import('../lib/show/render.js');
     const tty = stdoutIsTTY();
     let artifactHead: ((ref: string) => Buffer | undefined) | undefined;
     if (artifacts !== undefined) {

@@ -4,11 +4,9 @@
 import { existsSync } from 'node:fs';
 import { runCli } from '../lib/cli/cli.js';
 import { EXIT_OK, EXIT_USAGE, UserError, note, warn } from '../lib/cli/diagnostics.js';
-import { adapters, getAdapter } from '../adapters/index.js';
+import { agentIds, isAgentId, loadAdapter, unknownAgent } from '../adapters/registry.js';
 import { GROUPS, loadPrices, storeEvents, usageReport, type GroupBy, type UsageRow } from '../lib/usage/usage.js';
 import { COLOR_MODES, type ColorMode } from '../lib/term/color.js';
-import { printTable } from '../lib/term/listing.js';
-import { formatCount } from '../lib/term/table.js';
 
 interface Args {
   agents?: string[];
@@ -39,7 +37,7 @@ function parseWhen(value: string, flag: string, endOfDay: boolean): number {
 /** Canonical events of every session under the agents' homes (read-only, as sp-capture reads them). */
 async function* homeEvents(agents: string[], homeOption: string | undefined, explicit: boolean): AsyncGenerator<unknown> {
   for (const id of agents) {
-    const adapter = getAdapter(id);
+    const adapter = await loadAdapter(id); // each as it is read: naming one agent loads no other
     const home = homeOption ?? adapter.defaultHome();
     if (!existsSync(home)) {
       if (explicit) throw new UserError(`no ${adapter.displayName} home here`, home, EXIT_USAGE);
@@ -80,7 +78,7 @@ await runCli<Args>({
     'by message id and request id, as ccusage does) is counted once. Days and weeks (starting Monday) are local time (TZ).',
   options: (y) =>
     y
-      .positional('agents', { type: 'string', array: true, describe: `agents to read (default: all whose home exists: ${Object.keys(adapters).sort().join(', ')})` })
+      .positional('agents', { type: 'string', array: true, describe: `agents to read (default: all whose home exists: ${[...agentIds].sort().join(', ')})` })
       .option('home', { type: 'string', describe: "the agent's home (with one AGENT)" })
       .option('store', { type: 'boolean', default: false, describe: 'read the store ($SP_HOME/store) instead of the agent homes' })
       .option('store-dir', { type: 'string', describe: 'with --store: another store directory' })
@@ -97,7 +95,7 @@ await runCli<Args>({
     const color = (args.color as unknown) === false ? 'never' : args.color === '' ? 'always' : args.color;
     if (!COLOR_MODES.includes(color as ColorMode)) throw new UserError(`--color is auto, always or never (not "${color}")`, undefined, EXIT_USAGE);
     const agents = args.agents ?? [];
-    for (const a of agents) getAdapter(a);
+    for (const a of agents) if (!isAgentId(a)) throw unknownAgent(a);
     if (args.home !== undefined && agents.length !== 1) throw new UserError('--home goes with one AGENT', undefined, EXIT_USAGE);
     if (args.store && (agents.length > 1 || args.home !== undefined)) throw new UserError('--store reads the store: name at most one AGENT to filter it, and no --home', undefined, EXIT_USAGE);
     const since = args.since !== undefined ? parseWhen(args.since, '--since', false) : undefined;
@@ -114,7 +112,7 @@ await runCli<Args>({
         store.close();
       }
     } else {
-      const list = agents.length > 0 ? agents : Object.keys(adapters).sort();
+      const list = agents.length > 0 ? agents : [...agentIds].sort();
       report = await usageReport(homeEvents(list, args.home, agents.length > 0), { by: args.by as GroupBy, prices, since, until });
     }
 
@@ -122,6 +120,9 @@ await runCli<Args>({
       for (const row of report.rows) process.stdout.write(JSON.stringify({ by: report.by, ...row }) + '\n');
       return EXIT_OK;
     }
+    // The table's modules (display widths): loaded after parsing, for a table only.
+    const { printTable } = await import('../lib/term/listing.js');
+    const { formatCount } = await import('../lib/term/table.js');
     const rows = report.rows.length > 0 ? [...report.rows, report.total] : [];
     const last = rows.length - 1;
     const columns = [

@@ -5,11 +5,9 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runCli, writeJsonLine } from '../lib/cli/cli.js';
 import { EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE, UserError, note, warn } from '../lib/cli/diagnostics.js';
-import { stopOnSignals } from '../lib/capture/follow.js';
 import { resolveStoreDir, spHome } from '../lib/store/paths.js';
-import { Notes, scan, type ScanResult, type WatchTarget } from '../lib/watch/scan.js';
-import { loadState, saveState, statePath } from '../lib/watch/state.js';
-import { adapters, getAdapter } from '../adapters/index.js';
+import type { ScanResult, WatchTarget } from '../lib/watch/scan.js';
+import { agentIds, isAgentId, loadAdapter, unknownAgent } from '../adapters/registry.js';
 
 interface Args {
   agents: string[];
@@ -39,19 +37,22 @@ function parseDuration(text: string, what: string, minMs: number): number {
 }
 
 /** The agents and homes to watch: --home AGENT=DIR (repeatable), else each agent's own home. */
-function targetsOf(args: Args): WatchTarget[] {
+async function targetsOf(args: Args): Promise<WatchTarget[]> {
+  const known = (id: string) => {
+    if (!isAgentId(id)) throw unknownAgent(id);
+  };
   const homes = new Map<string, string[]>();
   for (const spec of args.home) {
     const m = /^([a-z0-9-]+)=(.+)$/.exec(spec);
     if (!m) throw new UserError(`--home wants AGENT=DIR (got ${JSON.stringify(spec)})`);
-    getAdapter(m[1]);
+    known(m[1]);
     homes.set(m[1], [...(homes.get(m[1]) ?? []), resolve(m[2])]);
   }
-  for (const id of args.agents) getAdapter(id);
-  const ids = args.agents.length > 0 || homes.size > 0 ? [...args.agents, ...homes.keys()] : Object.keys(adapters).sort();
+  for (const id of args.agents) known(id);
+  const ids = args.agents.length > 0 || homes.size > 0 ? [...args.agents, ...homes.keys()] : [...agentIds].sort();
   const targets: WatchTarget[] = [];
   for (const id of [...new Set(ids)]) {
-    const adapter = getAdapter(id);
+    const adapter = await loadAdapter(id); // only the agents watched
     for (const home of homes.get(id) ?? [resolve(adapter.defaultHome())]) targets.push({ adapter, home, optional: args.agents.length === 0 && !homes.has(id) });
   }
   return targets;
@@ -76,6 +77,8 @@ async function installService(args: Args, targets: WatchTarget[]): Promise<numbe
   if (args.maxLineBytes !== undefined) command.push('--max-line-bytes', String(args.maxLineBytes));
   const env: Record<string, string> = { SP_HOME: spHome() };
   if (process.env.PATH) env.PATH = process.env.PATH;
+  // Every agent's home variable: the service keeps whichever this shell sets.
+  const { adapters } = await import('../adapters/index.js');
   for (const adapter of Object.values(adapters)) {
     const value = process.env[adapter.homeEnv];
     if (value) env[adapter.homeEnv] = resolve(value);
@@ -120,7 +123,7 @@ await runCli<Args>({
     '--once exits 1 when the store stayed busy, 2 when a session could not be read (one line each).',
   options: (y) =>
     y
-      .positional('agents', { type: 'string', array: true, describe: `agents to watch (default: all of ${Object.keys(adapters).sort().join(', ')} whose home exists)` })
+      .positional('agents', { type: 'string', array: true, describe: `agents to watch (default: all of ${[...agentIds].sort().join(', ')} whose home exists)` })
       .option('home', { type: 'string', nargs: 1, describe: "AGENT=DIR: read AGENT's sessions from DIR (repeatable)" })
       .option('store', { type: 'string', describe: 'the store directory (default $SP_HOME/store)' })
       .option('push', { type: 'string', describe: 'push to every configured remote this often (e.g. 5m)' })
@@ -138,13 +141,17 @@ await runCli<Args>({
   run: async (args) => {
     args.agents ??= [];
     args.home = ([] as string[]).concat(args.home ?? []);
-    const targets = targetsOf(args);
+    const targets = await targetsOf(args);
     const intervalMs = parseDuration(args.interval, '--interval', 50);
     const pushEveryMs = args.push !== undefined ? parseDuration(args.push, '--push', 1000) : undefined;
     if (args.maxLineBytes !== undefined && !(Number.isInteger(args.maxLineBytes) && args.maxLineBytes > 0)) throw new UserError('--max-line-bytes wants a positive whole number');
     if ((args.yes || args.force || args.service !== undefined) && !args.installService) throw new UserError('--yes, --force and --service go with --install-service');
     if (args.installService) return installService(args, targets);
 
+    // Loaded after parsing: --help, --version and usage errors do without the store.
+    const { Notes, scan } = await import('../lib/watch/scan.js');
+    const { loadState, saveState, statePath } = await import('../lib/watch/state.js');
+    const { stopOnSignals } = await import('../lib/capture/follow.js');
     const storeDir = resolveStoreDir(args.store);
     const path = statePath(spHome(), storeDir);
     const state = loadState(path, storeDir);

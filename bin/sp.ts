@@ -70,9 +70,9 @@ async function completion(shell: string | undefined): Promise<number> {
   }
   const { describeCommands, bashCompletion, zshCompletion, fishCompletion } = await import('../lib/cli/completion.js');
   // The agent names come from the registry, so a new adapter completes without touching this.
-  const { adapters } = await import('../adapters/index.js');
+  const { agentIds } = await import('../adapters/registry.js');
   const specs = await describeCommands(findCommands(binDir, flowDir).filter((c) => c.name !== 'sp'));
-  const agents = Object.keys(adapters).sort();
+  const agents = [...agentIds].sort();
   process.stdout.write((shell === 'bash' ? bashCompletion : shell === 'zsh' ? zshCompletion : fishCompletion)(specs, agents));
   return 0;
 }

@@ -39,6 +39,9 @@ try {
 } finally {
   process.argv = argv;
 }
+// What the option builders read (every adapter, for sp-compile, sp-materialize, sp-resume): runCli
+// loads it before parsing, and so must a test that calls a builder itself.
+for (const spec of specs.values()) await spec.prepare?.();
 
 /** The object without undefined values, keys sorted: how the run handler sees it. */
 const plain = (args: unknown) => JSON.parse(JSON.stringify(args, (_k, v) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b))) : v)));

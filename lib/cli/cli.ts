@@ -9,7 +9,6 @@ import { inputsFrom, type Input } from '../core/ndjson.js';
 import { EXIT_USAGE, UserError, setProgramName, setQuiet, warn, warn as say } from './diagnostics.js';
 import { packageRoot } from '../fs/paths.js';
 import { setColor } from './color.js';
-import { rewriteUsageError } from './usage-errors.js';
 import { quickParse } from './quick-args.js';
 
 export interface CliSpec<A> {
@@ -25,6 +24,11 @@ export interface CliSpec<A> {
   run: (args: A, io: StageIo) => Promise<number> | number;
   /** Text after the examples in --help; a function when it needs modules a plain run should not load. */
   epilogue?: string | (() => Promise<string>);
+  /**
+   * Loads what `options` and the help text read (every adapter, where they list adapter data), before
+   * parsing: `--version` starts without it. Resolving twice loads nothing more.
+   */
+  prepare?: () => Promise<void>;
 }
 
 /**
@@ -107,6 +111,7 @@ export const COMMON_OPTIONS: Array<[string, Record<string, unknown>]> = [
 
 /** The binary's arguments (undefined after --help): exported for test/quick-args.test.ts. */
 export async function parseArguments<A>(spec: CliSpec<A>, argv: string[]): Promise<A | undefined> {
+  await spec.prepare?.();
   // A plain command line needs no yargs (lib/cli/quick-args.ts): the same object, without loading it.
   const quick = quickParse<A & { color?: unknown; quiet?: unknown }>(spec.name, COMMON_OPTIONS, spec.options as (y: never) => unknown, argv);
   if (quick) {
@@ -119,6 +124,7 @@ export async function parseArguments<A>(spec: CliSpec<A>, argv: string[]): Promi
 
 /** Exported for test/quick-args.test.ts, which checks quickParse against it. */
 export async function parseWithYargs<A>(spec: CliSpec<A>, argv: string[]): Promise<A | undefined> {
+  await spec.prepare?.();
   const { default: yargs } = await import('yargs');
   let usageError: string | undefined;
   let helpShown = false;
@@ -149,6 +155,8 @@ export async function parseWithYargs<A>(spec: CliSpec<A>, argv: string[]): Promi
   const args = (await configured.parseAsync()) as A & { help?: boolean; version?: boolean; color?: unknown };
   if (usageError !== undefined) {
     const options = Object.keys((configured as unknown as { getOptions(): { key: Record<string, unknown> } }).getOptions().key);
+    // Loaded here: only a usage error needs it, and every plain run and --version skip it.
+    const { rewriteUsageError } = await import('./usage-errors.js');
     throw new UserError(`${rewriteUsageError(usageError, options, `${spec.name} ${spec.usage}`, argv)} (see --help)`, undefined, EXIT_USAGE);
   }
   setColor(colorFlag(args.color));
