@@ -2,9 +2,9 @@
 // client accepts), newest first by modification time (what `qwen --continue` picks). The session
 // id is the file name; the cwd is the first record's (the client checks it on resume).
 import { readdirSync, statSync, type Dirent } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import type { DiscoverOptions, SessionRef } from '../../lib/adapter/interface.js';
-import { findByIdPrefix, noteTime } from '../../lib/capture/discover.js';
+import { findByIdPrefix, noteTime, sessionFilesByFolder } from '../../lib/capture/discover.js';
 import { promptTitle } from '../../lib/capture/titles.js';
 import { UserError, errorCode } from '../../lib/cli/diagnostics.js';
 import { sourceLines, statSessionFile } from '../../lib/capture/read-position.js';
@@ -86,29 +86,10 @@ export async function* discoverSessions(options: DiscoverOptions = {}): AsyncGen
   const root = projectsDir(runtime);
   const wantCwd = options.cwd !== undefined ? resolve(options.cwd) : undefined;
   const found: SessionRef[] = [];
-  for (const folder of readDir(root)) {
-    if (!folder.isDirectory()) continue;
-    const chats = join(root, folder.name, 'chats');
-    let entries: Dirent[];
-    try {
-      entries = readdirSync(chats, { withFileTypes: true });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') options.onDiagnostic?.(chats, `cannot read: ${errorCode(err)}; skipped`);
-      continue;
-    }
-    for (const entry of entries) {
-      if (!entry.isFile() || !SESSION_FILE.test(entry.name)) continue;
-      const path = join(chats, entry.name);
-      let mtime: number;
-      try {
-        mtime = statSync(path).mtimeMs / 1000;
-      } catch {
-        continue;
-      }
-      const ref = refOf(path, mtime, runtime);
-      if (wantCwd !== undefined && ref.cwd !== wantCwd) continue;
-      found.push(ref);
-    }
+  for (const { path, mtime } of sessionFilesByFolder(root, readDir(root), options.onDiagnostic, { subfolder: 'chats', accept: (name) => SESSION_FILE.test(name) })) {
+    const ref = refOf(path, mtime, runtime);
+    if (wantCwd !== undefined && ref.cwd !== wantCwd) continue;
+    found.push(ref);
   }
   found.sort((a, b) => (b.mtime ?? 0) - (a.mtime ?? 0) || a.path.localeCompare(b.path));
   for (const ref of found) yield options.details ? await summarize(ref) : ref;

@@ -9,23 +9,31 @@ import { OpsError } from '../ops/errors.js';
 import { toEpochSeconds } from '../core/event.js';
 
 /**
- * The `.jsonl` files in the project folders of `root`, with their mtime (epoch seconds), folder by
- * folder. `folders` are root's entries, read by the adapter (its error for a missing root names its
- * home). A folder that cannot be read is reported and skipped; a file deleted meanwhile is skipped.
+ * The session files in the project folders of `root`, with their mtime (epoch seconds), folder by
+ * folder: `.jsonl` files unless `accept` says otherwise, directly in each folder or in its
+ * `subfolder` (Gemini-format `<project>/chats/`). `folders` are root's entries, read by the adapter
+ * (its error for a missing root names its home). A folder that cannot be read is reported and
+ * skipped (a project without the subfolder is not an error); a file deleted meanwhile is skipped.
  */
-export function* sessionFilesByFolder(root: string, folders: Dirent[], onDiagnostic?: Diagnose): Generator<{ folder: string; name: string; path: string; mtime: number }> {
+export function* sessionFilesByFolder(
+  root: string,
+  folders: Dirent[],
+  onDiagnostic?: Diagnose,
+  options: { subfolder?: string; accept?: (name: string) => boolean } = {},
+): Generator<{ folder: string; name: string; path: string; mtime: number }> {
+  const accept = options.accept ?? ((name: string) => name.endsWith('.jsonl'));
   for (const folder of folders) {
     if (!folder.isDirectory()) continue;
-    const folderPath = join(root, folder.name);
+    const folderPath = options.subfolder === undefined ? join(root, folder.name) : join(root, folder.name, options.subfolder);
     let entries: Dirent[];
     try {
       entries = readdirSync(folderPath, { withFileTypes: true });
     } catch (err) {
-      onDiagnostic?.(folderPath, `cannot read: ${errorCode(err)}; skipped`);
+      if (options.subfolder === undefined || (err as NodeJS.ErrnoException).code !== 'ENOENT') onDiagnostic?.(folderPath, `cannot read: ${errorCode(err)}; skipped`);
       continue;
     }
     for (const entry of entries) {
-      if (!entry.isFile() || !entry.name.endsWith('.jsonl')) continue;
+      if (!entry.isFile() || !accept(entry.name)) continue;
       const path = join(folderPath, entry.name);
       let mtime: number;
       try {
