@@ -373,8 +373,27 @@ export interface OriginRecord {
   seqs: Array<[number, number]>;
 }
 
-/** Adds seqs to inclusive ranges, merging neighbours. */
+/**
+ * Adds seqs to inclusive ranges, merging neighbours. Merged as spans, not seq by seq: a pull adds a
+ * batch at a time, and expanding every range it already holds made a pull quadratic in its events.
+ */
 export function addToRanges(ranges: Array<[number, number]>, seqs: Iterable<number>): Array<[number, number]> {
+  const points = [...seqs];
+  // Anything but whole numbers (a hand-edited manifest) takes the seq-by-seq way, whose answer is the definition.
+  if (!ranges.every(([a, b]) => Number.isSafeInteger(a) && Number.isSafeInteger(b)) || !points.every((s) => Number.isSafeInteger(s))) return addByPoint(ranges, points);
+  const spans: Array<[number, number]> = ranges.filter(([a, b]) => a <= b).map(([a, b]) => [a, b]);
+  for (const s of points) spans.push([s, s]);
+  spans.sort((x, y) => x[0] - y[0] || x[1] - y[1]);
+  const out: Array<[number, number]> = [];
+  for (const [a, b] of spans) {
+    const last = out[out.length - 1];
+    if (last && a <= last[1] + 1) last[1] = Math.max(last[1], b);
+    else out.push([a, b]);
+  }
+  return out;
+}
+
+function addByPoint(ranges: Array<[number, number]>, seqs: number[]): Array<[number, number]> {
   const all = new Set<number>();
   for (const [a, b] of ranges) for (let s = a; s <= b; s++) all.add(s);
   for (const s of seqs) all.add(s);
