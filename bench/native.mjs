@@ -20,7 +20,8 @@ const SOURCES = {
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
 const PI_ID = /"(id|parentId)":"([0-9a-f]{8})"/g;
-const CALL_ID = /\b(call|toolu|fc)_([A-Za-z0-9]+)/g;
+// Not Codex's "call_id" key itself: renamed, no output of a later repetition would find its call.
+const CALL_ID = /\b(call|toolu|fc)_(?!id\b)([A-Za-z0-9]+)/g;
 
 export function sourceFile(agent) {
   const dir = join(root, SOURCES[agent].dir);

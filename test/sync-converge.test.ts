@@ -35,6 +35,26 @@ try { process.stdout.write(recordHandoff(s, { sourceSession: ${JSON.stringify(SE
   return r.stdout;
 }
 
+/**
+ * The converged record a pull signs into the manifest (computed without holding the session) is
+ * what the full merged view says: count, head, machines, owner and its history.
+ */
+function expectManifestMatchesView(home: string, session: string): void {
+  const script = `const { Store, convergedView } = await import(${JSON.stringify(join(root, 'dist/lib/store/index.js'))});
+const s = Store.open(process.env.SP_HOME + '/store');
+try {
+  const v = convergedView(s, ${JSON.stringify(session)});
+  const last = v.owner_history[v.owner_history.length - 1];
+  process.stdout.write(JSON.stringify({ converged: { event_count: v.events.length, head: v.head, machines: [...new Set(v.from)].sort() }, current_owner: { agent: v.owner, ...(last?.granted_at !== undefined ? { granted_at: last.granted_at } : {}), ...(last?.receipt ? { receipt: last.receipt } : {}) }, owner_history: v.owner_history }));
+} finally { s.close(); }`;
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, SP_HOME: home }, encoding: 'utf8' });
+  expect(r.status, r.stderr).toBe(0);
+  const view = JSON.parse(r.stdout);
+  const manifest = JSON.parse(readFileSync(join(home, 'store/sessions', session, 'manifest.json'), 'utf8'));
+  expect(view.converged.machines.length).toBeGreaterThan(1);
+  expect({ converged: manifest.converged, current_owner: manifest.current_owner, owner_history: manifest.owner_history }).toEqual(view);
+}
+
 function manifestOwner(home: string): unknown {
   return JSON.parse(readFileSync(join(home, 'store/sessions', SESSION, 'manifest.json'), 'utf8')).current_owner.agent;
 }
@@ -84,6 +104,7 @@ describe('convergent sync between two machines', () => {
     expect([...grants].sort()).toEqual(['codex', 'pi']);
     expect(grants[grants.length - 1]).toBe(rowA.owner);
     expect(manifestOwner(a)).toBe(rowA.owner);
+    for (const home of [a, b]) expectManifestMatchesView(home, SESSION);
 
     // Receipts travel: each machine holds and verifies the other's.
     for (const [home, receipt] of [
@@ -111,6 +132,7 @@ describe('convergent sync between two machines', () => {
     expect(acked).toMatchObject({ payload: { receipt_id: fromA, expect: 'run the tests', note: 'tests run' } });
     const behind = sp('sp-sync', ['status', '-q'], { home: a });
     expect(behind.status, behind.stdout).toBe(0);
+    expectManifestMatchesView(a, SESSION);
 
   });
 
@@ -170,6 +192,7 @@ describe('convergent sync between two machines', () => {
     for (const home of [a, b]) {
       ok(sp('sp-verify', ['--store', join(home, 'store')], { home }), 'verify store');
       expect(manifestOwnerOf(home)).toBe('codex');
+      expectManifestMatchesView(home, 'sess_upgradefixture0001');
       ok(sp('sp-sync', ['status', '-q'], { home }), 'status');
     }
     // The receipt A issued before the upgrade reached B and verifies there (found by its id in A's chain).

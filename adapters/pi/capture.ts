@@ -11,6 +11,7 @@ import { captureLines, cursorFor, emitterFor, rawFinalNewline, sourceExtent, sou
 import type { Line } from '../../lib/core/lines.js';
 import { isObject, jsonObject, str, type Json } from '../../lib/core/json.js';
 import { AGENT, PiMapper, newPiState, sourceTime, type PiState } from './entries.js';
+import { PackedSeqs } from './entry-seqs.js';
 import { isHeader, versionOf } from './format.js';
 import { idFromFileName } from './paths.js';
 
@@ -78,6 +79,8 @@ export async function* capturePi(ref: SessionRef, options: CaptureOptions = {}):
   const position = cursor.sources[path];
   const { size } = sourceExtent(path, position, 'Pi session file');
   const state: PiState = (cursor.state as PiState | undefined) ?? newPiState();
+  // Nobody continues a one-shot capture: its entry index can be packed (a few bytes an entry).
+  if (!incremental) state.entries = new PackedSeqs();
   cursor.state = state;
   const emitter = emitterFor(cursor, AGENT, ref.native_id);
   const mapper = new PiMapper({ emitter, path, state, raw: options.raw, artifactsDir: options.artifactsDir, onDiagnostic: options.onDiagnostic });

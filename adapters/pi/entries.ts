@@ -12,6 +12,7 @@ import { isObject, rest, str, type Json } from '../../lib/core/json.js';
 import { nativeRawText, nonBlockContent, parseNativeLine } from '../../lib/capture/native.js';
 import { fromPiDisplayDiff, wholeFileDiff } from './diff.js';
 import { levelOf } from './fidelity.js';
+import { PackedSeqs, RecordSeqs, type EntrySeqs } from './entry-seqs.js';
 import { BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX, bashExecutionText, isHeader, num, textOf, versionOf } from './format.js';
 
 export const AGENT = 'pi';
@@ -33,8 +34,11 @@ export interface PiState {
   cwd?: string;
   /** Parsed JSON lines so far, the header being 0: v1 `firstKeptEntryIndex` counts this way. */
   index: number;
-  /** Entry id (v1: `#<index>`) → [seq of its first event, seq of its last event]. */
-  entries: Record<string, [number, number]>;
+  /**
+   * Entry id (v1: `#<index>`) → [seq of its first event, seq of its last event]. A one-shot capture
+   * (no cursor to continue) keeps it packed; that form serializes as the record.
+   */
+  entries: Record<string, [number, number]> | PackedSeqs;
   /** Whether an entry was seen: a later root is a new root (`parent_seq: null`). */
   root_seen: boolean;
   /** Last event of the previous entry: the parent in a v1 file. */
@@ -83,12 +87,15 @@ const TIMED_OUT = /\n*Command timed out after (\d+(?:\.\d+)?) seconds$/;
 export class PiMapper {
   private readonly state: PiState;
   private readonly emitter: SessionEmitter;
+  private readonly entries: EntrySeqs;
   /** The line being mapped (for ids made up for records that have none). */
   private lineNumber = 0;
 
   constructor(private readonly options: MapperOptions) {
     this.state = options.state;
     this.emitter = options.emitter;
+    const entries = this.state.entries;
+    this.entries = entries instanceof PackedSeqs ? entries : new RecordSeqs(entries);
   }
 
   /**
@@ -152,8 +159,9 @@ export class PiMapper {
     let nativeParent: string | undefined;
     if (this.state.version >= 2) {
       const pid = entry.parentId;
-      if (typeof pid === 'string' && pid !== id && this.state.entries[pid] !== undefined) {
-        parent = this.state.entries[pid][1];
+      const found = typeof pid === 'string' && pid !== id ? this.entries.get(pid) : undefined;
+      if (found) {
+        parent = found[1];
       } else {
         // null, the entry itself, or an id not (yet) in the file: the client makes it a root.
         parent = null;
@@ -182,7 +190,7 @@ export class PiMapper {
     const first = events[0].seq;
     const last = events[events.length - 1].seq;
     // v1 entries have no ids: the client's migration (and a compaction's index) name them by position.
-    this.state.entries[this.state.version >= 2 && id !== undefined ? id : `#${index}`] = [first, last];
+    this.entries.set(this.state.version >= 2 && id !== undefined ? id : `#${index}`, first, last);
     this.state.last_tail = last;
     this.state.root_seen = true;
     return events;
@@ -211,7 +219,7 @@ export class PiMapper {
         return [this.entryMeta(entry, { custom_type: entry.customType, data: entry.data })];
       case 'label': {
         const value: Json = { target_id: entry.targetId, label: entry.label };
-        const target = typeof entry.targetId === 'string' ? this.state.entries[entry.targetId] : undefined;
+        const target = typeof entry.targetId === 'string' ? this.entries.get(entry.targetId) : undefined;
         if (target) value.target_seq = target[0];
         return [this.entryMeta(entry, value)];
       }
@@ -428,14 +436,14 @@ export class PiMapper {
     mapped.add('summary');
     if (typeof entry.firstKeptEntryId === 'string') {
       payload.first_kept_entry_id = entry.firstKeptEntryId;
-      const kept = this.state.entries[entry.firstKeptEntryId];
+      const kept = this.entries.get(entry.firstKeptEntryId);
       if (kept) payload.first_kept_seq = kept[0];
       mapped.add('firstKeptEntryId');
     }
     if (typeof entry.firstKeptEntryIndex === 'number') {
       // v1: an index into the file's parsed lines (header = 0), migrated like the client does.
       payload.first_kept_entry_index = entry.firstKeptEntryIndex;
-      const kept = this.state.entries[`#${entry.firstKeptEntryIndex}`];
+      const kept = this.entries.get(`#${entry.firstKeptEntryIndex}`);
       if (kept) payload.first_kept_seq = kept[0];
       mapped.add('firstKeptEntryIndex');
     }
@@ -454,7 +462,7 @@ export class PiMapper {
     mapped.add('summary');
     if (entry.fromId !== undefined) {
       payload.from_id = entry.fromId;
-      const from = typeof entry.fromId === 'string' ? this.state.entries[entry.fromId] : undefined;
+      const from = typeof entry.fromId === 'string' ? this.entries.get(entry.fromId) : undefined;
       if (from) payload.from_seq = from[1];
       mapped.add('fromId');
     }

@@ -247,3 +247,213 @@ export function convergedView(store: Store, id: string): ConvergedView & { local
   const chains: MachineChain[] = [own, ...origins.map((m) => mirroredChain(store.dir, m, id))];
   return { ...mergeChains(id, chains), local: false };
 }
+
+/** What a store's manifest records of a session's converged view (handoff.ts refreshConverged). */
+export interface ConvergedSummary {
+  local: boolean;
+  event_count: number;
+  head: string | null;
+  owner: string | null;
+  owner_history: OwnerGrant[];
+  deleted: boolean;
+  /** The machines whose chains the merged events came from, sorted. */
+  machines: string[];
+}
+
+/** One chain as convergedSummary reads it: its event keys in order, and its events read again on demand. */
+interface ChainSource {
+  machine: string;
+  keys: string[];
+  seen: SeenMark[];
+  events(): Iterable<SpEvent>;
+}
+
+/**
+ * convergedView's head, owner and counts without holding the session: the same merge, but each chain
+ * is kept as its event keys (and logical clocks, a number an event) and read again, in merge order,
+ * to chain the result. A pull of 100k events no longer holds them all (three times) to sign its manifest.
+ */
+export function convergedSummary(store: Store, id: string): ConvergedSummary {
+  const origins = mirroredOrigins(store.dir, id);
+  if (origins.filter((m) => m !== selfOf(store)).length === 0) {
+    return { local: true, event_count: 0, head: null, owner: null, owner_history: [], deleted: false, machines: [] };
+  }
+  const mirrored = new Map<string, string[]>();
+  // Local log events an origin holds, by key (ownChain's `foreign`): [origin index, event index].
+  const foreign = new Map<string, number>();
+  origins.forEach((machine, m) => {
+    const keys: string[] = [];
+    for (const e of mirroredEvents(store.dir, machine, id)) {
+      const key = eventKey(e);
+      if (!foreign.has(key)) foreign.set(key, m * 2 ** 32 + keys.length);
+      keys.push(key);
+    }
+    mirrored.set(machine, keys);
+  });
+  const chains: ChainSource[] = [ownSource(store, id, origins, foreign)];
+  for (const machine of origins) {
+    if (machine === selfOf(store)) continue;
+    const path = join(mirrorDir(store.dir, machine, id), 'manifest.json');
+    const manifest = existsSync(path) ? parseJsonObject(readFileSync(path, 'utf8')).value : undefined;
+    chains.push({ machine, keys: mirrored.get(machine)!, seen: parseSeen(manifest?.seen), events: () => mirroredEvents(store.dir, machine, id) });
+  }
+  return { local: false, ...mergeSources(id, chains) };
+}
+
+/**
+ * ownChain as a source: one pass finds which local log lines are this store's own (and the causal
+ * marks); events() replays ownChain's renumbering and chaining over those lines only.
+ */
+function ownSource(store: Store, id: string, origins: string[], foreign: Map<string, number>): ChainSource {
+  const stored = store.session(id);
+  const keys: string[] = [];
+  const seen: SeenMark[] = [];
+  const ownSeqs: number[] = [];
+  const merged: Record<string, number> = {};
+  let changed = false;
+  if (stored && stored.events > 0) {
+    for (const { seq, text } of store.rawLines(id)) {
+      const key = eventKey(JSON.parse(text) as SpEvent);
+      const origin = foreign.get(key);
+      if (origin !== undefined) {
+        const machine = origins[Math.floor(origin / 2 ** 32)];
+        const index = origin % 2 ** 32;
+        if ((merged[machine] ?? 0) < index + 1) {
+          merged[machine] = index + 1;
+          changed = true;
+        }
+        continue;
+      }
+      if (changed) {
+        seen.push([keys.length, { ...merged }]);
+        changed = false;
+      }
+      keys.push(key);
+      ownSeqs.push(seq);
+    }
+  }
+  function* events(): Generator<SpEvent> {
+    if (ownSeqs.length === 0) return;
+    const renumbered = new Map<number, number>();
+    const chainer = new Chainer();
+    let k = 0;
+    for (const { seq, text } of store.rawLines(id, ownSeqs[0])) {
+      if (k === ownSeqs.length) break;
+      if (seq !== ownSeqs[k]) continue;
+      const event = JSON.parse(text) as SpEvent;
+      const { checksum: _c, parent_seq, derived_from, ...rest } = event;
+      const out = { ...rest, seq: k } as SpEvent;
+      if (typeof parent_seq === 'number' && renumbered.has(parent_seq)) out.parent_seq = renumbered.get(parent_seq);
+      if (typeof derived_from === 'number' && renumbered.has(derived_from)) out.derived_from = renumbered.get(derived_from);
+      renumbered.set(event.seq, k);
+      k += 1;
+      yield chainer.chain(out);
+    }
+  }
+  return { machine: selfOf(store), keys, seen, events };
+}
+
+/** mergeChains over sources: the same clocks, order, de-duplication and chaining (see there). */
+function mergeSources(id: string, input: ChainSource[]): Omit<ConvergedSummary, 'local'> {
+  const chains = [...input].sort((a, b) => byString(a.machine, b.machine));
+  const lengths = chains.map((c) => c.keys.length);
+  const at = new Map(chains.map((c, i) => [c.machine, i]));
+  const clocks = lengths.map((n) => new Float64Array(n));
+  const done = chains.map(() => 0);
+  const marks = chains.map((c) => [...c.seen].sort((a, b) => a[0] - b[0]));
+  const markIdx = chains.map(() => -1);
+  const depsOf = (c: number, i: number): Array<[number, number]> => {
+    while (markIdx[c] + 1 < marks[c].length && marks[c][markIdx[c] + 1][0] <= i) markIdx[c] += 1;
+    if (markIdx[c] < 0) return [];
+    const deps: Array<[number, number]> = [];
+    for (const [m, n] of Object.entries(marks[c][markIdx[c]][1])) {
+      const other = at.get(m);
+      if (other === undefined || other === c) continue;
+      const count = Math.min(n, lengths[other]);
+      if (count > 0) deps.push([other, count]);
+    }
+    return deps;
+  };
+  const place = (c: number, force: boolean): boolean => {
+    const i = done[c];
+    const deps = depsOf(c, i);
+    if (!force && deps.some(([o, n]) => done[o] < n)) return false;
+    let clock = i > 0 ? clocks[c][i - 1] : 0;
+    for (const [o, n] of deps) {
+      const seen = Math.min(n, done[o]);
+      if (seen > 0) clock = Math.max(clock, clocks[o][seen - 1]);
+    }
+    clocks[c][i] = clock + 1;
+    done[c] += 1;
+    return true;
+  };
+  const total = lengths.reduce((n, l) => n + l, 0);
+  let placed = 0;
+  while (placed < total) {
+    let progress = false;
+    for (let c = 0; c < chains.length; c++) {
+      while (done[c] < lengths[c] && place(c, false)) {
+        placed += 1;
+        progress = true;
+      }
+    }
+    if (progress) continue;
+    const c = done.findIndex((d, k) => d < lengths[k]);
+    place(c, true);
+    placed += 1;
+  }
+  // The order (clock, chain, index): a chain's clocks rise with its index, so a merge of the chains.
+  const inOrder = function* (): Generator<[number, number]> {
+    const next = chains.map(() => 0);
+    for (let n = 0; n < total; n += 1) {
+      let best = -1;
+      for (let c = 0; c < chains.length; c++) if (next[c] < lengths[c] && (best < 0 || clocks[c][next[c]] < clocks[best][next[best]])) best = c;
+      yield [best, next[best]++];
+    }
+  };
+  // Merged seq of each chain event (-1: none yet); an event whose key came earlier takes that seq and is dropped.
+  const seqOf = lengths.map((n) => new Float64Array(n).fill(-1));
+  const dropped = lengths.map((n) => new Uint8Array(n));
+  const keyAt = new Map<string, number>();
+  let count = 0;
+  for (const [c, i] of inOrder()) {
+    const key = chains[c].keys[i];
+    const earlier = keyAt.get(key);
+    if (earlier !== undefined) {
+      seqOf[c][i] = earlier;
+      dropped[c][i] = 1;
+      continue;
+    }
+    keyAt.set(key, count);
+    seqOf[c][i] = count++;
+  }
+  keyAt.clear();
+  // Every event of a chain has a merged seq: a pointer maps when it names one of them.
+  const mapped = (c: number, p: number): number | undefined => (Number.isInteger(p) && p >= 0 && p < lengths[c] ? seqOf[c][p] : undefined);
+  const readers = chains.map((ch) => ch.events()[Symbol.iterator]());
+  const chainer = new Chainer();
+  const summary = emptySummary(id);
+  const history: OwnerGrant[] = [];
+  const machines = new Set<string>();
+  let seq = 0;
+  for (const [c, i] of inOrder()) {
+    const event = readers[c].next().value as SpEvent;
+    if (dropped[c][i]) continue;
+    const { checksum: _c, parent_seq, derived_from, ...rest } = event;
+    const out = { ...rest, session: id, seq: seq++ } as SpEvent;
+    const parent = typeof parent_seq === 'number' ? mapped(c, parent_seq) : undefined;
+    if (parent !== undefined) out.parent_seq = parent;
+    else if (parent_seq === null) out.parent_seq = null;
+    const derived = typeof derived_from === 'number' ? mapped(c, derived_from) : undefined;
+    if (derived !== undefined) out.derived_from = derived;
+    const chained = chainer.chain(out);
+    const before = summary.owner;
+    applyEvent(summary, chained);
+    if (summary.owner !== null && summary.owner !== before) {
+      const p = isObject(chained.payload) ? chained.payload : {};
+      history.push({ agent: summary.owner, granted_at: chained.ts, ...(chained.type === 'handoff' && typeof p.receipt_id === 'string' ? { receipt: p.receipt_id } : {}) });
+    }
+    machines.add(chains[c].machine);
+  }
+  return { event_count: seq, head: summary.head, owner: summary.owner, owner_history: history, deleted: summary.deleted, machines: [...machines].sort() };
+}

@@ -9,7 +9,7 @@ import { signDocument } from './identity.js';
 import type { Store } from './store.js';
 import { RECEIPT_TYPE } from './verify.js';
 import { eventKey } from './derive.js';
-import { convergedView } from './converge.js';
+import { convergedSummary } from './converge.js';
 
 export interface HandoffOptions {
   sourceSession: string;
@@ -83,11 +83,11 @@ export function recordHandoff(store: Store, options: HandoffOptions): HandoffRes
  */
 export function refreshConverged(store: Store, id: string): void {
   if (!store.manifest(id)) return;
-  const view = convergedView(store, id);
+  const view = convergedSummary(store, id);
   if (view.local) return;
   const last = view.owner_history[view.owner_history.length - 1];
   store.updateManifest(id, (m) => {
-    m.converged = { event_count: view.events.length, head: view.head, machines: [...new Set(view.from)].sort() };
+    m.converged = { event_count: view.event_count, head: view.head, machines: view.machines };
     m.current_owner = { agent: view.owner, ...(last?.granted_at !== undefined ? { granted_at: last.granted_at } : {}), ...(last?.receipt ? { receipt: last.receipt } : {}) };
     m.owner_history = view.owner_history;
     m.deleted = m.deleted || view.deleted;

@@ -92,8 +92,17 @@ export interface FolderManifest {
 export interface ReadFolderOptions {
   /** Where the caller's knowledge ends: the seq read next and the checksum of the event before it. */
   from?: { seq: number; head: string | null };
-  /** Keep the events from `from.seq` on (pull); a verification alone leaves it off. */
+  /** Keep the events from `from.seq` on (status); a verification alone, or a pull (which reads them back from the mirror), leaves it off. */
   collect?: boolean;
+}
+
+/** A verified segment: read again on demand (a session's segments are never all held at once). */
+export interface VerifiedSegment {
+  name: string;
+  /** The SHA-256 (hex) of the bytes that were verified. */
+  sha256: string;
+  /** Its bytes read again; undefined when they are no longer the bytes that were verified. */
+  bytes(): Buffer | undefined;
 }
 
 export type FolderRead =
@@ -106,8 +115,8 @@ export type FolderRead =
       keyId: string;
       /** The events from `from.seq` on, when `collect`. */
       events: SpEvent[];
-      /** The segments that hold those events (their bytes verbatim). */
-      segments: Array<{ name: string; bytes: Buffer }>;
+      /** The segments that hold the events from `from.seq` on (and the one before). */
+      segments: VerifiedSegment[];
     }
   | { ok: false; reason: string; unknownSigner?: { keyId: string; publicKey: string } };
 
@@ -184,7 +193,7 @@ export function verifySignedFolder(files: FolderFiles, machine: string, id: stri
   const from = options.from ?? { seq: 0, head: null };
   if (from.seq > count) return refuse(`the signed manifest holds ${count} events, fewer than the ${from.seq} already pulled: the log was rewritten or is shorter`);
   const out: SpEvent[] = [];
-  const kept: Array<{ name: string; bytes: Buffer }> = [];
+  const kept: VerifiedSegment[] = [];
   let head = '';
   let seq = 0;
   for (const name of segments) {
@@ -218,10 +227,27 @@ export function verifySignedFolder(files: FolderFiles, machine: string, id: stri
       if (options.collect) out.push(event);
     }
     seq = start + lines.length;
-    kept.push({ name, bytes });
+    kept.push(verifiedSegment(name, bytes, files));
   }
   if ((count === 0 ? null : head) !== manifest.head) return refuse(`the chain ends at ${head || 'nothing'}, not at the signed manifest's head ${String(manifest.head)}`);
   return { ok: true, manifest, manifestBytes, manifestHash: manifestHash(manifestBytes), keyId: signature.key_id!, events: out, segments: kept };
+}
+
+function sha256Hex(bytes: Buffer): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+/** A segment whose bytes are let go once verified: only their hash is kept, to check a re-read against. */
+function verifiedSegment(name: string, verified: Buffer, files: FolderFiles): VerifiedSegment {
+  const sha256 = sha256Hex(verified);
+  return {
+    name,
+    sha256,
+    bytes: () => {
+      const bytes = files.segment(name);
+      return sha256Hex(bytes) === sha256 ? bytes : undefined;
+    },
+  };
 }
 
 /** The mirror folder of one origin machine's session in a store. */
@@ -245,13 +271,35 @@ function writeDurably(path: string, bytes: Buffer): void {
 /**
  * Writes what a verified read returned into the origin mirror: the segments it read (verbatim, a
  * later segment replacing its shorter earlier copy), then the manifest. Segments first, so a mirror
- * never has a manifest ahead of its events.
+ * never has a manifest ahead of its events. Each segment is read again, one at a time; one that
+ * changed since it was verified stops the write before the manifest (returned: why).
  */
-export function writeMirror(storeDir: string, machine: string, id: string, read: Extract<FolderRead, { ok: true }>): void {
+export function writeMirror(storeDir: string, machine: string, id: string, read: Extract<FolderRead, { ok: true }>): string | undefined {
   const dir = mirrorDir(storeDir, machine, id);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  for (const s of read.segments) writeDurably(join(dir, s.name), s.bytes);
+  for (const s of read.segments) {
+    const bytes = s.bytes();
+    if (!bytes) return `${s.name} changed while it was read (after it was verified)`;
+    writeDurably(join(dir, s.name), bytes);
+  }
   replaceFileAtomic(join(dir, 'manifest.json'), read.manifestBytes.toString('utf8'), 0o600);
+  return undefined;
+}
+
+/**
+ * The events from seq `from` on of the segments a verified read just wrote into the mirror, read
+ * back one segment at a time (a pull never holds a session's events at once). A segment whose bytes
+ * are not the verified ones any more throws.
+ */
+export function* mirrorEventsFrom(storeDir: string, machine: string, id: string, segments: VerifiedSegment[], from: number): Generator<SpEvent> {
+  const dir = mirrorDir(storeDir, machine, id);
+  for (const s of segments) {
+    const bytes = readFileSync(join(dir, s.name));
+    if (sha256Hex(bytes) !== s.sha256) throw new Error(`${join(dir, s.name)} is not the segment that was verified`);
+    const start = Number(s.name.slice(0, 12));
+    const lines = bytes.length === 0 ? [] : bytes.toString('utf8', 0, bytes.length - 1).split('\n');
+    for (let i = Math.max(0, from - start); i < lines.length; i += 1) yield JSON.parse(lines[i]) as SpEvent;
+  }
 }
 
 /** The origin machines a store mirrors for session `id`. */
@@ -325,8 +373,27 @@ export interface OriginRecord {
   seqs: Array<[number, number]>;
 }
 
-/** Adds seqs to inclusive ranges, merging neighbours. */
+/**
+ * Adds seqs to inclusive ranges, merging neighbours. Merged as spans, not seq by seq: a pull adds a
+ * batch at a time, and expanding every range it already holds made a pull quadratic in its events.
+ */
 export function addToRanges(ranges: Array<[number, number]>, seqs: Iterable<number>): Array<[number, number]> {
+  const points = [...seqs];
+  // Anything but whole numbers (a hand-edited manifest) takes the seq-by-seq way, whose answer is the definition.
+  if (!ranges.every(([a, b]) => Number.isSafeInteger(a) && Number.isSafeInteger(b)) || !points.every((s) => Number.isSafeInteger(s))) return addByPoint(ranges, points);
+  const spans: Array<[number, number]> = ranges.filter(([a, b]) => a <= b).map(([a, b]) => [a, b]);
+  for (const s of points) spans.push([s, s]);
+  spans.sort((x, y) => x[0] - y[0] || x[1] - y[1]);
+  const out: Array<[number, number]> = [];
+  for (const [a, b] of spans) {
+    const last = out[out.length - 1];
+    if (last && a <= last[1] + 1) last[1] = Math.max(last[1], b);
+    else out.push([a, b]);
+  }
+  return out;
+}
+
+function addByPoint(ranges: Array<[number, number]>, seqs: number[]): Array<[number, number]> {
   const all = new Set<number>();
   for (const [a, b] of ranges) for (let s = a; s <= b; s++) all.add(s);
   for (const s of seqs) all.add(s);

@@ -70,6 +70,7 @@ import {
   SignerBindings,
   segmentName,
   writeMirror,
+  mirrorEventsFrom,
   type OriginRecord,
 } from '../store/origins.js';
 import { addTrusted, listTrusted, type TrustedSigner } from '../store/trust.js';
@@ -589,7 +590,8 @@ async function pullTree(store: Store, root: string, remoteName: string, options:
           continue;
         }
         const cursor = store.cursor(remoteName, machine, id);
-        const read = await tree.readFolder(join(sessionsDir, id), machine, id, trusted, { from: cursor ?? undefined, collect: true });
+        // Verified without keeping its events: they are read back from the mirror, a segment at a time.
+        const read = await tree.readFolder(join(sessionsDir, id), machine, id, trusted, { from: cursor ?? undefined });
         if (!read.ok) {
           refused.push({ where: `${where}/sessions/${id}`, machine, session: id, reason: read.reason, signer: read.unknownSigner });
           continue;
@@ -601,11 +603,16 @@ async function pullTree(store: Store, root: string, remoteName: string, options:
         }
         const receipts = importReceipts(store.dir, read.manifest.receipts, machine, id, read.keyId, trusted);
         for (const reason of receipts.refused) refused.push({ where: `${where}/sessions/${id}/manifest.json`, machine, session: id, reason: `receipt not taken: ${reason}` });
-        if (read.events.length === 0) {
+        const from = cursor?.seq ?? 0;
+        if (read.manifest.event_count === from) {
           // No new events, but a newer signed manifest (its causal marks or receipts changed): mirror it.
           if (mirroredManifestHash(store.dir, machine, id) !== read.manifestHash && mirroredOrigins(store.dir, id).includes(machine)) {
+            const changed = writeMirror(store.dir, machine, id, read);
+            if (changed) {
+              refused.push({ where: `${where}/sessions/${id}`, machine, session: id, reason: changed });
+              continue;
+            }
             bindings.bind(machine, read.keyId);
-            writeMirror(store.dir, machine, id, read);
             if (options.sealedSource) markSealedSource(store.dir, machine, id);
             recordOriginManifest(store, id, machine, read.keyId, read.manifestHash);
             touched.add(id);
@@ -615,17 +622,29 @@ async function pullTree(store: Store, root: string, remoteName: string, options:
         bindings.bind(machine, read.keyId);
         const uri = typeof read.manifest.session_uri === 'string' && read.manifest.session_uri.startsWith('session://') ? read.manifest.session_uri : undefined;
         // The signed copy first: what is stored from an origin is always covered by its mirror.
-        writeMirror(store.dir, machine, id, read);
+        const changed = writeMirror(store.dir, machine, id, read);
+        if (changed) {
+          refused.push({ where: `${where}/sessions/${id}`, machine, session: id, reason: changed });
+          continue;
+        }
         if (options.sealedSource) markSealedSource(store.dir, machine, id);
         let added = 0;
-        for (let i = 0; i < read.events.length; i += 1000) {
-          const batch = read.events.slice(i, i + 1000);
+        const storeBatch = (batch: SpEvent[]): void => {
           added += store.append(id, batch, { uri, source: `${remoteName}/${machine}`, redaction: options.classify?.(batch) }).added;
           recordOrigin(store, id, machine, read.keyId, read.manifestHash, batch);
           const lastEvent = batch[batch.length - 1];
           store.setCursor(remoteName, machine, id, lastEvent.seq + 1, lastEvent.checksum ?? null);
           if (batch.length === 1000) options.onProgress?.(1000, id);
+        };
+        let batch: SpEvent[] = [];
+        for (const event of mirrorEventsFrom(store.dir, machine, id, read.segments, from)) {
+          batch.push(event);
+          if (batch.length === 1000) {
+            storeBatch(batch);
+            batch = [];
+          }
         }
+        if (batch.length > 0) storeBatch(batch);
         if (added > 0) sessions += 1;
         events += added;
         touched.add(id);
