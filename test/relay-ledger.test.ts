@@ -111,7 +111,7 @@ describe('RelayLedger', () => {
           sources.push([session, value, type]);
           ledger.source(event(session, value, type));
         } else if (r < 0.97) {
-          const target = random() < 0.9 && sources.length ? pick(sources) : [pick(sessions), Math.floor(random() * (seq + 3)), 'x'];
+          const target: [string, unknown, string] = random() < 0.9 && sources.length ? pick(sources) : [pick(sessions), Math.floor(random() * (seq + 3)), 'x'];
           const entry: LossEntry = { action: pick(['dropped', 'stubbed', 'translated', 'carried'] as const), code: 'c', reason: `r${step}`, seq: target[1] as number, type: 'x' };
           if (typeof entry.seq !== 'number') continue;
           entries.push([target[0], entry]);
