@@ -1,8 +1,10 @@
-// The relay's ledger keeps its sources in columns and its entries in a temp file (lib/relay/ledger.ts):
+// The relay's ledger keeps its sources as runs and its entries in temp files (lib/relay/ledger.ts):
 // the rows read back are what was recorded, row for row, entries in their order and shape.
 import { existsSync, statSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import type { LossEntry } from '../lib/adapter/interface.js';
 import type { SpEvent } from '../lib/core/event.js';
+import { random as seeded } from '../lib/core/random.js';
 import { RelayLedger } from '../lib/relay/ledger.js';
 
 const event = (session: string, seq: unknown, type: string): SpEvent => ({ session, seq, ts: 0, agent: 'a', type, actor: 'system', payload: {} }) as unknown as SpEvent;
@@ -82,5 +84,48 @@ describe('RelayLedger', () => {
     expect(existsSync(dir)).toBe(false);
     ledger.remove();
     expect(() => ledger.add('s', { action: 'stubbed', code: 'stub-result', reason: 'late', seq: 1, type: 'tool.call' })).toThrow(/removed/);
+  });
+  it('gives what a plain list of entries by session and seq gives, for streams out of order, with repeats, gaps, NaN, late entries and new sources after a query', () => {
+    for (let round = 0; round < 40; round += 1) {
+      const random = seeded(round + 1);
+      const pick = <T>(items: T[]): T => items[Math.floor(random() * items.length)];
+      const ledger = new RelayLedger();
+      // The reference: what the ledger said before it kept runs and sorted files.
+      const sources: [string, unknown, string][] = [];
+      const entries: [string, LossEntry][] = [];
+      const expectedRows = (): unknown[] =>
+        sources.map(([session, seq]) => entries.filter(([s, e]) => typeof seq === 'number' && s === session && e.seq === seq).map(([, e]) => e.reason));
+      const gotRows = (): unknown[] => [...ledger.rows()].map((row) => (row.entries ?? (row.reason !== undefined ? [row] : [])).map((e) => e.reason));
+      const sessions = ['s', 't', 'u'];
+      let seq = 0;
+      const steps = 200 + Math.floor(random() * 600);
+      for (let step = 0; step < steps; step += 1) {
+        const r = random();
+        if (r < 0.55) {
+          // Mostly increasing by one; sometimes a gap, a repeat, a step back, a fraction, NaN or no number.
+          const k = random();
+          seq = k < 0.8 ? seq + 1 : k < 0.86 ? seq + 2 + Math.floor(random() * 5) : k < 0.9 ? seq : k < 0.94 ? Math.max(0, seq - 3) : k < 0.96 ? seq + 0.5 : seq;
+          const value: unknown = k > 0.985 ? NaN : k > 0.97 ? 'x' : seq;
+          const session = round % 3 === 0 ? 's' : random() < 0.9 ? sources.at(-1)?.[0] ?? 's' : pick(sessions);
+          const type = round % 5 === 0 ? `type-${Math.floor(random() * 400)}` : pick(['message.user', 'tool.call', 'tool.result']);
+          sources.push([session, value, type]);
+          ledger.source(event(session, value, type));
+        } else if (r < 0.97) {
+          const target: [string, unknown, string] = random() < 0.9 && sources.length ? pick(sources) : [pick(sessions), Math.floor(random() * (seq + 3)), 'x'];
+          const entry: LossEntry = { action: pick(['dropped', 'stubbed', 'translated', 'carried'] as const), code: 'c', reason: `r${step}`, seq: target[1] as number, type: 'x' };
+          if (typeof entry.seq !== 'number') continue;
+          entries.push([target[0], entry]);
+          ledger.add(target[0], entry);
+        } else {
+          // A query in the middle: entries after it are late ones, sources after it change the index.
+          const [session, value] = sources.length ? pick(sources) : ['s', 0];
+          if (typeof value === 'number') expect(ledger.entriesOf(session, value).map((e) => e.reason)).toEqual(entries.filter(([s, e]) => s === session && e.seq === value).map(([, e]) => e.reason));
+        }
+      }
+      expect(gotRows()).toEqual(expectedRows());
+      expect([...ledger.rows()].map((row) => [row.session, row.seq, row.type])).toEqual(sources);
+      for (const [session, e] of entries) expect(ledger.entriesOf(session, e.seq!).map((x) => x.reason)).toEqual(entries.filter(([s, x]) => s === session && x.seq === e.seq).map(([, x]) => x.reason));
+      ledger.remove();
+    }
   });
 });

@@ -302,12 +302,14 @@ export class SpooledSession {
       const i = Number(prop);
       return Number.isInteger(i) && i >= 0 && i < n && String(i) === prop ? i : undefined;
     };
+    // An empty target that says its length (setting the length of an array of a million holes gave it
+    // a backing store of 8 bytes an event).
     const target: SpEvent[] = [];
-    target.length = n;
     return new Proxy(target, {
       get: (t, prop, receiver) => {
         const i = indexOf(prop);
         if (i !== undefined) return this.read(i, offsets[i], lengths ? lengths[i] : offsets[i + 1] - offsets[i] - 1);
+        if (prop === 'length') return n;
         return Reflect.get(t, prop, receiver);
       },
       has: (t, prop) => indexOf(prop) !== undefined || Reflect.has(t, prop),

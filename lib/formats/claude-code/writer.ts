@@ -318,13 +318,17 @@ class ClaudeWriter {
   run(): void {
     this.pair();
     const keep = this.options.branch === 'active' ? this.activePath() : undefined;
-    const indices = new Int32Array(this.events.length);
-    let kept = 0;
-    this.events.forEach((event, index) => {
-      if (!keep || keep.has(index)) indices[kept++] = index;
-      else if (isConversational(event) || isTranscriptMeta(event) || isDerived(event)) this.loss('dropped', LOSS.otherBranch, 'not on the active branch (--branch active)', event);
-    });
-    this.layout(indices.subarray(0, kept));
+    // Every event kept (the tree written whole): no column of positions (4 bytes an event) and no pass to fill it.
+    if (!keep) this.layout(this.events.length);
+    else {
+      const indices = new Int32Array(this.events.length);
+      let kept = 0;
+      this.events.forEach((event, index) => {
+        if (keep.has(index)) indices[kept++] = index;
+        else if (isConversational(event) || isTranscriptMeta(event) || isDerived(event)) this.loss('dropped', LOSS.otherBranch, 'not on the active branch (--branch active)', event);
+      });
+      this.layout(kept, indices);
+    }
     this.finish();
   }
 
@@ -427,14 +431,15 @@ class ClaudeWriter {
 
   // ---- pass 2: lines in stream order ----
 
-  private layout(indices: ArrayLike<number>): void {
+  /** Writes the first `count` events, or those at `indices` (the kept ones) when given. */
+  private layout(count: number, indices?: ArrayLike<number>): void {
     let message: OpenMessage | null = null;
     const flush = (): void => {
       if (message) this.writeAssistant(message);
       message = null;
     };
-    for (let k = 0; k < indices.length; k += 1) {
-      const index = indices[k];
+    for (let k = 0; k < count; k += 1) {
+      const index = indices ? indices[k] : k;
       const event = this.events[index];
       // Derived: its call carries it (the relay ledger counts what no writer reports on as carried).
       if (isDerived(event)) continue;
@@ -516,7 +521,7 @@ class ClaudeWriter {
     if (preserved.length === 0) return;
     this.copying = true;
     try {
-      this.layout(preserved);
+      this.layout(preserved.length, preserved);
     } finally {
       this.copying = false;
     }
