@@ -59,18 +59,17 @@ export function parseSeen(value: unknown): SeenMark[] {
 const byString = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
- * Merges chains into one session: each event gets a logical clock one past the clocks of the event
- * before it in its chain and of the chain prefixes its mark has seen; the order is (clock, machine,
- * index); an event key seen earlier is dropped; the result is renumbered and chained from ''.
+ * The logical clock of every event of chains sorted by machine: one past the clock of the event
+ * before it in its chain and of the chain prefixes its mark has seen (capped to what is held).
+ * A cycle of marks (a forged publisher) is broken at the smallest machine id still waiting.
  */
-export function mergeChains(id: string, input: MachineChain[]): ConvergedView {
-  const chains = [...input].sort((a, b) => byString(a.machine, b.machine));
-  const at = new Map(chains.map((c, i) => [c.machine, i]));
-  const clocks: number[][] = chains.map(() => []);
-  const done = chains.map(() => 0);
-  const marks = chains.map((c) => [...c.seen].sort((a, b) => a[0] - b[0]));
-  const markIdx = chains.map(() => -1);
-  // What event i of chain c depends on: chain → count (capped to what the store holds).
+function logicalClocks(machines: string[], lengths: number[], seen: SeenMark[][]): Float64Array[] {
+  const at = new Map(machines.map((m, i) => [m, i]));
+  const clocks = lengths.map((n) => new Float64Array(n));
+  const done = lengths.map(() => 0);
+  const marks = seen.map((s) => [...s].sort((a, b) => a[0] - b[0]));
+  const markIdx = lengths.map(() => -1);
+  // What event i of chain c depends on: chain → count.
   const depsOf = (c: number, i: number): Array<[number, number]> => {
     while (markIdx[c] + 1 < marks[c].length && marks[c][markIdx[c] + 1][0] <= i) markIdx[c] += 1;
     if (markIdx[c] < 0) return [];
@@ -78,7 +77,7 @@ export function mergeChains(id: string, input: MachineChain[]): ConvergedView {
     for (const [m, n] of Object.entries(marks[c][markIdx[c]][1])) {
       const other = at.get(m);
       if (other === undefined || other === c) continue;
-      const count = Math.min(n, chains[other].events.length);
+      const count = Math.min(n, lengths[other]);
       if (count > 0) deps.push([other, count]);
     }
     return deps;
@@ -89,29 +88,38 @@ export function mergeChains(id: string, input: MachineChain[]): ConvergedView {
     if (!force && deps.some(([o, n]) => done[o] < n)) return false;
     let clock = i > 0 ? clocks[c][i - 1] : 0;
     for (const [o, n] of deps) {
-      const seen = Math.min(n, done[o]);
-      if (seen > 0) clock = Math.max(clock, clocks[o][seen - 1]);
+      const seenCount = Math.min(n, done[o]);
+      if (seenCount > 0) clock = Math.max(clock, clocks[o][seenCount - 1]);
     }
-    clocks[c].push(clock + 1);
+    clocks[c][i] = clock + 1;
     done[c] += 1;
     return true;
   };
-  const total = chains.reduce((n, c) => n + c.events.length, 0);
+  const total = lengths.reduce((n, l) => n + l, 0);
   let placed = 0;
   while (placed < total) {
     let progress = false;
-    for (let c = 0; c < chains.length; c++) {
-      while (done[c] < chains[c].events.length && place(c, false)) {
+    for (let c = 0; c < lengths.length; c++) {
+      while (done[c] < lengths[c] && place(c, false)) {
         placed += 1;
         progress = true;
       }
     }
     if (progress) continue;
-    // A cycle of marks (a forged publisher): broken at the smallest machine id still waiting.
-    const c = chains.findIndex((ch, k) => done[k] < ch.events.length);
-    place(c, true);
+    place(done.findIndex((d, k) => d < lengths[k]), true);
     placed += 1;
   }
+  return clocks;
+}
+
+/**
+ * Merges chains into one session: each event gets a logical clock one past the clocks of the event
+ * before it in its chain and of the chain prefixes its mark has seen; the order is (clock, machine,
+ * index); an event key seen earlier is dropped; the result is renumbered and chained from ''.
+ */
+export function mergeChains(id: string, input: MachineChain[]): ConvergedView {
+  const chains = [...input].sort((a, b) => byString(a.machine, b.machine));
+  const clocks = logicalClocks(chains.map((c) => c.machine), chains.map((c) => c.events.length), chains.map((c) => c.seen));
   const order: Array<[number, number]> = [];
   chains.forEach((ch, c) => ch.events.forEach((_e, i) => order.push([c, i])));
   order.sort((x, y) => clocks[x[0]][x[1]] - clocks[y[0]][y[1]] || x[0] - y[0] || x[1] - y[1]);
@@ -357,51 +365,8 @@ function ownSource(store: Store, id: string, origins: string[], foreign: Map<str
 function mergeSources(id: string, input: ChainSource[]): Omit<ConvergedSummary, 'local'> {
   const chains = [...input].sort((a, b) => byString(a.machine, b.machine));
   const lengths = chains.map((c) => c.keys.length);
-  const at = new Map(chains.map((c, i) => [c.machine, i]));
-  const clocks = lengths.map((n) => new Float64Array(n));
-  const done = chains.map(() => 0);
-  const marks = chains.map((c) => [...c.seen].sort((a, b) => a[0] - b[0]));
-  const markIdx = chains.map(() => -1);
-  const depsOf = (c: number, i: number): Array<[number, number]> => {
-    while (markIdx[c] + 1 < marks[c].length && marks[c][markIdx[c] + 1][0] <= i) markIdx[c] += 1;
-    if (markIdx[c] < 0) return [];
-    const deps: Array<[number, number]> = [];
-    for (const [m, n] of Object.entries(marks[c][markIdx[c]][1])) {
-      const other = at.get(m);
-      if (other === undefined || other === c) continue;
-      const count = Math.min(n, lengths[other]);
-      if (count > 0) deps.push([other, count]);
-    }
-    return deps;
-  };
-  const place = (c: number, force: boolean): boolean => {
-    const i = done[c];
-    const deps = depsOf(c, i);
-    if (!force && deps.some(([o, n]) => done[o] < n)) return false;
-    let clock = i > 0 ? clocks[c][i - 1] : 0;
-    for (const [o, n] of deps) {
-      const seen = Math.min(n, done[o]);
-      if (seen > 0) clock = Math.max(clock, clocks[o][seen - 1]);
-    }
-    clocks[c][i] = clock + 1;
-    done[c] += 1;
-    return true;
-  };
+  const clocks = logicalClocks(chains.map((c) => c.machine), lengths, chains.map((c) => c.seen));
   const total = lengths.reduce((n, l) => n + l, 0);
-  let placed = 0;
-  while (placed < total) {
-    let progress = false;
-    for (let c = 0; c < chains.length; c++) {
-      while (done[c] < lengths[c] && place(c, false)) {
-        placed += 1;
-        progress = true;
-      }
-    }
-    if (progress) continue;
-    const c = done.findIndex((d, k) => d < lengths[k]);
-    place(c, true);
-    placed += 1;
-  }
   // The order (clock, chain, index): a chain's clocks rise with its index, so a merge of the chains.
   const inOrder = function* (): Generator<[number, number]> {
     const next = chains.map(() => 0);
