@@ -4,8 +4,8 @@
 // named by a locator `<db or storage dir>#<session id>` (SessionRef.path); a plain path names the
 // store (capture reads its newest session) or an export file.
 import { existsSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { expandTilde } from '../../fs/paths.js';
+import { join } from 'node:path';
+import { formatDbLocator, parseDbLocator } from '../../fs/paths.js';
 
 /** Which client wrote a data dir: what the shared reader needs to name its sessions and find its database. */
 export interface DataDirOwner {
@@ -25,19 +25,13 @@ export interface Locator {
   session?: string;
 }
 
-/** Splits `<store>#<id>`; a path that exists as given is a store even when it contains `#`. */
+/** Splits `<store>#<id>` as every `<db>#<id>` locator is split (lib/fs/paths.ts); the store may also be a JSON store folder. */
 export function parseLocator(path: string): Locator {
-  const plain = resolve(expandTilde(path));
-  const at = path.lastIndexOf('#');
-  if (at <= 0 || existsSync(plain)) return { store: plain };
-  const store = resolve(expandTilde(path.slice(0, at)));
-  const session = path.slice(at + 1);
-  return session === '' ? { store } : { store, session };
+  const { db: store, session } = parseDbLocator(path);
+  return session === undefined ? { store } : { store, session };
 }
 
-export function formatLocator(store: string, session: string): string {
-  return `${store}#${session}`;
-}
+export const formatLocator = formatDbLocator;
 
 export type StoreKind = 'sqlite' | 'storage' | 'export';
 
