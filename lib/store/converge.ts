@@ -183,49 +183,10 @@ export function ownChain(store: Store, id: string): MachineChain & { lines: stri
     }
     return { machine: selfOf(store), events, seen: [], lines, head: events.length ? events[events.length - 1].checksum! : null };
   }
-  const foreign = new Map<string, [string, number]>();
-  for (const machine of origins) {
-    let i = 0;
-    for (const e of mirroredEvents(store.dir, machine, id)) {
-      const key = eventKey(e);
-      if (!foreign.has(key)) foreign.set(key, [machine, i]);
-      i += 1;
-    }
-  }
-  const lines: string[] = [];
-  const events: SpEvent[] = [];
-  const seen: SeenMark[] = [];
-  const merged: Record<string, number> = {};
-  let changed = false;
-  const renumbered = new Map<number, number>();
-  const chainer = new Chainer();
-  if (stored && stored.events > 0) {
-    for (const { text } of store.rawLines(id)) {
-      const event = JSON.parse(text) as SpEvent;
-      const origin = foreign.get(eventKey(event));
-      if (origin) {
-        const [machine, index] = origin;
-        if ((merged[machine] ?? 0) < index + 1) {
-          merged[machine] = index + 1;
-          changed = true;
-        }
-        continue;
-      }
-      if (changed) {
-        seen.push([events.length, { ...merged }]);
-        changed = false;
-      }
-      const { checksum: _c, parent_seq, derived_from, ...rest } = event;
-      const out = { ...rest, seq: events.length } as SpEvent;
-      if (typeof parent_seq === 'number' && renumbered.has(parent_seq)) out.parent_seq = renumbered.get(parent_seq);
-      if (typeof derived_from === 'number' && renumbered.has(derived_from)) out.derived_from = renumbered.get(derived_from);
-      renumbered.set(event.seq, events.length);
-      const chained = chainer.chain(out);
-      events.push(chained);
-      lines.push(JSON.stringify(chained));
-    }
-  }
-  return { machine: selfOf(store), events, seen, lines, head: events.length ? events[events.length - 1].checksum! : null };
+  const own = ownSource(store, id, origins, foreignKeys(store.dir, id, origins).foreign);
+  const events = [...own.events()];
+  const lines = events.map((e) => JSON.stringify(e));
+  return { machine: selfOf(store), events, seen: own.seen, lines, head: events.length ? events[events.length - 1].checksum! : null };
 }
 
 /** A mirrored origin's chain and the marks its signed manifest carries. */
@@ -286,18 +247,7 @@ export function convergedSummary(store: Store, id: string): ConvergedSummary {
   if (origins.filter((m) => m !== selfOf(store)).length === 0) {
     return { local: true, event_count: 0, head: null, owner: null, owner_history: [], deleted: false, machines: [] };
   }
-  const mirrored = new Map<string, string[]>();
-  // Local log events an origin holds, by key (ownChain's `foreign`): [origin index, event index].
-  const foreign = new Map<string, number>();
-  origins.forEach((machine, m) => {
-    const keys: string[] = [];
-    for (const e of mirroredEvents(store.dir, machine, id)) {
-      const key = eventKey(e);
-      if (!foreign.has(key)) foreign.set(key, m * 2 ** 32 + keys.length);
-      keys.push(key);
-    }
-    mirrored.set(machine, keys);
-  });
+  const { foreign, keysOf: mirrored } = foreignKeys(store.dir, id, origins);
   const chains: ChainSource[] = [ownSource(store, id, origins, foreign)];
   for (const machine of origins) {
     if (machine === selfOf(store)) continue;
@@ -309,8 +259,27 @@ export function convergedSummary(store: Store, id: string): ConvergedSummary {
 }
 
 /**
- * ownChain as a source: one pass finds which local log lines are this store's own (and the causal
- * marks); events() replays ownChain's renumbering and chaining over those lines only.
+ * The mirrored origins' event keys, each chain in order, and the first place each key stands:
+ * [origin index, event index] as one number, origin × 2^32 + index (the local log events an origin holds).
+ */
+function foreignKeys(storeDir: string, id: string, origins: string[]): { foreign: Map<string, number>; keysOf: Map<string, string[]> } {
+  const keysOf = new Map<string, string[]>();
+  const foreign = new Map<string, number>();
+  origins.forEach((machine, m) => {
+    const keys: string[] = [];
+    for (const e of mirroredEvents(storeDir, machine, id)) {
+      const key = eventKey(e);
+      if (!foreign.has(key)) foreign.set(key, m * 2 ** 32 + keys.length);
+      keys.push(key);
+    }
+    keysOf.set(machine, keys);
+  });
+  return { foreign, keysOf };
+}
+
+/**
+ * This store's own chain as a source: one pass finds which local log lines are this store's own
+ * (and the causal marks); events() renumbers and chains those lines only, from ''.
  */
 function ownSource(store: Store, id: string, origins: string[], foreign: Map<string, number>): ChainSource {
   const stored = store.session(id);
