@@ -112,6 +112,16 @@ function logicalClocks(machines: string[], lengths: number[], seen: SeenMark[][]
   return clocks;
 }
 
+/** Applies a merged event to the summary, and notes a change of owner (with its receipt, for a handoff). */
+function applyOwned(summary: ReturnType<typeof emptySummary>, history: OwnerGrant[], chained: SpEvent): void {
+  const before = summary.owner;
+  applyEvent(summary, chained);
+  if (summary.owner !== null && summary.owner !== before) {
+    const p = isObject(chained.payload) ? chained.payload : {};
+    history.push({ agent: summary.owner, granted_at: chained.ts, ...(chained.type === 'handoff' && typeof p.receipt_id === 'string' ? { receipt: p.receipt_id } : {}) });
+  }
+}
+
 /**
  * Merges chains into one session: each event gets a logical clock one past the clocks of the event
  * before it in its chain and of the chain prefixes its mark has seen; the order is (clock, machine,
@@ -151,12 +161,7 @@ export function mergeChains(id: string, input: MachineChain[]): ConvergedView {
     else if (parent_seq === null) out.parent_seq = null;
     if (typeof derived_from === 'number' && seqOf[c].has(derived_from)) out.derived_from = seqOf[c].get(derived_from);
     const chained = chainer.chain(out);
-    const before = summary.owner;
-    applyEvent(summary, chained);
-    if (summary.owner !== null && summary.owner !== before) {
-      const p = isObject(chained.payload) ? chained.payload : {};
-      history.push({ agent: summary.owner, granted_at: chained.ts, ...(chained.type === 'handoff' && typeof p.receipt_id === 'string' ? { receipt: p.receipt_id } : {}) });
-    }
+    applyOwned(summary, history, chained);
     events.push(chained);
     from.push(chains[c].machine);
   }
@@ -381,12 +386,7 @@ function mergeSources(id: string, input: ChainSource[]): Omit<ConvergedSummary, 
     const derived = typeof derived_from === 'number' ? mapped(c, derived_from) : undefined;
     if (derived !== undefined) out.derived_from = derived;
     const chained = chainer.chain(out);
-    const before = summary.owner;
-    applyEvent(summary, chained);
-    if (summary.owner !== null && summary.owner !== before) {
-      const p = isObject(chained.payload) ? chained.payload : {};
-      history.push({ agent: summary.owner, granted_at: chained.ts, ...(chained.type === 'handoff' && typeof p.receipt_id === 'string' ? { receipt: p.receipt_id } : {}) });
-    }
+    applyOwned(summary, history, chained);
     machines.add(chains[c].machine);
   }
   return { event_count: seq, head: summary.head, owner: summary.owner, owner_history: history, deleted: summary.deleted, machines: [...machines].sort() };
