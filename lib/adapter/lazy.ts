@@ -1,6 +1,6 @@
 // Adapters load their code on first use: the registry holds each agent's name, home and fidelity
 // table, and its discover/capture/materialize functions import their modules when first called. A
-// command that touches one agent (or, like --version, none) does not load the other ten at start-up.
+// command that touches one agent (or, like --version, none) loads no other agent's code at start-up.
 import type { Adapter, CaptureOptions, DiscoverOptions, MaterializeOptions, MaterializeResult, SessionRef } from './interface.js';
 import type { SpEvent } from '../core/event.js';
 
