@@ -26,6 +26,7 @@ import { dbOfPath, formatLocator, parseLocator } from './paths.js';
 import { AGENT, newRowState, sessionMapper, plainRow, type Row, type RowState } from './rows.js';
 import type { Schema } from './schema.js';
 import { closeReadConnections, errorText, prepared, rowMaker, type Db } from '../../lib/capture/sqlite.js';
+import { mergeSortedSpans } from '../../lib/core/ranges.js';
 
 
 interface SessionState {
@@ -76,13 +77,7 @@ function pick(row: Row, keys: string[]): Json {
 /** Sorted, merged id ranges: the archived rows an incremental capture already reported. */
 function addRanges(ranges: Array<[number, number]>, ids: number[]): Array<[number, number]> {
   const all = [...ranges.map(([a, b]) => [a, b] as [number, number]), ...ids.map((id) => [id, id] as [number, number])].sort((x, y) => x[0] - y[0]);
-  const out: Array<[number, number]> = [];
-  for (const [a, b] of all) {
-    const last = out[out.length - 1];
-    if (last && a <= last[1] + 1) last[1] = Math.max(last[1], b);
-    else out.push([a, b]);
-  }
-  return out;
+  return mergeSortedSpans(all);
 }
 
 function inRanges(ranges: Array<[number, number]>, id: number): boolean {

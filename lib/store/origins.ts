@@ -20,6 +20,7 @@ import type { SpEvent } from '../core/event.js';
 import { parseJsonObject } from '../core/json.js';
 import { checkSignature, type Signature } from './identity.js';
 import { SESSION_ID_PATTERN } from './paths.js';
+import { mergeSortedSpans } from '../core/ranges.js';
 
 export const SEGMENT = 512;
 export const ORIGINS_DIR = 'origins';
@@ -383,14 +384,7 @@ export function addToRanges(ranges: Array<[number, number]>, seqs: Iterable<numb
   if (!ranges.every(([a, b]) => Number.isSafeInteger(a) && Number.isSafeInteger(b)) || !points.every((s) => Number.isSafeInteger(s))) return addByPoint(ranges, points);
   const spans: Array<[number, number]> = ranges.filter(([a, b]) => a <= b).map(([a, b]) => [a, b]);
   for (const s of points) spans.push([s, s]);
-  spans.sort((x, y) => x[0] - y[0] || x[1] - y[1]);
-  const out: Array<[number, number]> = [];
-  for (const [a, b] of spans) {
-    const last = out[out.length - 1];
-    if (last && a <= last[1] + 1) last[1] = Math.max(last[1], b);
-    else out.push([a, b]);
-  }
-  return out;
+  return mergeSortedSpans(spans.sort((x, y) => x[0] - y[0] || x[1] - y[1]));
 }
 
 function addByPoint(ranges: Array<[number, number]>, seqs: number[]): Array<[number, number]> {
